@@ -1,0 +1,64 @@
+#pragma once
+
+#include <herd/core/half.hpp>
+#include <herd/core/types.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <string>
+#include <utility>
+
+namespace herd {
+
+/// Whether other agents read a property through the graph. Only neighbour-visible properties
+/// need to reach ghost copies of agents on other ranks.
+enum class Visibility : std::uint8_t { own, neighbours };
+
+/// A double-buffered agent property: one value of type `Storage` per agent, structure of arrays.
+/// A phase reads the current buffer (its own and its neighbours' values) and writes the next one;
+/// the engine then swaps the two Views, which copies nothing. `Storage` may be herd::half or
+/// herd::bfloat16 to hold a float in 2 bytes; reads and writes then convert to and from float.
+template <class Storage, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
+class Property {
+ public:
+  using storage_type = Storage;
+  using value_type = typename storage_traits<Storage>::compute_type;
+  using view_type = Kokkos::View<Storage*, MemorySpace>;
+  using memory_space = MemorySpace;
+
+  Property() = default;
+  Property(std::string const& name, agent_index agents, Visibility visibility = Visibility::neighbours)
+      : current_("herd::agents::" + name, agents), next_("herd::agents::" + name, agents), visibility_(visibility) {}
+
+  /// The current value of agent i: the agent's own, or a neighbour's.
+  KOKKOS_INLINE_FUNCTION value_type operator()(agent_index i) const {
+    return storage_traits<Storage>::load(current_(i));
+  }
+
+  /// Writes the value agent i takes after this phase. Step code goes through Agent::set, which
+  /// also knows which thread of a team may write.
+  KOKKOS_INLINE_FUNCTION void store_next(agent_index i, value_type value) const {
+    next_(i) = storage_traits<Storage>::store(value);
+  }
+  /// Carries agent i's current value into the next buffer.
+  KOKKOS_INLINE_FUNCTION void keep(agent_index i) const { next_(i) = current_(i); }
+
+  /// Makes the next buffer current. Called by the engine after each phase that writes this property.
+  void swap() { std::swap(current_, next_); }
+
+  view_type const& current() const { return current_; }
+  view_type const& next() const { return next_; }
+  Visibility visibility() const { return visibility_; }
+  agent_index size() const { return static_cast<agent_index>(current_.extent(0)); }
+  /// The name given at construction.
+  std::string name() const { return current_.label().substr(std::string("herd::agents::").size()); }
+  /// Bytes per agent, both buffers counted.
+  static constexpr std::size_t bytes_per_agent() { return 2 * sizeof(Storage); }
+
+ private:
+  view_type current_;
+  view_type next_;
+  Visibility visibility_ = Visibility::neighbours;
+};
+
+}  // namespace herd

@@ -1,0 +1,47 @@
+#pragma once
+
+// Every difference between the Kokkos versions Herd supports (3.4 and 4.x) lives here.
+
+#include <Kokkos_Core.hpp>
+
+#if !defined(KOKKOS_VERSION) || KOKKOS_VERSION < 30400
+#error "Herd needs Kokkos 3.4 or newer"
+#endif
+
+// Array reductions: Kokkos 3.x calls join() on volatile references; 4.x deprecates that form.
+#if KOKKOS_VERSION < 40000
+#define HERD_JOIN_VOLATILE volatile
+#else
+#define HERD_JOIN_VOLATILE
+#endif
+
+namespace herd::compat {
+
+/// Number of threads an execution space instance runs on.
+template <class ExecutionSpace>
+int concurrency(ExecutionSpace const& exec) {
+#if KOKKOS_VERSION >= 40000
+  return exec.concurrency();
+#else
+  (void)exec;
+  return ExecutionSpace::concurrency();
+#endif
+}
+
+/// Initialises Kokkos with `threads` host threads (0: Kokkos' default) and the device `device_id`
+/// (-1: default).
+inline void initialize(int threads, int device_id = -1) {
+#if KOKKOS_VERSION >= 40000
+  Kokkos::InitializationSettings settings;
+  if (threads > 0) settings.set_num_threads(threads);
+  if (device_id >= 0) settings.set_device_id(device_id);
+  Kokkos::initialize(settings);
+#else
+  Kokkos::InitArguments arguments;
+  arguments.num_threads = threads > 0 ? threads : -1;
+  arguments.device_id = device_id;
+  Kokkos::initialize(arguments);
+#endif
+}
+
+}  // namespace herd::compat

@@ -1,0 +1,17 @@
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace herd {
+
+/// Index of an agent on this process; also the type of CSR neighbour entries.
+using agent_index = std::int32_t;
+/// Offset into a CSR neighbour array: a graph may hold more than 2^31 edges.
+using edge_offset = std::size_t;
+/// Identity of an agent in the whole simulation, whatever rank or ordering holds it.
+using global_id = std::int64_t;
+
+}  // namespace herd

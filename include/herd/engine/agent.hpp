@@ -1,0 +1,118 @@
+#pragma once
+
+// The view a step functor has of one agent.
+//
+// The same functor body runs whichever schedule the engine picked. In vector and team schedules
+// every lane of the agent's group executes the body: neighbour reductions are collective (each lane
+// sums a share of the edges and all receive the total), random draws are pure functions of the
+// counters so every lane draws the same number, and writes through set() are made by one lane only.
+// Reductions are over integers: their result does not depend on the order lanes combine, which is
+// what keeps trajectories bitwise identical across schedules, backends and thread counts.
+
+#include <herd/core/random.hpp>
+#include <herd/core/types.hpp>
+#include <herd/engine/schedule.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <type_traits>
+
+namespace herd {
+
+template <class Graph, Details::Lanes Mode, class TeamMember = int>
+class Agent {
+ public:
+  KOKKOS_INLINE_FUNCTION Agent(Graph const& graph, agent_index index, global_id id, CounterRng rng,
+                               std::uint32_t step, std::uint32_t stream, TeamMember const& team)
+      : graph_(graph), team_(team), index_(index), id_(id), rng_(rng), step_(step), stream_(stream) {}
+
+  /// Local index: use it to read this agent's properties, `state(a.index())`.
+  KOKKOS_INLINE_FUNCTION agent_index index() const { return index_; }
+  /// Global id: the same on every rank and under any reordering.
+  KOKKOS_INLINE_FUNCTION global_id id() const { return id_; }
+  /// The step being computed (0 for the first step).
+  KOKKOS_INLINE_FUNCTION std::uint32_t step() const { return step_; }
+
+  KOKKOS_INLINE_FUNCTION agent_index degree() const { return graph_.degree(index_); }
+  /// Whether the graph has edge weights (otherwise every weight is 1).
+  KOKKOS_INLINE_FUNCTION bool weighted() const { return graph_.weighted(); }
+  /// Local index of the k-th neighbour, k in [0, degree()).
+  KOKKOS_INLINE_FUNCTION agent_index neighbour(agent_index k) const {
+    return graph_.neighbours(graph_.row_offsets(index_) + k);
+  }
+  /// Weight of the edge to the k-th neighbour (1 in an unweighted graph).
+  KOKKOS_INLINE_FUNCTION float weight(agent_index k) const { return graph_.weight(graph_.row_offsets(index_) + k); }
+
+  /// Sum of f(neighbour, weight) over all neighbours. T must be an integer type, so that the sum
+  /// is the same whatever order the lanes add in.
+  template <class T, class F>
+  KOKKOS_INLINE_FUNCTION T sum_over_neighbours(F const& f) const {
+    static_assert(std::is_integral<T>::value,
+                  "neighbour sums must be integers (fixed point for fractions) to stay bitwise reproducible");
+    edge_offset const begin = graph_.row_offsets(index_), end = graph_.row_offsets(index_ + 1);
+    T total = 0;
+    auto body = [&](edge_offset e, T& sum) { sum += f(graph_.neighbours(e), graph_.weight(e)); };
+    if constexpr (Mode == Details::Lanes::thread) {
+      for (edge_offset e = begin; e < end; ++e) body(e, total);
+    } else if constexpr (Mode == Details::Lanes::vector) {
+      Kokkos::parallel_reduce(Kokkos::ThreadVectorRange(team_, begin, end), body, total);
+    } else {
+      Kokkos::parallel_reduce(Kokkos::TeamVectorRange(team_, begin, end), body, total);
+    }
+    return total;
+  }
+
+  /// Number of neighbours for which `predicate(neighbour, weight)` holds.
+  template <class F>
+  KOKKOS_INLINE_FUNCTION agent_index count_neighbours(F const& predicate) const {
+    return sum_over_neighbours<agent_index>(
+        [&](agent_index j, float w) { return predicate(j, w) ? agent_index{1} : agent_index{0}; });
+  }
+
+  /// 32 random bits: draw number `draw` of this agent in this step and phase.
+  KOKKOS_INLINE_FUNCTION std::uint32_t random(std::uint32_t draw) const { return rng_.bits(id_, step_, stream_, draw); }
+  /// A uniform float in [0, 1) with 24 random bits.
+  KOKKOS_INLINE_FUNCTION float uniform(std::uint32_t draw) const {
+    return static_cast<float>(random(draw) >> 8) * 5.9604644775390625e-8f;
+  }
+  /// True with the probability a threshold stands for (see herd::to_threshold).
+  KOKKOS_INLINE_FUNCTION bool bernoulli(std::uint32_t draw, probability_threshold threshold) const {
+    return happens(random(draw), threshold);
+  }
+
+  /// Sets this agent's next value of `property`.
+  template <class Property, class Value>
+  KOKKOS_INLINE_FUNCTION void set(Property const& property, Value const& value) const {
+    auto const v = static_cast<typename Property::value_type>(value);
+    if constexpr (Mode == Details::Lanes::thread) {
+      property.store_next(index_, v);
+    } else if constexpr (Mode == Details::Lanes::vector) {
+      Kokkos::single(Kokkos::PerThread(team_), [&]() { property.store_next(index_, v); });
+    } else {
+      Kokkos::single(Kokkos::PerTeam(team_), [&]() { property.store_next(index_, v); });
+    }
+  }
+
+  /// Runs f once for this agent, on one lane (for effects other than property writes).
+  template <class F>
+  KOKKOS_INLINE_FUNCTION void single(F const& f) const {
+    if constexpr (Mode == Details::Lanes::thread) {
+      f();
+    } else if constexpr (Mode == Details::Lanes::vector) {
+      Kokkos::single(Kokkos::PerThread(team_), f);
+    } else {
+      Kokkos::single(Kokkos::PerTeam(team_), f);
+    }
+  }
+
+ private:
+  Graph const& graph_;
+  TeamMember const& team_;
+  agent_index index_;
+  global_id id_;
+  CounterRng rng_;
+  std::uint32_t step_;
+  std::uint32_t stream_;
+};
+
+}  // namespace herd

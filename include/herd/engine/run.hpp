@@ -1,0 +1,38 @@
+#pragma once
+
+#include <herd/engine/simulation.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+namespace herd {
+
+/// Observables over time: row t holds the model's observables after t steps (row 0: the start).
+template <class MemorySpace>
+using History = Kokkos::View<std::int64_t**, Kokkos::LayoutRight, MemorySpace>;
+
+/// Called on the host after each step is launched; it must not wait for the device.
+struct NoProgress {
+  void operator()(int /*step*/, int /*steps*/) const {}
+};
+
+/// Runs `steps` steps of `model` and returns the history of its observables, kept on the device.
+/// The loop launches kernels only: it allocates nothing and does not wait for the device.
+template <class Simulation, class Model, class Progress = NoProgress>
+History<typename Simulation::memory_space> run(Simulation& sim, Model& model, int steps, Progress&& progress = {}) {
+  require(steps >= 0, "run: the step count must not be negative, got " + std::to_string(steps));
+  Kokkos::Profiling::pushRegion("herd::run");
+  History<typename Simulation::memory_space> history("herd::history", steps + 1, model.num_observables());
+  sim.observe(model, Kokkos::subview(history, 0, Kokkos::ALL()));
+  for (int t = 1; t <= steps; ++t) {
+    model.step(sim);
+    sim.end_step();
+    sim.observe(model, Kokkos::subview(history, t, Kokkos::ALL()));
+    progress(t, steps);
+  }
+  Kokkos::Profiling::popRegion();
+  return history;
+}
+
+}  // namespace herd

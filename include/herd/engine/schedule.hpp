@@ -1,0 +1,44 @@
+#pragma once
+
+#include <herd/core/error.hpp>
+#include <herd/core/types.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <string>
+
+namespace herd {
+
+/// How a phase maps agents and their edges to threads.
+enum class Schedule {
+  automatic,  ///< chosen from the degree distribution and the backend (see make_step_plan)
+  thread,     ///< one thread per agent, neighbours in a loop: best for short rows on CPUs
+  vector,     ///< one thread per agent, its vector lanes share the neighbours: short rows on GPUs
+  team,       ///< one team per agent: for rows of thousands of neighbours
+  hybrid      ///< agents of degree >= the hub threshold get a team each, the others a thread (or vector)
+};
+
+Schedule parse_schedule(std::string const& name);
+std::string to_string(Schedule schedule);
+
+/// Which mode an agent context runs in; internal to the engine.
+namespace Details {
+enum class Lanes { thread, vector, team };
+}  // namespace Details
+
+/// A scheduling plan built once per graph and applied to every phase of every step: the split of
+/// agents into light ones (a thread or vector lanes each) and hubs (a team each), with the launch
+/// shape for this backend. Building it costs a scan; applying it allocates nothing.
+template <class MemorySpace>
+struct StepPlan {
+  Schedule schedule = Schedule::thread;     ///< the resolved schedule (never automatic)
+  Details::Lanes light_lanes = Details::Lanes::thread;
+  agent_index hub_threshold = 0;            ///< degree from which an agent is a hub
+  agent_index light_count = 0;              ///< agents run as light ones
+  Kokkos::View<agent_index*, MemorySpace> light;  ///< light agents; empty when they are all agents
+  Kokkos::View<agent_index*, MemorySpace> hubs;   ///< hub agents
+  int vector_length = 1;                    ///< lanes per light agent in vector mode
+  int team_size = 1;                        ///< light agents per team in vector mode
+};
+
+}  // namespace herd

@@ -1,0 +1,94 @@
+#pragma once
+
+#include <herd/engine/schedule.hpp>
+#include <herd/graph/build_csr.hpp>
+#include <herd/graph/csr_graph.hpp>
+
+#include <Kokkos_Core.hpp>
+
+namespace herd {
+
+namespace Details {
+
+template <class ExecutionSpace>
+constexpr bool is_gpu() {
+  return !std::is_same<typename ExecutionSpace::memory_space, Kokkos::HostSpace>::value;
+}
+
+// Vector lanes for one light agent on a GPU: the power of two nearest the mean degree, at most a
+// warp (as Kokkos Kernels' SpMV chooses its vector length).
+inline int vector_length_for(double mean_degree) {
+  int lanes = 1;
+  while (lanes < 32 && lanes * 2 <= mean_degree + 0.5) lanes *= 2;
+  return lanes;
+}
+
+}  // namespace Details
+
+/// Default degree from which an agent is a hub and gets a team of its own.
+inline agent_index default_hub_threshold() { return 4096; }
+
+/// Builds the scheduling plan of `graph` for `exec`. Schedule::automatic becomes hybrid when the
+/// graph has hubs (degree >= hub_threshold) and thread (CPU) or vector (GPU) otherwise.
+template <class ExecutionSpace, class WeightStorage>
+StepPlan<typename ExecutionSpace::memory_space> make_step_plan(
+    ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& graph,
+    Schedule schedule = Schedule::automatic, agent_index hub_threshold = default_hub_threshold()) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  require(hub_threshold >= 1, "hub threshold must be positive");
+  StepPlan<memory_space> plan;
+  agent_index const n = graph.num_agents();
+  auto const stats = degree_stats(exec, graph);
+  plan.hub_threshold = hub_threshold;
+  plan.light_lanes = Details::is_gpu<ExecutionSpace>() ? Details::Lanes::vector : Details::Lanes::thread;
+  if (Details::is_gpu<ExecutionSpace>()) {
+    plan.vector_length = Details::vector_length_for(stats.mean_degree);
+    plan.team_size = 256 / plan.vector_length;
+  }
+  if (schedule == Schedule::automatic) schedule = stats.max_degree >= hub_threshold ? Schedule::hybrid : Schedule::thread;
+  if (schedule == Schedule::vector) plan.light_lanes = Details::Lanes::vector;
+  if (schedule == Schedule::thread) plan.light_lanes = Details::Lanes::thread;
+  plan.schedule = schedule;
+  plan.light_count = n;
+  if (schedule == Schedule::team) {
+    plan.hubs = Kokkos::View<agent_index*, memory_space>("herd::plan::hubs", n);
+    auto hubs = plan.hubs;
+    Kokkos::parallel_for(
+        "herd::plan::all_hubs", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, n),
+        KOKKOS_LAMBDA(agent_index i) { hubs(i) = i; });
+    plan.light_count = 0;
+  } else if (schedule == Schedule::hybrid && stats.max_degree >= hub_threshold) {
+    // Stable split by a scan: light agents and hubs each stay in ascending order.
+    Kokkos::View<agent_index*, memory_space> hub_rank(Kokkos::ViewAllocateWithoutInitializing("herd::plan::rank"),
+                                                      n + 1);
+    auto offsets = graph.row_offsets;
+    auto const threshold = static_cast<edge_offset>(hub_threshold);
+    Kokkos::parallel_scan(
+        "herd::plan::rank_hubs", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, n + 1),
+        KOKKOS_LAMBDA(agent_index i, agent_index & partial, bool final) {
+          if (final) hub_rank(i) = partial;
+          if (i < n && offsets(i + 1) - offsets(i) >= threshold) ++partial;
+        });
+    agent_index hub_count = 0;
+    exec.fence();
+    Kokkos::deep_copy(hub_count, Kokkos::subview(hub_rank, n));
+    plan.light_count = n - hub_count;
+    plan.hubs = Kokkos::View<agent_index*, memory_space>("herd::plan::hubs", hub_count);
+    plan.light = Kokkos::View<agent_index*, memory_space>("herd::plan::light", n - hub_count);
+    auto hubs = plan.hubs;
+    auto light = plan.light;
+    Kokkos::parallel_for(
+        "herd::plan::split", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, n), KOKKOS_LAMBDA(agent_index i) {
+          if (hub_rank(i + 1) != hub_rank(i))
+            hubs(hub_rank(i)) = i;
+          else
+            light(i - hub_rank(i)) = i;
+        });
+  } else if (schedule == Schedule::hybrid) {
+    plan.schedule = plan.light_lanes == Details::Lanes::vector ? Schedule::vector : Schedule::thread;
+  }
+  exec.fence();
+  return plan;
+}
+
+}  // namespace herd

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <herd/graph/csr_graph.hpp>
+
+#include <string>
+
+namespace herd {
+
+/// Builds a CSR graph on the device from an edge list: degrees by atomic counts, offsets by a
+/// parallel scan, rows sorted in parallel (so the result does not depend on thread timing), then
+/// self-loops and duplicates dropped as `options` asks. Throws herd::Error naming the first edge
+/// with an id out of [0, num_agents) or a weight that is negative or not finite.
+template <class WeightStorage = float, class ExecutionSpace>
+CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> build_csr(
+    ExecutionSpace const& exec, EdgeList<typename ExecutionSpace::memory_space> const& edges,
+    BuildOptions const& options = {});
+
+/// Checks a CSR graph built elsewhere (read from a file, say): offsets start at 0, never decrease
+/// and end at the neighbour count; neighbours lie in [0, num_agents); weights are finite and >= 0.
+/// Throws herd::Error naming `what` and the first problem found.
+template <class ExecutionSpace, class WeightStorage>
+void validate(ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& graph,
+              std::string const& what = "graph");
+
+/// Degree statistics of a graph, reduced on the device.
+struct DegreeStats {
+  agent_index min_degree = 0;
+  agent_index max_degree = 0;
+  double mean_degree = 0.0;
+};
+
+template <class ExecutionSpace, class WeightStorage>
+DegreeStats degree_stats(ExecutionSpace const& exec,
+                         CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& graph);
+
+}  // namespace herd

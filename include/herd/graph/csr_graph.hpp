@@ -1,0 +1,54 @@
+#pragma once
+
+#include <herd/core/half.hpp>
+#include <herd/core/types.hpp>
+
+#include <Kokkos_Core.hpp>
+
+namespace herd {
+
+/// A directed neighbour graph in compressed sparse row form: the neighbours of agent i are
+/// neighbours(row_offsets(i)) ... neighbours(row_offsets(i+1) - 1), in ascending order.
+/// An undirected contact network stores each edge in both rows. Weights are optional (an empty
+/// `weights` View means every edge weighs 1) and may be stored as float or a 16-bit type.
+template <class MemorySpace, class WeightStorage = float>
+struct CsrGraph {
+  using memory_space = MemorySpace;
+  using weight_storage = WeightStorage;
+
+  Kokkos::View<edge_offset*, MemorySpace> row_offsets;
+  Kokkos::View<agent_index*, MemorySpace> neighbours;
+  Kokkos::View<WeightStorage*, MemorySpace> weights;
+
+  KOKKOS_INLINE_FUNCTION agent_index num_agents() const {
+    return row_offsets.extent(0) == 0 ? 0 : static_cast<agent_index>(row_offsets.extent(0) - 1);
+  }
+  KOKKOS_INLINE_FUNCTION edge_offset num_edges() const { return neighbours.extent(0); }
+  KOKKOS_INLINE_FUNCTION bool weighted() const { return weights.extent(0) != 0; }
+  KOKKOS_INLINE_FUNCTION agent_index degree(agent_index i) const {
+    return static_cast<agent_index>(row_offsets(i + 1) - row_offsets(i));
+  }
+  KOKKOS_INLINE_FUNCTION float weight(edge_offset e) const {
+    return weighted() ? storage_traits<WeightStorage>::load(weights(e)) : 1.0f;
+  }
+};
+
+/// The input of graph construction: one directed edge source -> target (and weight) per entry.
+template <class MemorySpace>
+struct EdgeList {
+  agent_index num_agents = 0;
+  Kokkos::View<global_id*, MemorySpace> sources;
+  Kokkos::View<global_id*, MemorySpace> targets;
+  Kokkos::View<float*, MemorySpace> weights;  ///< empty, or one weight per edge
+
+  std::size_t size() const { return sources.extent(0); }
+};
+
+/// Choices made while building a CSR graph from an edge list.
+struct BuildOptions {
+  bool symmetrise = true;        ///< store every edge in both directions (contact networks)
+  bool drop_self_loops = true;   ///< drop edges i -> i
+  bool drop_duplicates = true;   ///< keep one of each repeated edge: the one with the largest weight
+};
+
+}  // namespace herd

@@ -1,0 +1,79 @@
+#pragma once
+
+// Random graph generators. Each is deterministic for a seed: edge e is a pure function of
+// (seed, e) through the counter-based generator, so the graph is the same for any thread count
+// and backend. All of them run on the device and return an edge list for herd::build_csr.
+
+#include <herd/graph/csr_graph.hpp>
+
+#include <cstdint>
+
+namespace herd {
+
+/// G(n, m) with m = n * mean_degree / 2 uniformly random edges; self-loops and repeats are dropped
+/// by build_csr, which lowers the mean degree by O(mean_degree^2 / n).
+struct ErdosRenyi {
+  agent_index agents = 0;
+  double mean_degree = 0.0;
+};
+
+/// Chung-Lu graph with expected degrees following a power law P(k) ~ k^-exponent. Expected degrees
+/// are capped at `max_degree` (0: mean_degree * sqrt(agents), at most agents / 4).
+struct PowerLaw {
+  agent_index agents = 0;
+  double exponent = 2.5;
+  double mean_degree = 0.0;
+  double max_degree = 0.0;
+};
+
+/// Ring lattice where every agent links to its `neighbours_each_side` nearest agents on each side,
+/// each link rewired to a uniformly random agent with probability `rewire`.
+struct WattsStrogatz {
+  agent_index agents = 0;
+  agent_index neighbours_each_side = 0;
+  double rewire = 0.0;
+};
+
+/// A synthetic population in layers: households (cliques), schools split into classes, workplaces,
+/// and random community contacts. Each layer's edges carry the layer's weight, and an agent keeps
+/// the largest weight when two layers join the same pair.
+struct LayeredPopulation {
+  agent_index agents = 0;
+  agent_index school_size = 500;
+  agent_index class_size = 25;
+  agent_index workplace_size = 20;
+  int class_contacts = 6;        ///< random classmates each child links to
+  int workplace_contacts = 5;    ///< random colleagues each worker links to
+  double community_degree = 2.0; ///< mean degree of the random community layer
+  double employment = 0.7;       ///< fraction of working-age adults in a workplace
+  float household_weight = 1.0f;
+  float school_weight = 0.6f;
+  float workplace_weight = 0.4f;
+  float community_weight = 0.1f;
+};
+
+/// Age groups of the layered population.
+enum class AgeGroup : std::uint8_t { child = 0, adult = 1, elder = 2 };
+
+template <class MemorySpace>
+struct Population {
+  EdgeList<MemorySpace> edges;                            ///< weighted, one direction per contact
+  Kokkos::View<std::uint8_t*, MemorySpace> age_group;     ///< herd::AgeGroup of each agent
+  Kokkos::View<agent_index*, MemorySpace> household;      ///< household index of each agent
+};
+
+template <class ExecutionSpace>
+EdgeList<typename ExecutionSpace::memory_space> generate_edges(ExecutionSpace const& exec, ErdosRenyi const& spec,
+                                                               std::uint64_t seed);
+template <class ExecutionSpace>
+EdgeList<typename ExecutionSpace::memory_space> generate_edges(ExecutionSpace const& exec, PowerLaw const& spec,
+                                                               std::uint64_t seed);
+template <class ExecutionSpace>
+EdgeList<typename ExecutionSpace::memory_space> generate_edges(ExecutionSpace const& exec, WattsStrogatz const& spec,
+                                                               std::uint64_t seed);
+template <class ExecutionSpace>
+Population<typename ExecutionSpace::memory_space> generate_population(ExecutionSpace const& exec,
+                                                                      LayeredPopulation const& spec,
+                                                                      std::uint64_t seed);
+
+}  // namespace herd

@@ -1,0 +1,79 @@
+#pragma once
+
+// Binary opinion dynamics, a non-epidemic family that exercises the engine differently: the voter
+// model reads one random neighbour, majority rule reads them all.
+
+#include <herd/agents/property.hpp>
+#include <herd/core/error.hpp>
+#include <herd/core/random.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <string>
+#include <vector>
+
+namespace herd {
+
+enum class OpinionRule : std::uint8_t {
+  voter,    ///< copy the opinion of one uniformly random neighbour
+  majority  ///< take the opinion held by most neighbours; keep one's own on a tie
+};
+
+struct OpinionParameters {
+  OpinionRule rule = OpinionRule::voter;
+  double initial_share = 0.5;  ///< probability that an agent starts with opinion 1
+};
+
+template <class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
+class Opinion {
+ public:
+  Property<std::uint8_t, MemorySpace> opinion;
+
+  Opinion(agent_index agents, OpinionParameters const& p) : params_(p) {
+    require(p.initial_share >= 0.0 && p.initial_share <= 1.0,
+            "the initial share of opinion 1 must lie in [0, 1], got " + std::to_string(p.initial_share));
+    opinion = Property<std::uint8_t, MemorySpace>("opinion", agents, Visibility::neighbours);
+  }
+
+  static constexpr int num_observables() { return 2; }
+  std::vector<std::string> observable_names() const { return {"opinion0", "opinion1"}; }
+
+  /// Each agent holds opinion 1 with probability initial_share, drawn from its global id.
+  template <class Simulation>
+  void initialise(Simulation& sim, global_id /*population*/) {
+    auto ids = sim.id_map();
+    auto o = opinion.current();
+    auto const rng = sim.rng();
+    auto const share = to_threshold(params_.initial_share);
+    Kokkos::parallel_for(
+        "herd::opinion::initialise",
+        Kokkos::RangePolicy<typename Simulation::execution_space>(sim.execution_space_instance(), 0, sim.num_agents()),
+        KOKKOS_LAMBDA(agent_index i) { o(i) = happens(rng.bits(ids(i), 0, streams::initial_state, 0), share) ? 1 : 0; });
+  }
+
+  template <class Simulation>
+  void step(Simulation& sim) {
+    sim.apply(*this, opinion);
+  }
+
+  template <class Agent>
+  KOKKOS_INLINE_FUNCTION void operator()(Agent const& a) const {
+    agent_index const degree = a.degree();
+    if (degree == 0) return;
+    if (params_.rule == OpinionRule::voter) {
+      auto const k = static_cast<agent_index>(uniform_below(a.random(0), static_cast<std::uint32_t>(degree)));
+      a.set(opinion, opinion(a.neighbour(k)));
+    } else {
+      auto const op = opinion;
+      agent_index const ones = a.count_neighbours([&](agent_index j, float) { return op(j) == 1; });
+      if (2 * ones != degree) a.set(opinion, 2 * ones > degree ? 1 : 0);
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void observe(agent_index i, std::int64_t* totals) const { totals[opinion(i)] += 1; }
+
+ private:
+  OpinionParameters params_;
+};
+
+}  // namespace herd

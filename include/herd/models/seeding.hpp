@@ -1,0 +1,53 @@
+#pragma once
+
+#include <herd/core/error.hpp>
+#include <herd/core/random.hpp>
+#include <herd/core/types.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <unordered_set>
+#include <vector>
+
+namespace herd {
+
+/// `count` distinct global ids out of [0, population), chosen by the seed alone (Floyd's
+/// algorithm on the counter-based stream), sorted, in a View of `MemorySpace`. The choice does not
+/// depend on ordering, backend or how agents are distributed.
+template <class MemorySpace>
+Kokkos::View<global_id*, MemorySpace> choose_agents(std::uint64_t seed, global_id population, global_id count) {
+  require(count >= 0 && count <= population, "cannot choose " + std::to_string(count) + " agents out of " +
+                                                 std::to_string(population));
+  CounterRng const rng{seed};
+  std::unordered_set<global_id> chosen;
+  chosen.reserve(static_cast<std::size_t>(count) * 2);
+  for (global_id j = population - count; j < population; ++j) {
+    auto const t = static_cast<global_id>(
+        uniform_below64(rng.bits64(j, 0, streams::initial_state, 0), static_cast<std::uint64_t>(j + 1)));
+    chosen.insert(chosen.count(t) ? j : t);
+  }
+  std::vector<global_id> sorted(chosen.begin(), chosen.end());
+  std::sort(sorted.begin(), sorted.end());
+  Kokkos::View<global_id*, MemorySpace> ids(Kokkos::ViewAllocateWithoutInitializing("herd::seeding::ids"),
+                                            sorted.size());
+  Kokkos::deep_copy(ids, Kokkos::View<global_id*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                             sorted.data(), sorted.size()));
+  return ids;
+}
+
+/// Whether `id` is in the sorted View `ids` (binary search, on the device).
+template <class View>
+KOKKOS_INLINE_FUNCTION bool contains_sorted(View const& ids, global_id id) {
+  std::size_t lo = 0, hi = ids.extent(0);
+  while (lo < hi) {
+    std::size_t const mid = lo + (hi - lo) / 2;
+    if (ids(mid) < id)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < ids.extent(0) && ids(lo) == id;
+}
+
+}  // namespace herd

@@ -1,0 +1,174 @@
+#pragma once
+
+// SIR and SEIR epidemics on a contact graph.
+//
+// A susceptible agent with infectious neighbours j is infected with probability
+// 1 - prod_j (1 - beta w_j), decided by one draw per agent. The product is evaluated as
+// 1 - exp(-H) with H = sum_j -ln(1 - beta w_j) accumulated in 32.32 fixed point, so that the sum is
+// exact and independent of the order in which threads add it; exp and ln come from
+// herd::portable, which gives the same bits on every backend.
+
+#include <herd/agents/property.hpp>
+#include <herd/core/error.hpp>
+#include <herd/core/portable_math.hpp>
+#include <herd/core/random.hpp>
+#include <herd/models/seeding.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <string>
+#include <vector>
+
+namespace herd {
+
+/// How long an agent stays in a state: a fixed number of steps, or a geometric time where it
+/// leaves with a given probability each step. `none` skips the state (SIR has no latent state).
+struct Period {
+  enum class Kind { none, fixed, geometric };
+  Kind kind = Kind::none;
+  int steps = 0;
+  double probability = 0.0;
+
+  static Period fixed(int steps) { return {Kind::fixed, steps, 0.0}; }
+  static Period geometric(double probability) { return {Kind::geometric, 0, probability}; }
+};
+
+struct SeirParameters {
+  double beta = 0.05;                    ///< transmission probability per contact and step (times the edge weight)
+  Period latent;                         ///< none for SIR
+  Period infectious = Period::fixed(7);  ///< time spent infectious
+  global_id initial_infected = 10;       ///< agents infectious at the start, chosen by the seed
+};
+
+template <class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
+class Seir {
+ public:
+  enum State : std::uint8_t { susceptible = 0, exposed = 1, infectious = 2, recovered = 3 };
+
+  Property<std::uint8_t, MemorySpace> state;
+  Property<std::uint16_t, MemorySpace> timer;  ///< steps left in the current state (fixed periods)
+
+  Seir(agent_index agents, SeirParameters const& p) : params_(p) {
+    check(p);
+    state = Property<std::uint8_t, MemorySpace>("state", agents, Visibility::neighbours);
+    timer = Property<std::uint16_t, MemorySpace>("timer", agents, Visibility::own);
+    unit_hazard_ = edge_hazard_of(p.beta, 1.0f);
+    latent_exit_ = to_threshold(p.latent.probability);
+    recovery_ = to_threshold(p.infectious.probability);
+  }
+
+  SeirParameters const& parameters() const { return params_; }
+  bool has_latent() const { return params_.latent.kind != Period::Kind::none; }
+
+  static constexpr int num_observables() { return 4; }
+  std::vector<std::string> observable_names() const { return {"S", "E", "I", "R"}; }
+
+  /// Puts every agent in S, then the agents chosen by the simulation's seed in I.
+  template <class Simulation>
+  void initialise(Simulation& sim, global_id population) {
+    auto chosen = choose_agents<MemorySpace>(sim.seed(), population, params_.initial_infected);
+    auto ids = sim.id_map();
+    auto s = state.current();
+    auto t = timer.current();
+    auto const first_timer = static_cast<std::uint16_t>(params_.infectious.steps);
+    Kokkos::parallel_for(
+        "herd::seir::initialise",
+        Kokkos::RangePolicy<typename Simulation::execution_space>(sim.execution_space_instance(), 0, sim.num_agents()),
+        KOKKOS_LAMBDA(agent_index i) {
+          bool const seeded = contains_sorted(chosen, ids(i));
+          s(i) = seeded ? infectious : susceptible;
+          t(i) = seeded ? first_timer : 0;
+        });
+  }
+
+  template <class Simulation>
+  void step(Simulation& sim) {
+    sim.apply(*this, state, timer);
+  }
+
+  template <class Agent>
+  KOKKOS_INLINE_FUNCTION void operator()(Agent const& a) const {
+    agent_index const i = a.index();
+    std::uint8_t const s = state(i);
+    std::uint16_t const t = timer(i);
+    if (s == susceptible) {
+      auto const st = state;
+      std::uint64_t hazard;
+      if (a.weighted()) {
+        double const beta = params_.beta;
+        hazard = a.template sum_over_neighbours<std::uint64_t>([&](agent_index j, float w) -> std::uint64_t {
+          return st(j) == infectious ? edge_hazard_of(beta, w) : 0;
+        });
+      } else {
+        hazard = unit_hazard_ * static_cast<std::uint64_t>(
+                                    a.count_neighbours([&](agent_index j, float) { return st(j) == infectious; }));
+      }
+      if (hazard != 0 && static_cast<double>(a.random(0)) < infection_probability(hazard) * 4294967296.0) {
+        bool const latent = params_.latent.kind != Period::Kind::none;
+        a.set(state, latent ? exposed : infectious);
+        a.set(timer, latent ? params_.latent.steps : params_.infectious.steps);
+      }
+    } else if (s == exposed) {
+      if (leaves(a, params_.latent, latent_exit_, t, 1)) {
+        a.set(state, infectious);
+        a.set(timer, params_.infectious.steps);
+      } else if (params_.latent.kind == Period::Kind::fixed) {
+        a.set(timer, t - 1);
+      }
+    } else if (s == infectious) {
+      if (leaves(a, params_.infectious, recovery_, t, 2)) {
+        a.set(state, recovered);
+        a.set(timer, 0);
+      } else if (params_.infectious.kind == Period::Kind::fixed) {
+        a.set(timer, t - 1);
+      }
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void observe(agent_index i, std::int64_t* totals) const { totals[state(i)] += 1; }
+
+  /// Fixed-point hazard of one contact of weight w: -ln(1 - beta w) in units of 2^-32, at most 32.
+  KOKKOS_INLINE_FUNCTION static std::uint64_t edge_hazard_of(double beta, float w) {
+    constexpr double cap = 32.0;
+    double const p = beta * static_cast<double>(w);
+    double const h = p >= 1.0 ? cap : -portable::log(1.0 - p);
+    return static_cast<std::uint64_t>((h < cap ? h : cap) * 4294967296.0);
+  }
+  KOKKOS_INLINE_FUNCTION static double infection_probability(std::uint64_t hazard) {
+    return 1.0 - portable::exp_neg(static_cast<double>(hazard) * (1.0 / 4294967296.0));
+  }
+
+ private:
+  // Whether an agent leaves a state this step: the fixed timer ran out, or the geometric draw hit.
+  template <class Agent>
+  KOKKOS_INLINE_FUNCTION static bool leaves(Agent const& a, Period const& period, probability_threshold exit,
+                                            std::uint16_t timer_left, std::uint32_t draw) {
+    return period.kind == Period::Kind::fixed ? timer_left <= 1 : a.bernoulli(draw, exit);
+  }
+
+  static void check(SeirParameters const& p) {
+    require(p.beta >= 0.0 && p.beta <= 1.0, "beta must lie in [0, 1], got " + std::to_string(p.beta));
+    require(p.initial_infected >= 0, "the initial infected count must not be negative");
+    auto check_period = [](Period const& period, char const* name, bool optional) {
+      if (period.kind == Period::Kind::none) {
+        require(optional, std::string(name) + " period is missing");
+      } else if (period.kind == Period::Kind::fixed) {
+        require(period.steps >= 1 && period.steps <= 65535,
+                std::string(name) + " period must be 1 to 65535 steps, got " + std::to_string(period.steps));
+      } else {
+        require(period.probability > 0.0 && period.probability <= 1.0,
+                std::string(name) + " exit probability must lie in (0, 1], got " +
+                    std::to_string(period.probability));
+      }
+    };
+    check_period(p.latent, "the latent", true);
+    check_period(p.infectious, "the infectious", false);
+  }
+
+  SeirParameters params_;
+  std::uint64_t unit_hazard_ = 0;
+  probability_threshold latent_exit_ = 0;
+  probability_threshold recovery_ = 0;
+};
+
+}  // namespace herd

@@ -1,0 +1,435 @@
+#include <herd/graph/generators.hpp>
+
+#include <herd/core/error.hpp>
+#include <herd/core/execution_spaces.hpp>
+#include <herd/core/portable_math.hpp>
+#include <herd/core/random.hpp>
+#include <herd/graph/build_csr.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace herd {
+
+namespace Details {
+
+// Random streams of the generators; each purpose draws from its own.
+enum GraphStream : std::uint32_t {
+  random_edges = 100,
+  household_size,
+  age,
+  school_choice,
+  class_contacts,
+  employment,
+  workplace_choice,
+  workplace_contacts,
+  community
+};
+
+inline void check_agents(agent_index agents, char const* generator) {
+  require(agents > 0, std::string(generator) + ": the agent count must be positive, got " + std::to_string(agents));
+}
+
+inline std::size_t edge_count(agent_index agents, double mean_degree, char const* generator) {
+  require(mean_degree > 0.0 && mean_degree <= agents - 1.0,
+          std::string(generator) + ": mean degree must lie in (0, agents - 1], got " + std::to_string(mean_degree));
+  return static_cast<std::size_t>(std::llround(agents * mean_degree / 2.0));
+}
+
+template <class MemorySpace>
+EdgeList<MemorySpace> allocate_edges(agent_index agents, std::size_t count, bool weighted, char const* label) {
+  EdgeList<MemorySpace> edges;
+  edges.num_agents = agents;
+  std::string const prefix = std::string("herd::generate::") + label;
+  edges.sources = Kokkos::View<global_id*, MemorySpace>(Kokkos::ViewAllocateWithoutInitializing(prefix + "::sources"),
+                                                        count);
+  edges.targets = Kokkos::View<global_id*, MemorySpace>(Kokkos::ViewAllocateWithoutInitializing(prefix + "::targets"),
+                                                        count);
+  if (weighted)
+    edges.weights =
+        Kokkos::View<float*, MemorySpace>(Kokkos::ViewAllocateWithoutInitializing(prefix + "::weights"), count);
+  return edges;
+}
+
+// `count` uniformly random pairs, written at `first` onwards of `edges` (with `weight` if weighted).
+template <class ExecutionSpace>
+void random_pairs(ExecutionSpace const& exec, EdgeList<typename ExecutionSpace::memory_space> const& edges,
+                  std::size_t first, std::size_t count, std::uint64_t seed, std::uint32_t stream, float weight) {
+  CounterRng const rng{seed};
+  auto const n = static_cast<std::uint64_t>(edges.num_agents);
+  auto sources = edges.sources;
+  auto targets = edges.targets;
+  auto weights = edges.weights;
+  bool const weighted = weights.extent(0) != 0;
+  Kokkos::parallel_for(
+      "herd::generate::random_pairs", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count),
+      KOKKOS_LAMBDA(std::size_t e) {
+        auto const id = static_cast<global_id>(e);
+        sources(first + e) = static_cast<global_id>(uniform_below64(rng.bits64(id, 0, stream, 0), n));
+        targets(first + e) = static_cast<global_id>(uniform_below64(rng.bits64(id, 0, stream, 1), n));
+        if (weighted) weights(first + e) = weight;
+      });
+}
+
+// Shift that caps the largest expected Chung-Lu degree: with weights (i + shift)^-alpha, agent 0
+// expects n c shift^-alpha / sum_i (i + shift)^-alpha neighbours. Solved by bisection on the host.
+inline double power_law_shift(double n, double alpha, double mean_degree, double max_degree) {
+  auto expected_top = [&](double shift) {
+    double const total = alpha == 1.0 ? std::log((n + shift) / shift)
+                                      : (std::pow(n + shift, 1.0 - alpha) - std::pow(shift, 1.0 - alpha)) / (1.0 - alpha);
+    return n * mean_degree * std::pow(shift, -alpha) / (total + 0.5 * std::pow(shift, -alpha));
+  };
+  double lo = 1e-3, hi = 1e12;
+  for (int iteration = 0; iteration < 200; ++iteration) {
+    double const mid = std::sqrt(lo * hi);
+    (expected_top(mid) > max_degree ? lo : hi) = mid;
+  }
+  // Rounded to 1/1024 so that a last-bit difference between libm versions cannot change the graph.
+  return std::round(hi * 1024.0) / 1024.0;
+}
+
+// Groups given as a CSR (row = group, entries = members in ascending id): every member links to
+// `contacts` random members of its own block of `block` consecutive entries (a class in a school,
+// or the whole workplace). Draws that hit the member itself become self-loops, which build_csr
+// drops. Writes members * contacts edges from `first` onwards.
+template <class ExecutionSpace>
+void group_contacts(ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::memory_space> const& groups,
+                    agent_index block, int contacts, EdgeList<typename ExecutionSpace::memory_space> const& edges,
+                    std::size_t first, std::uint64_t seed, std::uint32_t stream, float weight) {
+  CounterRng const rng{seed};
+  auto offsets = groups.row_offsets;
+  auto members = groups.neighbours;
+  auto sources = edges.sources;
+  auto targets = edges.targets;
+  auto weights = edges.weights;
+  auto const k = static_cast<edge_offset>(contacts);
+  Kokkos::parallel_for(
+      "herd::generate::group_contacts", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, groups.num_agents()),
+      KOKKOS_LAMBDA(agent_index g) {
+        edge_offset const begin = offsets(g), end = offsets(g + 1);
+        for (edge_offset e = begin; e < end; ++e) {
+          edge_offset const block_begin = begin + (e - begin) / block * block;
+          edge_offset const block_end = block_begin + block < end ? block_begin + block : end;
+          auto const size = static_cast<std::uint32_t>(block_end - block_begin);
+          agent_index const me = members(e);
+          for (edge_offset c = 0; c < k; ++c) {
+            auto const r = rng.bits(me, 0, stream, static_cast<std::uint32_t>(c));
+            edge_offset const slot = first + e * k + c;
+            sources(slot) = me;
+            targets(slot) = members(block_begin + uniform_below(r, size));
+            weights(slot) = weight;
+          }
+        }
+      });
+}
+
+// Membership CSR of agents flagged in `group_of` (negative: not a member) over `groups` groups.
+template <class ExecutionSpace>
+CsrGraph<typename ExecutionSpace::memory_space> memberships(
+    ExecutionSpace const& exec, Kokkos::View<agent_index*, typename ExecutionSpace::memory_space> group_of,
+    agent_index groups) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  auto const n = static_cast<agent_index>(group_of.extent(0));
+  Kokkos::View<edge_offset*, memory_space> position(Kokkos::ViewAllocateWithoutInitializing("herd::generate::slot"),
+                                                    n + 1);
+  Kokkos::parallel_scan(
+      "herd::generate::member_slots", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, n + 1),
+      KOKKOS_LAMBDA(agent_index a, edge_offset & partial, bool final) {
+        if (final) position(a) = partial;
+        if (a < n && group_of(a) >= 0) ++partial;
+      });
+  edge_offset count = 0;
+  exec.fence();
+  Kokkos::deep_copy(count, Kokkos::subview(position, n));
+  auto list = allocate_edges<memory_space>(groups > n ? groups : n, count, false, "memberships");
+  auto sources = list.sources;
+  auto targets = list.targets;
+  Kokkos::parallel_for(
+      "herd::generate::member_list", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, n), KOKKOS_LAMBDA(agent_index a) {
+        if (group_of(a) < 0) return;
+        sources(position(a)) = group_of(a);
+        targets(position(a)) = a;
+      });
+  BuildOptions options;
+  options.symmetrise = false;
+  auto graph = build_csr<float>(exec, list, options);
+  // Keep only the group rows: offsets past `groups` are all equal to the entry count.
+  graph.row_offsets = Kokkos::subview(graph.row_offsets, Kokkos::make_pair(agent_index{0}, groups + 1));
+  return graph;
+}
+
+template <class MemorySpace>
+EdgeList<MemorySpace> concatenate(agent_index agents, EdgeList<MemorySpace> const* parts, int count) {
+  std::size_t total = 0;
+  for (int p = 0; p < count; ++p) total += parts[p].size();
+  auto all = allocate_edges<MemorySpace>(agents, total, true, "population");
+  std::size_t at = 0;
+  for (int p = 0; p < count; ++p) {
+    auto const range = Kokkos::make_pair(at, at + parts[p].size());
+    Kokkos::deep_copy(Kokkos::subview(all.sources, range), parts[p].sources);
+    Kokkos::deep_copy(Kokkos::subview(all.targets, range), parts[p].targets);
+    Kokkos::deep_copy(Kokkos::subview(all.weights, range), parts[p].weights);
+    at += parts[p].size();
+  }
+  return all;
+}
+
+// One contact layer: agents of `group` join with probability `share`, pick one of
+// members / group_size groups at random, and link to `contacts` random members of their block.
+template <class ExecutionSpace>
+EdgeList<typename ExecutionSpace::memory_space> layer(
+    ExecutionSpace const& exec, Kokkos::View<std::uint8_t*, typename ExecutionSpace::memory_space> age,
+    std::uint64_t seed, AgeGroup group, double share, agent_index group_size, agent_index block, int contacts,
+    std::uint32_t join_stream, std::uint32_t choice_stream, std::uint32_t contact_stream, float weight) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  using policy = Kokkos::RangePolicy<ExecutionSpace>;
+  CounterRng const rng{seed};
+  auto const n = static_cast<agent_index>(age.extent(0));
+  auto const join = to_threshold(share);
+  auto const wanted = static_cast<std::uint8_t>(group);
+  agent_index members = 0;
+  Kokkos::parallel_reduce(
+      "herd::generate::count_members", policy(exec, 0, n),
+      KOKKOS_LAMBDA(agent_index a, agent_index & count) {
+        if (age(a) == wanted && happens(rng.bits(a, 0, join_stream, 0), join)) ++count;
+      },
+      members);
+  agent_index const groups = members == 0 ? 1 : (members + group_size - 1) / group_size;
+  Kokkos::View<agent_index*, memory_space> group_of(Kokkos::ViewAllocateWithoutInitializing("herd::population::group"),
+                                                    n);
+  Kokkos::parallel_for(
+      "herd::generate::choose_group", policy(exec, 0, n), KOKKOS_LAMBDA(agent_index a) {
+        bool const member = age(a) == wanted && happens(rng.bits(a, 0, join_stream, 0), join);
+        group_of(a) = member ? static_cast<agent_index>(uniform_below(rng.bits(a, 0, choice_stream, 0),
+                                                                      static_cast<std::uint32_t>(groups)))
+                             : -1;
+      });
+  auto const member_csr = Details::memberships(exec, group_of, groups);
+  auto contacts_list = Details::allocate_edges<memory_space>(
+      n, member_csr.num_edges() * static_cast<std::size_t>(contacts), true, "group_contacts");
+  Details::group_contacts(exec, member_csr, block, contacts, contacts_list, 0, seed, contact_stream, weight);
+  return contacts_list;
+}
+
+}  // namespace Details
+
+template <class ExecutionSpace>
+EdgeList<typename ExecutionSpace::memory_space> generate_edges(ExecutionSpace const& exec, ErdosRenyi const& spec,
+                                                               std::uint64_t seed) {
+  Details::check_agents(spec.agents, "erdos-renyi");
+  auto const m = Details::edge_count(spec.agents, spec.mean_degree, "erdos-renyi");
+  Kokkos::Profiling::pushRegion("herd::generate::erdos_renyi");
+  auto edges = Details::allocate_edges<typename ExecutionSpace::memory_space>(spec.agents, m, false, "erdos_renyi");
+  Details::random_pairs(exec, edges, 0, m, seed, Details::random_edges, 1.0f);
+  Kokkos::Profiling::popRegion();
+  return edges;
+}
+
+template <class ExecutionSpace>
+EdgeList<typename ExecutionSpace::memory_space> generate_edges(ExecutionSpace const& exec, PowerLaw const& spec,
+                                                               std::uint64_t seed) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  Details::check_agents(spec.agents, "power-law");
+  auto const m = Details::edge_count(spec.agents, spec.mean_degree, "power-law");
+  require(spec.exponent > 2.0 && spec.exponent <= 10.0,
+          "power-law: the exponent must lie in (2, 10], got " + std::to_string(spec.exponent));
+  double const n = spec.agents;
+  double max_degree = spec.max_degree > 0.0 ? spec.max_degree : std::min(spec.mean_degree * std::sqrt(n), n / 4.0);
+  require(max_degree <= n - 1.0, "power-law: max degree " + std::to_string(max_degree) + " exceeds agents - 1");
+  max_degree = std::max(max_degree, spec.mean_degree);
+  double const alpha = 1.0 / (spec.exponent - 1.0);
+  double const shift = Details::power_law_shift(n, alpha, spec.mean_degree, max_degree);
+  double const log_shift = portable::log(shift);
+  Kokkos::Profiling::pushRegion("herd::generate::power_law");
+
+  // Cumulative weights in 32.32 fixed point: an integer scan gives the same sums in any order.
+  Kokkos::View<std::uint64_t*, memory_space> cumulative(
+      Kokkos::ViewAllocateWithoutInitializing("herd::generate::power_law::cumulative"), spec.agents);
+  Kokkos::parallel_scan(
+      "herd::generate::power_law::weights", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, spec.agents),
+      KOKKOS_LAMBDA(agent_index i, std::uint64_t & partial, bool final) {
+        double const relative = portable::exp_neg(alpha * (portable::log(i + shift) - log_shift));
+        partial += static_cast<std::uint64_t>(relative * 4294967296.0) + 1;
+        if (final) cumulative(i) = partial;
+      });
+  std::uint64_t total = 0;
+  exec.fence();
+  Kokkos::deep_copy(total, Kokkos::subview(cumulative, spec.agents - 1));
+
+  auto edges = Details::allocate_edges<memory_space>(spec.agents, m, false, "power_law");
+  auto sources = edges.sources;
+  auto targets = edges.targets;
+  CounterRng const rng{seed};
+  auto const last = static_cast<std::size_t>(spec.agents - 1);
+  Kokkos::parallel_for(
+      "herd::generate::power_law::edges", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, m),
+      KOKKOS_LAMBDA(std::size_t e) {
+        for (std::uint32_t end = 0; end < 2; ++end) {
+          // The first agent whose cumulative weight exceeds a uniform draw in [0, total).
+          std::uint64_t const u = uniform_below64(rng.bits64(static_cast<global_id>(e), 0, Details::random_edges, end),
+                                                  total);
+          std::size_t lo = 0, hi = last;
+          while (lo < hi) {
+            std::size_t const mid = lo + (hi - lo) / 2;
+            if (cumulative(mid) > u)
+              hi = mid;
+            else
+              lo = mid + 1;
+          }
+          (end == 0 ? sources : targets)(e) = static_cast<global_id>(lo);
+        }
+      });
+  Kokkos::Profiling::popRegion();
+  return edges;
+}
+
+template <class ExecutionSpace>
+EdgeList<typename ExecutionSpace::memory_space> generate_edges(ExecutionSpace const& exec, WattsStrogatz const& spec,
+                                                               std::uint64_t seed) {
+  Details::check_agents(spec.agents, "watts-strogatz");
+  auto const k = spec.neighbours_each_side;
+  require(k >= 1 && 2.0 * k < spec.agents, "watts-strogatz: neighbours on each side must lie in [1, agents / 2), got " +
+                                              std::to_string(k));
+  require(spec.rewire >= 0.0 && spec.rewire <= 1.0,
+          "watts-strogatz: the rewiring probability must lie in [0, 1], got " + std::to_string(spec.rewire));
+  Kokkos::Profiling::pushRegion("herd::generate::watts_strogatz");
+  std::size_t const m = static_cast<std::size_t>(spec.agents) * k;
+  auto edges =
+      Details::allocate_edges<typename ExecutionSpace::memory_space>(spec.agents, m, false, "watts_strogatz");
+  auto sources = edges.sources;
+  auto targets = edges.targets;
+  CounterRng const rng{seed};
+  auto const rewire = to_threshold(spec.rewire);
+  auto const n = static_cast<std::uint64_t>(spec.agents);
+  Kokkos::parallel_for(
+      "herd::generate::watts_strogatz", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, m), KOKKOS_LAMBDA(std::size_t e) {
+        auto const id = static_cast<global_id>(e);
+        auto const u = static_cast<std::uint64_t>(e / k);
+        std::uint64_t v = (u + e % k + 1) % n;
+        if (happens(rng.bits(id, 0, Details::random_edges, 0), rewire))
+          v = uniform_below64(rng.bits64(id, 0, Details::random_edges, 1), n);
+        sources(e) = static_cast<global_id>(u);
+        targets(e) = static_cast<global_id>(v);
+      });
+  Kokkos::Profiling::popRegion();
+  return edges;
+}
+
+template <class ExecutionSpace>
+Population<typename ExecutionSpace::memory_space> generate_population(ExecutionSpace const& exec,
+                                                                      LayeredPopulation const& spec,
+                                                                      std::uint64_t seed) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  using policy = Kokkos::RangePolicy<ExecutionSpace>;
+  Details::check_agents(spec.agents, "population");
+  require(spec.school_size >= 1 && spec.class_size >= 1 && spec.workplace_size >= 1,
+          "population: school, class and workplace sizes must be positive");
+  require(spec.class_contacts >= 0 && spec.workplace_contacts >= 0 && spec.community_degree >= 0.0,
+          "population: contact counts must not be negative");
+  require(spec.employment >= 0.0 && spec.employment <= 1.0, "population: employment must lie in [0, 1]");
+  Kokkos::Profiling::pushRegion("herd::generate::population");
+  agent_index const n = spec.agents;
+  CounterRng const rng{seed};
+  Population<memory_space> population;
+  population.age_group = Kokkos::View<std::uint8_t*, memory_space>("herd::population::age_group", n);
+  population.household = Kokkos::View<agent_index*, memory_space>("herd::population::household", n);
+  auto age = population.age_group;
+  auto household = population.household;
+
+  // Households: sizes 1..6 with shares of a typical census (28, 35, 15, 13, 6, 3 %), laid out in
+  // agent order; there are at most n households.
+  Kokkos::View<edge_offset*, memory_space> start(Kokkos::ViewAllocateWithoutInitializing("herd::population::start"),
+                                                 n + 1);
+  Kokkos::View<edge_offset*, memory_space> pair_start(
+      Kokkos::ViewAllocateWithoutInitializing("herd::population::pair_start"), n + 1);
+  auto const s1 = to_threshold(0.28), s2 = to_threshold(0.63), s3 = to_threshold(0.78), s4 = to_threshold(0.91),
+             s5 = to_threshold(0.97);
+  Kokkos::View<std::uint8_t*, memory_space> sizes(Kokkos::ViewAllocateWithoutInitializing("herd::population::sizes"),
+                                                  n);
+  Kokkos::parallel_for(
+      "herd::generate::household_sizes", policy(exec, 0, n), KOKKOS_LAMBDA(agent_index h) {
+        auto const r = rng.bits(h, 0, Details::household_size, 0);
+        sizes(h) = static_cast<std::uint8_t>(1 + !happens(r, s1) + !happens(r, s2) +
+                                             !happens(r, s3) + !happens(r, s4) + !happens(r, s5));
+      });
+  Kokkos::parallel_scan(
+      "herd::generate::household_starts", policy(exec, 0, n + 1),
+      KOKKOS_LAMBDA(agent_index h, edge_offset & partial, bool final) {
+        if (final) start(h) = partial;
+        if (h < n) partial += sizes(h);
+      });
+  Kokkos::parallel_scan(
+      "herd::generate::household_pairs", policy(exec, 0, n + 1),
+      KOKKOS_LAMBDA(agent_index h, edge_offset & partial, bool final) {
+        if (final) pair_start(h) = partial;
+        if (h < n && start(h) < static_cast<edge_offset>(n)) {
+          edge_offset const end = start(h) + sizes(h) < static_cast<edge_offset>(n) ? start(h) + sizes(h) : n;
+          edge_offset const members = end - start(h);
+          partial += members * (members - 1) / 2;
+        }
+      });
+  edge_offset household_pairs = 0;
+  exec.fence();
+  Kokkos::deep_copy(household_pairs, Kokkos::subview(pair_start, n));
+  auto homes = Details::allocate_edges<memory_space>(n, household_pairs, true, "households");
+  {
+    auto sources = homes.sources;
+    auto targets = homes.targets;
+    auto weights = homes.weights;
+    float const weight = spec.household_weight;
+    auto const elder_head = to_threshold(0.2), child = to_threshold(0.4), elder = to_threshold(0.5);
+    Kokkos::parallel_for(
+        "herd::generate::households", policy(exec, 0, n), KOKKOS_LAMBDA(agent_index h) {
+          if (start(h) >= static_cast<edge_offset>(n)) return;
+          auto const first = static_cast<agent_index>(start(h));
+          auto const end = static_cast<agent_index>(start(h) + sizes(h) < static_cast<edge_offset>(n) ? start(h) + sizes(h) : n);
+          edge_offset slot = pair_start(h);
+          for (agent_index a = first; a < end; ++a) {
+            household(a) = h;
+            auto const r = rng.bits(a, 0, Details::age, 0);
+            // The first member is an adult or an elder; the others children, adults or elders.
+            age(a) = static_cast<std::uint8_t>(
+                a == first ? (happens(r, elder_head) ? AgeGroup::elder : AgeGroup::adult)
+                           : (happens(r, child) ? AgeGroup::child : happens(r, elder) ? AgeGroup::elder : AgeGroup::adult));
+            for (agent_index b = a + 1; b < end; ++b, ++slot) {
+              sources(slot) = a;
+              targets(slot) = b;
+              weights(slot) = weight;
+            }
+          }
+        });
+  }
+
+  // Schools and workplaces: members pick a group at random; contacts are drawn inside classes
+  // (blocks of class_size members of one school) and inside whole workplaces.
+  // Everyone of school age goes to school (share 1); the draw stream is then unused.
+  auto school = Details::layer(exec, age, seed, AgeGroup::child, 1.0, spec.school_size, spec.class_size, spec.class_contacts, Details::employment,
+                      Details::school_choice, Details::class_contacts, spec.school_weight);
+  auto work = Details::layer(exec, age, seed, AgeGroup::adult, spec.employment, spec.workplace_size, spec.workplace_size,
+                    spec.workplace_contacts, Details::employment, Details::workplace_choice,
+                    Details::workplace_contacts, spec.workplace_weight);
+
+  auto const random_count = static_cast<std::size_t>(std::llround(n * spec.community_degree / 2.0));
+  auto community = Details::allocate_edges<memory_space>(n, random_count, true, "community");
+  Details::random_pairs(exec, community, 0, random_count, seed, Details::community, spec.community_weight);
+
+  EdgeList<memory_space> const parts[4] = {homes, school, work, community};
+  population.edges = Details::concatenate(n, parts, 4);
+  exec.fence();
+  Kokkos::Profiling::popRegion();
+  return population;
+}
+
+#define HERD_INSTANTIATE_GENERATORS(EXEC)                                                                        \
+  template EdgeList<EXEC::memory_space> generate_edges<EXEC>(EXEC const&, ErdosRenyi const&, std::uint64_t);    \
+  template EdgeList<EXEC::memory_space> generate_edges<EXEC>(EXEC const&, PowerLaw const&, std::uint64_t);      \
+  template EdgeList<EXEC::memory_space> generate_edges<EXEC>(EXEC const&, WattsStrogatz const&, std::uint64_t); \
+  template Population<EXEC::memory_space> generate_population<EXEC>(EXEC const&, LayeredPopulation const&,      \
+                                                                    std::uint64_t);
+
+HERD_FOR_EACH_EXECUTION_SPACE(HERD_INSTANTIATE_GENERATORS)
+
+}  // namespace herd

@@ -1,0 +1,219 @@
+#include <herd/graph/reorder.hpp>
+
+#include "row_sort.hpp"
+
+#include <herd/config.hpp>
+#include <herd/core/error.hpp>
+#include <herd/core/execution_spaces.hpp>
+#include <herd/core/random.hpp>
+
+#include <Kokkos_Core.hpp>
+#include <Kokkos_Sort.hpp>
+
+#if HERD_ENABLE_KOKKOSKERNELS
+#include <KokkosGraph_RCM.hpp>
+#endif
+
+namespace herd {
+
+Ordering parse_ordering(std::string const& name) {
+  if (name == "none") return Ordering::none;
+  if (name == "rcm") return Ordering::rcm;
+  if (name == "degree") return Ordering::degree;
+  if (name == "random") return Ordering::random;
+  throw Error("unknown ordering '" + name + "' (expected none, rcm, degree or random)");
+}
+
+std::string to_string(Ordering ordering) {
+  switch (ordering) {
+    case Ordering::none: return "none";
+    case Ordering::rcm: return "rcm";
+    case Ordering::degree: return "degree";
+    case Ordering::random: return "random";
+  }
+  return "?";
+}
+
+namespace Details {
+
+// Orders agents by a 64-bit key whose low word is the agent itself, so keys are unique and the
+// sorted order is the same whatever sort runs underneath.
+template <class ExecutionSpace>
+Permutation<typename ExecutionSpace::memory_space> order_by_keys(
+    ExecutionSpace const& exec, Kokkos::View<std::uint64_t*, typename ExecutionSpace::memory_space> keys) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  auto const n = static_cast<agent_index>(keys.extent(0));
+  exec.fence();
+  Kokkos::sort(keys);
+  Permutation<memory_space> p;
+  p.new_of_old = Kokkos::View<agent_index*, memory_space>("herd::ordering::new_of_old", n);
+  p.old_of_new = Kokkos::View<agent_index*, memory_space>("herd::ordering::old_of_new", n);
+  auto new_of_old = p.new_of_old;
+  auto old_of_new = p.old_of_new;
+  Kokkos::parallel_for(
+      "herd::ordering::invert", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, n), KOKKOS_LAMBDA(agent_index r) {
+        auto const old = static_cast<agent_index>(keys(r) & 0xffffffffu);
+        old_of_new(r) = old;
+        new_of_old(old) = r;
+      });
+  return p;
+}
+
+template <class ExecutionSpace, class WeightStorage>
+Kokkos::View<std::uint64_t*, typename ExecutionSpace::memory_space> ordering_keys(
+    ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& graph,
+    Ordering ordering, std::uint64_t seed) {
+  agent_index const n = graph.num_agents();
+  Kokkos::View<std::uint64_t*, typename ExecutionSpace::memory_space> keys(
+      Kokkos::ViewAllocateWithoutInitializing("herd::ordering::keys"), n);
+  auto offsets = graph.row_offsets;
+  CounterRng const rng{seed};
+  bool const by_degree = ordering == Ordering::degree, shuffle = ordering == Ordering::random;
+  Kokkos::parallel_for(
+      "herd::ordering::keys", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, n), KOKKOS_LAMBDA(agent_index i) {
+        std::uint64_t const high = by_degree ? 0xffffffffu - static_cast<std::uint32_t>(offsets(i + 1) - offsets(i))
+                                   : shuffle ? rng.bits(i, 0, streams::graph, 0)
+                                             : 0u;
+        keys(i) = (high << 32) | static_cast<std::uint32_t>(i);
+      });
+  return keys;
+}
+
+template <class ExecutionSpace, class WeightStorage>
+Permutation<typename ExecutionSpace::memory_space> rcm(
+    ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& graph) {
+#if HERD_ENABLE_KOKKOSKERNELS
+  using memory_space = typename ExecutionSpace::memory_space;
+  // Kokkos Kernels 3.4 computes RCM serially on the host; handing it host copies works with every
+  // version and backend.
+  auto offsets = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), graph.row_offsets);
+  auto neighbours = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), graph.neighbours);
+  using host_device = Kokkos::Device<Kokkos::DefaultHostExecutionSpace, Kokkos::HostSpace>;
+  auto labels = KokkosGraph::Experimental::graph_rcm<host_device>(offsets, neighbours);
+  Kokkos::View<std::uint64_t*, Kokkos::HostSpace> host_keys("herd::ordering::keys", labels.extent(0));
+  for (std::size_t i = 0; i < labels.extent(0); ++i)
+    host_keys(i) = (static_cast<std::uint64_t>(labels(i)) << 32) | static_cast<std::uint32_t>(i);
+  auto keys = Kokkos::create_mirror_view_and_copy(memory_space(), host_keys);
+  return order_by_keys(exec, keys);
+#else
+  (void)exec;
+  (void)graph;
+  throw Error("rcm ordering needs Kokkos Kernels, which this build of Herd was configured without");
+#endif
+}
+
+}  // namespace Details
+
+template <class ExecutionSpace, class WeightStorage>
+Permutation<typename ExecutionSpace::memory_space> compute_ordering(
+    ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& graph,
+    Ordering ordering, std::uint64_t seed) {
+  Kokkos::Profiling::pushRegion("herd::compute_ordering");
+  Permutation<typename ExecutionSpace::memory_space> p;
+  if (ordering == Ordering::rcm) {
+    p = Details::rcm(exec, graph);
+  } else {
+    p = Details::order_by_keys(exec, Details::ordering_keys(exec, graph, ordering, seed));
+  }
+  Kokkos::Profiling::popRegion();
+  return p;
+}
+
+template <class ExecutionSpace, class WeightStorage>
+CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> permute(
+    ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& graph,
+    Permutation<typename ExecutionSpace::memory_space> const& permutation) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  using policy = Kokkos::RangePolicy<ExecutionSpace>;
+  Kokkos::Profiling::pushRegion("herd::permute");
+  agent_index const n = graph.num_agents();
+  require(permutation.old_of_new.extent(0) == static_cast<std::size_t>(n),
+          "permute: the permutation has " + std::to_string(permutation.old_of_new.extent(0)) +
+              " entries but the graph has " + std::to_string(n) + " agents");
+  auto in_offsets = graph.row_offsets;
+  auto in_neighbours = graph.neighbours;
+  auto in_weights = graph.weights;
+  auto new_of_old = permutation.new_of_old;
+  auto old_of_new = permutation.old_of_new;
+  bool const weighted = graph.weighted();
+
+  CsrGraph<memory_space, WeightStorage> out;
+  out.row_offsets = Kokkos::View<edge_offset*, memory_space>("herd::graph::row_offsets", n + 1);
+  auto offsets = out.row_offsets;
+  Kokkos::parallel_scan(
+      "herd::permute::offsets", policy(exec, 0, n + 1), KOKKOS_LAMBDA(agent_index r, edge_offset & partial, bool final) {
+        if (final) offsets(r) = partial;
+        if (r < n) partial += in_offsets(old_of_new(r) + 1) - in_offsets(old_of_new(r));
+      });
+  out.neighbours = Kokkos::View<agent_index*, memory_space>(
+      Kokkos::ViewAllocateWithoutInitializing("herd::graph::neighbours"), graph.num_edges());
+  if (weighted)
+    out.weights = Kokkos::View<WeightStorage*, memory_space>(
+        Kokkos::ViewAllocateWithoutInitializing("herd::graph::weights"), graph.num_edges());
+  auto neighbours = out.neighbours;
+  auto weights = out.weights;
+  // Sort (new neighbour, position of the entry in the old row) pairs, then gather the weights.
+  Kokkos::View<std::uint64_t*, memory_space> keys(Kokkos::ViewAllocateWithoutInitializing("herd::permute::keys"),
+                                                  graph.num_edges());
+  Kokkos::parallel_for(
+      "herd::permute::rows", Kokkos::RangePolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec, 0, n),
+      KOKKOS_LAMBDA(agent_index r) {
+        edge_offset const from = in_offsets(old_of_new(r)), to = offsets(r), length = offsets(r + 1) - offsets(r);
+        for (edge_offset k = 0; k < length; ++k)
+          keys(to + k) = (static_cast<std::uint64_t>(new_of_old(in_neighbours(from + k))) << 32) | k;
+        Details::sort_row(keys.data() + to, length);
+        for (edge_offset k = 0; k < length; ++k) {
+          neighbours(to + k) = static_cast<agent_index>(keys(to + k) >> 32);
+          if (weighted) weights(to + k) = in_weights(from + (keys(to + k) & 0xffffffffu));
+        }
+      });
+  exec.fence();
+  Kokkos::Profiling::popRegion();
+  return out;
+}
+
+template <class ExecutionSpace, class WeightStorage>
+double mean_edge_span(ExecutionSpace const& exec,
+                      CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& graph) {
+  agent_index const n = graph.num_agents();
+  if (graph.num_edges() == 0) return 0.0;
+  auto offsets = graph.row_offsets;
+  auto neighbours = graph.neighbours;
+  std::uint64_t total = 0;
+  Kokkos::parallel_reduce(
+      "herd::mean_edge_span", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, n),
+      KOKKOS_LAMBDA(agent_index i, std::uint64_t & sum) {
+        for (edge_offset e = offsets(i); e < offsets(i + 1); ++e)
+          sum += static_cast<std::uint64_t>(neighbours(e) > i ? neighbours(e) - i : i - neighbours(e));
+      },
+      total);
+  return static_cast<double>(total) / static_cast<double>(graph.num_edges());
+}
+
+template <class ExecutionSpace>
+Kokkos::View<global_id*, typename ExecutionSpace::memory_space> global_ids_of(
+    ExecutionSpace const& exec, Permutation<typename ExecutionSpace::memory_space> const& permutation) {
+  auto old_of_new = permutation.old_of_new;
+  Kokkos::View<global_id*, typename ExecutionSpace::memory_space> ids(
+      Kokkos::ViewAllocateWithoutInitializing("herd::ordering::global_ids"), old_of_new.extent(0));
+  Kokkos::parallel_for(
+      "herd::ordering::global_ids", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, old_of_new.extent(0)),
+      KOKKOS_LAMBDA(std::size_t i) { ids(i) = old_of_new(i); });
+  return ids;
+}
+
+#define HERD_INSTANTIATE_REORDER_W(EXEC, W)                                                                         \
+  template Permutation<EXEC::memory_space> compute_ordering<EXEC, W>(EXEC const&, CsrGraph<EXEC::memory_space, W> const&, \
+                                                                      Ordering, std::uint64_t);                     \
+  template CsrGraph<EXEC::memory_space, W> permute<EXEC, W>(EXEC const&, CsrGraph<EXEC::memory_space, W> const&,     \
+                                                             Permutation<EXEC::memory_space> const&);              \
+  template double mean_edge_span<EXEC, W>(EXEC const&, CsrGraph<EXEC::memory_space, W> const&);
+#define HERD_INSTANTIATE_REORDER(EXEC)                                                                        \
+  template Kokkos::View<global_id*, EXEC::memory_space> global_ids_of<EXEC>(EXEC const&,                         \
+                                                                            Permutation<EXEC::memory_space> const&); \
+  HERD_INSTANTIATE_REORDER_W(EXEC, float)                                                                      \
+  HERD_INSTANTIATE_REORDER_W(EXEC, half)
+
+HERD_FOR_EACH_EXECUTION_SPACE(HERD_INSTANTIATE_REORDER)
+
+}  // namespace herd

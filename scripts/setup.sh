@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Installs what Herd needs on Debian 12 and builds Kokkos + Kokkos Kernels 3.4.01
+# (OpenMP + Serial) from Debian's trilinos source package into a cache prefix.
+# Work already done is skipped, so running it again is cheap.
+#
+#   scripts/setup.sh            # packages + Kokkos + Kokkos Kernels
+#   Kokkos_ROOT=/path scripts/setup.sh   # use an existing Kokkos; build nothing
+#
+# Prints nothing on success but progress lines; the prefix it built is written to
+# $HERD_DEPS/env.sh for the build scripts to source.
+set -euo pipefail
+
+HERD_DEPS=${HERD_DEPS:-$HOME/.cache/herd-deps}
+JOBS=${JOBS:-$(nproc)}
+mkdir -p "$HERD_DEPS"
+log() { printf '[setup] %s\n' "$*"; }
+
+packages=(build-essential cmake ninja-build pkg-config git
+  libopenmpi-dev openmpi-bin libhdf5-openmpi-dev hdf5-tools libmetis-dev
+  libgtest-dev libgmock-dev libbenchmark-dev python3 python3-h5py python3-matplotlib python3-numpy)
+
+need_pkgs=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need_pkgs+=("$p")
+done
+if ((${#need_pkgs[@]})); then
+  log "installing Debian packages: ${need_pkgs[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q >/dev/null
+  apt-get install -y -q --no-install-recommends "${need_pkgs[@]}" >/dev/null
+fi
+
+if [[ -n "${Kokkos_ROOT:-}" ]]; then
+  log "using existing Kokkos at $Kokkos_ROOT"
+  printf 'export Kokkos_ROOT=%q\n' "$Kokkos_ROOT" >"$HERD_DEPS/env.sh"
+  [[ -n "${KokkosKernels_ROOT:-}" ]] && printf 'export KokkosKernels_ROOT=%q\n' "$KokkosKernels_ROOT" >>"$HERD_DEPS/env.sh"
+  exit 0
+fi
+
+src=$HERD_DEPS/src
+prefix=$HERD_DEPS/kokkos-openmp
+if [[ ! -d $src/packages/kokkos ]]; then
+  log "fetching Debian's trilinos source package (Kokkos 3.4.01 inside)"
+  dpkg-query -W -f='${Status}' dpkg-dev 2>/dev/null | grep -q 'install ok installed' ||
+    { apt-get update -q >/dev/null; apt-get install -y -q --no-install-recommends dpkg-dev >/dev/null; }
+  work=$(mktemp -d)
+  list=$work/src.list
+  mkdir -p "$work/lists/partial"
+  echo "deb-src http://deb.debian.org/debian bookworm main" >"$list"
+  apt-get -q -o Dir::Etc::SourceList="$list" -o Dir::Etc::SourceParts=/dev/null \
+    -o Dir::State::Lists="$work/lists" update >/dev/null
+  (cd "$work" && apt-get -q -o Dir::Etc::SourceList="$list" -o Dir::Etc::SourceParts=/dev/null \
+    -o Dir::State::Lists="$work/lists" source --download-only trilinos >/dev/null)
+  mkdir -p "$src.tmp"
+  tar -xf "$work"/trilinos_*.orig.tar.* -C "$src.tmp" --strip-components=1 \
+    --wildcards '*/packages/kokkos/*' '*/packages/kokkos-kernels/*'
+  rm -rf "$src" && mv "$src.tmp" "$src" && rm -rf "$work"
+fi
+
+if [[ ! -f $prefix/.done-kokkos ]]; then
+  log "building Kokkos 3.4.01 (OpenMP + Serial) into $prefix"
+  cmake -S "$src/packages/kokkos" -B "$HERD_DEPS/build-kokkos" -G Ninja \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" \
+    -DCMAKE_CXX_STANDARD=17 -DBUILD_SHARED_LIBS=ON \
+    -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_TESTS=OFF >/dev/null
+  cmake --build "$HERD_DEPS/build-kokkos" -j "$JOBS" >/dev/null
+  cmake --install "$HERD_DEPS/build-kokkos" >/dev/null
+  touch "$prefix/.done-kokkos"
+fi
+
+if [[ ! -f $prefix/.done-kernels ]]; then
+  log "building Kokkos Kernels 3.4.01 into $prefix (about 12 minutes, once)"
+  # Few explicit instantiations keep the build short; Herd instantiates what it uses.
+  cmake -S "$src/packages/kokkos-kernels" -B "$HERD_DEPS/build-kernels" -G Ninja \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" -DKokkos_ROOT="$prefix" \
+    -DCMAKE_CXX_STANDARD=17 -DBUILD_SHARED_LIBS=ON \
+    -DKokkosKernels_INST_DOUBLE=ON -DKokkosKernels_INST_FLOAT=OFF \
+    -DKokkosKernels_INST_COMPLEX_DOUBLE=OFF -DKokkosKernels_INST_COMPLEX_FLOAT=OFF \
+    -DKokkosKernels_INST_ORDINAL_INT=ON -DKokkosKernels_INST_ORDINAL_INT64_T=OFF \
+    -DKokkosKernels_INST_OFFSET_INT=OFF -DKokkosKernels_INST_OFFSET_SIZE_T=ON \
+    -DKokkosKernels_INST_LAYOUTLEFT=ON -DKokkosKernels_INST_LAYOUTRIGHT=OFF \
+    -DKokkosKernels_ENABLE_TPL_BLAS=OFF -DKokkosKernels_ENABLE_TESTS=OFF >/dev/null
+  cmake --build "$HERD_DEPS/build-kernels" -j "$JOBS" >/dev/null
+  cmake --install "$HERD_DEPS/build-kernels" >/dev/null
+  touch "$prefix/.done-kernels"
+fi
+
+printf 'export Kokkos_ROOT=%q\nexport KokkosKernels_ROOT=%q\n' "$prefix" "$prefix" >"$HERD_DEPS/env.sh"
+log "dependencies ready in $prefix"

@@ -1,0 +1,165 @@
+#include "report.hpp"
+
+#include <herd/config.hpp>
+#include <herd/core/error.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+namespace herd::cli {
+
+namespace {
+
+std::string with_commas(long long value) {
+  std::string digits = std::to_string(value < 0 ? -value : value), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return value < 0 ? "-" + out : out;
+}
+
+std::string engineering(double value) {
+  std::ostringstream s;
+  s << std::setprecision(3) << value;
+  return s.str();
+}
+
+std::string json_string(std::string const& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buffer[8];
+      std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
+      out += buffer;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+double per_second(double count, double seconds) { return seconds > 0 ? count / seconds : 0.0; }
+
+}  // namespace
+
+void Progress::operator()(int step, int steps) {
+  if (!enabled_) return;
+  int const percent = static_cast<int>(100.0 * step / steps);
+  if (terminal_) {
+    if (percent == last_shown_ && step != steps) return;
+    last_shown_ = percent;
+    int const width = 40, filled = width * step / steps;
+    double const elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    std::fprintf(stderr, "\r[%s%s] %3d%%  step %d/%d  %.1f s", std::string(filled, '#').c_str(),
+                 std::string(width - filled, '.').c_str(), percent, step, steps, elapsed);
+    if (step == steps) std::fputc('\n', stderr);
+    std::fflush(stderr);
+  } else if (percent / 10 != last_shown_ / 10 || step == steps) {
+    last_shown_ = percent;
+    std::fprintf(stderr, "herd: step %d/%d\n", step, steps);
+  }
+}
+
+std::string summary_table(Options const& o, JobResult const& r) {
+  std::ostringstream s;
+  s << "Herd " << HERD_VERSION_STRING << " | model " << o.model << " | " << r.backend << ", " << r.threads
+    << " thread" << (r.threads == 1 ? "" : "s") << " | schedule " << r.schedule << "\n";
+  s << "graph " << r.graph_name << ": " << with_commas(r.agents) << " agents, " << with_commas(r.edges)
+    << " directed edges (mean degree " << engineering(r.mean_degree) << ", max " << r.max_degree << ")"
+    << (r.weighted ? ", weighted (" + o.precision + ")" : "") << "\n\n";
+  // The time series, thinned to at most 10 rows, then the final state.
+  std::size_t const rows = r.counts.size(), stride = rows > 11 ? (rows - 1 + 9) / 10 : 1;
+  s << std::setw(8) << "step";
+  for (auto const& c : r.columns) s << std::setw(13) << c;
+  s << "\n";
+  for (std::size_t t = 0; t < rows; t += stride) {
+    if (t + stride >= rows) t = rows - 1;
+    s << std::setw(8) << t;
+    for (long long v : r.counts[t]) s << std::setw(13) << with_commas(v);
+    s << "\n";
+  }
+  double const steps = static_cast<double>(o.steps);
+  s << "\nsetup " << engineering(r.setup_seconds) << " s, " << o.steps << " steps in " << engineering(r.step_seconds)
+    << " s: " << engineering(r.step_seconds / steps * 1e3) << " ms/step, "
+    << engineering(per_second(r.agents * steps, r.step_seconds)) << " agent-updates/s, "
+    << engineering(per_second(static_cast<double>(r.edges) * steps, r.step_seconds)) << " edges/s\n";
+  s << "memory: " << engineering(r.bytes_per_agent) << " bytes/agent, " << engineering(r.bytes_per_edge)
+    << " bytes/edge\n";
+  return s.str();
+}
+
+std::string csv(JobResult const& r) {
+  std::ostringstream s;
+  s << "step";
+  for (auto const& c : r.columns) s << "," << c;
+  s << "\n";
+  for (std::size_t t = 0; t < r.counts.size(); ++t) {
+    s << t;
+    for (long long v : r.counts[t]) s << "," << v;
+    s << "\n";
+  }
+  return s.str();
+}
+
+std::string json(Options const& o, JobResult const& r, std::string const& kokkos_configuration) {
+  std::ostringstream s;
+  s << std::setprecision(10);
+  double const steps = static_cast<double>(o.steps);
+  s << "{\n";
+  s << "  \"herd_version\": " << json_string(HERD_VERSION_STRING) << ",\n";
+  s << "  \"model\": " << json_string(o.model) << ",\n";
+  s << "  \"graph\": " << json_string(r.graph_name) << ",\n";
+  s << "  \"agents\": " << r.agents << ",\n";
+  s << "  \"edges\": " << r.edges << ",\n";
+  s << "  \"mean_degree\": " << r.mean_degree << ",\n";
+  s << "  \"max_degree\": " << r.max_degree << ",\n";
+  s << "  \"weighted\": " << (r.weighted ? "true" : "false") << ",\n";
+  s << "  \"steps\": " << o.steps << ",\n";
+  s << "  \"seed\": " << o.seed << ",\n";
+  s << "  \"parameters\": {\"beta\": " << o.beta << ", \"infectious_steps\": " << o.infectious_steps
+    << ", \"gamma\": " << o.gamma << ", \"latent_steps\": " << o.latent_steps << ", \"sigma\": " << o.sigma
+    << ", \"initial_infected\": " << o.initial_infected << ", \"initial_share\": " << o.initial_share
+    << ", \"precision\": " << json_string(o.precision) << ", \"reorder\": " << json_string(o.reorder)
+    << ", \"schedule\": " << json_string(r.schedule) << "},\n";
+  s << "  \"final\": {";
+  for (std::size_t c = 0; c < r.columns.size(); ++c)
+    s << (c ? ", " : "") << json_string(r.columns[c]) << ": " << r.counts.back()[c];
+  s << "},\n";
+  s << "  \"setup_seconds\": " << r.setup_seconds << ",\n";
+  s << "  \"step_loop_seconds\": " << r.step_seconds << ",\n";
+  s << "  \"seconds_per_step\": " << r.step_seconds / steps << ",\n";
+  s << "  \"agent_updates_per_second\": " << per_second(r.agents * steps, r.step_seconds) << ",\n";
+  s << "  \"edges_per_second\": " << per_second(static_cast<double>(r.edges) * steps, r.step_seconds) << ",\n";
+  s << "  \"bytes_per_agent\": " << r.bytes_per_agent << ",\n";
+  s << "  \"bytes_per_edge\": " << r.bytes_per_edge << ",\n";
+  s << "  \"backend\": " << json_string(r.backend) << ",\n";
+  s << "  \"threads\": " << r.threads << ",\n";
+  s << "  \"kokkos_version\": " << KOKKOS_VERSION << ",\n";
+  s << "  \"kokkos_configuration\": " << json_string(kokkos_configuration) << "\n";
+  s << "}\n";
+  return s.str();
+}
+
+void write_file_atomically(std::string const& path, std::string const& content) {
+  std::string const temporary = path + ".tmp";
+  std::FILE* file = std::fopen(temporary.c_str(), "wb");
+  require(file != nullptr, path + ": cannot write the file (" + std::strerror(errno) + ")");
+  bool const written = std::fwrite(content.data(), 1, content.size(), file) == content.size();
+  bool const closed = std::fclose(file) == 0;
+  if (!written || !closed || std::rename(temporary.c_str(), path.c_str()) != 0) {
+    std::remove(temporary.c_str());
+    throw Error(path + ": writing the file failed (" + std::strerror(errno) + ")");
+  }
+}
+
+}  // namespace herd::cli

@@ -1,0 +1,25 @@
+#include <herd/engine/schedule.hpp>
+
+namespace herd {
+
+Schedule parse_schedule(std::string const& name) {
+  if (name == "auto" || name == "automatic") return Schedule::automatic;
+  if (name == "thread") return Schedule::thread;
+  if (name == "vector") return Schedule::vector;
+  if (name == "team") return Schedule::team;
+  if (name == "hybrid") return Schedule::hybrid;
+  throw Error("unknown schedule '" + name + "' (expected auto, thread, vector, team or hybrid)");
+}
+
+std::string to_string(Schedule schedule) {
+  switch (schedule) {
+    case Schedule::automatic: return "auto";
+    case Schedule::thread: return "thread";
+    case Schedule::vector: return "vector";
+    case Schedule::team: return "team";
+    case Schedule::hybrid: return "hybrid";
+  }
+  return "?";
+}
+
+}  // namespace herd

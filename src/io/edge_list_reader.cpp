@@ -1,0 +1,107 @@
+#include <herd/io/edge_list_reader.hpp>
+
+#include <herd/core/error.hpp>
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+namespace herd {
+
+namespace {
+
+bool is_separator(char c) { return c == ' ' || c == '\t' || c == ',' || c == '\r'; }
+
+// Splits one line into at most 8 fields; returns how many there were.
+int split(std::string_view line, std::string_view* fields) {
+  int count = 0;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && is_separator(line[i])) ++i;
+    if (i == line.size()) break;
+    std::size_t const begin = i;
+    while (i < line.size() && !is_separator(line[i])) ++i;
+    if (count < 8) fields[count] = line.substr(begin, i - begin);
+    ++count;
+  }
+  return count;
+}
+
+bool parse_id(std::string_view text, long long& value) {
+  auto const [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return error == std::errc() && end == text.data() + text.size();
+}
+
+bool parse_weight(std::string_view text, float& value) {
+  auto const [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return error == std::errc() && end == text.data() + text.size() && std::isfinite(value) && value >= 0.0f;
+}
+
+}  // namespace
+
+HostEdgeList read_edge_list(std::string const& path) {
+  std::ifstream file(path, std::ios::binary);
+  require(static_cast<bool>(file), path + ": cannot open the file");
+  std::stringstream buffer;
+  buffer << file.rdbuf();
+  std::string const text = buffer.str();
+
+  HostEdgeList edges;
+  long long largest = -1, declared_agents = -1, base = 0;
+  bool first_data_line = true;
+  std::size_t line_number = 0, position = 0;
+  std::string_view fields[8];
+  auto fail = [&](std::string const& what) { throw Error(path + ":" + std::to_string(line_number) + ": " + what); };
+  constexpr long long max_agents = std::numeric_limits<agent_index>::max();
+
+  while (position < text.size()) {
+    std::size_t end = text.find('\n', position);
+    if (end == std::string::npos) end = text.size();
+    std::string_view const line(text.data() + position, end - position);
+    position = end + 1;
+    ++line_number;
+    int const count = split(line, fields);
+    if (count == 0 || fields[0][0] == '#' || fields[0][0] == '%') continue;
+    if (first_data_line) {
+      first_data_line = false;
+      if (count == 4 && (fields[2] == "u" || fields[2] == "d")) {  // .lg header: nv,ne,u|d,name
+        if (!parse_id(fields[0], declared_agents) || declared_agents <= 0 || declared_agents > max_agents)
+          fail("the header's agent count '" + std::string(fields[0]) + "' is not a positive agent count");
+        base = 1;
+        continue;
+      }
+    }
+    if (count != 2 && count != 3)
+      fail("expected two agent ids and an optional weight, found " + std::to_string(count) + " fields");
+    long long ids[2];
+    for (int k = 0; k < 2; ++k) {
+      if (!parse_id(fields[k], ids[k])) fail("'" + std::string(fields[k]) + "' is not an integer agent id");
+      ids[k] -= base;
+      if (ids[k] < 0) fail("agent id " + std::string(fields[k]) + " is below the first id " + std::to_string(base));
+      if (ids[k] >= max_agents)
+        fail("agent id " + std::string(fields[k]) + " exceeds the largest supported id " +
+             std::to_string(max_agents - 1 + base));
+      if (declared_agents > 0 && ids[k] >= declared_agents)
+        fail("agent id " + std::string(fields[k]) + " exceeds the header's agent count " +
+             std::to_string(declared_agents));
+      largest = std::max(largest, ids[k]);
+    }
+    if (count == 3) {
+      float weight;
+      if (!parse_weight(fields[2], weight)) fail("'" + std::string(fields[2]) + "' is not a non-negative weight");
+      if (edges.weights.size() != edges.sources.size()) fail("a weight appears after lines without weights");
+      edges.weights.push_back(weight);
+    } else if (!edges.weights.empty()) {
+      fail("this line has no weight but earlier lines do");
+    }
+    edges.sources.push_back(ids[0]);
+    edges.targets.push_back(ids[1]);
+  }
+  require(!edges.sources.empty(), path + ": the file holds no edges");
+  edges.num_agents = static_cast<agent_index>(declared_agents > 0 ? declared_agents : largest + 1);
+  return edges;
+}
+
+}  // namespace herd

@@ -1,0 +1,148 @@
+"""Tests of the herd command: its outputs, and that every bad input gives one clear line on stderr,
+a non-zero exit status, and no output file."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERD = None
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def herd(*args, threads=2):
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_PROC_BIND="false")
+    return subprocess.run([HERD, *args], capture_output=True, text=True, env=env, timeout=300)
+
+
+class Outputs(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.addCleanup(self.dir.cleanup)
+
+    def path(self, name):
+        return os.path.join(self.dir.name, name)
+
+    def test_help_and_version(self):
+        result = herd("--help")
+        self.assertEqual(result.returncode, 0)
+        for option in ["--model", "--graph", "--agents", "--mean-degree", "--steps", "--seed", "--beta",
+                       "--infectious-steps", "--gamma", "--initial-infected", "--precision", "--threads",
+                       "--csv", "--json"]:
+            self.assertIn(option, result.stdout)
+        self.assertRegex(herd("--version").stdout, r"^herd \d+\.\d+\.\d+")
+
+    def test_json_and_csv_describe_the_run(self):
+        result = herd("run", "--model", "sir", "--graph", "erdos-renyi", "--agents", "20000", "--mean-degree", "6",
+                      "--steps", "40", "--beta", "0.1", "--infectious-steps", "4", "--initial-infected", "25",
+                      "--csv", self.path("s.csv"), "--json", self.path("s.json"), "--quiet")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stdout, "")
+        summary = json.loads(read(self.path("s.json")))
+        for key in ["model", "agents", "edges", "steps", "seed", "final", "seconds_per_step",
+                    "agent_updates_per_second", "edges_per_second", "backend", "kokkos_configuration"]:
+            self.assertIn(key, summary)
+        self.assertEqual(summary["agents"], 20000)
+        self.assertEqual(sorted(summary["final"]), ["I", "R", "S"])
+        self.assertEqual(sum(summary["final"].values()), 20000)
+        rows = read(self.path("s.csv")).splitlines()
+        self.assertEqual(rows[0], "step,S,I,R")
+        self.assertEqual(len(rows), 42)
+        self.assertEqual(rows[1], "0,19975,25,0")
+        final = [int(v) for v in rows[-1].split(",")[1:]]
+        self.assertEqual(final, [summary["final"][k] for k in ["S", "I", "R"]])
+        self.assertEqual([f for f in os.listdir(self.dir.name) if f.endswith(".tmp")], [])
+
+    def test_same_seed_same_trajectory_for_any_threads_schedule_and_order(self):
+        common = ["--graph", "power-law", "--agents", "30000", "--mean-degree", "8", "--exponent", "2.2",
+                  "--steps", "30", "--beta", "0.15", "--quiet"]
+        reference = None
+        for threads, extra in [(1, []), (2, []), (2, ["--reorder", "rcm"]), (2, ["--schedule", "team"]),
+                               (1, ["--reorder", "random", "--schedule", "hybrid"])]:
+            out = self.path(f"t{threads}{len(extra)}.csv")
+            result = herd("run", *common, *extra, "--csv", out, threads=threads)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            series = read(out)
+            if reference is None:
+                reference = series
+            self.assertEqual(series, reference, f"threads {threads} {extra}")
+        self.assertNotEqual(reference.splitlines()[-1], reference.splitlines()[1], "nothing happened")
+
+    def test_edge_list_file_and_half_precision(self):
+        with open(self.path("g.txt"), "w") as f:
+            f.write("# a ring of 1000 with chords\n")
+            for i in range(1000):
+                f.write(f"{i}\t{(i + 1) % 1000}\t1.0\n{i}\t{(i * 7 + 3) % 1000}\t0.5\n")
+        result = herd("run", "--graph", self.path("g.txt"), "--precision", "half", "--steps", "10",
+                      "--json", self.path("g.json"), "--quiet")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        summary = json.loads(read(self.path("g.json")))
+        self.assertEqual(summary["agents"], 1000)
+        self.assertTrue(summary["weighted"])
+        self.assertEqual(summary["bytes_per_edge"], 6)  # 4-byte index + 2-byte weight
+
+    def test_summary_table_and_progress(self):
+        result = herd("run", "--graph", "watts-strogatz", "--agents", "5000", "--steps", "20")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("agent-updates/s", result.stdout)
+        self.assertIn("step 20/20", result.stderr)
+
+
+class BadInput(unittest.TestCase):
+    CASES = [
+        (["run", "--model", "flu"], 2, "--model: unknown value 'flu'"),
+        (["run", "--frobnicate", "1"], 2, "unknown option '--frobnicate'"),
+        (["fly"], 2, "unknown command 'fly'"),
+        (["run", "--agents", "0"], 2, "--agents must be positive"),
+        (["run", "--agents", "-5"], 2, "'-5' must not be negative"),
+        (["run", "--agents", "1e12"], 2, "exceeds the largest supported value 2147483647"),
+        (["run", "--agents", "2.5"], 2, "'2.5' is not a whole number"),
+        (["run", "--steps", "ten"], 2, "--steps: 'ten' is not a number"),
+        (["run", "--beta"], 2, "--beta needs a value"),
+        (["run", "--beta", "1.5", "--agents", "1000"], 1, "beta must lie in [0, 1], got 1.5"),
+        (["run", "--beta", "-0.1", "--agents", "1000"], 1, "beta must lie in [0, 1]"),
+        (["run", "--gamma", "2", "--agents", "1000"], 1, "exit probability must lie in (0, 1]"),
+        (["run", "--graph", "erdos-renyi", "--agents", "100", "--mean-degree", "500"], 1,
+         "mean degree must lie in (0, agents - 1]"),
+        (["run", "--graph", "power-law", "--agents", "1000", "--exponent", "1.5"], 1, "exponent must lie in (2, 10]"),
+        (["run", "--initial-infected", "5000", "--agents", "1000"], 1, "exceeds the agent count 1000"),
+        (["run", "--graph", "/no/such/graph.txt"], 1, "/no/such/graph.txt: cannot open the file"),
+    ]
+
+    def test_each_bad_input_gives_one_clear_line_and_no_output(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "out.json")
+            for args, status, message in self.CASES:
+                with self.subTest(args=args):
+                    result = herd(*args, "--json", out, "--quiet")
+                    self.assertEqual(result.returncode, status, result.stderr)
+                    lines = result.stderr.strip().splitlines()
+                    self.assertEqual(len(lines), 1, result.stderr)
+                    self.assertTrue(lines[0].startswith("herd: "), lines[0])
+                    self.assertIn(message, lines[0])
+                    self.assertFalse(os.path.exists(out))
+
+    def test_malformed_graph_file_names_the_line(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "bad.txt")
+            with open(path, "w") as f:
+                f.write("0 1\n1 2\n2 three\n")
+            result = herd("run", "--graph", path, "--quiet")
+            self.assertEqual(result.returncode, 1)
+            self.assertEqual(result.stderr.strip(), f"herd: {path}:3: 'three' is not an integer agent id")
+
+    def test_unwritable_output_is_reported(self):
+        result = herd("run", "--agents", "1000", "--steps", "2", "--csv", "/no/such/dir/x.csv", "--quiet")
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("/no/such/dir/x.csv: cannot write the file", result.stderr)
+
+
+if __name__ == "__main__":
+    HERD = sys.argv.pop(1)
+    unittest.main(verbosity=1)

@@ -1,0 +1,47 @@
+#pragma once
+
+#include <herd/herd.hpp>
+
+#include <Kokkos_Core.hpp>
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace herd::test {
+
+// Every host backend this build has: each typed test runs once per entry.
+using HostExecutionSpaces = ::testing::Types<
+#if defined(KOKKOS_ENABLE_SERIAL) && defined(KOKKOS_ENABLE_OPENMP)
+    Kokkos::Serial, Kokkos::OpenMP
+#elif defined(KOKKOS_ENABLE_OPENMP)
+    Kokkos::OpenMP
+#else
+    Kokkos::Serial
+#endif
+    >;
+
+template <class View>
+std::vector<typename View::non_const_value_type> to_vector(View const& view) {
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
+  return std::vector<typename View::non_const_value_type>(host.data(), host.data() + host.size());
+}
+
+template <class ExecutionSpace>
+EdgeList<typename ExecutionSpace::memory_space> edge_list(agent_index agents, std::vector<global_id> const& sources,
+                                                          std::vector<global_id> const& targets,
+                                                          std::vector<float> const& weights = {}) {
+  HostEdgeList host;
+  host.num_agents = agents;
+  host.sources = sources;
+  host.targets = targets;
+  host.weights = weights;
+  return to_device(ExecutionSpace(), host);
+}
+
+template <class ExecutionSpace, class Spec>
+CsrGraph<typename ExecutionSpace::memory_space> generated_graph(Spec const& spec, std::uint64_t seed) {
+  ExecutionSpace exec;
+  return build_csr(exec, generate_edges(exec, spec, seed));
+}
+
+}  // namespace herd::test

@@ -1,0 +1,168 @@
+#include "test_common.hpp"
+
+#include <cmath>
+#include <numeric>
+
+namespace {
+
+using namespace herd;
+using herd::test::to_vector;
+using Exec = Kokkos::DefaultExecutionSpace;
+
+// Final size R of an SIR epidemic on a large graph with Poisson degrees (mean c) where each edge
+// transmits with probability T: the giant component of bond percolation, R = 1 - exp(-c T R).
+double percolation_final_size(double c, double T) {
+  double r = 1.0;
+  for (int i = 0; i < 10000; ++i) r = 1.0 - std::exp(-c * T * r);
+  return r;
+}
+
+struct Outcome {
+  std::vector<std::int64_t> last;
+  std::vector<std::int64_t> history;
+  agent_index agents;
+};
+
+template <class Model>
+Outcome run_model(CsrGraph<Exec::memory_space> const& graph, Model& model, int steps, std::uint64_t seed) {
+  Simulation<Exec> sim(Exec(), graph, seed);
+  model.initialise(sim, graph.num_agents());
+  auto history = to_vector(run(sim, model, steps));
+  int const k = model.num_observables();
+  return {std::vector<std::int64_t>(history.end() - k, history.end()), history, graph.num_agents()};
+}
+
+TEST(Seir, AgentsAreConservedAndRecoveredNeverDecrease) {
+  auto graph = herd::test::generated_graph<Exec>(ErdosRenyi{50000, 6.0}, 4);
+  SeirParameters p;
+  p.beta = 0.1;
+  p.latent = Period::geometric(0.3);
+  p.infectious = Period::geometric(0.2);
+  p.initial_infected = 30;
+  Seir<> model(graph.num_agents(), p);
+  auto out = run_model(graph, model, 80, 9);
+  std::int64_t last_recovered = 0;
+  for (std::size_t t = 0; t * 4 < out.history.size(); ++t) {
+    auto const* row = &out.history[t * 4];
+    EXPECT_EQ(row[0] + row[1] + row[2] + row[3], 50000);
+    EXPECT_GE(row[3], last_recovered);
+    last_recovered = row[3];
+  }
+  EXPECT_EQ(out.history[2], 30);  // the seeds start infectious
+}
+
+// The fixed infectious period makes transmissions along different edges independent, so the
+// final size is exactly the percolation giant component with T = 1 - (1 - beta)^tau.
+TEST(Seir, SirFinalSizeMatchesPercolationTheory) {
+  agent_index const n = 200000;
+  auto graph = herd::test::generated_graph<Exec>(ErdosRenyi{n, 5.0}, 21);
+  double const c = degree_stats(Exec(), graph).mean_degree;
+  for (auto [beta, tau] : {std::pair{0.08, 4}, std::pair{0.2, 2}}) {
+    SeirParameters p;
+    p.beta = beta;
+    p.infectious = Period::fixed(tau);
+    p.initial_infected = 50;
+    Seir<> model(n, p);
+    auto out = run_model(graph, model, 400, 5);
+    EXPECT_EQ(out.last[2], 0) << "the epidemic should be over";
+    double const T = 1.0 - std::pow(1.0 - beta, tau);
+    double const expected = percolation_final_size(c, T);
+    double const measured = static_cast<double>(out.last[3]) / n;
+    // Sampling error of the giant component at this size is about 0.003.
+    EXPECT_NEAR(measured, expected, 0.012) << "beta " << beta << " tau " << tau << " cT " << c * T;
+  }
+}
+
+TEST(Seir, LatentPeriodDelaysButDoesNotChangeTheFinalSize) {
+  agent_index const n = 200000;
+  auto graph = herd::test::generated_graph<Exec>(ErdosRenyi{n, 5.0}, 22);
+  double const c = degree_stats(Exec(), graph).mean_degree;
+  SeirParameters p;
+  p.beta = 0.1;
+  p.latent = Period::fixed(3);
+  p.infectious = Period::fixed(3);
+  p.initial_infected = 50;
+  Seir<> model(n, p);
+  auto out = run_model(graph, model, 600, 6);
+  EXPECT_EQ(out.last[1] + out.last[2], 0);
+  EXPECT_NEAR(static_cast<double>(out.last[3]) / n, percolation_final_size(c, 1.0 - std::pow(0.9, 3)), 0.012);
+}
+
+TEST(Seir, BelowThresholdTheOutbreakStaysSmall) {
+  agent_index const n = 100000;
+  auto graph = herd::test::generated_graph<Exec>(ErdosRenyi{n, 4.0}, 23);
+  SeirParameters p;
+  p.beta = 0.05;
+  p.infectious = Period::fixed(2);  // c T = 0.39 < 1
+  p.initial_infected = 20;
+  Seir<> model(n, p);
+  auto out = run_model(graph, model, 200, 7);
+  // Mean outbreak size per seed below threshold is 1 / (1 - c T) = 1.64.
+  EXPECT_LT(out.last[3], 20 * 5);
+}
+
+TEST(Seir, WeightedEdgesTransmitWithBetaTimesWeight) {
+  // A star: the infected centre has 4000 neighbours with weight 0.5; beta = 0.4 gives each leaf
+  // infection probability 0.2 in the first step.
+  std::vector<global_id> src(4000, 0), dst(4000);
+  std::iota(dst.begin(), dst.end(), 1);
+  auto graph = build_csr(Exec(), herd::test::edge_list<Exec>(4001, src, dst, std::vector<float>(4000, 0.5f)));
+  SeirParameters p;
+  p.beta = 0.4;
+  p.infectious = Period::fixed(1);
+  p.initial_infected = 0;
+  Seir<> model(4001, p);
+  Simulation<Exec> sim(Exec(), graph, 3);
+  model.initialise(sim, 4001);
+  Kokkos::deep_copy(Kokkos::subview(model.state.current(), 0), std::uint8_t{Seir<>::infectious});
+  Kokkos::deep_copy(Kokkos::subview(model.timer.current(), 0), std::uint16_t{1});
+  auto history = to_vector(run(sim, model, 1));
+  double const infected = static_cast<double>(history[4 + 2]);
+  EXPECT_NEAR(infected / 4000, 0.2, 4 * std::sqrt(0.2 * 0.8 / 4000));
+  EXPECT_EQ(history[4 + 3], 1);  // the centre recovered after its single step
+}
+
+TEST(Seir, RejectsBadParameters) {
+  SeirParameters p;
+  p.beta = 1.5;
+  EXPECT_THROW(Seir<>(10, p), herd::Error);
+  p.beta = 0.1;
+  p.infectious = Period::fixed(0);
+  EXPECT_THROW(Seir<>(10, p), herd::Error);
+  p.infectious = Period::geometric(0.0);
+  EXPECT_THROW(Seir<>(10, p), herd::Error);
+  p.infectious = Period::fixed(3);
+  p.latent = Period::fixed(70000);
+  EXPECT_THROW(Seir<>(10, p), herd::Error);
+}
+
+// On a regular graph the voter model's fraction of opinion 1 is a martingale: averaged over
+// independent runs it stays where it started.
+TEST(Opinion, VoterModelConservesTheMeanOnARegularGraph) {
+  auto graph = herd::test::generated_graph<Exec>(WattsStrogatz{2000, 2, 0.0}, 1);
+  int const runs = 60;
+  std::vector<double> drift;
+  for (int r = 0; r < runs; ++r) {
+    Opinion<> model(2000, OpinionParameters{OpinionRule::voter, 0.3});
+    auto out = run_model(graph, model, 100, 100 + r);
+    drift.push_back((out.last[1] - out.history[1]) / 2000.0);
+    EXPECT_EQ(out.last[0] + out.last[1], 2000);
+  }
+  double const mean = std::accumulate(drift.begin(), drift.end(), 0.0) / runs;
+  double var = 0;
+  for (double d : drift) var += (d - mean) * (d - mean);
+  double const stderr_mean = std::sqrt(var / (runs - 1) / runs);
+  EXPECT_GT(stderr_mean, 0.0);  // opinions did move
+  EXPECT_LT(std::fabs(mean), 4 * stderr_mean + 1e-3);
+}
+
+TEST(Opinion, MajorityRuleAmplifiesTheMajority) {
+  auto graph = herd::test::generated_graph<Exec>(ErdosRenyi{20000, 20.0}, 1);
+  Opinion<> model(20000, OpinionParameters{OpinionRule::majority, 0.6});
+  auto out = run_model(graph, model, 20, 4);
+  EXPECT_GT(out.last[1], 19500);
+  Opinion<> minority(20000, OpinionParameters{OpinionRule::majority, 0.4});
+  EXPECT_LT(run_model(graph, minority, 20, 4).last[1], 500);
+}
+
+}  // namespace
