@@ -39,6 +39,8 @@ fi
 
 src=$HERD_DEPS/src
 prefix=$HERD_DEPS/kokkos-openmp
+# Bump when the build recipe below changes, so that caches made by an older recipe are rebuilt.
+recipe=2
 if [[ ! -d $src/packages/kokkos ]]; then
   log "fetching Debian's trilinos source package (Kokkos 3.4.01 inside)"
   dpkg-query -W -f='${Status}' dpkg-dev 2>/dev/null | grep -q 'install ok installed' ||
@@ -47,42 +49,42 @@ if [[ ! -d $src/packages/kokkos ]]; then
   list=$work/src.list
   mkdir -p "$work/lists/partial"
   echo "deb-src http://deb.debian.org/debian bookworm main" >"$list"
-  apt-get -q -o Dir::Etc::SourceList="$list" -o Dir::Etc::SourceParts=/dev/null \
-    -o Dir::State::Lists="$work/lists" update >/dev/null
-  (cd "$work" && apt-get -q -o Dir::Etc::SourceList="$list" -o Dir::Etc::SourceParts=/dev/null \
-    -o Dir::State::Lists="$work/lists" source --download-only trilinos >/dev/null)
+  apt_src=(-q -o Dir::Etc::SourceList="$list" -o Dir::Etc::SourceParts=/dev/null
+    -o Dir::State::Lists="$work/lists" -o APT::Sandbox::User=root)
+  apt-get "${apt_src[@]}" update >/dev/null
+  (cd "$work" && apt-get "${apt_src[@]}" source --download-only trilinos >/dev/null)
   mkdir -p "$src.tmp"
   tar -xf "$work"/trilinos_*.orig.tar.* -C "$src.tmp" --strip-components=1 \
     --wildcards '*/packages/kokkos/*' '*/packages/kokkos-kernels/*'
   rm -rf "$src" && mv "$src.tmp" "$src" && rm -rf "$work"
 fi
 
-if [[ ! -f $prefix/.done-kokkos ]]; then
+if [[ ! -f $prefix/.done-kokkos-$recipe ]]; then
   log "building Kokkos 3.4.01 (OpenMP + Serial) into $prefix"
   cmake -S "$src/packages/kokkos" -B "$HERD_DEPS/build-kokkos" -G Ninja \
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" \
-    -DCMAKE_CXX_STANDARD=17 -DBUILD_SHARED_LIBS=ON \
+    -DCMAKE_CXX_STANDARD=17 -DBUILD_SHARED_LIBS=ON -DCMAKE_INSTALL_RPATH="$prefix/lib" \
     -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_TESTS=OFF >/dev/null
   cmake --build "$HERD_DEPS/build-kokkos" -j "$JOBS" >/dev/null
   cmake --install "$HERD_DEPS/build-kokkos" >/dev/null
-  touch "$prefix/.done-kokkos"
+  touch "$prefix/.done-kokkos-$recipe"
 fi
 
-if [[ ! -f $prefix/.done-kernels ]]; then
+if [[ ! -f $prefix/.done-kernels-$recipe ]]; then
   log "building Kokkos Kernels 3.4.01 into $prefix (about 12 minutes, once)"
   # Few explicit instantiations keep the build short; Herd instantiates what it uses.
   cmake -S "$src/packages/kokkos-kernels" -B "$HERD_DEPS/build-kernels" -G Ninja \
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" -DKokkos_ROOT="$prefix" \
-    -DCMAKE_CXX_STANDARD=17 -DBUILD_SHARED_LIBS=ON \
+    -DCMAKE_CXX_STANDARD=17 -DBUILD_SHARED_LIBS=ON -DCMAKE_INSTALL_RPATH="$prefix/lib" \
     -DKokkosKernels_INST_DOUBLE=ON -DKokkosKernels_INST_FLOAT=OFF \
     -DKokkosKernels_INST_COMPLEX_DOUBLE=OFF -DKokkosKernels_INST_COMPLEX_FLOAT=OFF \
     -DKokkosKernels_INST_ORDINAL_INT=ON -DKokkosKernels_INST_ORDINAL_INT64_T=OFF \
     -DKokkosKernels_INST_OFFSET_INT=OFF -DKokkosKernels_INST_OFFSET_SIZE_T=ON \
     -DKokkosKernels_INST_LAYOUTLEFT=ON -DKokkosKernels_INST_LAYOUTRIGHT=OFF \
-    -DKokkosKernels_ENABLE_TPL_BLAS=OFF -DKokkosKernels_ENABLE_TESTS=OFF >/dev/null
+    -DKokkosKernels_ENABLE_TPL_BLAS=OFF -DKokkosKernels_ENABLE_TESTS=OFF >"$HERD_DEPS/kernels-configure.log" 2>&1
   cmake --build "$HERD_DEPS/build-kernels" -j "$JOBS" >/dev/null
   cmake --install "$HERD_DEPS/build-kernels" >/dev/null
-  touch "$prefix/.done-kernels"
+  touch "$prefix/.done-kernels-$recipe"
 fi
 
 printf 'export Kokkos_ROOT=%q\nexport KokkosKernels_ROOT=%q\n' "$prefix" "$prefix" >"$HERD_DEPS/env.sh"

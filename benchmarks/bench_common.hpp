@@ -1,0 +1,68 @@
+#pragma once
+
+#include <herd/herd.hpp>
+
+#include <Kokkos_Core.hpp>
+#include <benchmark/benchmark.h>
+
+#include <map>
+#include <string>
+#include <tuple>
+
+namespace herd::bench {
+
+using Exec = Kokkos::DefaultExecutionSpace;
+using Memory = Exec::memory_space;
+
+enum GraphKind { erdos_renyi = 0, power_law = 1, population = 2 };
+inline char const* graph_name(int kind) {
+  return kind == erdos_renyi ? "erdos-renyi" : kind == power_law ? "power-law" : "population";
+}
+
+/// Graphs of mean degree 16 (the population: its own), generated once per (kind, agents, ordering)
+/// and shared by all benchmarks of the run. Ordering::none keeps the generator's labels, which
+/// carry no locality for Erdos-Renyi and power-law graphs (agents are labelled at random).
+template <class WeightStorage = float>
+CsrGraph<Memory, WeightStorage> const& graph(int kind, agent_index agents, Ordering ordering) {
+  static std::map<std::tuple<int, agent_index, Ordering>, CsrGraph<Memory, WeightStorage>> cache;
+  auto const key = std::make_tuple(kind, agents, ordering);
+  auto found = cache.find(key);
+  if (found != cache.end()) return found->second;
+  if (cache.size() > 4) cache.clear();  // bound memory: graphs of 10^7 agents take gigabytes
+  Exec exec;
+  CsrGraph<Memory, WeightStorage> g;
+  if (kind == erdos_renyi) {
+    g = build_csr<WeightStorage>(exec, generate_edges(exec, ErdosRenyi{agents, 16.0}, 1));
+  } else if (kind == power_law) {
+    g = build_csr<WeightStorage>(exec, generate_edges(exec, PowerLaw{agents, 2.1, 16.0, 0.0}, 1));
+  } else {
+    LayeredPopulation spec;
+    spec.agents = agents;
+    g = build_csr<WeightStorage>(exec, generate_population(exec, spec, 1).edges);
+  }
+  if (ordering != Ordering::none) g = permute(exec, g, compute_ordering(exec, g, ordering, 1));
+  return cache.emplace(key, g).first->second;
+}
+
+/// Times `body` with the device fenced on both sides; reports the time as the iteration's.
+template <class F>
+void timed(benchmark::State& state, F&& body) {
+  for (auto _ : state) {
+    Kokkos::fence();
+    Kokkos::Timer timer;
+    body();
+    Kokkos::fence();
+    state.SetIterationTime(timer.seconds());
+  }
+}
+
+/// Throughput counters a reader can hold against hardware limits.
+inline void set_rates(benchmark::State& state, double agents, double edges, double bytes) {
+  using benchmark::Counter;
+  auto const iterations = static_cast<double>(state.iterations());
+  state.counters["agent_updates/s"] = Counter(agents * iterations, Counter::kIsRate);
+  state.counters["edges/s"] = Counter(edges * iterations, Counter::kIsRate);
+  state.counters["GB/s"] = Counter(bytes * iterations / 1e9, Counter::kIsRate);
+}
+
+}  // namespace herd::bench

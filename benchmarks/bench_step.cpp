@@ -1,0 +1,83 @@
+// Step throughput of the built-in models, next to the reference kernels in bench_reference.cpp.
+//
+// Bytes a step must move, counted as the minimum (each array element once): per agent the row
+// offset (8), the state and timer read (3) and written (3); per edge the neighbour index (4), the
+// neighbour's state byte (1) and the weight if any (4 or 2).
+
+#include "bench_common.hpp"
+
+namespace herd::bench {
+namespace {
+
+template <class WeightStorage>
+void sir_step(benchmark::State& state) {
+  int const kind = static_cast<int>(state.range(0));
+  auto const agents = static_cast<agent_index>(state.range(1));
+  auto const ordering = static_cast<Ordering>(state.range(2));
+  auto const schedule = static_cast<Schedule>(state.range(3));
+  auto const& g = graph<WeightStorage>(kind, agents, ordering);
+  Exec exec;
+  Simulation<Exec, WeightStorage> sim(exec, g, 7, schedule);
+  // beta = 0 keeps every susceptible agent scanning all its neighbours every step: the full pull
+  // step, the same work in every iteration.
+  SeirParameters p;
+  p.beta = 0.0;
+  p.infectious = Period::fixed(60000);
+  p.initial_infected = agents / 100;
+  Seir<Memory> model(agents, p);
+  model.initialise(sim, agents);
+  timed(state, [&] {
+    model.step(sim);
+    sim.end_step();
+  });
+  double const edges = static_cast<double>(g.num_edges());
+  double const bytes = agents * (8.0 + 6.0) + edges * (4.0 + 1.0 + (g.weighted() ? sizeof(WeightStorage) : 0));
+  set_rates(state, agents, edges, bytes);
+  state.SetLabel(std::string(graph_name(kind)) + " order=" + to_string(ordering) +
+                 " schedule=" + to_string(sim.plan().schedule));
+}
+
+void sizes(benchmark::internal::Benchmark* b, std::vector<int> kinds, std::vector<Schedule> schedules) {
+  for (int kind : kinds)
+    for (std::int64_t n : {100000, 1000000, 10000000})
+      for (Ordering o : {Ordering::none, Ordering::rcm})
+        for (Schedule s : schedules)
+          b->Args({kind, n, static_cast<std::int64_t>(o), static_cast<std::int64_t>(s)});
+}
+
+BENCHMARK_TEMPLATE(sir_step, float)
+    ->Apply([](auto* b) { sizes(b, {erdos_renyi}, {Schedule::automatic}); })
+    ->Apply([](auto* b) { sizes(b, {power_law}, {Schedule::thread, Schedule::hybrid}); })
+    ->ArgNames({"graph", "agents", "order", "schedule"})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
+// Weighted graphs: the population's layer weights as float and as half.
+BENCHMARK_TEMPLATE(sir_step, float)
+    ->Args({population, 1000000, 0, 0})
+    ->Args({population, 10000000, 0, 0})
+    ->ArgNames({"graph", "agents", "order", "schedule"})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(sir_step, half)
+    ->Args({population, 1000000, 0, 0})
+    ->Args({population, 10000000, 0, 0})
+    ->ArgNames({"graph", "agents", "order", "schedule"})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
+void graph_construction(benchmark::State& state) {
+  auto const agents = static_cast<agent_index>(state.range(0));
+  Exec exec;
+  std::size_t edges = 0;
+  timed(state, [&] {
+    auto g = build_csr(exec, generate_edges(exec, ErdosRenyi{agents, 16.0}, 1));
+    edges = g.num_edges();
+  });
+  state.counters["edges/s"] = benchmark::Counter(static_cast<double>(edges) * state.iterations(),
+                                                 benchmark::Counter::kIsRate);
+}
+BENCHMARK(graph_construction)->Arg(1000000)->Arg(10000000)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace herd::bench
