@@ -1,0 +1,26 @@
+# Run with cmake -P: installs the build tree into a scratch prefix, then configures, builds and
+# runs examples/sis_model against the installed Herd, as a user's project would.
+#   -DBUILD_DIR=... -DSOURCE_DIR=... -DKokkos_ROOT=... [-DKokkosKernels_ROOT=...] [-DGENERATOR=...]
+set(prefix ${BUILD_DIR}/downstream/install)
+file(REMOVE_RECURSE ${BUILD_DIR}/downstream)
+function(step)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "downstream test: '${ARGN}' failed:\n${out}")
+  endif()
+endfunction()
+step(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+foreach(header herd/herd.hpp herd/config.hpp lib/cmake/Herd/HerdConfig.cmake lib/cmake/Herd/HerdConfigVersion.cmake)
+  if(header MATCHES "^herd/")
+    set(header include/${header})
+  endif()
+  if(NOT EXISTS ${prefix}/${header})
+    message(FATAL_ERROR "downstream test: ${header} was not installed")
+  endif()
+endforeach()
+step(${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/sis_model -B ${BUILD_DIR}/downstream/build -G ${GENERATOR}
+     -DCMAKE_PREFIX_PATH=${prefix} -DKokkos_ROOT=${Kokkos_ROOT} -DKokkosKernels_ROOT=${KokkosKernels_ROOT}
+     -DCMAKE_BUILD_TYPE=Release)
+step(${CMAKE_COMMAND} --build ${BUILD_DIR}/downstream/build)
+step(${BUILD_DIR}/downstream/build/sis)
+message(STATUS "downstream test: built and ran examples/sis_model against ${prefix}")
