@@ -2,8 +2,8 @@
 
 #include <herd/herd.hpp>
 
-#include <Kokkos_Core.hpp>
 #include <benchmark/benchmark.h>
+#include <Kokkos_Core.hpp>
 
 #include <map>
 #include <string>
@@ -25,6 +25,9 @@ inline char const* graph_name(int kind) {
 template <class WeightStorage = float>
 CsrGraph<Memory, WeightStorage> const& graph(int kind, agent_index agents, Ordering ordering) {
   static std::map<std::tuple<int, agent_index, Ordering>, CsrGraph<Memory, WeightStorage>> cache;
+  // Views must be released before Kokkos::finalize, not at static destruction after it.
+  static bool const hooked = (Kokkos::push_finalize_hook([] { cache.clear(); }), true);
+  (void)hooked;
   auto const key = std::make_tuple(kind, agents, ordering);
   auto found = cache.find(key);
   if (found != cache.end()) return found->second;

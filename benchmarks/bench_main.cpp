@@ -1,8 +1,8 @@
 #include <herd/config.hpp>
 #include <herd/core/kokkos_compat.hpp>
 
-#include <Kokkos_Core.hpp>
 #include <benchmark/benchmark.h>
+#include <Kokkos_Core.hpp>
 
 #include <sstream>
 #include <string>

@@ -44,8 +44,8 @@ void spmv(benchmark::State& state) {
   using matrix = KokkosSparse::CrsMatrix<double, agent_index, device, void, edge_offset>;
   Kokkos::View<double*, Memory> values("herd::bench::values", g.num_edges());
   Kokkos::deep_copy(values, 1.0);
-  matrix const a("herd::bench::matrix", agents, agents, static_cast<agent_index>(g.num_edges()), values,
-                 g.row_offsets, g.neighbours);
+  matrix const a("herd::bench::matrix", agents, agents, static_cast<agent_index>(g.num_edges()), values, g.row_offsets,
+                 g.neighbours);
   Kokkos::View<double*, Kokkos::LayoutLeft, Memory> x("herd::bench::x", agents), y("herd::bench::y", agents);
   Kokkos::deep_copy(x, 1.0);
   timed(state, [&] { KokkosSparse::spmv("N", 1.0, a, x, 0.0, y); });
@@ -61,7 +61,11 @@ void graphs(benchmark::internal::Benchmark* b) {
       for (Ordering o : {Ordering::none, Ordering::rcm}) b->Args({kind, n, static_cast<std::int64_t>(o)});
 }
 
-BENCHMARK(bare_gather)->Apply(graphs)->ArgNames({"graph", "agents", "order"})->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(bare_gather)
+    ->Apply(graphs)
+    ->ArgNames({"graph", "agents", "order"})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 #if HERD_ENABLE_KOKKOSKERNELS
 BENCHMARK(spmv)->Apply(graphs)->ArgNames({"graph", "agents", "order"})->UseManualTime()->Unit(benchmark::kMillisecond);
 #endif
@@ -74,7 +78,8 @@ void stream_triad(benchmark::State& state) {
   double const s = 3.0;
   timed(state, [&] {
     Kokkos::parallel_for(
-        "herd::bench::stream_triad", Kokkos::RangePolicy<Exec>(0, n), KOKKOS_LAMBDA(std::size_t i) { a(i) = b(i) + s * c(i); });
+        "herd::bench::stream_triad", Kokkos::RangePolicy<Exec>(0, n),
+        KOKKOS_LAMBDA(std::size_t i) { a(i) = b(i) + s * c(i); });
   });
   state.counters["GB/s"] = benchmark::Counter(24.0 * n * state.iterations() / 1e9, benchmark::Counter::kIsRate);
 }

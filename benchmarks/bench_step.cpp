@@ -41,16 +41,15 @@ void sizes(benchmark::internal::Benchmark* b, std::vector<int> kinds, std::vecto
   for (int kind : kinds)
     for (std::int64_t n : {100000, 1000000, 10000000})
       for (Ordering o : {Ordering::none, Ordering::rcm})
-        for (Schedule s : schedules)
-          b->Args({kind, n, static_cast<std::int64_t>(o), static_cast<std::int64_t>(s)});
+        for (Schedule s : schedules) b->Args({kind, n, static_cast<std::int64_t>(o), static_cast<std::int64_t>(s)});
 }
 
-BENCHMARK_TEMPLATE(sir_step, float)
-    ->Apply([](auto* b) { sizes(b, {erdos_renyi}, {Schedule::automatic}); })
-    ->Apply([](auto* b) { sizes(b, {power_law}, {Schedule::thread, Schedule::hybrid}); })
-    ->ArgNames({"graph", "agents", "order", "schedule"})
-    ->UseManualTime()
-    ->Unit(benchmark::kMillisecond);
+void unweighted(benchmark::internal::Benchmark* b) {
+  sizes(b, {erdos_renyi}, {Schedule::automatic});
+  sizes(b, {power_law}, {Schedule::thread, Schedule::hybrid});
+  b->ArgNames({"graph", "agents", "order", "schedule"});
+}
+BENCHMARK_TEMPLATE(sir_step, float)->Apply(unweighted)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 // Weighted graphs: the population's layer weights as float and as half.
 BENCHMARK_TEMPLATE(sir_step, float)
@@ -74,8 +73,8 @@ void graph_construction(benchmark::State& state) {
     auto g = build_csr(exec, generate_edges(exec, ErdosRenyi{agents, 16.0}, 1));
     edges = g.num_edges();
   });
-  state.counters["edges/s"] = benchmark::Counter(static_cast<double>(edges) * state.iterations(),
-                                                 benchmark::Counter::kIsRate);
+  state.counters["edges/s"] =
+      benchmark::Counter(static_cast<double>(edges) * state.iterations(), benchmark::Counter::kIsRate);
 }
 BENCHMARK(graph_construction)->Arg(1000000)->Arg(10000000)->UseManualTime()->Unit(benchmark::kMillisecond);
 

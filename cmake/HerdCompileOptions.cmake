@@ -19,6 +19,17 @@ endfunction()
 # Warnings are errors-in-waiting in Herd's own code; they stay off for users' code.
 function(herd_warnings target)
   if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
-    target_compile_options(${target} PRIVATE -Wall -Wextra)
+    target_compile_options(${target} PRIVATE -Wall -Wextra $<$<BOOL:${Herd_WARNINGS_AS_ERRORS}>:-Werror>)
   endif()
+endfunction()
+
+# AddressSanitizer + UndefinedBehaviorSanitizer for Herd and everything linked with it (tests,
+# examples, the herd command). Any report aborts the program, so a test that triggers one fails.
+function(herd_sanitize target)
+  if(NOT Herd_SANITIZE)
+    return()
+  endif()
+  set(flags -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  target_compile_options(${target} PUBLIC $<$<COMPILE_LANGUAGE:CXX>:${flags}>)
+  target_link_options(${target} PUBLIC ${flags})
 endfunction()

@@ -1,8 +1,18 @@
 #!/usr/bin/env bash
 # Sets up what is missing, builds Herd with its tests, and runs them all through CTest.
+#   scripts/test.sh              Release build in ./build
+#   scripts/test.sh --sanitize   AddressSanitizer + UndefinedBehaviorSanitizer build in ./build-sanitize
+# Other arguments go to ctest (e.g. -L unit, -R cli).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-scripts/build.sh
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-ctest --test-dir build --output-on-failure -j 2 "$@"
+if [[ "${1:-}" == "--sanitize" ]]; then
+  shift
+  BUILD_DIR=build-sanitize CMAKE_BUILD_TYPE=RelWithDebInfo scripts/build.sh -DHerd_WARNINGS_AS_ERRORS=ON -DHerd_SANITIZE=ON -DHerd_ENABLE_BENCHMARKS=OFF
+  # The spack and formatting checks do not depend on how Herd is compiled; the Release run has them.
+  ctest --test-dir build-sanitize --output-on-failure -j 2 -LE "spack|hygiene|docs" "$@"
+else
+  scripts/build.sh -DHerd_WARNINGS_AS_ERRORS=ON
+  ctest --test-dir build --output-on-failure -j 2 "$@"
+fi

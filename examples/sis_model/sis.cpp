@@ -10,7 +10,9 @@ struct Sis {
   herd::probability_threshold beta, gamma;             // per contact and per step
 
   template <class Sim>
-  void step(Sim& sim) { sim.apply(*this, infected); }
+  void step(Sim& sim) {
+    sim.apply(*this, infected);
+  }
 
   template <class Agent>
   KOKKOS_INLINE_FUNCTION void operator()(Agent const& a) const {

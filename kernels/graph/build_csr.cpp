@@ -82,7 +82,8 @@ Kokkos::View<edge_offset*, typename ExecutionSpace::memory_space> exclusive_scan
 }
 
 template <class ExecutionSpace>
-edge_offset last_entry(ExecutionSpace const& exec, Kokkos::View<edge_offset*, typename ExecutionSpace::memory_space> v) {
+edge_offset last_entry(ExecutionSpace const& exec,
+                       Kokkos::View<edge_offset*, typename ExecutionSpace::memory_space> v) {
   edge_offset value = 0;
   exec.fence();
   Kokkos::deep_copy(value, Kokkos::subview(v, v.extent(0) - 1));
@@ -114,8 +115,8 @@ CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> build_csr(
       "herd::build_csr::count", policy(exec, 0, edges.size()), KOKKOS_LAMBDA(std::size_t e) {
         auto const s = sources(e), t = targets(e);
         if (drop_loops && s == t) return;
-        Kokkos::atomic_increment(&offsets(s));
-        if (both_ways && s != t) Kokkos::atomic_increment(&offsets(t));
+        Kokkos::atomic_add(&offsets(s), edge_offset(1));
+        if (both_ways && s != t) Kokkos::atomic_add(&offsets(t), edge_offset(1));
       });
   Details::exclusive_scan(exec, offsets, "herd::build_csr::scan_degrees");
   edge_offset const stored = Details::last_entry(exec, offsets);
@@ -148,7 +149,8 @@ CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> build_csr(
       "herd::build_csr::count_kept", policy(exec, 0, n), KOKKOS_LAMBDA(std::size_t i) {
         edge_offset count = 0;
         for (edge_offset e = offsets(i); e < offsets(i + 1); ++e)
-          if (!unique || e == offsets(i) || Details::key_neighbour(keys(e)) != Details::key_neighbour(keys(e - 1))) ++count;
+          if (!unique || e == offsets(i) || Details::key_neighbour(keys(e)) != Details::key_neighbour(keys(e - 1)))
+            ++count;
         kept(i) = count;
       });
   Details::exclusive_scan(exec, kept, "herd::build_csr::scan_kept");
@@ -156,8 +158,8 @@ CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> build_csr(
 
   CsrGraph<memory_space, WeightStorage> graph;
   graph.row_offsets = kept;
-  graph.neighbours = Kokkos::View<agent_index*, memory_space>(
-      Kokkos::ViewAllocateWithoutInitializing("herd::graph::neighbours"), nnz);
+  graph.neighbours =
+      Kokkos::View<agent_index*, memory_space>(Kokkos::ViewAllocateWithoutInitializing("herd::graph::neighbours"), nnz);
   if (weighted)
     graph.weights = Kokkos::View<WeightStorage*, memory_space>(
         Kokkos::ViewAllocateWithoutInitializing("herd::graph::weights"), nnz);
@@ -167,7 +169,8 @@ CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> build_csr(
       "herd::build_csr::compact", policy(exec, 0, n), KOKKOS_LAMBDA(std::size_t i) {
         edge_offset out = kept(i);
         for (edge_offset e = offsets(i); e < offsets(i + 1); ++e) {
-          if (unique && e != offsets(i) && Details::key_neighbour(keys(e)) == Details::key_neighbour(keys(e - 1))) continue;
+          if (unique && e != offsets(i) && Details::key_neighbour(keys(e)) == Details::key_neighbour(keys(e - 1)))
+            continue;
           out_neighbours(out) = Details::key_neighbour(keys(e));
           if (weighted) out_weights(out) = storage_traits<WeightStorage>::store(Details::key_weight(keys(e)));
           ++out;
@@ -188,8 +191,8 @@ void validate(ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::memo
   auto neighbours = graph.neighbours;
   auto weights = graph.weights;
   bool const weighted = graph.weighted();
-  require(!weighted || weights.extent(0) == nnz, what + ": " + std::to_string(nnz) + " neighbours but " +
-                                                     std::to_string(weights.extent(0)) + " weights");
+  require(!weighted || weights.extent(0) == nnz,
+          what + ": " + std::to_string(nnz) + " neighbours but " + std::to_string(weights.extent(0)) + " weights");
   edge_offset first{}, last{};
   Kokkos::deep_copy(first, Kokkos::subview(offsets, 0));
   Kokkos::deep_copy(last, Kokkos::subview(offsets, n));
@@ -219,8 +222,8 @@ void validate(ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::memo
   agent_index neighbour{};
   Kokkos::deep_copy(neighbour, Kokkos::subview(neighbours, bad_edge));
   require(neighbour >= 0 && neighbour < limit, what + ": neighbour entry " + std::to_string(bad_edge) + " is " +
-                                                   std::to_string(neighbour) + ", outside [0, " +
-                                                   std::to_string(n) + ")");
+                                                   std::to_string(neighbour) + ", outside [0, " + std::to_string(n) +
+                                                   ")");
   throw Error(what + ": weight of entry " + std::to_string(bad_edge) + " is negative or not finite");
 }
 
@@ -247,12 +250,12 @@ DegreeStats degree_stats(ExecutionSpace const& exec,
   return stats;
 }
 
-#define HERD_INSTANTIATE_BUILD_CSR_W(EXEC, W)                                                                    \
+#define HERD_INSTANTIATE_BUILD_CSR_W(EXEC, W)                                                                   \
   template CsrGraph<EXEC::memory_space, W> build_csr<W, EXEC>(EXEC const&, EdgeList<EXEC::memory_space> const&, \
-                                                               BuildOptions const&);                             \
+                                                              BuildOptions const&);                             \
   template void validate<EXEC, W>(EXEC const&, CsrGraph<EXEC::memory_space, W> const&, std::string const&);     \
   template DegreeStats degree_stats<EXEC, W>(EXEC const&, CsrGraph<EXEC::memory_space, W> const&);
-#define HERD_INSTANTIATE_BUILD_CSR(EXEC)   \
+#define HERD_INSTANTIATE_BUILD_CSR(EXEC)    \
   HERD_INSTANTIATE_BUILD_CSR_W(EXEC, float) \
   HERD_INSTANTIATE_BUILD_CSR_W(EXEC, half)
 

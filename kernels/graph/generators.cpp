@@ -44,10 +44,10 @@ EdgeList<MemorySpace> allocate_edges(agent_index agents, std::size_t count, bool
   EdgeList<MemorySpace> edges;
   edges.num_agents = agents;
   std::string const prefix = std::string("herd::generate::") + label;
-  edges.sources = Kokkos::View<global_id*, MemorySpace>(Kokkos::ViewAllocateWithoutInitializing(prefix + "::sources"),
-                                                        count);
-  edges.targets = Kokkos::View<global_id*, MemorySpace>(Kokkos::ViewAllocateWithoutInitializing(prefix + "::targets"),
-                                                        count);
+  edges.sources =
+      Kokkos::View<global_id*, MemorySpace>(Kokkos::ViewAllocateWithoutInitializing(prefix + "::sources"), count);
+  edges.targets =
+      Kokkos::View<global_id*, MemorySpace>(Kokkos::ViewAllocateWithoutInitializing(prefix + "::targets"), count);
   if (weighted)
     edges.weights =
         Kokkos::View<float*, MemorySpace>(Kokkos::ViewAllocateWithoutInitializing(prefix + "::weights"), count);
@@ -78,8 +78,9 @@ void random_pairs(ExecutionSpace const& exec, EdgeList<typename ExecutionSpace::
 // expects n c shift^-alpha / sum_i (i + shift)^-alpha neighbours. Solved by bisection on the host.
 inline double power_law_shift(double n, double alpha, double mean_degree, double max_degree) {
   auto expected_top = [&](double shift) {
-    double const total = alpha == 1.0 ? std::log((n + shift) / shift)
-                                      : (std::pow(n + shift, 1.0 - alpha) - std::pow(shift, 1.0 - alpha)) / (1.0 - alpha);
+    double const total = alpha == 1.0
+                             ? std::log((n + shift) / shift)
+                             : (std::pow(n + shift, 1.0 - alpha) - std::pow(shift, 1.0 - alpha)) / (1.0 - alpha);
     return n * mean_degree * std::pow(shift, -alpha) / (total + 0.5 * std::pow(shift, -alpha));
   };
   double lo = 1e-3, hi = 1e12;
@@ -203,8 +204,8 @@ EdgeList<typename ExecutionSpace::memory_space> layer(
   Kokkos::parallel_for(
       "herd::generate::choose_group", policy(exec, 0, n), KOKKOS_LAMBDA(agent_index a) {
         bool const member = age(a) == wanted && happens(rng.bits(a, 0, join_stream, 0), join);
-        group_of(a) = member ? static_cast<agent_index>(uniform_below(rng.bits(a, 0, choice_stream, 0),
-                                                                      static_cast<std::uint32_t>(groups)))
+        group_of(a) = member ? static_cast<agent_index>(
+                                   uniform_below(rng.bits(a, 0, choice_stream, 0), static_cast<std::uint32_t>(groups)))
                              : -1;
       });
   auto const member_csr = Details::memberships(exec, group_of, groups);
@@ -269,8 +270,8 @@ EdgeList<typename ExecutionSpace::memory_space> generate_edges(ExecutionSpace co
       KOKKOS_LAMBDA(std::size_t e) {
         for (std::uint32_t end = 0; end < 2; ++end) {
           // The first agent whose cumulative weight exceeds a uniform draw in [0, total).
-          std::uint64_t const u = uniform_below64(rng.bits64(static_cast<global_id>(e), 0, Details::random_edges, end),
-                                                  total);
+          std::uint64_t const u =
+              uniform_below64(rng.bits64(static_cast<global_id>(e), 0, Details::random_edges, end), total);
           std::size_t lo = 0, hi = last;
           while (lo < hi) {
             std::size_t const mid = lo + (hi - lo) / 2;
@@ -291,14 +292,13 @@ EdgeList<typename ExecutionSpace::memory_space> generate_edges(ExecutionSpace co
                                                                std::uint64_t seed) {
   Details::check_agents(spec.agents, "watts-strogatz");
   auto const k = spec.neighbours_each_side;
-  require(k >= 1 && 2.0 * k < spec.agents, "watts-strogatz: neighbours on each side must lie in [1, agents / 2), got " +
-                                              std::to_string(k));
+  require(k >= 1 && 2.0 * k < spec.agents,
+          "watts-strogatz: neighbours on each side must lie in [1, agents / 2), got " + std::to_string(k));
   require(spec.rewire >= 0.0 && spec.rewire <= 1.0,
           "watts-strogatz: the rewiring probability must lie in [0, 1], got " + std::to_string(spec.rewire));
   Kokkos::Profiling::pushRegion("herd::generate::watts_strogatz");
   std::size_t const m = static_cast<std::size_t>(spec.agents) * k;
-  auto edges =
-      Details::allocate_edges<typename ExecutionSpace::memory_space>(spec.agents, m, false, "watts_strogatz");
+  auto edges = Details::allocate_edges<typename ExecutionSpace::memory_space>(spec.agents, m, false, "watts_strogatz");
   auto sources = edges.sources;
   auto targets = edges.targets;
   CounterRng const rng{seed};
@@ -352,8 +352,8 @@ Population<typename ExecutionSpace::memory_space> generate_population(ExecutionS
   Kokkos::parallel_for(
       "herd::generate::household_sizes", policy(exec, 0, n), KOKKOS_LAMBDA(agent_index h) {
         auto const r = rng.bits(h, 0, Details::household_size, 0);
-        sizes(h) = static_cast<std::uint8_t>(1 + !happens(r, s1) + !happens(r, s2) +
-                                             !happens(r, s3) + !happens(r, s4) + !happens(r, s5));
+        sizes(h) = static_cast<std::uint8_t>(1 + !happens(r, s1) + !happens(r, s2) + !happens(r, s3) + !happens(r, s4) +
+                                             !happens(r, s5));
       });
   Kokkos::parallel_scan(
       "herd::generate::household_starts", policy(exec, 0, n + 1),
@@ -385,15 +385,17 @@ Population<typename ExecutionSpace::memory_space> generate_population(ExecutionS
         "herd::generate::households", policy(exec, 0, n), KOKKOS_LAMBDA(agent_index h) {
           if (start(h) >= static_cast<edge_offset>(n)) return;
           auto const first = static_cast<agent_index>(start(h));
-          auto const end = static_cast<agent_index>(start(h) + sizes(h) < static_cast<edge_offset>(n) ? start(h) + sizes(h) : n);
+          auto const end =
+              static_cast<agent_index>(start(h) + sizes(h) < static_cast<edge_offset>(n) ? start(h) + sizes(h) : n);
           edge_offset slot = pair_start(h);
           for (agent_index a = first; a < end; ++a) {
             household(a) = h;
             auto const r = rng.bits(a, 0, Details::age, 0);
             // The first member is an adult or an elder; the others children, adults or elders.
-            age(a) = static_cast<std::uint8_t>(
-                a == first ? (happens(r, elder_head) ? AgeGroup::elder : AgeGroup::adult)
-                           : (happens(r, child) ? AgeGroup::child : happens(r, elder) ? AgeGroup::elder : AgeGroup::adult));
+            age(a) = static_cast<std::uint8_t>(a == first ? (happens(r, elder_head) ? AgeGroup::elder : AgeGroup::adult)
+                                                          : (happens(r, child)   ? AgeGroup::child
+                                                             : happens(r, elder) ? AgeGroup::elder
+                                                                                 : AgeGroup::adult));
             for (agent_index b = a + 1; b < end; ++b, ++slot) {
               sources(slot) = a;
               targets(slot) = b;
@@ -406,11 +408,12 @@ Population<typename ExecutionSpace::memory_space> generate_population(ExecutionS
   // Schools and workplaces: members pick a group at random; contacts are drawn inside classes
   // (blocks of class_size members of one school) and inside whole workplaces.
   // Everyone of school age goes to school (share 1); the draw stream is then unused.
-  auto school = Details::layer(exec, age, seed, AgeGroup::child, 1.0, spec.school_size, spec.class_size, spec.class_contacts, Details::employment,
-                      Details::school_choice, Details::class_contacts, spec.school_weight);
-  auto work = Details::layer(exec, age, seed, AgeGroup::adult, spec.employment, spec.workplace_size, spec.workplace_size,
-                    spec.workplace_contacts, Details::employment, Details::workplace_choice,
-                    Details::workplace_contacts, spec.workplace_weight);
+  auto school =
+      Details::layer(exec, age, seed, AgeGroup::child, 1.0, spec.school_size, spec.class_size, spec.class_contacts,
+                     Details::employment, Details::school_choice, Details::class_contacts, spec.school_weight);
+  auto work = Details::layer(exec, age, seed, AgeGroup::adult, spec.employment, spec.workplace_size,
+                             spec.workplace_size, spec.workplace_contacts, Details::employment,
+                             Details::workplace_choice, Details::workplace_contacts, spec.workplace_weight);
 
   auto const random_count = static_cast<std::size_t>(std::llround(n * spec.community_degree / 2.0));
   auto community = Details::allocate_edges<memory_space>(n, random_count, true, "community");
@@ -423,7 +426,7 @@ Population<typename ExecutionSpace::memory_space> generate_population(ExecutionS
   return population;
 }
 
-#define HERD_INSTANTIATE_GENERATORS(EXEC)                                                                        \
+#define HERD_INSTANTIATE_GENERATORS(EXEC)                                                                       \
   template EdgeList<EXEC::memory_space> generate_edges<EXEC>(EXEC const&, ErdosRenyi const&, std::uint64_t);    \
   template EdgeList<EXEC::memory_space> generate_edges<EXEC>(EXEC const&, PowerLaw const&, std::uint64_t);      \
   template EdgeList<EXEC::memory_space> generate_edges<EXEC>(EXEC const&, WattsStrogatz const&, std::uint64_t); \

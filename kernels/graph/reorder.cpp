@@ -26,10 +26,14 @@ Ordering parse_ordering(std::string const& name) {
 
 std::string to_string(Ordering ordering) {
   switch (ordering) {
-    case Ordering::none: return "none";
-    case Ordering::rcm: return "rcm";
-    case Ordering::degree: return "degree";
-    case Ordering::random: return "random";
+    case Ordering::none:
+      return "none";
+    case Ordering::rcm:
+      return "rcm";
+    case Ordering::degree:
+      return "degree";
+    case Ordering::random:
+      return "random";
   }
   return "?";
 }
@@ -141,7 +145,8 @@ CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> permute(
   out.row_offsets = Kokkos::View<edge_offset*, memory_space>("herd::graph::row_offsets", n + 1);
   auto offsets = out.row_offsets;
   Kokkos::parallel_scan(
-      "herd::permute::offsets", policy(exec, 0, n + 1), KOKKOS_LAMBDA(agent_index r, edge_offset & partial, bool final) {
+      "herd::permute::offsets", policy(exec, 0, n + 1),
+      KOKKOS_LAMBDA(agent_index r, edge_offset & partial, bool final) {
         if (final) offsets(r) = partial;
         if (r < n) partial += in_offsets(old_of_new(r) + 1) - in_offsets(old_of_new(r));
       });
@@ -202,16 +207,16 @@ Kokkos::View<global_id*, typename ExecutionSpace::memory_space> global_ids_of(
   return ids;
 }
 
-#define HERD_INSTANTIATE_REORDER_W(EXEC, W)                                                                         \
-  template Permutation<EXEC::memory_space> compute_ordering<EXEC, W>(EXEC const&, CsrGraph<EXEC::memory_space, W> const&, \
-                                                                      Ordering, std::uint64_t);                     \
-  template CsrGraph<EXEC::memory_space, W> permute<EXEC, W>(EXEC const&, CsrGraph<EXEC::memory_space, W> const&,     \
-                                                             Permutation<EXEC::memory_space> const&);              \
+#define HERD_INSTANTIATE_REORDER_W(EXEC, W)                                                                      \
+  template Permutation<EXEC::memory_space> compute_ordering<EXEC, W>(                                            \
+      EXEC const&, CsrGraph<EXEC::memory_space, W> const&, Ordering, std::uint64_t);                             \
+  template CsrGraph<EXEC::memory_space, W> permute<EXEC, W>(EXEC const&, CsrGraph<EXEC::memory_space, W> const&, \
+                                                            Permutation<EXEC::memory_space> const&);             \
   template double mean_edge_span<EXEC, W>(EXEC const&, CsrGraph<EXEC::memory_space, W> const&);
-#define HERD_INSTANTIATE_REORDER(EXEC)                                                                        \
-  template Kokkos::View<global_id*, EXEC::memory_space> global_ids_of<EXEC>(EXEC const&,                         \
+#define HERD_INSTANTIATE_REORDER(EXEC)                                                                               \
+  template Kokkos::View<global_id*, EXEC::memory_space> global_ids_of<EXEC>(EXEC const&,                             \
                                                                             Permutation<EXEC::memory_space> const&); \
-  HERD_INSTANTIATE_REORDER_W(EXEC, float)                                                                      \
+  HERD_INSTANTIATE_REORDER_W(EXEC, float)                                                                            \
   HERD_INSTANTIATE_REORDER_W(EXEC, half)
 
 HERD_FOR_EACH_EXECUTION_SPACE(HERD_INSTANTIATE_REORDER)

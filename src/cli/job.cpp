@@ -95,8 +95,8 @@ JobResult run_with(Options const& o, std::function<void(int, int)> const& progre
     Seir<Memory> model(graph.num_agents(), p);
     state_bytes = decltype(model.state)::bytes_per_agent() + decltype(model.timer)::bytes_per_agent();
     double const setup_seconds = setup.seconds();
-    result = simulate(o, sim, model, o.model == "seir" ? std::vector<int>{0, 1, 2, 3} : std::vector<int>{0, 2, 3},
-                      progress);
+    result =
+        simulate(o, sim, model, o.model == "seir" ? std::vector<int>{0, 1, 2, 3} : std::vector<int>{0, 2, 3}, progress);
     result.setup_seconds = setup_seconds;
   } else {
     OpinionParameters p;

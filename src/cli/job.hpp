@@ -18,10 +18,10 @@ struct JobResult {
   int max_degree = 0;
   bool weighted = false;
   std::string schedule;
-  std::vector<std::string> columns;           ///< observable names shown
-  std::vector<std::vector<long long>> counts; ///< [step][column], step 0 = initial state
-  double setup_seconds = 0.0;                 ///< graph generation, reordering, initial state
-  double step_seconds = 0.0;                  ///< the step loop, observables included
+  std::vector<std::string> columns;            ///< observable names shown
+  std::vector<std::vector<long long>> counts;  ///< [step][column], step 0 = initial state
+  double setup_seconds = 0.0;                  ///< graph generation, reordering, initial state
+  double step_seconds = 0.0;                   ///< the step loop, observables included
   double bytes_per_agent = 0.0;
   double bytes_per_edge = 0.0;
   std::string backend;

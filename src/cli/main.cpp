@@ -10,12 +10,12 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <new>
 #include <sstream>
-#include <unistd.h>
 
 int main(int argc, char* argv[]) {
   using namespace herd::cli;

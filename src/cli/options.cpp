@@ -52,7 +52,10 @@ Options parse(std::vector<std::string> const& args) {
   constexpr long long max_int = std::numeric_limits<int>::max();
   using Setter = std::function<void(std::string const&, std::string const&)>;
   std::map<std::string, Setter> const with_value = {
-      {"--model", [&](auto& k, auto& v) { o.model = one_of(k, v, {"sir", "seir", "voter", "majority"}); }},
+      {"--model",
+       [&](auto& k, auto& v) {
+         o.model = one_of(k, v, {"sir", "seir", "voter", "majority"});
+       }},
       {"--graph", [&](auto&, auto& v) { o.graph = v; }},
       {"--agents", [&](auto& k, auto& v) { o.agents = to_count(k, v, max_agents); }},
       {"--mean-degree", [&](auto& k, auto& v) { o.mean_degree = to_number(k, v); }},
@@ -67,10 +70,18 @@ Options parse(std::vector<std::string> const& args) {
       {"--sigma", [&](auto& k, auto& v) { o.sigma = to_number(k, v); }},
       {"--initial-infected", [&](auto& k, auto& v) { o.initial_infected = to_count(k, v, max_agents); }},
       {"--initial-share", [&](auto& k, auto& v) { o.initial_share = to_number(k, v); }},
-      {"--precision", [&](auto& k, auto& v) { o.precision = one_of(k, v, {"float", "half"}); }},
-      {"--reorder", [&](auto& k, auto& v) { o.reorder = one_of(k, v, {"none", "rcm", "degree", "random"}); }},
+      {"--precision",
+       [&](auto& k, auto& v) {
+         o.precision = one_of(k, v, {"float", "half"});
+       }},
+      {"--reorder",
+       [&](auto& k, auto& v) {
+         o.reorder = one_of(k, v, {"none", "rcm", "degree", "random"});
+       }},
       {"--schedule",
-       [&](auto& k, auto& v) { o.schedule = one_of(k, v, {"auto", "thread", "vector", "team", "hybrid"}); }},
+       [&](auto& k, auto& v) {
+         o.schedule = one_of(k, v, {"auto", "thread", "vector", "team", "hybrid"});
+       }},
       {"--threads", [&](auto& k, auto& v) { o.threads = static_cast<int>(to_count(k, v, 4096)); }},
       {"--csv", [&](auto&, auto& v) { o.csv = v; }},
       {"--json", [&](auto&, auto& v) { o.json = v; }},

@@ -72,8 +72,8 @@ void Progress::operator()(int step, int steps) {
 
 std::string summary_table(Options const& o, JobResult const& r) {
   std::ostringstream s;
-  s << "Herd " << HERD_VERSION_STRING << " | model " << o.model << " | " << r.backend << ", " << r.threads
-    << " thread" << (r.threads == 1 ? "" : "s") << " | schedule " << r.schedule << "\n";
+  s << "Herd " << HERD_VERSION_STRING << " | model " << o.model << " | " << r.backend << ", " << r.threads << " thread"
+    << (r.threads == 1 ? "" : "s") << " | schedule " << r.schedule << "\n";
   s << "graph " << r.graph_name << ": " << with_commas(r.agents) << " agents, " << with_commas(r.edges)
     << " directed edges (mean degree " << engineering(r.mean_degree) << ", max " << r.max_degree << ")"
     << (r.weighted ? ", weighted (" + o.precision + ")" : "") << "\n\n";

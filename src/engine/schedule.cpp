@@ -13,11 +13,16 @@ Schedule parse_schedule(std::string const& name) {
 
 std::string to_string(Schedule schedule) {
   switch (schedule) {
-    case Schedule::automatic: return "auto";
-    case Schedule::thread: return "thread";
-    case Schedule::vector: return "vector";
-    case Schedule::team: return "team";
-    case Schedule::hybrid: return "hybrid";
+    case Schedule::automatic:
+      return "auto";
+    case Schedule::thread:
+      return "thread";
+    case Schedule::vector:
+      return "vector";
+    case Schedule::team:
+      return "team";
+    case Schedule::hybrid:
+      return "hybrid";
   }
   return "?";
 }

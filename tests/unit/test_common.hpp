@@ -2,8 +2,8 @@
 
 #include <herd/herd.hpp>
 
-#include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
+#include <Kokkos_Core.hpp>
 
 #include <vector>
 

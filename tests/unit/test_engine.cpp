@@ -34,8 +34,7 @@ std::vector<std::int64_t> seir_trajectory(CsrGraph<typename Exec::memory_space> 
   std::vector<std::int64_t> out(state.size());
   std::vector<agent_index> old_of_new(state.size());
   if (ordering != Ordering::none) old_of_new = to_vector(p.old_of_new);
-  for (std::size_t i = 0; i < state.size(); ++i)
-    out[ordering != Ordering::none ? old_of_new[i] : i] = state[i];
+  for (std::size_t i = 0; i < state.size(); ++i) out[ordering != Ordering::none ? old_of_new[i] : i] = state[i];
   for (auto c : to_vector(history)) out.push_back(c);
   return out;
 }
@@ -145,9 +144,8 @@ TEST(Engine, StepLoopAllocatesAndCopiesNothing) {
   model.initialise(sim, graph.num_agents());
   History<Exec::memory_space> history("history", 51, model.num_observables());
   namespace tools = Kokkos::Tools::Experimental;
-  tools::set_allocate_data_callback([](Kokkos::Profiling::SpaceHandle, char const*, void const*, std::uint64_t) {
-    ++ToolCounters::allocations;
-  });
+  tools::set_allocate_data_callback(
+      [](Kokkos::Profiling::SpaceHandle, char const*, void const*, std::uint64_t) { ++ToolCounters::allocations; });
   tools::set_begin_deep_copy_callback([](Kokkos::Profiling::SpaceHandle, char const*, void const*,
                                          Kokkos::Profiling::SpaceHandle, char const*, void const*,
                                          std::uint64_t) { ++ToolCounters::deep_copies; });

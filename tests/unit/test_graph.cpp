@@ -57,10 +57,16 @@ TYPED_TEST(Graph, RejectsBadEdgesNamingThem) {
       EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
     }
   };
-  expect_error([] { build_csr(Exec(), herd::test::edge_list<Exec>(3, {0, 1}, {1, 3})); },
-               "edge 1 (1 -> 3) has an agent id not below the agent count 3");
-  expect_error([] { build_csr(Exec(), herd::test::edge_list<Exec>(3, {0, -1}, {1, 2})); },
-               "edge 1 (-1 -> 2) has a negative agent id");
+  expect_error(
+      [] {
+        build_csr(Exec(), herd::test::edge_list<Exec>(3, {0, 1}, {1, 3}));
+      },
+      "edge 1 (1 -> 3) has an agent id not below the agent count 3");
+  expect_error(
+      [] {
+        build_csr(Exec(), herd::test::edge_list<Exec>(3, {0, -1}, {1, 2}));
+      },
+      "edge 1 (-1 -> 2) has a negative agent id");
   expect_error([] { build_csr(Exec(), herd::test::edge_list<Exec>(3, {0}, {1}, {-1.0f})); },
                "weights must be finite and non-negative");
 }
@@ -155,7 +161,8 @@ TEST(Generators, WattsStrogatzWithoutRewiringIsARing) {
   auto offsets = to_vector(g.row_offsets);
   auto neighbours = to_vector(g.neighbours);
   EXPECT_EQ(offsets.back(), 40u);
-  EXPECT_EQ(std::vector<agent_index>(neighbours.begin(), neighbours.begin() + 4), (std::vector<agent_index>{1, 2, 8, 9}));
+  EXPECT_EQ(std::vector<agent_index>(neighbours.begin(), neighbours.begin() + 4),
+            (std::vector<agent_index>{1, 2, 8, 9}));
 }
 
 TEST(Generators, LayeredPopulationHasItsLayers) {

@@ -1,5 +1,5 @@
-#include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
+#include <Kokkos_Core.hpp>
 
 int main(int argc, char* argv[]) {
   Kokkos::initialize(argc, argv);

@@ -45,7 +45,7 @@ KOKKOS_INLINE_FUNCTION double log(double x) {
   }
   auto bits = Details::bit_cast<std::uint64_t>(x);
   std::int64_t exponent = static_cast<std::int64_t>(bits >> 52) - 1023;
-  if (exponent == -1023) {  // subnormal: normalise first
+  if (exponent == -1023) {        // subnormal: normalise first
     x = x * 18014398509481984.0;  // 2^54
     bits = Details::bit_cast<std::uint64_t>(x);
     exponent = static_cast<std::int64_t>(bits >> 52) - 1023 - 54;

@@ -48,10 +48,10 @@ struct CounterRng {
   KOKKOS_INLINE_FUNCTION std::uint32_t bits(global_id agent, std::uint32_t step, std::uint32_t stream,
                                             std::uint32_t draw) const {
     auto const id = static_cast<std::uint64_t>(agent);
-    Details::Philox4x32 const counter{{static_cast<std::uint32_t>(id), static_cast<std::uint32_t>(id >> 32), step,
-                                       (stream << 20) | (draw >> 2)}};
-    auto const out = Details::philox4x32_10(counter, static_cast<std::uint32_t>(seed),
-                                            static_cast<std::uint32_t>(seed >> 32));
+    Details::Philox4x32 const counter{
+        {static_cast<std::uint32_t>(id), static_cast<std::uint32_t>(id >> 32), step, (stream << 20) | (draw >> 2)}};
+    auto const out =
+        Details::philox4x32_10(counter, static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32));
     return out.v[draw & 3u];
   }
 

@@ -22,8 +22,8 @@ namespace herd {
 template <class Graph, Details::Lanes Mode, class TeamMember = int>
 class Agent {
  public:
-  KOKKOS_INLINE_FUNCTION Agent(Graph const& graph, agent_index index, global_id id, CounterRng rng,
-                               std::uint32_t step, std::uint32_t stream, TeamMember const& team)
+  KOKKOS_INLINE_FUNCTION Agent(Graph const& graph, agent_index index, global_id id, CounterRng rng, std::uint32_t step,
+                               std::uint32_t stream, TeamMember const& team)
       : graph_(graph), team_(team), index_(index), id_(id), rng_(rng), step_(step), stream_(stream) {}
 
   /// Local index: use it to read this agent's properties, `state(a.index())`.

@@ -8,7 +8,6 @@
 
 #include <Kokkos_Core.hpp>
 
-
 namespace herd {
 
 namespace Details {
@@ -104,7 +103,8 @@ struct ObserveKernel {
   }
   KOKKOS_INLINE_FUNCTION void join(HERD_JOIN_VOLATILE std::int64_t* totals,
                                    HERD_JOIN_VOLATILE std::int64_t const* part) const {
-    for (size_type k = 0; k < value_count; ++k) totals[k] += part[k];
+    // Not +=: a compound assignment to a volatile is deprecated in C++20.
+    for (size_type k = 0; k < value_count; ++k) totals[k] = totals[k] + part[k];
   }
 };
 
@@ -121,12 +121,12 @@ class Simulation {
 
   /// `ids(i)` is the global id of local agent i; leave it empty when global ids are the indices
   /// (a single rank, no reordering).
-  Simulation(ExecutionSpace const& exec, graph_type graph, std::uint64_t seed,
-             Schedule schedule = Schedule::automatic, Kokkos::View<global_id*, memory_space> ids = {})
+  Simulation(ExecutionSpace const& exec, graph_type graph, std::uint64_t seed, Schedule schedule = Schedule::automatic,
+             Kokkos::View<global_id*, memory_space> ids = {})
       : exec_(exec), graph_(std::move(graph)), ids_(std::move(ids)), rng_{seed} {
     require(ids_.extent(0) == 0 || ids_.extent(0) == static_cast<std::size_t>(graph_.num_agents()),
-            "simulation: " + std::to_string(ids_.extent(0)) + " global ids for " +
-                std::to_string(graph_.num_agents()) + " agents");
+            "simulation: " + std::to_string(ids_.extent(0)) + " global ids for " + std::to_string(graph_.num_agents()) +
+                " agents");
     plan_ = make_step_plan(exec_, graph_, schedule);
   }
 
@@ -148,8 +148,15 @@ class Simulation {
   template <class Phase, class... Written>
   void apply(Phase const& phase, Written&... written) {
     using kernel_type = Details::PhaseKernel<Phase, graph_type, Written...>;
-    kernel_type const kernel{phase,   graph_,      id_map(),   plan_.light, rng_, step_, streams::first_model_stream + phase_,
-                             Details::make_carry(written...), plan_.team_size};
+    kernel_type const kernel{phase,
+                             graph_,
+                             id_map(),
+                             plan_.light,
+                             rng_,
+                             step_,
+                             streams::first_model_stream + phase_,
+                             Details::make_carry(written...),
+                             plan_.team_size};
     launch(kernel);
     (written.swap(), ...);
     ++phase_;
@@ -169,8 +176,7 @@ class Simulation {
   template <class Model, class Row>
   void observe(Model const& model, Row const& row) const {
     Details::ObserveKernel<Model> const kernel{model, static_cast<unsigned>(row.extent(0))};
-    Kokkos::parallel_reduce("herd::observe", Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, num_agents()), kernel,
-                            row);
+    Kokkos::parallel_reduce("herd::observe", Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, num_agents()), kernel, row);
   }
 
  private:
@@ -178,16 +184,15 @@ class Simulation {
   void launch(Kernel kernel) const {
     if (plan_.light_count > 0) {
       if (plan_.light_lanes == Details::Lanes::thread) {
-        Kokkos::parallel_for("herd::step::thread",
-                             Kokkos::RangePolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec_, 0,
-                                                                                                   plan_.light_count),
-                             kernel);
+        Kokkos::parallel_for(
+            "herd::step::thread",
+            Kokkos::RangePolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec_, 0, plan_.light_count),
+            kernel);
       } else {
         agent_index const league = (plan_.light_count + plan_.team_size - 1) / plan_.team_size;
-        Kokkos::parallel_for(
-            "herd::step::vector",
-            Kokkos::TeamPolicy<ExecutionSpace>(exec_, league, plan_.team_size, plan_.vector_length),
-            Details::VectorLaunch<Kernel>{kernel, plan_.light_count});
+        Kokkos::parallel_for("herd::step::vector",
+                             Kokkos::TeamPolicy<ExecutionSpace>(exec_, league, plan_.team_size, plan_.vector_length),
+                             Details::VectorLaunch<Kernel>{kernel, plan_.light_count});
       }
     }
     if (plan_.hubs.extent(0) > 0) {

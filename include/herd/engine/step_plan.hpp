@@ -45,7 +45,8 @@ StepPlan<typename ExecutionSpace::memory_space> make_step_plan(
     plan.vector_length = Details::vector_length_for(stats.mean_degree);
     plan.team_size = 256 / plan.vector_length;
   }
-  if (schedule == Schedule::automatic) schedule = stats.max_degree >= hub_threshold ? Schedule::hybrid : Schedule::thread;
+  if (schedule == Schedule::automatic)
+    schedule = stats.max_degree >= hub_threshold ? Schedule::hybrid : Schedule::thread;
   if (schedule == Schedule::vector) plan.light_lanes = Details::Lanes::vector;
   if (schedule == Schedule::thread) plan.light_lanes = Details::Lanes::thread;
   plan.schedule = schedule;

@@ -46,9 +46,9 @@ struct EdgeList {
 
 /// Choices made while building a CSR graph from an edge list.
 struct BuildOptions {
-  bool symmetrise = true;        ///< store every edge in both directions (contact networks)
-  bool drop_self_loops = true;   ///< drop edges i -> i
-  bool drop_duplicates = true;   ///< keep one of each repeated edge: the one with the largest weight
+  bool symmetrise = true;       ///< store every edge in both directions (contact networks)
+  bool drop_self_loops = true;  ///< drop edges i -> i
+  bool drop_duplicates = true;  ///< keep one of each repeated edge: the one with the largest weight
 };
 
 }  // namespace herd

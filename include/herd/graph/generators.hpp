@@ -42,10 +42,10 @@ struct LayeredPopulation {
   agent_index school_size = 500;
   agent_index class_size = 25;
   agent_index workplace_size = 20;
-  int class_contacts = 6;        ///< random classmates each child links to
-  int workplace_contacts = 5;    ///< random colleagues each worker links to
-  double community_degree = 2.0; ///< mean degree of the random community layer
-  double employment = 0.7;       ///< fraction of working-age adults in a workplace
+  int class_contacts = 6;         ///< random classmates each child links to
+  int workplace_contacts = 5;     ///< random colleagues each worker links to
+  double community_degree = 2.0;  ///< mean degree of the random community layer
+  double employment = 0.7;        ///< fraction of working-age adults in a workplace
   float household_weight = 1.0f;
   float school_weight = 0.6f;
   float workplace_weight = 0.4f;
@@ -57,9 +57,9 @@ enum class AgeGroup : std::uint8_t { child = 0, adult = 1, elder = 2 };
 
 template <class MemorySpace>
 struct Population {
-  EdgeList<MemorySpace> edges;                            ///< weighted, one direction per contact
-  Kokkos::View<std::uint8_t*, MemorySpace> age_group;     ///< herd::AgeGroup of each agent
-  Kokkos::View<agent_index*, MemorySpace> household;      ///< household index of each agent
+  EdgeList<MemorySpace> edges;                         ///< weighted, one direction per contact
+  Kokkos::View<std::uint8_t*, MemorySpace> age_group;  ///< herd::AgeGroup of each agent
+  Kokkos::View<agent_index*, MemorySpace> household;   ///< household index of each agent
 };
 
 template <class ExecutionSpace>

@@ -48,7 +48,9 @@ class Opinion {
     Kokkos::parallel_for(
         "herd::opinion::initialise",
         Kokkos::RangePolicy<typename Simulation::execution_space>(sim.execution_space_instance(), 0, sim.num_agents()),
-        KOKKOS_LAMBDA(agent_index i) { o(i) = happens(rng.bits(ids(i), 0, streams::initial_state, 0), share) ? 1 : 0; });
+        KOKKOS_LAMBDA(agent_index i) {
+          o(i) = happens(rng.bits(ids(i), 0, streams::initial_state, 0), share) ? 1 : 0;
+        });
   }
 
   template <class Simulation>

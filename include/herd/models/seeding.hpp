@@ -17,8 +17,8 @@ namespace herd {
 /// depend on ordering, backend or how agents are distributed.
 template <class MemorySpace>
 Kokkos::View<global_id*, MemorySpace> choose_agents(std::uint64_t seed, global_id population, global_id count) {
-  require(count >= 0 && count <= population, "cannot choose " + std::to_string(count) + " agents out of " +
-                                                 std::to_string(population));
+  require(count >= 0 && count <= population,
+          "cannot choose " + std::to_string(count) + " agents out of " + std::to_string(population));
   CounterRng const rng{seed};
   std::unordered_set<global_id> chosen;
   chosen.reserve(static_cast<std::size_t>(count) * 2);

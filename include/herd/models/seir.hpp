@@ -96,9 +96,8 @@ class Seir {
       std::uint64_t hazard;
       if (a.weighted()) {
         double const beta = params_.beta;
-        hazard = a.template sum_over_neighbours<std::uint64_t>([&](agent_index j, float w) -> std::uint64_t {
-          return st(j) == infectious ? edge_hazard_of(beta, w) : 0;
-        });
+        hazard = a.template sum_over_neighbours<std::uint64_t>(
+            [&](agent_index j, float w) -> std::uint64_t { return st(j) == infectious ? edge_hazard_of(beta, w) : 0; });
       } else {
         hazard = unit_hazard_ * static_cast<std::uint64_t>(
                                     a.count_neighbours([&](agent_index j, float) { return st(j) == infectious; }));
@@ -157,8 +156,7 @@ class Seir {
                 std::string(name) + " period must be 1 to 65535 steps, got " + std::to_string(period.steps));
       } else {
         require(period.probability > 0.0 && period.probability <= 1.0,
-                std::string(name) + " exit probability must lie in (0, 1], got " +
-                    std::to_string(period.probability));
+                std::string(name) + " exit probability must lie in (0, 1], got " + std::to_string(period.probability));
       }
     };
     check_period(p.latent, "the latent", true);

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Draws epidemic curves from the time series `herd run --csv FILE` writes.
+
+    scripts/plot_epidemic.py run.csv [more.csv ...] -o curve.png [--title TEXT] [--fraction]
+
+One panel; one line per state column (S, E, I, R, ...) of each file. With several files, the
+lines of each file share a style and the legend names the file.
+"""
+
+import argparse
+import csv
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def read_series(path):
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    if len(rows) < 2 or rows[0][0] != "step":
+        sys.exit(f"{path}: not a herd time series (expected a header 'step,<state>,...' and rows)")
+    header, body = rows[0], rows[1:]
+    try:
+        columns = list(zip(*[[int(v) for v in row] for row in body]))
+    except ValueError as error:
+        sys.exit(f"{path}: {error}")
+    return {name: list(values) for name, values in zip(header, columns)}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("csv", nargs="+", help="time series written by herd run --csv")
+    parser.add_argument("-o", "--output", required=True, help="image to write (PNG, SVG, PDF)")
+    parser.add_argument("--title", default=None)
+    parser.add_argument("--fraction", action="store_true", help="plot fractions of the population")
+    args = parser.parse_args()
+
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=120)
+    styles = ["-", "--", ":", "-."]
+    colours = {"S": "tab:blue", "E": "tab:orange", "I": "tab:red", "R": "tab:green"}
+    for n, path in enumerate(args.csv):
+        series = read_series(path)
+        steps = series.pop("step")
+        total = sum(values[0] for values in series.values())
+        for name, values in series.items():
+            y = [v / total for v in values] if args.fraction else values
+            label = name if len(args.csv) == 1 else f"{name} ({os.path.basename(path)})"
+            ax.plot(steps, y, styles[n % len(styles)], color=colours.get(name), label=label)
+    ax.set_xlabel("step")
+    ax.set_ylabel("fraction of agents" if args.fraction else "agents")
+    ax.set_title(args.title or ", ".join(os.path.basename(p) for p in args.csv))
+    ax.grid(alpha=0.3)
+    ax.legend(frameon=False)
+    fig.tight_layout()
+    fig.savefig(args.output)
+    print(f"wrote {args.output}")
+
+
+if __name__ == "__main__":
+    main()

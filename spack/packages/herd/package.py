@@ -1,0 +1,111 @@
+# Spack recipe for Herd.
+#
+#   spack repo add ./spack
+#   spack install herd +openmp                       # CPUs
+#   spack install herd +cuda cuda_arch=90            # NVIDIA H100
+#   spack install herd +rocm amdgpu_target=gfx90a    # AMD MI250X
+#   spack install --test=root herd +openmp           # also builds and runs the test suite
+#
+# The GPU architecture chosen for Herd is passed down to Kokkos (and Kokkos Kernels): device
+# code in Herd's headers is compiled by the user's compiler for the architecture Kokkos was built
+# for, so the two must agree.
+
+from spack.package import *
+
+
+class Herd(CMakePackage, CudaPackage, ROCmPackage):
+    """Herd: agent-based simulation on contact networks at the speed of the memory system, on
+    CUDA, HIP and OpenMP through Kokkos, with bitwise-identical results for a given seed on every
+    backend, thread count and rank count."""
+
+    homepage = "https://github.com/herd-abm/herd"
+    git = "https://github.com/herd-abm/herd.git"
+
+    version("main", branch="main")
+
+    variant("openmp", default=True, description="Run on CPU threads through Kokkos' OpenMP backend")
+    variant("kokkos_kernels", default=True,
+            description="Kokkos Kernels: RCM locality reordering and the reference SpMV benchmark")
+    variant("mpi", default=False, description="Link MPI for distributed simulations")
+    variant("hdf5", default=False, description="Parallel HDF5 for populations, outputs and checkpoints")
+    variant("strict_fp", default=True,
+            description="No fused multiply-add contraction, so results are the same bits on every backend")
+    variant("benchmarks", default=False, description="Build the Google Benchmark suite")
+
+    depends_on("cxx", type="build")
+    depends_on("cmake@3.16:", type="build")
+
+    depends_on("kokkos@3.4:")
+    depends_on("kokkos+openmp", when="+openmp")
+    # Herd's step kernels are device lambdas.
+    depends_on("kokkos+cuda+cuda_lambda", when="+cuda")
+    depends_on("kokkos+rocm", when="+rocm")
+    for _arch in CudaPackage.cuda_arch_values:
+        depends_on(f"kokkos+cuda cuda_arch={_arch}", when=f"+cuda cuda_arch={_arch}")
+    for _target in ROCmPackage.amdgpu_targets:
+        depends_on(f"kokkos+rocm amdgpu_target={_target}", when=f"+rocm amdgpu_target={_target}")
+
+    depends_on("kokkos-kernels@3.4:", when="+kokkos_kernels")
+    depends_on("kokkos-kernels+openmp", when="+kokkos_kernels+openmp")
+    depends_on("kokkos-kernels+cuda", when="+kokkos_kernels+cuda")
+    depends_on("kokkos-kernels+rocm", when="+kokkos_kernels+rocm")
+    for _arch in CudaPackage.cuda_arch_values:
+        depends_on(f"kokkos-kernels+cuda cuda_arch={_arch}",
+                   when=f"+kokkos_kernels+cuda cuda_arch={_arch}")
+    for _target in ROCmPackage.amdgpu_targets:
+        depends_on(f"kokkos-kernels+rocm amdgpu_target={_target}",
+                   when=f"+kokkos_kernels+rocm amdgpu_target={_target}")
+
+    depends_on("mpi", when="+mpi")
+    depends_on("hdf5+mpi", when="+hdf5")
+    depends_on("benchmark@1.5:", when="+benchmarks")
+    depends_on("googletest@1.10:", type="test")
+    depends_on("python@3.6:", type="test")
+
+    conflicts("+cuda", when="+rocm", msg="Herd is built for one GPU backend at a time")
+    conflicts("+cuda", when="cuda_arch=none", msg="+cuda needs a cuda_arch, e.g. cuda_arch=90")
+    conflicts("+rocm", when="amdgpu_target=none", msg="+rocm needs an amdgpu_target, e.g. amdgpu_target=gfx90a")
+    conflicts("+hdf5", when="~mpi", msg="Herd reads and writes HDF5 with MPI-IO: +hdf5 needs +mpi")
+
+    def cmake_args(self):
+        spec = self.spec
+        if spec.satisfies("+rocm"):
+            cxx = spec["hip"].hipcc
+        else:
+            # nvcc_wrapper for CUDA builds, the Kokkos build's own compiler otherwise.
+            cxx = spec["kokkos"].kokkos_cxx
+        args = [
+            self.define("CMAKE_CXX_COMPILER", cxx),
+            self.define("Kokkos_ROOT", spec["kokkos"].prefix),
+            self.define_from_variant("Herd_ENABLE_KOKKOSKERNELS", "kokkos_kernels"),
+            self.define_from_variant("Herd_ENABLE_MPI", "mpi"),
+            self.define_from_variant("Herd_ENABLE_HDF5", "hdf5"),
+            self.define_from_variant("Herd_STRICT_FLOATING_POINT", "strict_fp"),
+            self.define_from_variant("Herd_ENABLE_BENCHMARKS", "benchmarks"),
+            self.define("Herd_ENABLE_TESTS", self.run_tests),
+            self.define("Herd_ENABLE_EXAMPLES", False),
+        ]
+        if spec.satisfies("+kokkos_kernels"):
+            args.append(self.define("KokkosKernels_ROOT", spec["kokkos-kernels"].prefix))
+        if spec.satisfies("+mpi"):
+            args.append(self.define("MPI_CXX_COMPILER", spec["mpi"].mpicxx))
+        return args
+
+    @run_after("install")
+    @on_package_attributes(run_tests=True)
+    def check_installed(self):
+        """Builds examples/sis_model against the installed tree with find_package(Herd) and runs
+        it, as a downstream code would; the unit tests ran in the build's check phase."""
+        source = join_path(self.stage.source_path, "examples", "sis_model")
+        with working_dir(join_path(self.build_directory, "installed-example"), create=True):
+            cmake = Executable(self.spec["cmake"].prefix.bin.cmake)
+            cmake(source, f"-DHerd_ROOT={self.prefix}", *self._example_args())
+            cmake("--build", ".")
+            Executable(join_path(".", "sis"))()
+
+    def _example_args(self):
+        args = [self.define("CMAKE_CXX_COMPILER", self.spec["kokkos"].kokkos_cxx),
+                self.define("Kokkos_ROOT", self.spec["kokkos"].prefix)]
+        if self.spec.satisfies("+kokkos_kernels"):
+            args.append(self.define("KokkosKernels_ROOT", self.spec["kokkos-kernels"].prefix))
+        return args
