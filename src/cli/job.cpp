@@ -58,8 +58,10 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
   auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), history);
   auto const names = model.observable_names();
   for (int c : shown) result.columns.push_back(names[c]);
+  result.counts.reserve(host.extent(0));
   for (std::size_t t = 0; t < host.extent(0); ++t) {
     std::vector<long long> row;
+    row.reserve(shown.size());
     for (int c : shown) row.push_back(host(t, c));
     result.counts.push_back(row);
   }

@@ -42,7 +42,7 @@ std::string one_of(std::string const& option, std::string const& text, std::vect
 Options parse(std::vector<std::string> const& args) {
   Options o;
   std::size_t i = 0;
-  if (!args.empty() && args[0].rfind("-", 0) != 0) {
+  if (!args.empty() && args[0].rfind('-', 0) != 0) {
     o.command = args[0];
     if (o.command != "run" && o.command != "help" && o.command != "version")
       throw UsageError{"unknown command '" + o.command + "' (expected run, help or version)"};
