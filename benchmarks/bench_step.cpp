@@ -52,18 +52,12 @@ void unweighted(benchmark::internal::Benchmark* b) {
 BENCHMARK_TEMPLATE(sir_step, float)->Apply(unweighted)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 // Weighted graphs: the population's layer weights as float and as half.
-BENCHMARK_TEMPLATE(sir_step, float)
-    ->Args({population, 1000000, 0, 0})
-    ->Args({population, 10000000, 0, 0})
-    ->ArgNames({"graph", "agents", "order", "schedule"})
-    ->UseManualTime()
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK_TEMPLATE(sir_step, half)
-    ->Args({population, 1000000, 0, 0})
-    ->Args({population, 10000000, 0, 0})
-    ->ArgNames({"graph", "agents", "order", "schedule"})
-    ->UseManualTime()
-    ->Unit(benchmark::kMillisecond);
+void weighted(benchmark::internal::Benchmark* b) {
+  for (std::int64_t n : {1000000, 10000000}) b->Args({population, n, 0, 0});
+  b->ArgNames({"graph", "agents", "order", "schedule"});
+}
+BENCHMARK_TEMPLATE(sir_step, float)->Apply(weighted)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(sir_step, half)->Apply(weighted)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 void graph_construction(benchmark::State& state) {
   auto const agents = static_cast<agent_index>(state.range(0));

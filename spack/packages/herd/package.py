@@ -40,21 +40,18 @@ class Herd(CMakePackage, CudaPackage, ROCmPackage):
     # Herd's step kernels are device lambdas.
     depends_on("kokkos+cuda+cuda_lambda", when="+cuda")
     depends_on("kokkos+rocm", when="+rocm")
-    for _arch in CudaPackage.cuda_arch_values:
-        depends_on(f"kokkos+cuda cuda_arch={_arch}", when=f"+cuda cuda_arch={_arch}")
-    for _target in ROCmPackage.amdgpu_targets:
-        depends_on(f"kokkos+rocm amdgpu_target={_target}", when=f"+rocm amdgpu_target={_target}")
-
     depends_on("kokkos-kernels@3.4:", when="+kokkos_kernels")
     depends_on("kokkos-kernels+openmp", when="+kokkos_kernels+openmp")
     depends_on("kokkos-kernels+cuda", when="+kokkos_kernels+cuda")
     depends_on("kokkos-kernels+rocm", when="+kokkos_kernels+rocm")
     for _arch in CudaPackage.cuda_arch_values:
-        depends_on(f"kokkos-kernels+cuda cuda_arch={_arch}",
-                   when=f"+kokkos_kernels+cuda cuda_arch={_arch}")
+        _gpu = f"+cuda cuda_arch={_arch}"
+        depends_on(f"kokkos{_gpu}", when=_gpu)
+        depends_on(f"kokkos-kernels{_gpu}", when=f"+kokkos_kernels{_gpu}")
     for _target in ROCmPackage.amdgpu_targets:
-        depends_on(f"kokkos-kernels+rocm amdgpu_target={_target}",
-                   when=f"+kokkos_kernels+rocm amdgpu_target={_target}")
+        _gpu = f"+rocm amdgpu_target={_target}"
+        depends_on(f"kokkos{_gpu}", when=_gpu)
+        depends_on(f"kokkos-kernels{_gpu}", when=f"+kokkos_kernels{_gpu}")
 
     depends_on("mpi", when="+mpi")
     depends_on("hdf5+mpi", when="+hdf5")
