@@ -64,16 +64,22 @@ class Herd(CMakePackage, CudaPackage, ROCmPackage):
     conflicts("+rocm", when="amdgpu_target=none", msg="+rocm needs an amdgpu_target, e.g. amdgpu_target=gfx90a")
     conflicts("+hdf5", when="~mpi", msg="Herd reads and writes HDF5 with MPI-IO: +hdf5 needs +mpi")
 
-    def cmake_args(self):
+    def _toolchain_args(self):
+        """Compiler and Kokkos prefixes: the same for Herd's build and for code built against it."""
         spec = self.spec
         if spec.satisfies("+rocm"):
             cxx = spec["hip"].hipcc
         else:
             # nvcc_wrapper for CUDA builds, the Kokkos build's own compiler otherwise.
             cxx = spec["kokkos"].kokkos_cxx
-        args = [
-            self.define("CMAKE_CXX_COMPILER", cxx),
-            self.define("Kokkos_ROOT", spec["kokkos"].prefix),
+        args = [self.define("CMAKE_CXX_COMPILER", cxx), self.define("Kokkos_ROOT", spec["kokkos"].prefix)]
+        if spec.satisfies("+kokkos_kernels"):
+            args.append(self.define("KokkosKernels_ROOT", spec["kokkos-kernels"].prefix))
+        return args
+
+    def cmake_args(self):
+        spec = self.spec
+        args = self._toolchain_args() + [
             self.define_from_variant("Herd_ENABLE_KOKKOSKERNELS", "kokkos_kernels"),
             self.define_from_variant("Herd_ENABLE_MPI", "mpi"),
             self.define_from_variant("Herd_ENABLE_HDF5", "hdf5"),
@@ -82,8 +88,6 @@ class Herd(CMakePackage, CudaPackage, ROCmPackage):
             self.define("Herd_ENABLE_TESTS", self.run_tests),
             self.define("Herd_ENABLE_EXAMPLES", False),
         ]
-        if spec.satisfies("+kokkos_kernels"):
-            args.append(self.define("KokkosKernels_ROOT", spec["kokkos-kernels"].prefix))
         if spec.satisfies("+mpi"):
             args.append(self.define("MPI_CXX_COMPILER", spec["mpi"].mpicxx))
         return args
@@ -96,13 +100,6 @@ class Herd(CMakePackage, CudaPackage, ROCmPackage):
         source = join_path(self.stage.source_path, "examples", "sis_model")
         with working_dir(join_path(self.build_directory, "installed-example"), create=True):
             cmake = Executable(self.spec["cmake"].prefix.bin.cmake)
-            cmake(source, f"-DHerd_ROOT={self.prefix}", *self._example_args())
+            cmake(source, f"-DHerd_ROOT={self.prefix}", *self._toolchain_args())
             cmake("--build", ".")
             Executable(join_path(".", "sis"))()
-
-    def _example_args(self):
-        args = [self.define("CMAKE_CXX_COMPILER", self.spec["kokkos"].kokkos_cxx),
-                self.define("Kokkos_ROOT", self.spec["kokkos"].prefix)]
-        if self.spec.satisfies("+kokkos_kernels"):
-            args.append(self.define("KokkosKernels_ROOT", self.spec["kokkos-kernels"].prefix))
-        return args
