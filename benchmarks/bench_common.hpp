@@ -1,5 +1,6 @@
 #pragma once
 
+#include <herd/config.hpp>
 #include <herd/herd.hpp>
 
 #include <benchmark/benchmark.h>
@@ -57,6 +58,14 @@ void timed(benchmark::State& state, F&& body) {
     Kokkos::fence();
     state.SetIterationTime(timer.seconds());
   }
+}
+
+/// Records the build in the output's context, so figures can be traced to it.
+inline void add_build_context() {
+  benchmark::AddCustomContext("herd_version", HERD_VERSION_STRING);
+  benchmark::AddCustomContext("kokkos_version", std::to_string(KOKKOS_VERSION));
+  benchmark::AddCustomContext("backend", Exec::name());
+  benchmark::AddCustomContext("threads", std::to_string(compat::concurrency(Exec())));
 }
 
 /// Throughput counters a reader can hold against hardware limits.

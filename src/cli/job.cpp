@@ -1,6 +1,12 @@
 #include "job.hpp"
+#include "input.hpp"
 
 #include <herd/herd.hpp>
+#include <herd/partition/local_graph.hpp>
+#if HERD_ENABLE_MPI
+#include <herd/mpi/collective.hpp>
+#include <herd/mpi/distributed_simulation.hpp>
+#endif
 
 #include <Kokkos_Timer.hpp>
 
@@ -8,47 +14,11 @@ namespace herd::cli {
 
 namespace {
 
-using Exec = Kokkos::DefaultExecutionSpace;
-using Memory = Exec::memory_space;
-
-// The graph as stored, before any reordering, with what the models need to know about it.
-template <class WeightStorage>
-struct Input {
-  CsrGraph<Memory, WeightStorage> graph;
-  std::string name;
-};
-
-template <class WeightStorage>
-Input<WeightStorage> make_graph(Options const& o, Exec const& exec) {
-  auto const agents = static_cast<agent_index>(o.agents);
-  BuildOptions build;
-  if (o.graph == "population") {
-    LayeredPopulation spec;
-    spec.agents = agents;
-    return {build_csr<WeightStorage>(exec, generate_population(exec, spec, o.seed).edges, build), "population"};
-  }
-  if (o.graph == "erdos-renyi")
-    return {build_csr<WeightStorage>(exec, generate_edges(exec, ErdosRenyi{agents, o.mean_degree}, o.seed), build),
-            o.graph};
-  if (o.graph == "power-law")
-    return {build_csr<WeightStorage>(
-                exec, generate_edges(exec, PowerLaw{agents, o.exponent, o.mean_degree, 0.0}, o.seed), build),
-            o.graph};
-  if (o.graph == "watts-strogatz") {
-    auto const k = static_cast<agent_index>(std::lround(o.mean_degree / 2));
-    return {build_csr<WeightStorage>(exec, generate_edges(exec, WattsStrogatz{agents, k, o.rewire}, o.seed), build),
-            o.graph};
-  }
-  // Anything else names an edge-list file.
-  build.symmetrise = !o.directed;
-  return {build_csr<WeightStorage>(exec, to_device(exec, read_edge_list(o.graph)), build), o.graph};
-}
-
 template <class Model, class Sim>
 JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> const& shown,
                    std::function<void(int, int)> const& progress) {
   JobResult result;
-  model.initialise(sim, sim.num_agents());
+  model.initialise(sim, sim.num_global());
   Kokkos::fence();
   Kokkos::Timer timer;
   auto history = run(sim, model, o.steps, progress);
@@ -68,8 +38,67 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
   return result;
 }
 
+bool is_epidemic(Options const& o) { return o.model == "sir" || o.model == "seir"; }
+
+SeirParameters seir_parameters(Options const& o, global_id agents) {
+  SeirParameters p;
+  p.beta = o.beta;
+  p.infectious = o.gamma > 0 ? Period::geometric(o.gamma) : Period::fixed(o.infectious_steps);
+  if (o.model == "seir") p.latent = o.sigma > 0 ? Period::geometric(o.sigma) : Period::fixed(o.latent_steps);
+  p.initial_infected = o.initial_infected;
+  require(p.initial_infected <= agents, "--initial-infected " + std::to_string(o.initial_infected) +
+                                            " exceeds the agent count " + std::to_string(agents));
+  return p;
+}
+
+OpinionParameters opinion_parameters(Options const& o) {
+  OpinionParameters p;
+  p.rule = o.model == "voter" ? OpinionRule::voter : OpinionRule::majority;
+  p.initial_share = o.initial_share;
+  return p;
+}
+
+// Throws herd::Error if the model's parameters are invalid, before anything runs.
+void check_model(Options const& o, global_id agents) {
+  if (is_epidemic(o))
+    Seir<Memory>(0, seir_parameters(o, agents));
+  else
+    Opinion<Memory>(0, opinion_parameters(o));
+}
+
+// Runs the model the options name on `sim`; `state_bytes` gets the model's bytes per agent.
+template <class Sim>
+JobResult run_model(Options const& o, Sim& sim, std::function<void(int, int)> const& progress, double& state_bytes) {
+  if (is_epidemic(o)) {
+    Seir<Memory> model(sim.num_agents(), seir_parameters(o, sim.num_global()));
+    state_bytes = decltype(model.state)::bytes_per_agent() + decltype(model.timer)::bytes_per_agent();
+    return simulate(o, sim, model, o.model == "seir" ? std::vector<int>{0, 1, 2, 3} : std::vector<int>{0, 2, 3},
+                    progress);
+  }
+  Opinion<Memory> model(sim.num_agents(), opinion_parameters(o));
+  state_bytes = decltype(model.opinion)::bytes_per_agent();
+  return simulate(o, sim, model, {0, 1}, progress);
+}
+
 template <class WeightStorage>
-JobResult run_with(Options const& o, std::function<void(int, int)> const& progress) {
+void describe(JobResult& result, Input<WeightStorage> const& input, Exec const& exec, std::string const& schedule,
+              double state_bytes, bool with_ids) {
+  auto const stats = degree_stats(exec, input.graph);
+  result.graph_name = input.name;
+  result.agents = input.graph.num_agents();
+  result.edges = input.graph.num_edges();
+  result.mean_degree = stats.mean_degree;
+  result.max_degree = stats.max_degree;
+  result.weighted = input.graph.weighted();
+  result.schedule = schedule;
+  result.bytes_per_agent = state_bytes + sizeof(edge_offset) + (with_ids ? sizeof(global_id) : 0);
+  result.bytes_per_edge = sizeof(agent_index) + (input.graph.weighted() ? sizeof(WeightStorage) : 0);
+  result.backend = Exec::name();
+  result.threads = compat::concurrency(exec);
+}
+
+template <class WeightStorage>
+JobResult run_single(Options const& o, std::function<void(int, int)> const& progress) {
   Exec exec;
   Kokkos::Timer setup;
   auto input = make_graph<WeightStorage>(o, exec);
@@ -81,53 +110,106 @@ JobResult run_with(Options const& o, std::function<void(int, int)> const& progre
     ids = global_ids_of(exec, permutation);
   }
   Simulation<Exec, WeightStorage> sim(exec, graph, o.seed, parse_schedule(o.schedule), ids);
-  auto const stats = degree_stats(exec, graph);
-
-  JobResult result;
+  double const setup_seconds = setup.seconds();
   double state_bytes = 0.0;
-  if (o.model == "sir" || o.model == "seir") {
-    SeirParameters p;
-    p.beta = o.beta;
-    p.infectious = o.gamma > 0 ? Period::geometric(o.gamma) : Period::fixed(o.infectious_steps);
-    if (o.model == "seir") p.latent = o.sigma > 0 ? Period::geometric(o.sigma) : Period::fixed(o.latent_steps);
-    p.initial_infected = o.initial_infected;
-    require(p.initial_infected <= graph.num_agents(), "--initial-infected " + std::to_string(o.initial_infected) +
-                                                          " exceeds the agent count " +
-                                                          std::to_string(graph.num_agents()));
-    Seir<Memory> model(graph.num_agents(), p);
-    state_bytes = decltype(model.state)::bytes_per_agent() + decltype(model.timer)::bytes_per_agent();
-    double const setup_seconds = setup.seconds();
-    result =
-        simulate(o, sim, model, o.model == "seir" ? std::vector<int>{0, 1, 2, 3} : std::vector<int>{0, 2, 3}, progress);
-    result.setup_seconds = setup_seconds;
-  } else {
-    OpinionParameters p;
-    p.rule = o.model == "voter" ? OpinionRule::voter : OpinionRule::majority;
-    p.initial_share = o.initial_share;
-    Opinion<Memory> model(graph.num_agents(), p);
-    state_bytes = decltype(model.opinion)::bytes_per_agent();
-    double const setup_seconds = setup.seconds();
-    result = simulate(o, sim, model, {0, 1}, progress);
-    result.setup_seconds = setup_seconds;
-  }
-  result.graph_name = input.name;
-  result.agents = graph.num_agents();
-  result.edges = graph.num_edges();
-  result.mean_degree = stats.mean_degree;
-  result.max_degree = stats.max_degree;
-  result.weighted = graph.weighted();
-  result.schedule = to_string(sim.plan().schedule);
-  result.bytes_per_agent = state_bytes + sizeof(edge_offset) + (ids.extent(0) ? sizeof(global_id) : 0);
-  result.bytes_per_edge = sizeof(agent_index) + (graph.weighted() ? sizeof(WeightStorage) : 0);
-  result.backend = Exec::name();
-  result.threads = compat::concurrency(exec);
+  JobResult result = run_model(o, sim, progress, state_bytes);
+  result.setup_seconds = setup_seconds;
+  describe(result, input, exec, to_string(sim.plan().schedule), state_bytes, ids.extent(0) != 0);
+  RankStats only;
+  only.owned = result.agents;
+  only.edges = result.edges;
+  only.step_seconds = result.step_seconds;
+  result.ranks.push_back(only);
   return result;
 }
+
+#if HERD_ENABLE_MPI
+template <class WeightStorage>
+JobResult run_distributed(Options const& o, std::function<void(int, int)> const& progress, MPI_Comm comm) {
+  Exec exec;
+  int const rank = mpi::rank_of(comm), size = mpi::size_of(comm);
+  Kokkos::Timer setup;
+  // Every rank builds the same global graph (generators are pure functions of the seed) and the
+  // same partition, then keeps its share.
+  auto const input = mpi::collectively(comm, [&] {
+    require(o.reorder == "none", "--reorder applies to one process; under mpiexec the partition decides locality");
+    auto graph = make_graph<WeightStorage>(o, exec);
+    check_model(o, graph.graph.num_agents());
+    return graph;
+  });
+  auto local = mpi::collectively(comm, [&] {
+    auto const partition = partition_graph(exec, input.graph, size, parse_partition_method(o.partition));
+    return extract_local_graph(exec, input.graph, partition, rank);
+  });
+  mpi::DistributedOptions options;
+  options.schedule = parse_schedule(o.schedule);
+  options.overlap = o.overlap;
+  options.exchange_every = o.exchange_every;
+  options.device_buffers = o.device_buffers;
+  mpi::DistributedSimulation<Exec, WeightStorage> sim(exec, comm, std::move(local), o.seed, options);
+  double const setup_seconds = setup.seconds();
+  double state_bytes = 0.0;
+  auto const rank_progress = [&](int step, int steps) {
+    if (rank == 0) progress(step, steps);
+  };
+  // Inputs were checked collectively above: what fails from here on fails on one rank, and the
+  // herd command aborts the job.
+  JobResult result = run_model(o, sim, rank_progress, state_bytes);
+  result.setup_seconds = setup_seconds;
+  describe(result, input, exec, to_string(sim.plan().schedule), state_bytes, true);
+
+  // Per-rank figures, gathered on rank 0; the run takes as long as its slowest rank.
+  auto const& times = sim.halo().times();
+  auto const& share = sim.local_graph();
+  constexpr int fields = 11;
+  std::vector<double> mine = {static_cast<double>(share.owned),
+                              static_cast<double>(share.ghosts()),
+                              static_cast<double>(share.graph.num_edges()),
+                              static_cast<double>(share.cut_edges),
+                              static_cast<double>(share.ghost_owners.size()),
+                              result.step_seconds,
+                              times.pack,
+                              times.wait,
+                              times.unpack,
+                              static_cast<double>(times.messages_sent),
+                              static_cast<double>(times.bytes_sent)};
+  std::vector<double> all(rank == 0 ? static_cast<std::size_t>(fields * size) : 0);
+  MPI_Gather(mine.data(), fields, MPI_DOUBLE, all.data(), fields, MPI_DOUBLE, 0, comm);
+  double slowest = 0.0;
+  MPI_Allreduce(&result.step_seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+  result.step_seconds = slowest;
+  for (int r = 0; r < (rank == 0 ? size : 0); ++r) {
+    double const* f = all.data() + static_cast<std::size_t>(r) * fields;
+    RankStats s;
+    s.owned = static_cast<long long>(f[0]);
+    s.ghosts = static_cast<long long>(f[1]);
+    s.edges = static_cast<unsigned long long>(f[2]);
+    s.cut_edges = static_cast<unsigned long long>(f[3]);
+    s.neighbours = static_cast<int>(f[4]);
+    s.step_seconds = f[5];
+    s.pack_seconds = f[6];
+    s.wait_seconds = f[7];
+    s.unpack_seconds = f[8];
+    s.messages_sent = static_cast<long long>(f[9]);
+    s.bytes_sent = static_cast<long long>(f[10]);
+    result.ranks.push_back(s);
+  }
+  result.rank_zero = rank == 0;
+  return result;
+}
+#endif
 
 }  // namespace
 
 JobResult run_job(Options const& o, std::function<void(int, int)> const& progress) {
-  return o.precision == "half" ? run_with<half>(o, progress) : run_with<float>(o, progress);
+#if HERD_ENABLE_MPI
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size > 1)
+    return o.precision == "half" ? run_distributed<half>(o, progress, MPI_COMM_WORLD)
+                                 : run_distributed<float>(o, progress, MPI_COMM_WORLD);
+#endif
+  return o.precision == "half" ? run_single<half>(o, progress) : run_single<float>(o, progress);
 }
 
 }  // namespace herd::cli

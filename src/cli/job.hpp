@@ -9,6 +9,21 @@
 
 namespace herd::cli {
 
+/// One rank's share of a run: its graph, its halo, and where its time went.
+struct RankStats {
+  long long owned = 0;
+  long long ghosts = 0;
+  unsigned long long edges = 0;      ///< entries of owned rows
+  unsigned long long cut_edges = 0;  ///< of which point to a ghost
+  int neighbours = 0;                ///< ranks it receives ghosts from
+  double step_seconds = 0.0;         ///< the step loop on this rank
+  double pack_seconds = 0.0;
+  double wait_seconds = 0.0;
+  double unpack_seconds = 0.0;
+  long long messages_sent = 0;
+  long long bytes_sent = 0;
+};
+
 /// What a run produced, for the summary table, the CSV and the JSON.
 struct JobResult {
   std::string graph_name;
@@ -26,10 +41,14 @@ struct JobResult {
   double bytes_per_edge = 0.0;
   std::string backend;
   int threads = 0;
+  std::vector<RankStats> ranks;  ///< one entry per MPI rank (one entry on one process)
+  bool rank_zero = true;         ///< whether this process reports (rank 0)
 };
 
 /// Builds the graph and model `options` describe and runs them; `progress(step, steps)` is called
-/// after each step is launched. Throws herd::Error on bad parameters or input files.
+/// after each step is launched (on rank 0). Under mpiexec with more than one rank the run is
+/// distributed; every rank returns the global counts. Throws herd::Error on bad parameters or input
+/// files, on every rank alike (herd::mpi::CollectiveError when distributed).
 JobResult run_job(Options const& options, std::function<void(int, int)> const& progress);
 
 }  // namespace herd::cli

@@ -1,12 +1,17 @@
-// The herd command: runs a model on a generated or loaded graph and reports the result.
+// The herd command: runs a model on a generated or loaded graph and reports the result. Under
+// mpiexec the run is spread over the ranks; rank 0 prints and writes files.
 
 #include "job.hpp"
 #include "options.hpp"
+#include "partition_model.hpp"
 #include "report.hpp"
 
 #include <herd/config.hpp>
 #include <herd/core/error.hpp>
 #include <herd/core/kokkos_compat.hpp>
+#if HERD_ENABLE_MPI
+#include <herd/mpi/collective.hpp>
+#endif
 
 #include <Kokkos_Core.hpp>
 
@@ -17,49 +22,125 @@
 #include <new>
 #include <sstream>
 
+namespace {
+
+// MPI for the whole life of the command, when Herd is built with it.
+struct MpiSession {
+  int rank = 0;
+  int size = 1;
+  MpiSession(int& argc, char**& argv) {
+#if HERD_ENABLE_MPI
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+#else
+    (void)argc;
+    (void)argv;
+#endif
+  }
+  MpiSession(MpiSession const&) = delete;
+  MpiSession& operator=(MpiSession const&) = delete;
+  ~MpiSession() {
+#if HERD_ENABLE_MPI
+    MPI_Finalize();
+#endif
+  }
+  // Ends every rank now: for a failure only this rank saw, which would leave the others waiting.
+  [[noreturn]] void abort_job() const {
+#if HERD_ENABLE_MPI
+    MPI_Abort(MPI_COMM_WORLD, 1);
+#endif
+    std::exit(1);
+  }
+  // The rank of this process on its node, to pick a GPU.
+  int node_rank() const {
+#if HERD_ENABLE_MPI
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    int local = 0;
+    MPI_Comm_rank(node, &local);
+    MPI_Comm_free(&node);
+    return local;
+#else
+    return 0;
+#endif
+  }
+};
+
+bool failed_on_every_rank(std::exception const& e) {
+#if HERD_ENABLE_MPI
+  return dynamic_cast<herd::mpi::CollectiveError const*>(&e) != nullptr;
+#else
+  (void)e;
+  return true;
+#endif
+}
+
+}  // namespace
+
 int main(int argc, char* argv[]) {
   using namespace herd::cli;
+  MpiSession mpi(argc, argv);
+  bool const speaks = mpi.rank == 0;
   Options options;
   try {
     options = parse(std::vector<std::string>(argv + 1, argv + argc));
   } catch (UsageError const& e) {
-    std::fprintf(stderr, "herd: %s (see herd --help)\n", e.message.c_str());
+    if (speaks) std::fprintf(stderr, "herd: %s (see herd --help)\n", e.message.c_str());
     return 2;
   }
   if (options.command == "help") {
-    std::cout << usage();
+    if (speaks) std::cout << usage();
     return 0;
   }
   if (options.command == "version") {
-    std::cout << "herd " << HERD_VERSION_STRING << " (Kokkos " << KOKKOS_VERSION / 10000 << "."
-              << KOKKOS_VERSION / 100 % 100 << "." << KOKKOS_VERSION % 100 << ")\n";
+    if (speaks)
+      std::cout << "herd " << HERD_VERSION_STRING << " (Kokkos " << KOKKOS_VERSION / 10000 << "."
+                << KOKKOS_VERSION / 100 % 100 << "." << KOKKOS_VERSION % 100 << ")\n";
     return 0;
   }
 
   // Thread binding Kokkos recommends; a user's own setting wins.
   setenv("OMP_PROC_BIND", "spread", 0);
   setenv("OMP_PLACES", "threads", 0);
-  herd::compat::initialize(options.threads);
+  herd::compat::initialize(options.threads, mpi.size > 1 ? mpi.node_rank() : -1);
   int status = 0;
   try {
-    Progress progress(!options.quiet, isatty(STDERR_FILENO) != 0);
-    auto const result = run_job(options, [&](int step, int steps) { progress(step, steps); });
-    // Files are written only once the run is complete: a failed run leaves none behind.
-    if (!options.csv.empty()) write_file_atomically(options.csv, csv(result));
-    if (!options.json.empty()) {
-      std::ostringstream configuration;
-      Kokkos::print_configuration(configuration);
-      write_file_atomically(options.json, json(options, result, configuration.str()));
+    if (options.command == "partition") {
+      // The model needs no MPI: rank 0 computes it, the others have nothing to do.
+      if (speaks) {
+        auto const table = partition_model(options);
+        if (!options.csv.empty()) write_file_atomically(options.csv, table.csv);
+        if (!options.quiet) std::cout << table.text << std::flush;
+      }
+    } else {
+      Progress progress(speaks && !options.quiet, isatty(STDERR_FILENO) != 0);
+      auto const result = run_job(options, [&](int step, int steps) { progress(step, steps); });
+      // Files are written only once the run is complete: a failed run leaves none behind.
+      if (result.rank_zero) {
+        if (!options.csv.empty()) write_file_atomically(options.csv, csv(result));
+        if (!options.json.empty()) {
+          std::ostringstream configuration;
+          Kokkos::print_configuration(configuration);
+          write_file_atomically(options.json, json(options, result, configuration.str()));
+        }
+        if (!options.record.empty()) append_line(options.record, record(options, result));
+        if (!options.quiet) std::cout << summary_table(options, result) << std::flush;
+      }
     }
-    if (!options.quiet) std::cout << summary_table(options, result) << std::flush;
-  } catch (herd::Error const& e) {
-    std::fprintf(stderr, "herd: %s\n", e.what());
-    status = 1;
   } catch (std::bad_alloc const&) {
-    std::fprintf(stderr, "herd: out of memory: try fewer agents or a smaller mean degree\n");
+    std::fprintf(stderr, "herd: out of memory%s: try fewer agents or a smaller mean degree\n",
+                 mpi.size > 1 ? (" on rank " + std::to_string(mpi.rank)).c_str() : "");
+    if (mpi.size > 1) mpi.abort_job();
     status = 1;
   } catch (std::exception const& e) {
-    std::fprintf(stderr, "herd: %s\n", e.what());
+    if (failed_on_every_rank(e) || mpi.size == 1 || options.command == "partition") {
+      if (speaks) std::fprintf(stderr, "herd: %s\n", e.what());
+    } else {
+      std::fprintf(stderr, "herd: rank %d of %d: %s\n", mpi.rank, mpi.size, e.what());
+      mpi.abort_job();
+    }
     status = 1;
   }
   Kokkos::finalize();

@@ -1,5 +1,6 @@
 #include "options.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -29,6 +30,26 @@ long long to_count(std::string const& option, std::string const& text, long long
   return static_cast<long long>(value);
 }
 
+double to_positive(std::string const& option, std::string const& text) {
+  double const value = to_number(option, text);
+  if (value <= 0) throw UsageError{option + ": '" + text + "' must be positive"};
+  return value;
+}
+
+// "2,4,8": part counts of the partition model.
+std::vector<int> to_list(std::string const& option, std::string const& text) {
+  std::vector<int> values;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    auto const comma = std::min(text.find(',', start), text.size());
+    auto const value = to_count(option, text.substr(start, comma - start), std::numeric_limits<int>::max());
+    if (value < 1) throw UsageError{option + ": part counts must be positive"};
+    values.push_back(static_cast<int>(value));
+    start = comma + 1;
+  }
+  return values;
+}
+
 std::string one_of(std::string const& option, std::string const& text, std::vector<std::string> const& choices) {
   for (auto const& c : choices)
     if (c == text) return text;
@@ -44,8 +65,8 @@ Options parse(std::vector<std::string> const& args) {
   std::size_t i = 0;
   if (!args.empty() && args[0].rfind('-', 0) != 0) {
     o.command = args[0];
-    if (o.command != "run" && o.command != "help" && o.command != "version")
-      throw UsageError{"unknown command '" + o.command + "' (expected run, help or version)"};
+    if (o.command != "run" && o.command != "partition" && o.command != "help" && o.command != "version")
+      throw UsageError{"unknown command '" + o.command + "' (expected run, partition, help or version)"};
     ++i;
   }
   constexpr long long max_agents = std::numeric_limits<std::int32_t>::max();
@@ -85,6 +106,14 @@ Options parse(std::vector<std::string> const& args) {
       {"--threads", [&](auto& k, auto& v) { o.threads = static_cast<int>(to_count(k, v, 4096)); }},
       {"--csv", [&](auto&, auto& v) { o.csv = v; }},
       {"--json", [&](auto&, auto& v) { o.json = v; }},
+      {"--record", [&](auto&, auto& v) { o.record = v; }},
+      {"--label", [&](auto&, auto& v) { o.label = v; }},
+      {"--partition", [&](auto& k, auto& v) { o.partition = one_of(k, v, {"contiguous", "metis"}); }},
+      {"--exchange-every", [&](auto& k, auto& v) { o.exchange_every = static_cast<int>(to_count(k, v, max_int)); }},
+      {"--parts", [&](auto& k, auto& v) { o.parts = to_list(k, v); }},
+      {"--network-bandwidth", [&](auto& k, auto& v) { o.network_gbps = to_positive(k, v); }},
+      {"--network-latency", [&](auto& k, auto& v) { o.latency_us = to_number(k, v); }},
+      {"--memory-bandwidth", [&](auto& k, auto& v) { o.memory_gbps = to_positive(k, v); }},
   };
   for (; i < args.size(); ++i) {
     std::string key = args[i], value;
@@ -102,9 +131,14 @@ Options parse(std::vector<std::string> const& args) {
       o.command = "version";
       continue;
     }
-    if (key == "--quiet" || key == "--directed") {
+    std::map<std::string, std::function<void()>> const flags = {{"--quiet", [&] { o.quiet = true; }},
+                                                                {"--directed", [&] { o.directed = true; }},
+                                                                {"--no-overlap", [&] { o.overlap = false; }},
+                                                                {"--gpu-aware-mpi", [&] { o.device_buffers = true; }},
+                                                                {"--staged-mpi", [&] { o.device_buffers = false; }}};
+    if (auto const flag = flags.find(key); flag != flags.end()) {
       if (has_value) throw UsageError{key + " takes no value"};
-      (key == "--quiet" ? o.quiet : o.directed) = true;
+      flag->second();
       continue;
     }
     auto const setter = with_value.find(key);
@@ -118,6 +152,7 @@ Options parse(std::vector<std::string> const& args) {
   if (o.agents == 0) throw UsageError{"--agents must be positive"};
   if (o.steps == 0 && o.command == "run") throw UsageError{"--steps must be positive"};
   if (o.threads < 0) throw UsageError{"--threads must not be negative"};
+  if (o.exchange_every < 1) throw UsageError{"--exchange-every must be at least 1"};
   return o;
 }
 
@@ -127,7 +162,11 @@ std::string usage() {
 Usage:
   herd                 run the default job: SEIR on a built-in population of a million agents
   herd run [options]   run a model on a graph
+  herd partition [options]
+                       the partition model: ghosts, messages and halo bytes per rank when the
+                       graph is split into --parts parts, and the predicted halo/compute ratio
   herd --help | --version
+  mpiexec -n P herd ...  one simulation over P ranks: the same results, to the last bit
 
 Model:
   --model NAME             sir, seir (default), voter, majority
@@ -160,7 +199,24 @@ Run:
   --threads N              host threads (default: OpenMP's)
   --csv FILE               write the time series of counts per state
   --json FILE              write a machine-readable summary
+  --record FILE            append this run as one JSON line (scaling studies)
+  --label TEXT             a tag for the record and the JSON (e.g. strong, weak)
   --quiet                  no progress or table, only errors
+
+Distributed (under mpiexec):
+  --partition METHOD       contiguous (default) or metis: which rank owns which agent
+  --exchange-every K       send ghost values after every K-th step only (1); K > 1 leaves
+                           ghosts stale in between, so results differ from K = 1
+  --no-overlap             wait for ghosts before stepping any agent (for comparison)
+  --gpu-aware-mpi          hand device buffers to MPI (needs a GPU-aware MPI)
+  --staged-mpi             stage them through pinned host memory, which any MPI accepts
+                           (the default unless built with Herd_MPI_DEVICE_BUFFERS)
+
+Partition model (herd partition; graph options as above, --partition for the method):
+  --parts LIST             part counts, comma-separated (2,4,8,...,1024)
+  --network-bandwidth GB   per-rank network bandwidth in GB/s (25)
+  --network-latency US     per-message latency in microseconds (2)
+  --memory-bandwidth GB    per-rank memory bandwidth in GB/s (3350, one H100)
 
 Exit status: 0 on success, 1 when the run fails (bad file, bad parameter), 2 on a usage error.
 )";

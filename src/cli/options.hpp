@@ -1,5 +1,7 @@
 #pragma once
 
+#include <herd/config.hpp>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -13,7 +15,7 @@ struct UsageError {
 
 /// Everything `herd run` accepts. Defaults make up the built-in job.
 struct Options {
-  std::string command = "run";       ///< run, help or version
+  std::string command = "run";       ///< run, partition, help or version
   std::string model = "seir";        ///< sir, seir, voter, majority
   std::string graph = "population";  ///< population, erdos-renyi, power-law, watts-strogatz, or a file
   long long agents = 1000000;
@@ -36,7 +38,19 @@ struct Options {
   int threads = 0;
   std::string csv;
   std::string json;
+  std::string record;  ///< append one JSON line per run (scaling studies)
+  std::string label;   ///< free text carried into the record and JSON (e.g. strong, weak)
   bool quiet = false;
+  // Distributed runs (mpiexec -n P herd ...).
+  std::string partition = "contiguous";
+  int exchange_every = 1;
+  bool overlap = true;
+  bool device_buffers = HERD_MPI_DEVICE_BUFFERS != 0;  ///< GPU-aware MPI
+  // herd partition: the partition model.
+  std::vector<int> parts = {2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
+  double network_gbps = 25.0;   ///< per-rank injection bandwidth, GB/s
+  double latency_us = 2.0;      ///< per-message latency, microseconds
+  double memory_gbps = 3350.0;  ///< per-rank memory bandwidth, GB/s (one H100)
 };
 
 /// Parses argv (without the program name). Throws UsageError.

@@ -5,6 +5,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -50,6 +51,51 @@ std::string json_string(std::string const& text) {
 
 double per_second(double count, double seconds) { return seconds > 0 ? count / seconds : 0.0; }
 
+double cut_fraction(JobResult const& r) {
+  unsigned long long cut = 0;
+  for (auto const& rank : r.ranks) cut += rank.cut_edges;
+  return r.edges > 0 ? static_cast<double>(cut) / static_cast<double>(r.edges) : 0.0;
+}
+
+// The rank the run waited for.
+RankStats const& slowest(JobResult const& r) {
+  return *std::max_element(r.ranks.begin(), r.ranks.end(),
+                           [](auto const& a, auto const& b) { return a.step_seconds < b.step_seconds; });
+}
+
+double compute_seconds(RankStats const& s) {
+  return std::max(0.0, s.step_seconds - s.pack_seconds - s.wait_seconds - s.unpack_seconds);
+}
+
+std::string rank_table(JobResult const& r, int steps) {
+  std::ostringstream s;
+  char line[256];
+  std::snprintf(line, sizeof line, "%5s %12s %10s %13s %7s %5s %10s %10s %10s %10s\n", "rank", "owned", "ghosts",
+                "edges", "cut %", "nbrs", "ms/step", "pack ms", "wait ms", "unpack ms");
+  s << line;
+  for (std::size_t k = 0; k < r.ranks.size(); ++k) {
+    auto const& q = r.ranks[k];
+    double const cut = q.edges > 0 ? 100.0 * static_cast<double>(q.cut_edges) / static_cast<double>(q.edges) : 0.0;
+    std::snprintf(line, sizeof line, "%5zu %12s %10s %13s %7.2f %5d %10.3f %10.3f %10.3f %10.3f\n", k,
+                  with_commas(q.owned).c_str(), with_commas(q.ghosts).c_str(),
+                  with_commas(static_cast<long long>(q.edges)).c_str(), cut, q.neighbours, q.step_seconds / steps * 1e3,
+                  q.pack_seconds / steps * 1e3, q.wait_seconds / steps * 1e3, q.unpack_seconds / steps * 1e3);
+    s << line;
+  }
+  return s.str();
+}
+
+std::string rank_json(RankStats const& q) {
+  std::ostringstream s;
+  s << std::setprecision(10) << "{\"owned\": " << q.owned << ", \"ghosts\": " << q.ghosts << ", \"edges\": " << q.edges
+    << ", \"cut_edges\": " << q.cut_edges << ", \"neighbour_ranks\": " << q.neighbours
+    << ", \"step_loop_seconds\": " << q.step_seconds << ", \"compute_seconds\": " << compute_seconds(q)
+    << ", \"pack_seconds\": " << q.pack_seconds << ", \"wait_seconds\": " << q.wait_seconds
+    << ", \"unpack_seconds\": " << q.unpack_seconds << ", \"messages_sent\": " << q.messages_sent
+    << ", \"bytes_sent\": " << q.bytes_sent << "}";
+  return s.str();
+}
+
 }  // namespace
 
 void Progress::operator()(int step, int steps) {
@@ -72,7 +118,8 @@ void Progress::operator()(int step, int steps) {
 
 std::string summary_table(Options const& o, JobResult const& r) {
   std::ostringstream s;
-  s << "Herd " << HERD_VERSION_STRING << " | model " << o.model << " | " << r.backend << ", " << r.threads << " thread"
+  s << "Herd " << HERD_VERSION_STRING << " | model " << o.model << " | " << r.backend << ", "
+    << (r.ranks.size() > 1 ? std::to_string(r.ranks.size()) + " ranks x " : "") << r.threads << " thread"
     << (r.threads == 1 ? "" : "s") << " | schedule " << r.schedule << "\n";
   s << "graph " << r.graph_name << ": " << with_commas(r.agents) << " agents, " << with_commas(r.edges)
     << " directed edges (mean degree " << engineering(r.mean_degree) << ", max " << r.max_degree << ")"
@@ -95,6 +142,13 @@ std::string summary_table(Options const& o, JobResult const& r) {
     << engineering(per_second(static_cast<double>(r.edges) * steps, r.step_seconds)) << " edges/s\n";
   s << "memory: " << engineering(r.bytes_per_agent) << " bytes/agent, " << engineering(r.bytes_per_edge)
     << " bytes/edge\n";
+  if (r.ranks.size() > 1) {
+    s << "\n"
+      << r.ranks.size() << " ranks, " << o.partition << " partition, " << engineering(100 * cut_fraction(r))
+      << " % of edges cut, halo " << (o.overlap ? "overlapped" : "not overlapped") << ", exchanged every "
+      << o.exchange_every << " step" << (o.exchange_every == 1 ? "" : "s (stale ghosts in between)") << "\n"
+      << rank_table(r, o.steps);
+  }
   return s.str();
 }
 
@@ -117,6 +171,7 @@ std::string json(Options const& o, JobResult const& r, std::string const& kokkos
   double const steps = static_cast<double>(o.steps);
   s << "{\n";
   s << "  \"herd_version\": " << json_string(HERD_VERSION_STRING) << ",\n";
+  s << "  \"label\": " << json_string(o.label) << ",\n";
   s << "  \"model\": " << json_string(o.model) << ",\n";
   s << "  \"graph\": " << json_string(r.graph_name) << ",\n";
   s << "  \"agents\": " << r.agents << ",\n";
@@ -144,10 +199,48 @@ std::string json(Options const& o, JobResult const& r, std::string const& kokkos
   s << "  \"bytes_per_edge\": " << r.bytes_per_edge << ",\n";
   s << "  \"backend\": " << json_string(r.backend) << ",\n";
   s << "  \"threads\": " << r.threads << ",\n";
+  s << "  \"partition\": " << json_string(o.partition) << ",\n";
+  s << "  \"overlap\": " << (o.overlap ? "true" : "false") << ",\n";
+  s << "  \"exchange_every\": " << o.exchange_every << ",\n";
+  s << "  \"cut_fraction\": " << cut_fraction(r) << ",\n";
+  s << "  \"ranks\": [";
+  for (std::size_t k = 0; k < r.ranks.size(); ++k) s << (k ? ",\n            " : "") << rank_json(r.ranks[k]);
+  s << "],\n";
   s << "  \"kokkos_version\": " << KOKKOS_VERSION << ",\n";
   s << "  \"kokkos_configuration\": " << json_string(kokkos_configuration) << "\n";
   s << "}\n";
   return s.str();
+}
+
+std::string record(Options const& o, JobResult const& r) {
+  auto const& worst = slowest(r);
+  double const steps = static_cast<double>(o.steps);
+  long long ghosts = 0;
+  for (auto const& q : r.ranks) ghosts += q.ghosts;
+  std::ostringstream s;
+  s << std::setprecision(10) << "{\"label\": " << json_string(o.label) << ", \"ranks\": " << r.ranks.size()
+    << ", \"threads\": " << r.threads << ", \"backend\": " << json_string(r.backend)
+    << ", \"model\": " << json_string(o.model) << ", \"graph\": " << json_string(r.graph_name)
+    << ", \"agents\": " << r.agents << ", \"edges\": " << r.edges << ", \"partition\": " << json_string(o.partition)
+    << ", \"overlap\": " << (o.overlap ? "true" : "false") << ", \"exchange_every\": " << o.exchange_every
+    << ", \"ghosts\": " << ghosts << ", \"cut_fraction\": " << cut_fraction(r) << ", \"steps\": " << o.steps
+    << ", \"seconds_per_step\": " << r.step_seconds / steps
+    << ", \"compute_seconds_per_step\": " << compute_seconds(worst) / steps
+    << ", \"pack_seconds_per_step\": " << worst.pack_seconds / steps
+    << ", \"wait_seconds_per_step\": " << worst.wait_seconds / steps
+    << ", \"unpack_seconds_per_step\": " << worst.unpack_seconds / steps << ", \"final\": [";
+  for (std::size_t c = 0; c < r.columns.size(); ++c) s << (c ? ", " : "") << r.counts.back()[c];
+  s << "], \"herd_version\": " << json_string(HERD_VERSION_STRING) << "}";
+  return s.str();
+}
+
+void append_line(std::string const& path, std::string const& line) {
+  std::FILE* file = std::fopen(path.c_str(), "ab");
+  require(file != nullptr, path + ": cannot append to the file (" + std::strerror(errno) + ")");
+  std::string const text = line + "\n";
+  bool const written = std::fwrite(text.data(), 1, text.size(), file) == text.size();
+  bool const closed = std::fclose(file) == 0;
+  require(written && closed, path + ": appending to the file failed (" + std::strerror(errno) + ")");
 }
 
 void write_file_atomically(std::string const& path, std::string const& content) {

@@ -28,6 +28,13 @@ std::string csv(JobResult const& result);
 /// The machine-readable summary.
 std::string json(Options const& options, JobResult const& result, std::string const& kokkos_configuration);
 
+/// One line of JSON describing the run, for scaling studies: ranks, threads, backend, sizes, cut
+/// fraction and the slowest rank's seconds per step split into compute, pack, MPI wait, unpack.
+std::string record(Options const& options, JobResult const& result);
+
+/// Appends `line` and a newline to `path` in one write, creating the file if needed.
+void append_line(std::string const& path, std::string const& line);
+
 /// Writes `content` to `path` through a temporary file renamed into place, so a reader never
 /// sees half a file. Throws herd::Error naming the path when it cannot.
 void write_file_atomically(std::string const& path, std::string const& content);

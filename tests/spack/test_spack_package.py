@@ -149,6 +149,17 @@ class Recipe(unittest.TestCase):
         self.assertEqual(arg(args, "MPI_CXX_COMPILER"), "/opt/mpi/bin/mpicxx")
         self.assertEqual(len(conflicts(concretize("+hdf5 ~mpi"))), 1)
 
+    def test_metis_and_gpu_aware_mpi(self):
+        spec = concretize("+mpi +metis +gpu_aware_mpi")
+        self.assertEqual(conflicts(spec), [])
+        self.assertIn("metis", dependencies(spec))
+        args = cmake_args(spec)
+        self.assertEqual(arg(args, "Herd_ENABLE_METIS"), "ON")
+        self.assertEqual(arg(args, "Herd_MPI_DEVICE_BUFFERS"), "ON")
+        self.assertEqual(arg(cmake_args(concretize()), "Herd_ENABLE_METIS"), "OFF")
+        self.assertNotIn("metis", dependencies(concretize()))
+        self.assertEqual(len(conflicts(concretize("+gpu_aware_mpi ~mpi"))), 1)
+
     def test_without_kokkos_kernels(self):
         spec = concretize("~kokkos_kernels")
         self.assertNotIn("kokkos-kernels", dependencies(spec))
@@ -164,7 +175,7 @@ class Recipe(unittest.TestCase):
     def test_every_herd_option_exists_in_cmake(self):
         with open(os.path.join(ROOT, "CMakeLists.txt")) as f:
             options = set(re.findall(r"option\((Herd_\w+)", f.read()))
-        for text in ("", "+mpi+hdf5+benchmarks", "+cuda cuda_arch=90", "~kokkos_kernels~strict_fp"):
+        for text in ("", "+mpi+hdf5+benchmarks+metis+gpu_aware_mpi", "+cuda cuda_arch=90", "~kokkos_kernels~strict_fp"):
             for a in cmake_args(concretize(text), run_tests=True):
                 name = re.match(r"-D(\w+):", a).group(1)
                 if name.startswith("Herd_"):

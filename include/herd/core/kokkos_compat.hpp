@@ -17,6 +17,18 @@
 
 namespace herd::compat {
 
+/// Page-locked host memory for staging device buffers through MPI: transfers to and from it run
+/// at full bus speed. Plain host memory where there is no device.
+#if defined(KOKKOS_ENABLE_CUDA)
+using HostPinnedSpace = Kokkos::CudaHostPinnedSpace;
+#elif defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
+using HostPinnedSpace = Kokkos::HIPHostPinnedSpace;
+#elif defined(KOKKOS_ENABLE_HIP)
+using HostPinnedSpace = Kokkos::Experimental::HIPHostPinnedSpace;
+#else
+using HostPinnedSpace = Kokkos::HostSpace;
+#endif
+
 /// Number of threads an execution space instance runs on.
 template <class ExecutionSpace>
 int concurrency(ExecutionSpace const& exec) {

@@ -18,7 +18,8 @@ struct NoProgress {
 };
 
 /// Runs `steps` steps of `model` and returns the history of its observables, kept on the device.
-/// The loop launches kernels only: it allocates nothing and does not wait for the device.
+/// The loop launches kernels only: it allocates nothing and does not wait for the device (a
+/// distributed simulation waits for its halo messages, and sums the history over ranks at the end).
 template <class Simulation, class Model, class Progress = NoProgress>
 History<typename Simulation::memory_space> run(Simulation& sim, Model& model, int steps, Progress&& progress = {}) {
   require(steps >= 0, "run: the step count must not be negative, got " + std::to_string(steps));
@@ -31,6 +32,7 @@ History<typename Simulation::memory_space> run(Simulation& sim, Model& model, in
     sim.observe(model, Kokkos::subview(history, t, Kokkos::ALL()));
     progress(t, steps);
   }
+  sim.finish(history);
   Kokkos::Profiling::popRegion();
   return history;
 }

@@ -34,8 +34,9 @@ struct StepPlan {
   Schedule schedule = Schedule::thread;  ///< the resolved schedule (never automatic)
   Details::Lanes light_lanes = Details::Lanes::thread;
   agent_index hub_threshold = 0;                  ///< degree from which an agent is a hub
+  agent_index first = 0;                          ///< first row the plan covers
   agent_index light_count = 0;                    ///< agents run as light ones
-  Kokkos::View<agent_index*, MemorySpace> light;  ///< light agents; empty when they are all agents
+  Kokkos::View<agent_index*, MemorySpace> light;  ///< light agents; empty: rows first ... first + light_count - 1
   Kokkos::View<agent_index*, MemorySpace> hubs;   ///< hub agents
   int vector_length = 1;                          ///< lanes per light agent in vector mode
   int team_size = 1;                              ///< light agents per team in vector mode

@@ -3,112 +3,13 @@
 #include <herd/core/kokkos_compat.hpp>
 #include <herd/core/random.hpp>
 #include <herd/engine/agent.hpp>
+#include <herd/engine/phase_kernel.hpp>
 #include <herd/engine/step_plan.hpp>
 #include <herd/graph/csr_graph.hpp>
 
 #include <Kokkos_Core.hpp>
 
 namespace herd {
-
-namespace Details {
-
-// The properties a phase writes, kept together without std::tuple (not usable in device code
-// everywhere).
-template <class... Properties>
-struct Carry {
-  KOKKOS_INLINE_FUNCTION void keep(agent_index) const {}
-};
-template <class First, class... Rest>
-struct Carry<First, Rest...> {
-  First first;
-  Carry<Rest...> rest;
-  KOKKOS_INLINE_FUNCTION void keep(agent_index i) const {
-    first.keep(i);
-    rest.keep(i);
-  }
-};
-inline Carry<> make_carry() { return {}; }
-template <class First, class... Rest>
-Carry<First, Rest...> make_carry(First const& first, Rest const&... rest) {
-  return {first, make_carry(rest...)};
-}
-
-/// Global id of each local agent: a View, or the identity when the View is empty.
-template <class MemorySpace>
-struct IdMap {
-  Kokkos::View<global_id const*, MemorySpace> ids;
-  KOKKOS_INLINE_FUNCTION global_id operator()(agent_index i) const { return ids.extent(0) ? ids(i) : global_id{i}; }
-};
-
-// The kernel of one phase: builds each agent's context, carries the written properties over, and
-// calls the user's functor.
-template <class Phase, class Graph, class... Written>
-struct PhaseKernel {
-  Phase phase;
-  Graph graph;
-  IdMap<typename Graph::memory_space> ids;
-  Kokkos::View<agent_index const*, typename Graph::memory_space> agents;  // empty: all, in order
-  CounterRng rng;
-  std::uint32_t step;
-  std::uint32_t stream;
-  Carry<Written...> written;
-  int rows_per_team;
-
-  KOKKOS_INLINE_FUNCTION agent_index agent(agent_index k) const { return agents.extent(0) ? agents(k) : k; }
-
-  template <Lanes Mode, class Member>
-  KOKKOS_INLINE_FUNCTION void run(agent_index i, Member const& member) const {
-    Agent<Graph, Mode, Member> const a(graph, i, ids(i), rng, step, stream, member);
-    a.single([&]() { written.keep(i); });
-    phase(a);
-  }
-
-  // Thread schedule.
-  KOKKOS_INLINE_FUNCTION void operator()(agent_index k) const { run<Lanes::thread>(agent(k), 0); }
-};
-
-template <class Kernel>
-struct VectorLaunch {
-  Kernel kernel;
-  agent_index count;
-  template <class Member>
-  KOKKOS_INLINE_FUNCTION void operator()(Member const& team) const {
-    agent_index const first = team.league_rank() * kernel.rows_per_team;
-    agent_index const rows = count - first < kernel.rows_per_team ? count - first : kernel.rows_per_team;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows),
-                         [&](agent_index r) { kernel.template run<Lanes::vector>(kernel.agent(first + r), team); });
-  }
-};
-
-template <class Kernel>
-struct TeamLaunch {
-  Kernel kernel;
-  template <class Member>
-  KOKKOS_INLINE_FUNCTION void operator()(Member const& team) const {
-    kernel.template run<Lanes::team>(kernel.agent(team.league_rank()), team);
-  }
-};
-
-// Sums a model's per-agent observables (counts per state, say) into one row of a device View.
-template <class Model>
-struct ObserveKernel {
-  using value_type = std::int64_t[];
-  using size_type = unsigned;
-  Model model;
-  size_type value_count;
-
-  KOKKOS_INLINE_FUNCTION void operator()(agent_index i, std::int64_t* totals) const { model.observe(i, totals); }
-  KOKKOS_INLINE_FUNCTION void init(std::int64_t* totals) const {
-    for (size_type k = 0; k < value_count; ++k) totals[k] = 0;
-  }
-  KOKKOS_INLINE_FUNCTION void join(HERD_JOIN_VOLATILE std::int64_t* totals,
-                                   HERD_JOIN_VOLATILE std::int64_t const* part) const {
-    // Not +=: a compound assignment to a volatile is deprecated in C++20.
-    for (size_type k = 0; k < value_count; ++k) totals[k] = totals[k] + part[k];
-  }
-};
-
-}  // namespace Details
 
 /// One simulation: a graph, the seed of its random stream, the step counter and the scheduling
 /// plan. Models own their properties and advance through apply(); see herd::run for the loop.
@@ -132,7 +33,12 @@ class Simulation {
 
   ExecutionSpace const& execution_space_instance() const { return exec_; }
   graph_type const& graph() const { return graph_; }
+  /// Agents whose properties this process stores (size properties with this).
   agent_index num_agents() const { return graph_.num_agents(); }
+  /// Agents this process steps: all of them here (a distributed simulation also stores ghosts).
+  agent_index num_owned() const { return graph_.num_agents(); }
+  /// Agents in the whole simulation.
+  global_id num_global() const { return graph_.num_agents(); }
   std::uint64_t seed() const { return rng_.seed; }
   CounterRng rng() const { return rng_; }
   /// Steps completed so far.
@@ -151,13 +57,14 @@ class Simulation {
     kernel_type const kernel{phase,
                              graph_,
                              id_map(),
-                             plan_.light,
+                             {},
+                             0,
                              rng_,
                              step_,
                              streams::first_model_stream + phase_,
                              Details::make_carry(written...),
-                             plan_.team_size};
-    launch(kernel);
+                             0};
+    Details::launch_phase(exec_, plan_, kernel);
     (written.swap(), ...);
     ++phase_;
   }
@@ -171,6 +78,15 @@ class Simulation {
   /// Sets the step counter (restarting from a saved state).
   void set_step(std::uint32_t step) { step_ = step; }
 
+  /// Makes the ghost copies of `properties` current; nothing to do on one process.
+  template <class... Properties>
+  void update_ghosts(Properties&... /*properties*/) {}
+
+  /// Completes a run whose observables went into `history`; nothing to do on one process (a
+  /// distributed simulation sums the history over ranks here).
+  template <class History>
+  void finish(History const& /*history*/) {}
+
   /// Adds up `model.observe(i, totals)` over all agents into `row` (a device View of
   /// model.num_observables() entries) without waiting for the result.
   template <class Model, class Row>
@@ -180,30 +96,6 @@ class Simulation {
   }
 
  private:
-  template <class Kernel>
-  void launch(Kernel kernel) const {
-    if (plan_.light_count > 0) {
-      if (plan_.light_lanes == Details::Lanes::thread) {
-        Kokkos::parallel_for(
-            "herd::step::thread",
-            Kokkos::RangePolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec_, 0, plan_.light_count),
-            kernel);
-      } else {
-        agent_index const league = (plan_.light_count + plan_.team_size - 1) / plan_.team_size;
-        Kokkos::parallel_for("herd::step::vector",
-                             Kokkos::TeamPolicy<ExecutionSpace>(exec_, league, plan_.team_size, plan_.vector_length),
-                             Details::VectorLaunch<Kernel>{kernel, plan_.light_count});
-      }
-    }
-    if (plan_.hubs.extent(0) > 0) {
-      kernel.agents = plan_.hubs;
-      Kokkos::parallel_for(
-          "herd::step::team",
-          Kokkos::TeamPolicy<ExecutionSpace>(exec_, static_cast<int>(plan_.hubs.extent(0)), Kokkos::AUTO),
-          Details::TeamLaunch<Kernel>{kernel});
-    }
-  }
-
   ExecutionSpace exec_;
   graph_type graph_;
   Kokkos::View<global_id*, memory_space> ids_;

@@ -28,16 +28,28 @@ inline int vector_length_for(double mean_degree) {
 /// Default degree from which an agent is a hub and gets a team of its own.
 inline agent_index default_hub_threshold() { return 4096; }
 
-/// Builds the scheduling plan of `graph` for `exec`. Schedule::automatic becomes hybrid when the
-/// graph has hubs (degree >= hub_threshold) and thread (CPU) or vector (GPU) otherwise.
+/// Rows [first, first + count) of a graph: the agents one plan schedules.
+struct RowRange {
+  agent_index first = 0;
+  agent_index count = -1;  ///< -1: up to the last row
+};
+
+/// Builds the scheduling plan of `graph` (of its rows `rows`) for `exec`. Schedule::automatic
+/// becomes hybrid when the graph has hubs (degree >= hub_threshold) and thread (CPU) or vector
+/// (GPU) otherwise. The choice looks at the whole graph, so that every range of one graph gets
+/// the same kind of schedule.
 template <class ExecutionSpace, class WeightStorage>
 StepPlan<typename ExecutionSpace::memory_space> make_step_plan(
     ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& graph,
-    Schedule schedule = Schedule::automatic, agent_index hub_threshold = default_hub_threshold()) {
+    Schedule schedule = Schedule::automatic, agent_index hub_threshold = default_hub_threshold(), RowRange rows = {}) {
   using memory_space = typename ExecutionSpace::memory_space;
   require(hub_threshold >= 1, "hub threshold must be positive");
+  if (rows.count < 0) rows.count = graph.num_agents() - rows.first;
+  require(rows.first >= 0 && rows.first + rows.count <= graph.num_agents(), "step plan rows out of range");
   StepPlan<memory_space> plan;
-  agent_index const n = graph.num_agents();
+  agent_index const n = rows.count;
+  agent_index const first = rows.first;
+  plan.first = first;
   auto const stats = degree_stats(exec, graph);
   plan.hub_threshold = hub_threshold;
   plan.light_lanes = Details::is_gpu<ExecutionSpace>() ? Details::Lanes::vector : Details::Lanes::thread;
@@ -56,7 +68,7 @@ StepPlan<typename ExecutionSpace::memory_space> make_step_plan(
     auto hubs = plan.hubs;
     Kokkos::parallel_for(
         "herd::plan::all_hubs", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, n),
-        KOKKOS_LAMBDA(agent_index i) { hubs(i) = i; });
+        KOKKOS_LAMBDA(agent_index i) { hubs(i) = first + i; });
     plan.light_count = 0;
   } else if (schedule == Schedule::hybrid && stats.max_degree >= hub_threshold) {
     // Stable split by a scan: light agents and hubs each stay in ascending order.
@@ -68,7 +80,7 @@ StepPlan<typename ExecutionSpace::memory_space> make_step_plan(
         "herd::plan::rank_hubs", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, n + 1),
         KOKKOS_LAMBDA(agent_index i, agent_index & partial, bool final) {
           if (final) hub_rank(i) = partial;
-          if (i < n && offsets(i + 1) - offsets(i) >= threshold) ++partial;
+          if (i < n && offsets(first + i + 1) - offsets(first + i) >= threshold) ++partial;
         });
     agent_index hub_count = 0;
     exec.fence();
@@ -81,9 +93,9 @@ StepPlan<typename ExecutionSpace::memory_space> make_step_plan(
     Kokkos::parallel_for(
         "herd::plan::split", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, n), KOKKOS_LAMBDA(agent_index i) {
           if (hub_rank(i + 1) != hub_rank(i))
-            hubs(hub_rank(i)) = i;
+            hubs(hub_rank(i)) = first + i;
           else
-            light(i - hub_rank(i)) = i;
+            light(i - hub_rank(i)) = first + i;
         });
   } else if (schedule == Schedule::hybrid) {
     plan.schedule = plan.light_lanes == Details::Lanes::vector ? Schedule::vector : Schedule::thread;

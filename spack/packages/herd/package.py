@@ -27,6 +27,9 @@ class Herd(CMakePackage, CudaPackage, ROCmPackage):
     variant("kokkos_kernels", default=True,
             description="Kokkos Kernels: RCM locality reordering and the reference SpMV benchmark")
     variant("mpi", default=False, description="Link MPI for distributed simulations")
+    variant("metis", default=False, description="Partition graphs with METIS for distributed runs")
+    variant("gpu_aware_mpi", default=False,
+            description="Hand device buffers to MPI by default (needs an MPI built with GPU support)")
     variant("hdf5", default=False, description="Parallel HDF5 for populations, outputs and checkpoints")
     variant("strict_fp", default=True,
             description="No fused multiply-add contraction, so results are the same bits on every backend")
@@ -54,6 +57,7 @@ class Herd(CMakePackage, CudaPackage, ROCmPackage):
         depends_on(f"kokkos-kernels{_gpu}", when=f"+kokkos_kernels{_gpu}")
 
     depends_on("mpi", when="+mpi")
+    depends_on("metis@5:", when="+metis")
     depends_on("hdf5+mpi", when="+hdf5")
     depends_on("benchmark@1.5:", when="+benchmarks")
     depends_on("googletest@1.10:", type="test")
@@ -62,6 +66,7 @@ class Herd(CMakePackage, CudaPackage, ROCmPackage):
     conflicts("+cuda", when="+rocm", msg="Herd is built for one GPU backend at a time")
     conflicts("+cuda", when="cuda_arch=none", msg="+cuda needs a cuda_arch, e.g. cuda_arch=90")
     conflicts("+rocm", when="amdgpu_target=none", msg="+rocm needs an amdgpu_target, e.g. amdgpu_target=gfx90a")
+    conflicts("+gpu_aware_mpi", when="~mpi", msg="+gpu_aware_mpi is a setting of MPI runs: it needs +mpi")
     conflicts("+hdf5", when="~mpi", msg="Herd reads and writes HDF5 with MPI-IO: +hdf5 needs +mpi")
 
     def _toolchain_args(self):
@@ -82,6 +87,8 @@ class Herd(CMakePackage, CudaPackage, ROCmPackage):
         args = self._toolchain_args() + [
             self.define_from_variant("Herd_ENABLE_KOKKOSKERNELS", "kokkos_kernels"),
             self.define_from_variant("Herd_ENABLE_MPI", "mpi"),
+            self.define_from_variant("Herd_ENABLE_METIS", "metis"),
+            self.define_from_variant("Herd_MPI_DEVICE_BUFFERS", "gpu_aware_mpi"),
             self.define_from_variant("Herd_ENABLE_HDF5", "hdf5"),
             self.define_from_variant("Herd_STRICT_FLOATING_POINT", "strict_fp"),
             self.define_from_variant("Herd_ENABLE_BENCHMARKS", "benchmarks"),

@@ -1,0 +1,181 @@
+// Halo exchange and distributed steps. Run under mpiexec at 2 and 4 ranks; each iteration is timed
+// on every rank and the slowest rank's time is the iteration's.
+//
+// Bytes: the SEIR step sends its 1-byte state per ghost; packing reads the state of each sent
+// agent through an index (1 + 4 bytes) and writes 1 byte; unpacking reads and writes 1 byte.
+
+#include "../bench_common.hpp"
+
+#include <herd/mpi/distributed_simulation.hpp>
+#include <herd/partition/local_graph.hpp>
+#include <herd/partition/partition.hpp>
+
+#include <mpi.h>
+
+#include <memory>
+
+namespace herd::bench {
+namespace {
+
+constexpr int iterations = 50;
+
+// This rank's share of a benchmark graph, partitioned once per (graph, agents, method).
+LocalGraph<Memory, float> const& local_share(int kind, agent_index agents, PartitionMethod method) {
+  static std::map<std::tuple<int, agent_index, PartitionMethod>, LocalGraph<Memory, float>> cache;
+  static bool const hooked = (Kokkos::push_finalize_hook([] { cache.clear(); }), true);
+  (void)hooked;
+  auto const key = std::make_tuple(kind, agents, method);
+  if (auto found = cache.find(key); found != cache.end()) return found->second;
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  Exec exec;
+  auto const& global = graph(kind, agents, Ordering::none);
+  auto const partition = partition_graph(exec, global, size, method);
+  return cache.emplace(key, extract_local_graph(exec, global, partition, rank)).first->second;
+}
+
+// Times `body` on every rank between barriers; the iteration takes as long as the slowest rank.
+template <class F>
+void timed_slowest(benchmark::State& state, F&& body) {
+  for (auto _ : state) {
+    Kokkos::fence();
+    MPI_Barrier(MPI_COMM_WORLD);
+    Kokkos::Timer timer;
+    body();
+    Kokkos::fence();
+    double mine = timer.seconds(), slowest = 0.0;
+    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    state.SetIterationTime(slowest);
+  }
+}
+
+// The largest value of `x` over ranks.
+double max_over_ranks(double x) {
+  double out = 0.0;
+  MPI_Allreduce(&x, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return out;
+}
+
+void label(benchmark::State& state, int kind, PartitionMethod method, LocalGraph<Memory, float> const& local) {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  state.counters["ranks"] = size;
+  state.counters["ghosts_max"] = max_over_ranks(static_cast<double>(local.ghosts()));
+  state.counters["neighbours_max"] = max_over_ranks(static_cast<double>(local.ghost_owners.size()));
+  state.SetLabel(std::string(graph_name(kind)) + " partition=" + to_string(method));
+}
+
+PartitionMethod method_arg(benchmark::State const& state) {
+  return state.range(2) == 0 ? PartitionMethod::contiguous : PartitionMethod::metis;
+}
+
+// The halo of this rank's share, carrying one 1-byte property (the SEIR state).
+struct StateHalo {
+  explicit StateHalo(LocalGraph<Memory, float> const& local)
+      : halo(Exec(), MPI_COMM_WORLD, mpi::make_halo_plan(Exec(), MPI_COMM_WORLD, local), false),
+        state("state", local.local(), Visibility::neighbours) {
+    fields.add(mpi::halo_field(state));
+  }
+  mpi::Halo<Exec> halo;
+  Property<std::uint8_t, Memory> state;
+  mpi::HaloFields fields;
+};
+
+// One exchange of a 1-byte property: pack, send, wait, unpack.
+void halo_exchange(benchmark::State& state) {
+  int const kind = static_cast<int>(state.range(0));
+  auto const method = method_arg(state);
+  auto const& local = local_share(kind, static_cast<agent_index>(state.range(1)), method);
+  StateHalo h(local);
+  timed_slowest(state, [&] { h.halo.exchange(h.fields); });
+  state.counters["bytes_sent_max/step"] = max_over_ranks(static_cast<double>(h.halo.plan().sends()));
+  label(state, kind, method, local);
+}
+
+// Packing alone, and unpacking alone: throughput of the two kernels around the messages.
+template <bool Pack>
+void halo_kernel(benchmark::State& state) {
+  int const kind = static_cast<int>(state.range(0));
+  auto const method = method_arg(state);
+  auto const& local = local_share(kind, static_cast<agent_index>(state.range(1)), method);
+  StateHalo h(local);
+  h.halo.pack(h.fields);  // sizes the buffers
+  timed_slowest(state, [&] {
+    if constexpr (Pack)
+      h.halo.pack(h.fields);
+    else
+      h.halo.unpack();
+  });
+  auto const& plan = h.halo.plan();
+  double const items = max_over_ranks(static_cast<double>(Pack ? plan.sends() : plan.receives()));
+  double const bytes = items * (Pack ? 1.0 + 4.0 + 1.0 : 2.0);
+  state.counters["values/s"] = benchmark::Counter(items * state.iterations(), benchmark::Counter::kIsRate);
+  state.counters["GB/s"] = benchmark::Counter(bytes * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+  label(state, kind, method, local);
+}
+
+// A full SEIR step (beta = 0: every susceptible agent reads all its neighbours, the same work each
+// step), with the halo overlapped with the interior update or waited for first.
+void distributed_step(benchmark::State& state) {
+  int const kind = static_cast<int>(state.range(0));
+  auto const agents = static_cast<agent_index>(state.range(1));
+  auto const method = method_arg(state);
+  bool const overlap = state.range(3) != 0;
+  Exec exec;
+  mpi::DistributedOptions options;
+  options.overlap = overlap;
+  mpi::DistributedSimulation<Exec, float> sim(exec, MPI_COMM_WORLD, local_share(kind, agents, method), 7, options);
+  SeirParameters p;
+  p.beta = 0.0;
+  p.infectious = Period::fixed(60000);
+  p.initial_infected = agents / 100;
+  Seir<Memory> model(sim.num_agents(), p);
+  model.initialise(sim, sim.num_global());
+  timed_slowest(state, [&] {
+    model.step(sim);
+    sim.end_step();
+    sim.wait_for_ghosts();  // the step's messages belong to this iteration
+  });
+  auto const& times = sim.halo().times();
+  double const steps = static_cast<double>(state.iterations());
+  state.counters["wait_ms_max"] = max_over_ranks(times.wait / steps * 1e3);
+  state.counters["pack_ms_max"] = max_over_ranks(times.pack / steps * 1e3);
+  state.counters["unpack_ms_max"] = max_over_ranks(times.unpack / steps * 1e3);
+  double const edges = static_cast<double>(graph(kind, agents, Ordering::none).num_edges());
+  set_rates(state, agents, edges, agents * (8.0 + 6.0) + edges * 5.0);
+  label(state, kind, method, sim.local_graph());
+  state.SetLabel(std::string(graph_name(kind)) + " partition=" + to_string(method) +
+                 (overlap ? " overlapped" : " not overlapped"));
+}
+
+void halo_sizes(benchmark::internal::Benchmark* b) {
+  for (std::int64_t kind : {population, erdos_renyi})
+    for (std::int64_t method : {0, 1}) b->Args({kind, 1000000, method});
+  b->ArgNames({"graph", "agents", "metis"});
+}
+
+void step_sizes(benchmark::internal::Benchmark* b) {
+  for (std::int64_t kind : {population, erdos_renyi})
+    for (std::int64_t method : {0, 1})
+      for (std::int64_t overlap : {0, 1}) b->Args({kind, 1000000, method, overlap});
+  b->ArgNames({"graph", "agents", "metis", "overlap"});
+}
+
+BENCHMARK(halo_exchange)->Apply(halo_sizes)->Iterations(iterations)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(halo_kernel, true)
+    ->Name("halo_pack")
+    ->Apply(halo_sizes)
+    ->Iterations(iterations)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(halo_kernel, false)
+    ->Name("halo_unpack")
+    ->Apply(halo_sizes)
+    ->Iterations(iterations)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(distributed_step)->Apply(step_sizes)->Iterations(iterations)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace herd::bench

@@ -1,0 +1,24 @@
+# herd_add_mpi_test(<name> RANKS <n>... COMMAND <command> <args>...)
+#
+# Adds one test <name>.ranks<n> per rank count, launched with MPIEXEC_EXECUTABLE. Open MPI needs
+# --oversubscribe to start more ranks than cores (and permission to run as root, which CI does);
+# other MPIs take HERD_MPIEXEC_PREFLAGS as set by the user. Each rank gets one OpenMP thread.
+if(NOT DEFINED HERD_MPIEXEC_PREFLAGS)
+  execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE herd_mpiexec_version ERROR_QUIET)
+  if(herd_mpiexec_version MATCHES "Open MPI|OpenRTE")
+    set(herd_default_preflags --oversubscribe)
+  endif()
+  set(HERD_MPIEXEC_PREFLAGS "${herd_default_preflags}" CACHE STRING "Flags for mpiexec in Herd's MPI tests")
+endif()
+
+function(herd_add_mpi_test name)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "RANKS;COMMAND;LABELS")
+  foreach(ranks ${arg_RANKS})
+    add_test(NAME ${name}.ranks${ranks}
+      COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${ranks} ${HERD_MPIEXEC_PREFLAGS} ${MPIEXEC_PREFLAGS}
+              ${arg_COMMAND} ${MPIEXEC_POSTFLAGS})
+    set_tests_properties(${name}.ranks${ranks} PROPERTIES
+      LABELS "mpi;${arg_LABELS}" PROCESSORS ${ranks} TIMEOUT 600
+      ENVIRONMENT "OMP_NUM_THREADS=1;OMP_PROC_BIND=false;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+  endforeach()
+endfunction()

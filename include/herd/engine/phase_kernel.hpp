@@ -1,0 +1,144 @@
+#pragma once
+
+// The kernels behind Simulation::apply and Simulation::observe, shared by the single-process and
+// the distributed simulation.
+
+#include <herd/core/kokkos_compat.hpp>
+#include <herd/core/random.hpp>
+#include <herd/engine/agent.hpp>
+#include <herd/engine/schedule.hpp>
+
+#include <Kokkos_Core.hpp>
+
+namespace herd {
+
+namespace Details {
+
+// The properties a phase writes, kept together without std::tuple (not usable in device code
+// everywhere).
+template <class... Properties>
+struct Carry {
+  KOKKOS_INLINE_FUNCTION void keep(agent_index) const {}
+};
+template <class First, class... Rest>
+struct Carry<First, Rest...> {
+  First first;
+  Carry<Rest...> rest;
+  KOKKOS_INLINE_FUNCTION void keep(agent_index i) const {
+    first.keep(i);
+    rest.keep(i);
+  }
+};
+inline Carry<> make_carry() { return {}; }
+template <class First, class... Rest>
+Carry<First, Rest...> make_carry(First const& first, Rest const&... rest) {
+  return {first, make_carry(rest...)};
+}
+
+/// Global id of each local agent: a View, or the identity when the View is empty.
+template <class MemorySpace>
+struct IdMap {
+  Kokkos::View<global_id const*, MemorySpace> ids;
+  KOKKOS_INLINE_FUNCTION global_id operator()(agent_index i) const { return ids.extent(0) ? ids(i) : global_id{i}; }
+};
+
+// The kernel of one phase: builds each agent's context, carries the written properties over, and
+// calls the user's functor.
+template <class Phase, class Graph, class... Written>
+struct PhaseKernel {
+  Phase phase;
+  Graph graph;
+  IdMap<typename Graph::memory_space> ids;
+  Kokkos::View<agent_index const*, typename Graph::memory_space> agents;  // empty: rows from `first`, in order
+  agent_index first;
+  CounterRng rng;
+  std::uint32_t step;
+  std::uint32_t stream;
+  Carry<Written...> written;
+  int rows_per_team;
+
+  KOKKOS_INLINE_FUNCTION agent_index agent(agent_index k) const { return agents.extent(0) ? agents(k) : first + k; }
+
+  template <Lanes Mode, class Member>
+  KOKKOS_INLINE_FUNCTION void run(agent_index i, Member const& member) const {
+    Agent<Graph, Mode, Member> const a(graph, i, ids(i), rng, step, stream, member);
+    a.single([&]() { written.keep(i); });
+    phase(a);
+  }
+
+  // Thread schedule.
+  KOKKOS_INLINE_FUNCTION void operator()(agent_index k) const { run<Lanes::thread>(agent(k), 0); }
+};
+
+template <class Kernel>
+struct VectorLaunch {
+  Kernel kernel;
+  agent_index count;
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION void operator()(Member const& team) const {
+    agent_index const first = team.league_rank() * kernel.rows_per_team;
+    agent_index const rows = count - first < kernel.rows_per_team ? count - first : kernel.rows_per_team;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows),
+                         [&](agent_index r) { kernel.template run<Lanes::vector>(kernel.agent(first + r), team); });
+  }
+};
+
+template <class Kernel>
+struct TeamLaunch {
+  Kernel kernel;
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION void operator()(Member const& team) const {
+    kernel.template run<Lanes::team>(kernel.agent(team.league_rank()), team);
+  }
+};
+
+// Sums a model's per-agent observables (counts per state, say) into one row of a device View.
+template <class Model>
+struct ObserveKernel {
+  using value_type = std::int64_t[];
+  using size_type = unsigned;
+  Model model;
+  size_type value_count;
+
+  KOKKOS_INLINE_FUNCTION void operator()(agent_index i, std::int64_t* totals) const { model.observe(i, totals); }
+  KOKKOS_INLINE_FUNCTION void init(std::int64_t* totals) const {
+    for (size_type k = 0; k < value_count; ++k) totals[k] = 0;
+  }
+  KOKKOS_INLINE_FUNCTION void join(HERD_JOIN_VOLATILE std::int64_t* totals,
+                                   HERD_JOIN_VOLATILE std::int64_t const* part) const {
+    // Not +=: a compound assignment to a volatile is deprecated in C++20.
+    for (size_type k = 0; k < value_count; ++k) totals[k] = totals[k] + part[k];
+  }
+};
+
+// Runs `kernel` over the agents of `plan`: light agents a thread (or vector lanes) each, then hubs a
+// team each.
+template <class ExecutionSpace, class Kernel>
+void launch_phase(ExecutionSpace const& exec, StepPlan<typename ExecutionSpace::memory_space> const& plan,
+                  Kernel kernel) {
+  kernel.agents = plan.light;
+  kernel.first = plan.first;
+  kernel.rows_per_team = plan.team_size;
+  if (plan.light_count > 0) {
+    if (plan.light_lanes == Details::Lanes::thread) {
+      Kokkos::parallel_for(
+          "herd::step::thread",
+          Kokkos::RangePolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec, 0, plan.light_count), kernel);
+    } else {
+      agent_index const league = (plan.light_count + plan.team_size - 1) / plan.team_size;
+      Kokkos::parallel_for("herd::step::vector",
+                           Kokkos::TeamPolicy<ExecutionSpace>(exec, league, plan.team_size, plan.vector_length),
+                           Details::VectorLaunch<Kernel>{kernel, plan.light_count});
+    }
+  }
+  if (plan.hubs.extent(0) > 0) {
+    kernel.agents = plan.hubs;
+    Kokkos::parallel_for("herd::step::team",
+                         Kokkos::TeamPolicy<ExecutionSpace>(exec, static_cast<int>(plan.hubs.extent(0)), Kokkos::AUTO),
+                         Details::TeamLaunch<Kernel>{kernel});
+  }
+}
+
+}  // namespace Details
+
+}  // namespace herd

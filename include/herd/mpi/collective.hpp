@@ -1,0 +1,58 @@
+#pragma once
+
+// Failing together. A bad input seen by one rank must end the whole job with one clear message,
+// not leave the other ranks waiting in a collective the failed rank never reaches. Setup code
+// runs inside herd::mpi::collectively: every rank learns whether any rank failed, and all throw
+// the same herd::Error.
+
+#include <herd/core/error.hpp>
+
+#include <mpi.h>
+
+#include <exception>
+#include <string>
+#include <type_traits>
+
+namespace herd::mpi {
+
+/// An error every rank of a communicator raised together: nothing is left waiting, and the job
+/// may end normally.
+class CollectiveError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// Throws herd::mpi::CollectiveError on every rank of `comm` if `failure` is non-empty on any rank. The message is
+/// that of the lowest failing rank, naming the rank when not all ranks failed. Collective.
+void raise_if_any_failed(MPI_Comm comm, std::string const& failure);
+
+/// Runs `f` on every rank of `comm`; if it throws on any rank, every rank throws the same
+/// CollectiveError (see raise_if_any_failed). Collective: every rank must call it.
+template <class F>
+auto collectively(MPI_Comm comm, F&& f) -> decltype(f()) {
+  std::string failure;
+  if constexpr (std::is_void<decltype(f())>::value) {
+    try {
+      f();
+    } catch (std::exception const& e) {
+      failure = e.what();
+      if (failure.empty()) failure = "unknown error";
+    }
+    raise_if_any_failed(comm, failure);
+  } else {
+    decltype(f()) result{};
+    try {
+      result = f();
+    } catch (std::exception const& e) {
+      failure = e.what();
+      if (failure.empty()) failure = "unknown error";
+    }
+    raise_if_any_failed(comm, failure);
+    return result;
+  }
+}
+
+int rank_of(MPI_Comm comm);
+int size_of(MPI_Comm comm);
+
+}  // namespace herd::mpi

@@ -1,0 +1,175 @@
+#pragma once
+
+// One simulation spread over the ranks of a communicator. Each rank steps its owned agents and
+// keeps ghost copies of the agents they read; models are written exactly as for herd::Simulation
+// and run unchanged.
+//
+// A step on one rank, with overlap:
+//
+//   phase p:  step interior agents | wait for the ghosts written by phase p-1 | step boundary agents
+//             swap buffers, pack and send what phase p wrote of neighbour-visible properties
+//
+// Random draws are keyed on global ids and neighbour sums are integers, so the trajectory is the
+// same, bit for bit, on any number of ranks. Observables are summed over owned agents and then
+// over ranks with one integer MPI_Allreduce at the end of the run.
+
+#include <herd/agents/property.hpp>
+#include <herd/engine/phase_kernel.hpp>
+#include <herd/engine/step_plan.hpp>
+#include <herd/mpi/collective.hpp>
+#include <herd/mpi/halo.hpp>
+#include <herd/partition/local_graph.hpp>
+
+#include <mpi.h>
+#include <Kokkos_Core.hpp>
+
+#include <memory>
+
+namespace herd::mpi {
+
+struct DistributedOptions {
+  Schedule schedule = Schedule::automatic;
+  bool overlap = true;          ///< step interior agents while the halo is in flight
+  int exchange_every = 1;       ///< exchange ghosts after every k-th step only (k > 1: stale ghosts)
+  bool device_buffers = false;  ///< GPU-aware MPI: hand device buffers to MPI instead of staging
+};
+
+template <class ExecutionSpace = Kokkos::DefaultExecutionSpace, class WeightStorage = float>
+class DistributedSimulation {
+ public:
+  using execution_space = ExecutionSpace;
+  using memory_space = typename ExecutionSpace::memory_space;
+  using graph_type = CsrGraph<memory_space, WeightStorage>;
+  using local_graph_type = LocalGraph<memory_space, WeightStorage>;
+
+  /// `local` is this rank's share (extract_local_graph) of a partition whose parts are the ranks
+  /// of `comm`. Collective.
+  DistributedSimulation(ExecutionSpace const& exec, MPI_Comm comm, local_graph_type local, std::uint64_t seed,
+                        DistributedOptions const& options = {})
+      : exec_(exec), local_(std::move(local)), rng_{seed}, options_(options) {
+    raise_if_any_failed(
+        comm, options.exchange_every >= 1 ? std::string() : "the halo exchange interval must be at least 1 step");
+    interior_ = make_step_plan(exec_, local_.graph, options.schedule, default_hub_threshold(), {0, local_.interior});
+    boundary_ = make_step_plan(exec_, local_.graph, options.schedule, default_hub_threshold(),
+                               {local_.interior, local_.owned - local_.interior});
+    halo_ = std::make_shared<Halo<ExecutionSpace>>(exec_, comm, make_halo_plan(exec_, comm, local_),
+                                                   options.device_buffers);
+  }
+
+  ExecutionSpace const& execution_space_instance() const { return exec_; }
+  graph_type const& graph() const { return local_.graph; }
+  local_graph_type const& local_graph() const { return local_; }
+  /// Agents whose properties this rank stores: owned, then ghosts (size properties with this).
+  agent_index num_agents() const { return local_.local(); }
+  /// Agents this rank steps.
+  agent_index num_owned() const { return local_.owned; }
+  global_id num_global() const { return local_.global_agents; }
+  std::uint64_t seed() const { return rng_.seed; }
+  CounterRng rng() const { return rng_; }
+  std::uint32_t step() const { return step_; }
+  StepPlan<memory_space> const& plan() const { return interior_; }
+  Kokkos::View<global_id*, memory_space> const& global_ids() const { return local_.ids; }
+  herd::Details::IdMap<memory_space> id_map() const { return {local_.ids}; }
+  Halo<ExecutionSpace> const& halo() const { return *halo_; }
+  MPI_Comm communicator() const { return halo_->communicator(); }
+  DistributedOptions const& options() const { return options_; }
+
+  /// As Simulation::apply. Properties written here that neighbours see travel to the ghosts of
+  /// other ranks before the next phase steps the agents that read them.
+  template <class Phase, class... Written>
+  void apply(Phase const& phase, Written&... written) {
+    using kernel_type = herd::Details::PhaseKernel<Phase, graph_type, Written...>;
+    kernel_type const kernel{phase,
+                             local_.graph,
+                             id_map(),
+                             {},
+                             0,
+                             rng_,
+                             step_,
+                             streams::first_model_stream + phase_,
+                             herd::Details::make_carry(written...),
+                             0};
+    if (options_.overlap) {
+      herd::Details::launch_phase(exec_, interior_, kernel);
+      halo_->finish();
+      herd::Details::launch_phase(exec_, boundary_, kernel);
+    } else {
+      halo_->finish();
+      herd::Details::launch_phase(exec_, interior_, kernel);
+      herd::Details::launch_phase(exec_, boundary_, kernel);
+    }
+    (written.swap(), ...);
+    HaloFields fields;
+    (add_if_visible(fields, written), ...);
+    if (fields.count > 0) {
+      if ((step_ + 1) % static_cast<std::uint32_t>(options_.exchange_every) == 0)
+        halo_->start(fields);
+      else
+        (keep_ghosts(written), ...);
+    }
+    ++phase_;
+  }
+
+  void end_step() {
+    ++step_;
+    phase_ = 0;
+  }
+  void set_step(std::uint32_t step) { step_ = step; }
+
+  /// Makes the ghost copies of `properties` current (after setting owned values on the host, or
+  /// from a file). Collective.
+  template <class... Properties>
+  void update_ghosts(Properties&... properties) {
+    halo_->finish();
+    HaloFields fields;
+    (fields.add(halo_field(properties)), ...);
+    halo_->exchange(fields);
+  }
+
+  /// Completes the exchange in flight, if any; the next phase would otherwise do it. Collective.
+  void wait_for_ghosts() { halo_->finish(); }
+
+  /// Sums `model.observe` over owned agents into `row`, without waiting.
+  template <class Model, class Row>
+  void observe(Model const& model, Row const& row) const {
+    herd::Details::ObserveKernel<Model> const kernel{model, static_cast<unsigned>(row.extent(0))};
+    Kokkos::parallel_reduce("herd::observe", Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, num_owned()), kernel, row);
+  }
+
+  /// Completes the last exchange and sums the history of observables over ranks, in place: every
+  /// rank ends with the global counts. Integer sums, so they do not depend on the rank count.
+  template <class History>
+  void finish(History const& history) {
+    halo_->finish();
+    exec_.fence();
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), history);
+    MPI_Allreduce(MPI_IN_PLACE, host.data(), static_cast<int>(host.size()), MPI_INT64_T, MPI_SUM, communicator());
+    Kokkos::deep_copy(history, host);
+  }
+
+ private:
+  template <class Property>
+  static void add_if_visible(HaloFields& fields, Property const& property) {
+    if (property.visibility() == Visibility::neighbours) fields.add(halo_field(property));
+  }
+
+  // Without an exchange, the ghost values of the buffer that just became current are two phases
+  // old; the previous buffer holds the last ones received.
+  template <class Property>
+  void keep_ghosts(Property const& property) const {
+    if (property.visibility() != Visibility::neighbours) return;
+    auto const ghosts = std::make_pair(local_.owned, local_.local());
+    Kokkos::deep_copy(exec_, Kokkos::subview(property.current(), ghosts), Kokkos::subview(property.next(), ghosts));
+  }
+
+  ExecutionSpace exec_;
+  local_graph_type local_;
+  CounterRng rng_;
+  DistributedOptions options_;
+  StepPlan<memory_space> interior_, boundary_;
+  std::shared_ptr<Halo<ExecutionSpace>> halo_;
+  std::uint32_t step_ = 0;
+  std::uint32_t phase_ = 0;
+};
+
+}  // namespace herd::mpi

@@ -1,0 +1,57 @@
+#pragma once
+
+// Which rank owns which agent. A partition is a map from global id to part, computed once before a
+// distributed run; every rank holds the same map.
+//
+// Both methods here see the whole graph on one process: contiguous blocks need only the agent
+// count, METIS needs the graph. A graph too large for one process is partitioned by a parallel
+// partitioner (ParMETIS, PT-Scotch) on the ranks that each hold a slice of its edges, or streamed
+// through a one-pass partitioner; either produces the same owner map the rest of Herd consumes.
+
+#include <herd/graph/csr_graph.hpp>
+
+#include <string>
+
+namespace herd {
+
+enum class PartitionMethod {
+  contiguous,  ///< rank r owns agents [r N / P, (r + 1) N / P): free, and good when ids follow locality
+  metis        ///< METIS k-way: fewer cut edges on graphs whose ids do not follow locality
+};
+
+/// Parses "contiguous" or "metis"; throws herd::Error otherwise.
+PartitionMethod parse_partition_method(std::string const& name);
+std::string to_string(PartitionMethod method);
+/// Whether this build of Herd can partition with METIS.
+bool have_metis();
+
+/// owner(g) is the part (rank) that owns global agent g.
+template <class MemorySpace>
+struct Partition {
+  int parts = 1;
+  Kokkos::View<int*, MemorySpace> owner;
+
+  global_id num_agents() const { return static_cast<global_id>(owner.extent(0)); }
+};
+
+/// Contiguous blocks of agents, sizes differing by at most one.
+template <class ExecutionSpace>
+Partition<typename ExecutionSpace::memory_space> partition_contiguous(ExecutionSpace const& exec, global_id agents,
+                                                                      int parts);
+
+/// Partitions `graph` (symmetric, as built for contact networks) into `parts` with `method`.
+/// METIS runs on the host with a fixed seed, so every process computing it gets the same map.
+/// Throws herd::Error when there are more parts than agents or METIS is missing.
+template <class ExecutionSpace, class WeightStorage>
+Partition<typename ExecutionSpace::memory_space> partition_graph(
+    ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& graph, int parts,
+    PartitionMethod method);
+
+namespace Details {
+/// METIS k-way on a host CSR graph; owner receives one part per agent.
+void metis_partition(Kokkos::View<edge_offset const*, Kokkos::HostSpace> offsets,
+                     Kokkos::View<agent_index const*, Kokkos::HostSpace> neighbours, int parts,
+                     Kokkos::View<int*, Kokkos::HostSpace> owner);
+}  // namespace Details
+
+}  // namespace herd

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Draws scaling plots from the records `herd --record FILE` appends (scripts/scaling.sh).
+
+    scripts/plot_scaling.py scaling.jsonl -o scaling.png [--title TEXT]
+
+Two panels per study (label) found in the file, strong and weak alike: time per step against
+ranks, split into compute, pack, MPI wait and unpack of the slowest rank; and parallel efficiency
+against the smallest rank count of the study (strong: T1 / (P T_P), weak: T1 / T_P). Runs with the
+same label and rank count are averaged.
+"""
+
+import argparse
+import collections
+import json
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+PARTS = [("compute_seconds_per_step", "compute"), ("pack_seconds_per_step", "pack"),
+         ("wait_seconds_per_step", "MPI wait"), ("unpack_seconds_per_step", "unpack")]
+NEEDED = ["ranks", "agents", "seconds_per_step"] + [key for key, _ in PARTS]
+
+
+def read_records(path):
+    records = []
+    try:
+        with open(path) as f:
+            for number, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as error:
+                    sys.exit(f"{path}:{number}: not a JSON record ({error})")
+                missing = [key for key in NEEDED if key not in record]
+                if missing:
+                    sys.exit(f"{path}:{number}: not a herd record (missing {', '.join(missing)})")
+                records.append(record)
+    except OSError as error:
+        sys.exit(f"{path}: {error.strerror}")
+    if not records:
+        sys.exit(f"{path}: no records")
+    return records
+
+
+def studies(records):
+    """{label: {ranks: mean record}}, each study sorted by ranks."""
+    grouped = collections.defaultdict(lambda: collections.defaultdict(list))
+    for r in records:
+        grouped[r.get("label") or "runs"][r["ranks"]].append(r)
+    out = {}
+    for label, by_ranks in grouped.items():
+        out[label] = {p: {key: sum(r[key] for r in runs) / len(runs) for key in NEEDED}
+                      for p, runs in sorted(by_ranks.items())}
+    return out
+
+
+def efficiency(label, series):
+    ranks = sorted(series)
+    base = series[ranks[0]]
+    values = []
+    for p in ranks:
+        ratio = base["seconds_per_step"] / series[p]["seconds_per_step"]
+        if label != "weak":  # strong scaling: the same problem, so ideal is P / P0 times faster
+            ratio *= ranks[0] / p
+        values.append(ratio)
+    return ranks, values
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("records", help="JSON lines written by herd --record")
+    parser.add_argument("-o", "--output", required=True, help="image to write (PNG, SVG, PDF)")
+    parser.add_argument("--title", default=None)
+    args = parser.parse_args()
+    groups = studies(read_records(args.records))
+
+    figure, axes = plt.subplots(len(groups), 2, figsize=(11, 4 * len(groups)), squeeze=False)
+    for row, (label, series) in enumerate(sorted(groups.items())):
+        ranks = list(series)
+        positions = range(len(ranks))
+        bottom = [0.0] * len(ranks)
+        for key, name in PARTS:
+            heights = [series[p][key] * 1e3 for p in ranks]
+            axes[row][0].bar(positions, heights, bottom=bottom, label=name)
+            bottom = [b + h for b, h in zip(bottom, heights)]
+        axes[row][0].plot(positions, [series[p]["seconds_per_step"] * 1e3 for p in ranks], "k.", label="step")
+        axes[row][0].set_xticks(list(positions), [str(p) for p in ranks])
+        axes[row][0].set_xlabel("MPI ranks")
+        axes[row][0].set_ylabel("ms per step (slowest rank)")
+        agents = sorted({int(series[p]["agents"]) for p in ranks})
+        sizes = f"{agents[0]:,} agents" if len(agents) == 1 else f"{agents[0]:,} to {agents[-1]:,} agents"
+        axes[row][0].set_title(f"{label}: time per step, {sizes}")
+        axes[row][0].legend(fontsize="small")
+        eff_ranks, eff = efficiency(label, series)
+        axes[row][1].plot(eff_ranks, eff, "o-", label="measured")
+        axes[row][1].axhline(1.0, color="grey", linestyle="--", label="ideal")
+        axes[row][1].set_xscale("log", base=2)
+        axes[row][1].set_xticks(eff_ranks, [str(p) for p in eff_ranks])
+        axes[row][1].set_ylim(0, max(1.1, max(eff) * 1.1))
+        axes[row][1].set_xlabel("MPI ranks")
+        axes[row][1].set_ylabel("parallel efficiency")
+        axes[row][1].set_title(f"{label}: efficiency")
+        axes[row][1].legend(fontsize="small")
+    if args.title:
+        figure.suptitle(args.title)
+    figure.tight_layout()
+    figure.savefig(args.output, dpi=120)
+
+
+if __name__ == "__main__":
+    main()

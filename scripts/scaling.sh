@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Strong- and weak-scaling sweeps of the herd command, one JSON record per run.
+#
+#   scripts/scaling.sh [-o records.jsonl] [-r "1 2 4"] [-t THREADS_PER_RANK] [-n AGENTS] [-s STEPS] [-- herd options]
+#
+# Strong scaling runs -n agents on each rank count of -r; weak scaling runs -n agents per rank.
+# Every run appends one line to the records file (herd --record), labelled strong or weak;
+# scripts/plot_scaling.py turns the file into plots. Options after -- go to every run (e.g.
+# --graph erdos-renyi --partition metis). HERD names the command (default build/bin/herd); MPIEXEC
+# and MPIEXEC_FLAGS pick the launcher and its flags (default: mpiexec --oversubscribe).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+records=scaling.jsonl
+ranks="1 2 4"
+threads=1
+agents=1000000
+steps=50
+while getopts "o:r:t:n:s:h" flag; do
+  case $flag in
+    o) records=$OPTARG ;;
+    r) ranks=$OPTARG ;;
+    t) threads=$OPTARG ;;
+    n) agents=$OPTARG ;;
+    s) steps=$OPTARG ;;
+    *) sed -n '2,11p' "$0"; exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+
+herd=${HERD:-build/bin/herd}
+[[ -x $herd ]] || { echo "scaling.sh: $herd not found: run scripts/build.sh first" >&2; exit 1; }
+mpiexec=${MPIEXEC:-mpiexec}
+read -r -a flags <<<"${MPIEXEC_FLAGS---oversubscribe}"
+# Open MPI refuses to run as root without these.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 KOKKOS_DISABLE_WARNINGS=1
+export OMP_NUM_THREADS=$threads OMP_PROC_BIND=${OMP_PROC_BIND:-false}
+
+run() {  # run STUDY RANKS AGENTS [herd options]
+  local study=$1 p=$2 n=$3
+  shift 3
+  echo "scaling.sh: $study scaling, $p rank(s) x $threads thread(s), $n agents" >&2
+  "$mpiexec" "${flags[@]}" -n "$p" "$herd" run --agents "$n" --steps "$steps" --quiet --label "$study" \
+    --record "$records" "$@"
+}
+
+for p in $ranks; do run strong "$p" "$agents" "$@"; done
+for p in $ranks; do run weak "$p" $((agents * p)) "$@"; done
+echo "scaling.sh: records appended to $records" >&2

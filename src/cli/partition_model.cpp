@@ -1,0 +1,115 @@
+#include "partition_model.hpp"
+#include "input.hpp"
+
+#include <herd/herd.hpp>
+#include <herd/partition/partition_stats.hpp>
+
+#include <Kokkos_Timer.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+namespace herd::cli {
+
+namespace {
+
+// Bytes one step moves, per the models Herd ships (SIR, SEIR, voter, majority): each owned agent
+// reads and writes a 1-byte state and a 2-byte timer, reads its row offset and its global id (the
+// random-number key); each stored edge reads a 4-byte neighbour index and the neighbour's state.
+constexpr double agent_bytes = 2 * (1 + 2) + sizeof(edge_offset) + sizeof(global_id);
+constexpr double edge_bytes = sizeof(agent_index) + 1;
+// What travels per ghost and exchange: the 1-byte state, the only property neighbours read.
+constexpr double ghost_bytes = 1;
+
+struct Row {
+  int parts = 0;
+  double owned_max = 0, owned_mean = 0;
+  double ghosts_max = 0, ghosts_mean = 0;
+  double messages_max = 0, messages_mean = 0;
+  double bytes_max = 0, bytes_mean = 0;
+  double cut_fraction = 0;
+  double halo_seconds = 0, compute_seconds = 0;
+  double partition_seconds = 0;
+};
+
+// The slowest rank bounds the step: halo and compute are each the worst over ranks.
+Row model_row(std::vector<PartStats> const& stats, Options const& o) {
+  Row row;
+  row.parts = static_cast<int>(stats.size());
+  double cut = 0, edges = 0;
+  for (auto const& s : stats) {
+    double const sent = static_cast<double>(s.sends) * ghost_bytes;
+    double const received = static_cast<double>(s.ghosts) * ghost_bytes;
+    double const halo = s.neighbours * o.latency_us * 1e-6 + std::max(sent, received) / (o.network_gbps * 1e9);
+    double const compute = (static_cast<double>(s.owned) * agent_bytes + static_cast<double>(s.edges) * edge_bytes) /
+                           (o.memory_gbps * 1e9);
+    row.owned_max = std::max(row.owned_max, static_cast<double>(s.owned));
+    row.ghosts_max = std::max(row.ghosts_max, static_cast<double>(s.ghosts));
+    row.messages_max = std::max(row.messages_max, static_cast<double>(s.neighbours));
+    row.bytes_max = std::max(row.bytes_max, sent);
+    row.halo_seconds = std::max(row.halo_seconds, halo);
+    row.compute_seconds = std::max(row.compute_seconds, compute);
+    row.owned_mean += static_cast<double>(s.owned) / row.parts;
+    row.ghosts_mean += static_cast<double>(s.ghosts) / row.parts;
+    row.messages_mean += static_cast<double>(s.neighbours) / row.parts;
+    row.bytes_mean += sent / row.parts;
+    cut += static_cast<double>(s.cut_edges);
+    edges += static_cast<double>(s.edges);
+  }
+  row.cut_fraction = edges > 0 ? cut / edges : 0.0;
+  return row;
+}
+
+std::string format(char const* pattern, double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, pattern, value);
+  return buffer;
+}
+
+}  // namespace
+
+PartitionModel partition_model(Options const& o) {
+  Exec exec;
+  auto const input = make_graph<float>(o, exec);
+  auto const method = parse_partition_method(o.partition);
+  auto const degrees = degree_stats(exec, input.graph);
+  std::vector<Row> rows;
+  for (int parts : o.parts) {
+    Kokkos::Timer timer;
+    auto const partition = partition_graph(exec, input.graph, parts, method);
+    double const seconds = timer.seconds();
+    rows.push_back(model_row(partition_stats(exec, input.graph, partition), o));
+    rows.back().partition_seconds = seconds;
+  }
+
+  std::ostringstream text, csv;
+  text << "partition model: graph " << input.name << ", " << input.graph.num_agents() << " agents, "
+       << input.graph.num_edges() << " directed edges (mean degree " << format("%.3g", degrees.mean_degree) << "), "
+       << to_string(method) << " partition\n"
+       << "assumed per rank: network " << o.network_gbps << " GB/s, " << o.latency_us << " us per message, memory "
+       << o.memory_gbps << " GB/s; a step moves " << agent_bytes << " B per owned agent and " << edge_bytes
+       << " B per edge, and sends " << ghost_bytes << " B per ghost\n\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "%6s %11s %11s %11s %9s %9s %11s %7s %10s %10s %8s\n", "parts", "owned max",
+                "ghosts max", "ghosts mean", "msgs max", "msgs mean", "KB/step max", "cut %", "halo us", "compute us",
+                "ratio");
+  text << line;
+  csv << "parts,method,owned_max,owned_mean,ghosts_max,ghosts_mean,messages_max,messages_mean,bytes_sent_max,"
+         "bytes_sent_mean,cut_fraction,halo_seconds,compute_seconds,halo_compute_ratio,partition_seconds\n";
+  for (auto const& r : rows) {
+    double const ratio = r.compute_seconds > 0 ? r.halo_seconds / r.compute_seconds : 0.0;
+    std::snprintf(line, sizeof line, "%6d %11.0f %11.0f %11.0f %9.0f %9.1f %11.1f %7.2f %10.2f %10.2f %8.3f\n", r.parts,
+                  r.owned_max, r.ghosts_max, r.ghosts_mean, r.messages_max, r.messages_mean, r.bytes_max / 1e3,
+                  100 * r.cut_fraction, r.halo_seconds * 1e6, r.compute_seconds * 1e6, ratio);
+    text << line;
+    csv << r.parts << "," << to_string(method) << "," << r.owned_max << "," << r.owned_mean << "," << r.ghosts_max
+        << "," << r.ghosts_mean << "," << r.messages_max << "," << r.messages_mean << "," << r.bytes_max << ","
+        << r.bytes_mean << "," << r.cut_fraction << "," << r.halo_seconds << "," << r.compute_seconds << "," << ratio
+        << "," << r.partition_seconds << "\n";
+  }
+  text << "\nratio = halo / compute of the slowest rank; below 1 the halo can hide behind the interior update\n";
+  return {text.str(), csv.str()};
+}
+
+}  // namespace herd::cli

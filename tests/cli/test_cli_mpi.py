@@ -1,0 +1,161 @@
+"""Tests of the herd command under mpiexec: the same outputs as one process, per-rank figures in the
+reports, and bad input ending the whole job with one message, a non-zero status and no output file.
+
+Usage: test_cli_mpi.py HERD MPIEXEC [MPIEXEC FLAGS...]"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERD = None
+MPIEXEC = None
+
+ENV = dict(os.environ, OMP_NUM_THREADS="1", OMP_PROC_BIND="false", OMPI_ALLOW_RUN_AS_ROOT="1",
+           OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", KOKKOS_DISABLE_WARNINGS="1")
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def mpi_herd(ranks, *args):
+    # A hang of any rank fails the test through the timeout rather than blocking CTest.
+    return subprocess.run([*MPIEXEC, "-n", str(ranks), HERD, *args], capture_output=True, text=True, env=ENV,
+                          timeout=240)
+
+
+def herd_lines(stderr):
+    return [line for line in stderr.splitlines() if line.startswith("herd:")]
+
+
+class SameResults(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.addCleanup(self.dir.cleanup)
+
+    def path(self, name):
+        return os.path.join(self.dir.name, name)
+
+    def run_ok(self, ranks, *args):
+        result = mpi_herd(ranks, *args)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        return result
+
+    def test_time_series_identical_on_1_to_4_ranks(self):
+        for model, graph, partition in [("seir", "population", "contiguous"), ("sir", "erdos-renyi", "metis"),
+                                        ("voter", "power-law", "contiguous")]:
+            args = ["run", "--model", model, "--graph", graph, "--agents", "12000", "--steps", "30", "--quiet",
+                    "--partition", partition]
+            self.run_ok(1, *args, "--csv", self.path("one.csv"))
+            reference = read(self.path("one.csv"))
+            self.assertGreater(len(reference.splitlines()), 30)
+            for ranks in [2, 3, 4]:
+                with self.subTest(model=model, graph=graph, partition=partition, ranks=ranks):
+                    self.run_ok(ranks, *args, "--csv", self.path("many.csv"))
+                    self.assertEqual(read(self.path("many.csv")), reference)
+
+    def test_reports_describe_every_rank(self):
+        result = self.run_ok(3, "run", "--model", "sir", "--graph", "erdos-renyi", "--agents", "9000", "--steps",
+                             "10", "--json", self.path("s.json"), "--record", self.path("r.jsonl"))
+        summary = json.loads(read(self.path("s.json")))
+        ranks = summary["ranks"]
+        self.assertEqual(len(ranks), 3)
+        self.assertEqual(sum(r["owned"] for r in ranks), 9000)
+        self.assertEqual(sum(r["edges"] for r in ranks), summary["edges"])
+        for r in ranks:
+            self.assertGreater(r["ghosts"], 0)
+            self.assertLessEqual(r["cut_edges"], r["edges"])
+            self.assertEqual(r["neighbour_ranks"], 2)
+            self.assertGreater(r["messages_sent"], 0)
+        cut = sum(r["cut_edges"] for r in ranks) / summary["edges"]
+        self.assertAlmostEqual(summary["cut_fraction"], cut)
+        # Random graph, contiguous blocks: an edge stays inside a block with probability 1/3.
+        self.assertAlmostEqual(cut, 2 / 3, delta=0.03)
+        self.assertEqual(sum(summary["final"].values()), 9000)
+        # The table printed on rank 0 only, with one row per rank.
+        self.assertEqual(result.stdout.count("graph erdos-renyi"), 1)
+        self.assertIn("3 ranks, contiguous partition", result.stdout)
+        # One record line per run, appended.
+        self.run_ok(2, "run", "--model", "sir", "--graph", "erdos-renyi", "--agents", "9000", "--steps", "10",
+                    "--quiet", "--no-overlap", "--record", self.path("r.jsonl"))
+        records = [json.loads(line) for line in read(self.path("r.jsonl")).splitlines()]
+        self.assertEqual([r["ranks"] for r in records], [3, 2])
+        self.assertEqual([r["overlap"] for r in records], [True, False])
+        for r in records:
+            parts = (r["compute_seconds_per_step"] + r["pack_seconds_per_step"] + r["wait_seconds_per_step"]
+                     + r["unpack_seconds_per_step"])
+            self.assertAlmostEqual(parts, r["seconds_per_step"], delta=1e-3 * r["seconds_per_step"] + 1e-9)
+            self.assertEqual(r["final"], records[0]["final"])
+
+    def test_stale_ghosts_are_a_different_run(self):
+        args = ["run", "--model", "sir", "--graph", "erdos-renyi", "--agents", "12000", "--steps", "30", "--quiet"]
+        self.run_ok(1, *args, "--csv", self.path("one.csv"))
+        self.run_ok(2, *args, "--exchange-every", "1", "--csv", self.path("k1.csv"))
+        self.run_ok(2, *args, "--exchange-every", "4", "--csv", self.path("k4.csv"))
+        self.assertEqual(read(self.path("k1.csv")), read(self.path("one.csv")))
+        self.assertNotEqual(read(self.path("k4.csv")), read(self.path("one.csv")))
+
+
+class BadInput(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.addCleanup(self.dir.cleanup)
+
+    def fails_once(self, ranks, needle, *args):
+        out = os.path.join(self.dir.name, "out.csv")
+        result = mpi_herd(ranks, "run", *args, "--csv", out, "--quiet")
+        self.assertEqual(result.returncode, 1, result.stderr)
+        lines = herd_lines(result.stderr)
+        self.assertEqual(len(lines), 1, result.stderr)
+        self.assertIn(needle, lines[0])
+        self.assertEqual(os.listdir(self.dir.name), [])
+
+    def test_missing_file(self):
+        self.fails_once(3, "/no/such/contacts.txt", "--graph", "/no/such/contacts.txt")
+
+    def test_invalid_graph_file(self):
+        bad = os.path.join(tempfile.gettempdir(), "herd_bad_graph.txt")
+        with open(bad, "w") as f:
+            f.write("0 1\n1 2\n2 x\n")
+        self.addCleanup(os.remove, bad)
+        self.fails_once(2, "herd_bad_graph.txt:3", "--graph", bad)
+
+    def test_more_ranks_than_agents(self):
+        self.fails_once(4, "3 agents into 4 parts", "--graph", "erdos-renyi", "--agents", "3", "--mean-degree", "1",
+                        "--initial-infected", "1")
+
+    def test_invalid_parameter(self):
+        self.fails_once(2, "beta must lie", "--graph", "erdos-renyi", "--agents", "1000", "--beta", "1.5")
+
+    def test_reorder_is_single_process(self):
+        self.fails_once(2, "--reorder", "--graph", "erdos-renyi", "--agents", "1000", "--reorder", "degree")
+
+
+class PartitionModel(unittest.TestCase):
+    def test_table_and_csv(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "model.csv")
+            result = mpi_herd(1, "partition", "--graph", "erdos-renyi", "--agents", "20000", "--parts", "2,4,8",
+                              "--csv", out)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertIn("halo", result.stdout)
+            rows = read(out).splitlines()
+            header = rows[0].split(",")
+            self.assertEqual(len(rows), 4)
+            table = [dict(zip(header, row.split(","))) for row in rows[1:]]
+            for parts, row in zip([2, 4, 8], table):
+                self.assertEqual(int(row["parts"]), parts)
+                # Contiguous blocks of a random graph cut 1 - 1/P of the edges.
+                self.assertAlmostEqual(float(row["cut_fraction"]), 1 - 1 / parts, delta=0.02)
+                self.assertEqual(float(row["messages_max"]), parts - 1)
+                self.assertAlmostEqual(float(row["owned_max"]), 20000 / parts, delta=1)
+
+
+if __name__ == "__main__":
+    HERD = sys.argv[1]
+    MPIEXEC = sys.argv[2:]
+    unittest.main(argv=sys.argv[:1], verbosity=2)

@@ -1,0 +1,258 @@
+#include <herd/herd.hpp>
+#include <herd/mpi/collective.hpp>
+#include <herd/mpi/distributed_simulation.hpp>
+#include <herd/partition/local_graph.hpp>
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+#include <Kokkos_Core.hpp>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace herd;
+using Exec = Kokkos::DefaultExecutionSpace;
+using Memory = Exec::memory_space;
+using Graph = CsrGraph<Memory>;
+
+int world_rank() { return mpi::rank_of(MPI_COMM_WORLD); }
+int world_size() { return mpi::size_of(MPI_COMM_WORLD); }
+
+template <class View>
+std::vector<typename View::non_const_value_type> to_vector(View const& view) {
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
+  return std::vector<typename View::non_const_value_type>(host.data(), host.data() + host.size());
+}
+
+// Sum over ranks: a test fails on every rank if it fails on one.
+long long total(long long value) {
+  long long sum = 0;
+  MPI_Allreduce(&value, &sum, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  return sum;
+}
+
+Graph erdos_renyi() { return build_csr(Exec(), generate_edges(Exec(), ErdosRenyi{6000, 8.0}, 11)); }
+Graph power_law() { return build_csr(Exec(), generate_edges(Exec(), PowerLaw{6000, 2.2, 6.0, 1500.0}, 12)); }
+Graph population() {
+  LayeredPopulation spec;
+  spec.agents = 6000;
+  return build_csr<float>(Exec(), generate_population(Exec(), spec, 13).edges, BuildOptions{});
+}
+
+struct Trajectory {
+  std::vector<std::int64_t> history;
+  std::vector<std::int64_t> state;  ///< final state of each agent, by global id (owned agents only when distributed)
+};
+
+SeirParameters seir_parameters(bool latent) {
+  SeirParameters p;
+  p.beta = 0.15;
+  if (latent) p.latent = Period::geometric(0.5);
+  p.infectious = latent ? Period::fixed(4) : Period::geometric(0.25);
+  p.initial_infected = 15;
+  return p;
+}
+
+template <class Sim, class Model, class State>
+Trajectory run_model(Sim& sim, Model& model, State const& state, int steps) {
+  model.initialise(sim, sim.num_global());
+  auto history = run(sim, model, steps);
+  Trajectory t;
+  t.history = to_vector(history);
+  t.state.assign(static_cast<std::size_t>(sim.num_global()), -1);
+  auto const ids = to_vector(sim.global_ids());
+  auto const values = to_vector(state.current());
+  for (agent_index r = 0; r < sim.num_owned(); ++r)
+    t.state[ids.empty() ? r : ids[r]] = values[static_cast<std::size_t>(r)];
+  return t;
+}
+
+enum class Kind { sir, seir, voter };
+
+template <class Sim>
+Trajectory simulate(Sim& sim, Kind kind, int steps) {
+  if (kind == Kind::voter) {
+    Opinion<Memory> model(sim.num_agents(), OpinionParameters{OpinionRule::voter, 0.4});
+    return run_model(sim, model, model.opinion, steps);
+  }
+  Seir<Memory> model(sim.num_agents(), seir_parameters(kind == Kind::seir));
+  return run_model(sim, model, model.state, steps);
+}
+
+Trajectory reference(Graph const& graph, Kind kind, int steps) {
+  Simulation<Exec> sim(Exec(), graph, 99);
+  return simulate(sim, kind, steps);
+}
+
+Trajectory distributed(Graph const& graph, Kind kind, int steps, PartitionMethod method,
+                       mpi::DistributedOptions const& options = {}) {
+  Exec exec;
+  auto const partition = partition_graph(exec, graph, world_size(), method);
+  mpi::DistributedSimulation<Exec> sim(exec, MPI_COMM_WORLD, extract_local_graph(exec, graph, partition, world_rank()),
+                                       99, options);
+  return simulate(sim, kind, steps);
+}
+
+// Compares a distributed trajectory with the single-process one: the global history on every
+// rank, and each owned agent's final state.
+void expect_same(Trajectory const& got, Trajectory const& want, std::string const& what) {
+  EXPECT_EQ(total(got.history == want.history ? 0 : 1), 0) << what << ": histories differ on some rank";
+  long long mismatched = 0, owned = 0;
+  for (std::size_t g = 0; g < got.state.size(); ++g) {
+    if (got.state[g] < 0) continue;
+    ++owned;
+    mismatched += got.state[g] != want.state[g];
+  }
+  EXPECT_EQ(total(mismatched), 0) << what;
+  EXPECT_EQ(total(owned), static_cast<long long>(want.state.size())) << what << ": agents owned once";
+}
+
+std::string name(Kind kind) { return kind == Kind::sir ? "sir" : kind == Kind::seir ? "seir" : "voter"; }
+
+// The promise: the same trajectory, bit for bit, on any number of ranks.
+TEST(Distributed, TrajectoriesMatchOneProcessForEveryGraphModelAndPartition) {
+  struct Case {
+    char const* graph;
+    Graph (*make)();
+  };
+  for (Case c : {Case{"erdos-renyi", erdos_renyi}, Case{"power-law", power_law}, Case{"population", population}}) {
+    auto const graph = c.make();
+    for (Kind kind : {Kind::sir, Kind::seir, Kind::voter}) {
+      auto const want = reference(graph, kind, 40);
+      if (kind != Kind::voter) {
+        // The epidemic must spread, or matching it would prove little.
+        std::int64_t touched = 0;
+        for (auto s : want.state) touched += s != Seir<>::susceptible;
+        EXPECT_GT(touched, 600) << c.graph << " " << name(kind);
+      }
+      for (auto method : {PartitionMethod::contiguous, PartitionMethod::metis}) {
+        if (method == PartitionMethod::metis && !have_metis()) continue;
+        expect_same(distributed(graph, kind, 40, method), want,
+                    std::string(c.graph) + " " + name(kind) + " " + to_string(method));
+      }
+    }
+  }
+}
+
+TEST(Distributed, OverlapSchedulesAndStagingDoNotChangeTheTrajectory) {
+  auto const graph = power_law();
+  auto const want = reference(graph, Kind::seir, 30);
+  for (bool overlap : {true, false})
+    for (Schedule s : {Schedule::thread, Schedule::team, Schedule::hybrid}) {
+      mpi::DistributedOptions options;
+      options.overlap = overlap;
+      options.schedule = s;
+      expect_same(distributed(graph, Kind::seir, 30, PartitionMethod::contiguous, options), want,
+                  std::string(overlap ? "overlap " : "no overlap ") + to_string(s));
+    }
+}
+
+TEST(Distributed, EachStepExchangesOnceWithEveryNeighbour) {
+  Exec exec;
+  auto const graph = erdos_renyi();
+  auto const partition = partition_graph(exec, graph, world_size(), PartitionMethod::contiguous);
+  mpi::DistributedSimulation<Exec> sim(exec, MPI_COMM_WORLD, extract_local_graph(exec, graph, partition, world_rank()),
+                                       5);
+  Seir<Memory> model(sim.num_agents(), seir_parameters(false));
+  model.initialise(sim, sim.num_global());
+  run(sim, model, 12);
+  auto const& plan = sim.halo().plan();
+  EXPECT_EQ(sim.halo().times().exchanges, world_size() > 1 ? 12 : 0);
+  EXPECT_EQ(sim.halo().times().messages_sent, 12 * static_cast<long long>(plan.send_ranks.size()));
+  // Only the 1-byte state is neighbour-visible: the timer stays home.
+  EXPECT_EQ(sim.halo().times().bytes_sent, 12 * static_cast<long long>(plan.sends()));
+  EXPECT_EQ(total(plan.sends()), total(plan.receives()));
+  EXPECT_EQ(plan.receives(), sim.local_graph().ghosts());
+}
+
+// Ghost copies receive exactly their owner's values, for every storage size.
+TEST(Distributed, UpdateGhostsCopiesOwnersValuesOfEverySize) {
+  Exec exec;
+  auto const graph = power_law();
+  auto const partition = partition_graph(exec, graph, world_size(), PartitionMethod::contiguous);
+  mpi::DistributedSimulation<Exec> sim(exec, MPI_COMM_WORLD, extract_local_graph(exec, graph, partition, world_rank()),
+                                       5);
+  Property<std::uint8_t, Memory> a("a", sim.num_agents());
+  Property<half, Memory> b("b", sim.num_agents());
+  Property<float, Memory> c("c", sim.num_agents());
+  Property<std::int64_t, Memory> d("d", sim.num_agents());
+  auto ids = sim.global_ids();
+  auto va = a.current();
+  auto vb = b.current();
+  auto vc = c.current();
+  auto vd = d.current();
+  agent_index const owned = sim.num_owned();
+  Kokkos::parallel_for(
+      Kokkos::RangePolicy<Exec>(0, sim.num_agents()), KOKKOS_LAMBDA(agent_index i) {
+        bool const mine = i < owned;
+        va(i) = mine ? static_cast<std::uint8_t>(ids(i) % 251) : 255;
+        vb(i) = storage_traits<half>::store(mine ? static_cast<float>(ids(i) % 1000) : -1.0f);
+        vc(i) = mine ? static_cast<float>(ids(i)) * 0.5f : -1.0f;
+        vd(i) = mine ? ids(i) * 1000003 : -1;
+      });
+  sim.update_ghosts(a, b, c, d);
+  auto const h_ids = to_vector(ids);
+  auto const ha = to_vector(va);
+  auto const hb = to_vector(vb);
+  auto const hc = to_vector(vc);
+  auto const hd = to_vector(vd);
+  long long wrong = 0;
+  for (std::size_t i = 0; i < h_ids.size(); ++i) {
+    auto const g = h_ids[i];
+    wrong += ha[i] != g % 251;
+    wrong += storage_traits<half>::load(hb[i]) != static_cast<float>(g % 1000);
+    wrong += hc[i] != static_cast<float>(g) * 0.5f;
+    wrong += hd[i] != g * 1000003;
+  }
+  EXPECT_EQ(total(wrong), 0);
+  EXPECT_EQ(total(static_cast<long long>(h_ids.size()) - owned), total(sim.local_graph().ghosts()));
+}
+
+// Exchanging every k steps leaves ghosts stale in between: on one rank there are no ghosts and the
+// trajectory is the exact one; on several it is a valid epidemic, not the same one.
+TEST(Distributed, ExchangingEveryFewStepsKeepsCountsConsistent) {
+  auto const graph = erdos_renyi();
+  mpi::DistributedOptions options;
+  options.exchange_every = 3;
+  auto const got = distributed(graph, Kind::seir, 30, PartitionMethod::contiguous, options);
+  if (world_size() == 1) expect_same(got, reference(graph, Kind::seir, 30), "every 3 steps on one rank");
+  for (std::size_t t = 0; t < got.history.size(); t += 4) {
+    EXPECT_EQ(got.history[t] + got.history[t + 1] + got.history[t + 2] + got.history[t + 3], 6000) << t / 4;
+    if (t > 0) {
+      EXPECT_GE(got.history[t + 3], got.history[t - 1]);  // R never shrinks
+    }
+  }
+}
+
+TEST(Distributed, AFailureOnOneRankReachesEveryRank) {
+  int const rank = world_rank(), size = world_size();
+  try {
+    mpi::collectively(MPI_COMM_WORLD, [&] {
+      if (rank == size - 1) throw Error("cannot open 'missing.txt'");
+    });
+    ADD_FAILURE() << "no error";
+  } catch (Error const& e) {
+    std::string const expected =
+        size == 1 ? "cannot open 'missing.txt'"
+                  : "cannot open 'missing.txt' (rank " + std::to_string(size - 1) + " of " + std::to_string(size) + ")";
+    EXPECT_EQ(e.what(), expected);
+  }
+  // A value comes back when no rank fails.
+  EXPECT_EQ(mpi::collectively(MPI_COMM_WORLD, [&] { return rank + 1; }), rank + 1);
+}
+
+TEST(Distributed, MoreRanksThanAgentsFailsOnEveryRank) {
+  Exec exec;
+  if (world_size() == 1) GTEST_SKIP() << "one agent fills one rank";
+  EdgeList<Memory> none;
+  none.num_agents = 1;
+  auto const tiny = build_csr(exec, none);
+  EXPECT_THROW(
+      mpi::collectively(MPI_COMM_WORLD,
+                        [&] { return partition_graph(exec, tiny, world_size(), PartitionMethod::contiguous); }),
+      Error);
+}
+
+}  // namespace
