@@ -137,10 +137,7 @@ JobResult run_distributed(Options const& o, std::function<void(int, int)> const&
     check_model(o, graph.graph.num_agents());
     return graph;
   });
-  auto local = mpi::collectively(comm, [&] {
-    auto const partition = partition_graph(exec, input.graph, size, parse_partition_method(o.partition));
-    return extract_local_graph(exec, input.graph, partition, rank);
-  });
+  auto local = mpi::distribute(exec, comm, input.graph, parse_partition_method(o.partition));
   mpi::DistributedOptions options;
   options.schedule = parse_schedule(o.schedule);
   options.overlap = o.overlap;

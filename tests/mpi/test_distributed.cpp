@@ -89,9 +89,8 @@ Trajectory reference(Graph const& graph, Kind kind, int steps) {
 Trajectory distributed(Graph const& graph, Kind kind, int steps, PartitionMethod method,
                        mpi::DistributedOptions const& options = {}) {
   Exec exec;
-  auto const partition = partition_graph(exec, graph, world_size(), method);
-  mpi::DistributedSimulation<Exec> sim(exec, MPI_COMM_WORLD, extract_local_graph(exec, graph, partition, world_rank()),
-                                       99, options);
+  mpi::DistributedSimulation<Exec> sim(exec, MPI_COMM_WORLD, mpi::distribute(exec, MPI_COMM_WORLD, graph, method), 99,
+                                       options);
   return simulate(sim, kind, steps);
 }
 

@@ -19,6 +19,7 @@
 #include <herd/mpi/collective.hpp>
 #include <herd/mpi/halo.hpp>
 #include <herd/partition/local_graph.hpp>
+#include <herd/partition/partition.hpp>
 
 #include <mpi.h>
 #include <Kokkos_Core.hpp>
@@ -33,6 +34,20 @@ struct DistributedOptions {
   int exchange_every = 1;       ///< exchange ghosts after every k-th step only (k > 1: stale ghosts)
   bool device_buffers = false;  ///< GPU-aware MPI: hand device buffers to MPI instead of staging
 };
+
+/// This rank's share of `global`, a graph every rank of `comm` holds alike, partitioned into one
+/// part per rank with `method`. Collective: a failure on any rank (more ranks than agents, METIS
+/// missing) throws CollectiveError on every rank.
+template <class ExecutionSpace, class WeightStorage>
+LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> distribute(
+    ExecutionSpace const& exec, MPI_Comm comm,
+    CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& global,
+    PartitionMethod method = PartitionMethod::contiguous) {
+  return collectively(comm, [&] {
+    auto const partition = partition_graph(exec, global, size_of(comm), method);
+    return extract_local_graph(exec, global, partition, rank_of(comm));
+  });
+}
 
 template <class ExecutionSpace = Kokkos::DefaultExecutionSpace, class WeightStorage = float>
 class DistributedSimulation {
