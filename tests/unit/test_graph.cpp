@@ -7,6 +7,8 @@
 namespace {
 
 using namespace herd;
+// CUDA's headers declare a global ::half too; name Herd's.
+using herd::half;
 using herd::test::to_vector;
 
 template <class ExecutionSpace>

@@ -58,6 +58,35 @@ HaloField halo_field(Property const& property) {
   return {property.current().data(), static_cast<int>(sizeof(typename Property::storage_type))};
 }
 
+namespace Details {
+
+// The halo's kernels, outside the class: CUDA allows device lambdas only in functions that are
+// not private members.
+
+// out[m] = values[agents[m]] for the m < sends values to send.
+template <class T, class ExecutionSpace, class Agents>
+void pack_values(ExecutionSpace const& exec, Agents const& agents, void const* data, unsigned char* buffer,
+                 std::size_t sends) {
+  T const* values = static_cast<T const*>(data);
+  T* out = reinterpret_cast<T*>(buffer);
+  Kokkos::parallel_for(
+      "herd::halo::pack", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, sends),
+      KOKKOS_LAMBDA(std::size_t m) { out[m] = values[agents(m)]; });
+}
+
+// Ghost slots [first, last) of a property whose ghosts start at local index `owned`.
+template <class T, class ExecutionSpace>
+void unpack_values(ExecutionSpace const& exec, agent_index owned, void* data, unsigned char const* buffer,
+                   agent_index first, agent_index last) {
+  T* values = static_cast<T*>(data) + owned;
+  T const* in = reinterpret_cast<T const*>(buffer);
+  Kokkos::parallel_for(
+      "herd::halo::unpack", Kokkos::RangePolicy<ExecutionSpace>(exec, first, last),
+      KOKKOS_LAMBDA(agent_index m) { values[m] = in[m]; });
+}
+
+}  // namespace Details
+
 template <class ExecutionSpace>
 class Halo {
  public:
@@ -210,38 +239,19 @@ class Halo {
     requests_.reserve(static_cast<std::size_t>(fields.count) * (plan_.recv_ranks.size() + plan_.send_ranks.size()));
   }
 
-  template <class T>
-  void pack_as(HaloField const& field, unsigned char* buffer, std::size_t sends) const {
-    T const* values = static_cast<T const*>(field.data);
-    T* out = reinterpret_cast<T*>(buffer);
-    auto agents = plan_.send_agents;
-    Kokkos::parallel_for(
-        "herd::halo::pack", Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, sends),
-        KOKKOS_LAMBDA(std::size_t m) { out[m] = values[agents(m)]; });
-  }
-
   void pack_field(HaloField const& field, unsigned char* buffer, std::size_t sends) const {
     switch (field.size) {
       case 1:
-        return pack_as<std::uint8_t>(field, buffer, sends);
+        return Details::pack_values<std::uint8_t>(exec_, plan_.send_agents, field.data, buffer, sends);
       case 2:
-        return pack_as<std::uint16_t>(field, buffer, sends);
+        return Details::pack_values<std::uint16_t>(exec_, plan_.send_agents, field.data, buffer, sends);
       case 4:
-        return pack_as<std::uint32_t>(field, buffer, sends);
+        return Details::pack_values<std::uint32_t>(exec_, plan_.send_agents, field.data, buffer, sends);
       case 8:
-        return pack_as<std::uint64_t>(field, buffer, sends);
+        return Details::pack_values<std::uint64_t>(exec_, plan_.send_agents, field.data, buffer, sends);
       default:
         throw Error("halo: properties of " + std::to_string(field.size) + " bytes cannot travel (1, 2, 4 or 8)");
     }
-  }
-
-  template <class T>
-  void unpack_as(HaloField const& field, unsigned char const* buffer, agent_index first, agent_index last) const {
-    T* values = static_cast<T*>(field.data) + plan_.owned;
-    T const* in = reinterpret_cast<T const*>(buffer);
-    Kokkos::parallel_for(
-        "herd::halo::unpack", Kokkos::RangePolicy<ExecutionSpace>(exec_, first, last),
-        KOKKOS_LAMBDA(agent_index m) { values[m] = in[m]; });
   }
 
   // Unpacks ghost slots [first, last) of `field` from the receive buffer at `offset`.
@@ -255,13 +265,13 @@ class Halo {
     unsigned char const* buffer = recv_.data() + offset;
     switch (field.size) {
       case 1:
-        return unpack_as<std::uint8_t>(field, buffer, first, last);
+        return Details::unpack_values<std::uint8_t>(exec_, plan_.owned, field.data, buffer, first, last);
       case 2:
-        return unpack_as<std::uint16_t>(field, buffer, first, last);
+        return Details::unpack_values<std::uint16_t>(exec_, plan_.owned, field.data, buffer, first, last);
       case 4:
-        return unpack_as<std::uint32_t>(field, buffer, first, last);
+        return Details::unpack_values<std::uint32_t>(exec_, plan_.owned, field.data, buffer, first, last);
       default:
-        return unpack_as<std::uint64_t>(field, buffer, first, last);
+        return Details::unpack_values<std::uint64_t>(exec_, plan_.owned, field.data, buffer, first, last);
     }
   }
 
