@@ -6,8 +6,8 @@
 #   scripts/setup_gpu.sh hip    # installs Debian's ROCm 5.2 (hipcc) if missing; Kokkos_ARCH_VEGA908
 #
 # HERD_KOKKOS_ARCH overrides the Kokkos architecture option (e.g. Kokkos_ARCH_VOLTA70). The CUDA
-# build applies scripts/patches/kokkos-3.4.01-cuda13.patch: CUDA 12.x/13 made half conversions
-# explicit, removed __half2double and changed cudaMemPrefetchAsync; nvcc_wrapper's default sm_35 is
+# build applies scripts/patches/kokkos-3.4.01-cuda13.patch: CUDA 13 makes half conversions
+# explicit, drops __half2double and changes cudaMemPrefetchAsync; nvcc_wrapper's default sm_35 is
 # gone. Kokkos Kernels is not built for GPUs here (Herd builds without it, minus RCM ordering).
 set -euo pipefail
 cd "$(dirname "$0")/.."
