@@ -68,6 +68,15 @@ inline void add_build_context() {
   benchmark::AddCustomContext("threads", std::to_string(compat::concurrency(Exec())));
 }
 
+/// Bytes a SEIR-family step on `g` must move, counted as the minimum (each array element once):
+/// per agent the row offset (8), the state and timer read (3) and written (3); per edge the
+/// neighbour index (4), the neighbour's state byte (1) and the weight if any (4 or 2).
+template <class WeightStorage>
+double seir_step_bytes(CsrGraph<Memory, WeightStorage> const& g) {
+  double const per_edge = 4.0 + 1.0 + (g.weighted() ? sizeof(WeightStorage) : 0);
+  return static_cast<double>(g.num_agents()) * (8.0 + 6.0) + static_cast<double>(g.num_edges()) * per_edge;
+}
+
 /// Throughput counters a reader can hold against hardware limits.
 inline void set_rates(benchmark::State& state, double agents, double edges, double bytes) {
   using benchmark::Counter;

@@ -1,8 +1,5 @@
 // Step throughput of the built-in models, next to the reference kernels in bench_reference.cpp.
-//
-// Bytes a step must move, counted as the minimum (each array element once): per agent the row
-// offset (8), the state and timer read (3) and written (3); per edge the neighbour index (4), the
-// neighbour's state byte (1) and the weight if any (4 or 2).
+// Bytes per step: seir_step_bytes in bench_common.hpp.
 
 #include "bench_common.hpp"
 
@@ -31,8 +28,7 @@ void sir_step(benchmark::State& state) {
     sim.end_step();
   });
   double const edges = static_cast<double>(g.num_edges());
-  double const bytes = agents * (8.0 + 6.0) + edges * (4.0 + 1.0 + (g.weighted() ? sizeof(WeightStorage) : 0));
-  set_rates(state, agents, edges, bytes);
+  set_rates(state, agents, edges, seir_step_bytes(g));
   state.SetLabel(std::string(graph_name(kind)) + " order=" + to_string(ordering) +
                  " schedule=" + to_string(sim.plan().schedule));
 }

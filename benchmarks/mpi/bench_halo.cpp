@@ -57,13 +57,14 @@ double max_over_ranks(double x) {
   return out;
 }
 
-void label(benchmark::State& state, int kind, PartitionMethod method, LocalGraph<Memory, float> const& local) {
+void label(benchmark::State& state, int kind, PartitionMethod method, LocalGraph<Memory, float> const& local,
+           std::string const& suffix = "") {
   int size = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   state.counters["ranks"] = size;
   state.counters["ghosts_max"] = max_over_ranks(static_cast<double>(local.ghosts()));
   state.counters["neighbours_max"] = max_over_ranks(static_cast<double>(local.ghost_owners.size()));
-  state.SetLabel(std::string(graph_name(kind)) + " partition=" + to_string(method));
+  state.SetLabel(std::string(graph_name(kind)) + " partition=" + to_string(method) + suffix);
 }
 
 PartitionMethod method_arg(benchmark::State const& state) {
@@ -142,11 +143,9 @@ void distributed_step(benchmark::State& state) {
   state.counters["wait_ms_max"] = max_over_ranks(times.wait / steps * 1e3);
   state.counters["pack_ms_max"] = max_over_ranks(times.pack / steps * 1e3);
   state.counters["unpack_ms_max"] = max_over_ranks(times.unpack / steps * 1e3);
-  double const edges = static_cast<double>(graph(kind, agents, Ordering::none).num_edges());
-  set_rates(state, agents, edges, agents * (8.0 + 6.0) + edges * 5.0);
-  label(state, kind, method, sim.local_graph());
-  state.SetLabel(std::string(graph_name(kind)) + " partition=" + to_string(method) +
-                 (overlap ? " overlapped" : " not overlapped"));
+  auto const& g = graph(kind, agents, Ordering::none);
+  set_rates(state, agents, static_cast<double>(g.num_edges()), seir_step_bytes(g));
+  label(state, kind, method, sim.local_graph(), overlap ? " overlapped" : " not overlapped");
 }
 
 void halo_sizes(benchmark::internal::Benchmark* b) {
