@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <vector>
 
 namespace herd::bench {
 
@@ -46,6 +47,16 @@ CsrGraph<Memory, WeightStorage> const& graph(int kind, agent_index agents, Order
   }
   if (ordering != Ordering::none) g = permute(exec, g, compute_ordering(exec, g, ordering, 1));
   return cache.emplace(key, g).first->second;
+}
+
+/// The orderings benchmarked: reverse Cuthill-McKee comes from Kokkos Kernels, which builds without
+/// it (the GPU builds) lack, so they measure the generators' labels alone.
+inline std::vector<Ordering> orderings() {
+#if HERD_ENABLE_KOKKOSKERNELS
+  return {Ordering::none, Ordering::rcm};
+#else
+  return {Ordering::none};
+#endif
 }
 
 /// Times `body` with the device fenced on both sides; reports the time as the iteration's.

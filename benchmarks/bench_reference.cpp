@@ -58,7 +58,7 @@ void spmv(benchmark::State& state) {
 void graphs(benchmark::internal::Benchmark* b) {
   for (int kind : {erdos_renyi, power_law})
     for (std::int64_t n : {100000, 1000000, 10000000})
-      for (Ordering o : {Ordering::none, Ordering::rcm}) b->Args({kind, n, static_cast<std::int64_t>(o)});
+      for (Ordering o : orderings()) b->Args({kind, n, static_cast<std::int64_t>(o)});
 }
 
 BENCHMARK(bare_gather)

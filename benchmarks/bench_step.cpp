@@ -36,7 +36,7 @@ void sir_step(benchmark::State& state) {
 void sizes(benchmark::internal::Benchmark* b, std::vector<int> kinds, std::vector<Schedule> schedules) {
   for (int kind : kinds)
     for (std::int64_t n : {100000, 1000000, 10000000})
-      for (Ordering o : {Ordering::none, Ordering::rcm})
+      for (Ordering o : orderings())
         for (Schedule s : schedules) b->Args({kind, n, static_cast<std::int64_t>(o), static_cast<std::int64_t>(s)});
 }
 

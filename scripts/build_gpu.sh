@@ -6,9 +6,8 @@
 #
 # Kokkos comes from scripts/setup_gpu.sh unless Kokkos_ROOT names one (a site's Kokkos 4.x, say,
 # with its nvcc_wrapper or hipcc as compiler). With --run, on a machine with that GPU, it then runs
-# the tests and the benchmarks there and writes into OUTDIR: the device description, the CTest log
-# and JUnit file, and the benchmarks' JSON. Builds in build-<backend>; warnings in Herd's code are
-# errors here as in the host build.
+# the tests and the benchmarks there (scripts/run_gpu.sh) and writes their results into OUTDIR.
+# Builds in build-<backend>; warnings in Herd's code are errors here as in the host build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 backend=${1:-}
@@ -51,19 +50,4 @@ cmake --build "$build" -j "${JOBS:-$(nproc)}"
 echo "[build-gpu] Herd compiles and links for $backend" >&2
 
 [[ -z $out ]] && exit 0
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-if [[ $backend == cuda ]]; then
-  nvidia-smi >"$out/device.txt" 2>&1 || true
-else
-  rocminfo >"$out/device.txt" 2>&1 || true
-fi
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-status=0
-ctest --test-dir "$build" --output-on-failure -LE "spack|hygiene|docs" --output-junit "$out/ctest.xml" \
-  >"$out/ctest.log" 2>&1 || status=$?
-"$build/bin/herd_benchmarks" --benchmark_out="$out/benchmarks.json" --benchmark_out_format=json \
-  --benchmark_min_time=0.5 >"$out/benchmarks.txt" 2>&1 || status=$?
-"$build/bin/herd" run --json "$out/default-job.json" >"$out/default-job.txt" 2>&1 || status=$?
-echo "[build-gpu] results in $out (ctest and benchmarks exit status $status)" >&2
-exit $status
+exec scripts/run_gpu.sh "$backend" "$build" "$out"

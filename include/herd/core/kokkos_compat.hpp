@@ -40,9 +40,23 @@ int concurrency(ExecutionSpace const& exec) {
 #endif
 }
 
-/// Initialises Kokkos with `threads` host threads (0: Kokkos' default) and the device `device_id`
-/// (-1: default).
-inline void initialize(int threads, int device_id = -1) {
+/// GPUs this process can see (0 on a host-only build), asked of the runtime before Kokkos starts.
+inline int visible_devices() {
+  int count = 0;
+#if defined(KOKKOS_ENABLE_CUDA)
+  if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+#elif defined(KOKKOS_ENABLE_HIP)
+  if (hipGetDeviceCount(&count) != hipSuccess) count = 0;
+#endif
+  return count;
+}
+
+/// Initialises Kokkos with `threads` host threads (0: Kokkos' default). `node_rank`, a rank's
+/// index among the ranks of its node (-1: not under MPI), picks its GPU round-robin, so that more
+/// ranks than GPUs share them instead of asking for devices that do not exist.
+inline void initialize(int threads, int node_rank = -1) {
+  int const devices = node_rank >= 0 ? visible_devices() : 0;
+  int const device_id = devices > 0 ? node_rank % devices : -1;
 #if KOKKOS_VERSION >= 40000
   Kokkos::InitializationSettings settings;
   if (threads > 0) settings.set_num_threads(threads);
