@@ -8,5 +8,5 @@ HERD_DEPS=${HERD_DEPS:-$HOME/.cache/herd-deps}
 [[ -z "${Kokkos_ROOT:-}" && -f $HERD_DEPS/env.sh ]] && source "$HERD_DEPS/env.sh"
 BUILD_DIR=${BUILD_DIR:-build}
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE:-Release} \
-  -DHerd_ENABLE_MPI=ON -DHerd_ENABLE_METIS=ON "$@" >/dev/null
+  -DHerd_ENABLE_MPI=ON -DHerd_ENABLE_METIS=ON -DHerd_ENABLE_HDF5=ON "$@" >/dev/null
 cmake --build "$BUILD_DIR" -j "${JOBS:-$(nproc)}"

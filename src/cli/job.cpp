@@ -1,5 +1,6 @@
 #include "job.hpp"
 #include "input.hpp"
+#include "run_files.hpp"
 
 #include <herd/herd.hpp>
 #include <herd/partition/local_graph.hpp>
@@ -14,25 +15,40 @@ namespace herd::cli {
 
 namespace {
 
+// Where the run's files go: the world (one rank, or all of a distributed run).
+#if HERD_ENABLE_MPI
+MPI_Comm world() { return MPI_COMM_WORLD; }
+#else
+int world() { return 0; }
+#endif
+
 template <class Model, class Sim>
 JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> const& shown,
-                   std::function<void(int, int)> const& progress) {
+                   std::function<void(int, int)> const& progress, std::uint64_t edges, bool distributed) {
   JobResult result;
-  model.initialise(sim, sim.num_global());
+  RunFiles<Sim, Model> files(o, sim, model, edges, world(), distributed);
+  auto const first = files.initialise();
   Kokkos::fence();
   Kokkos::Timer timer;
-  auto history = run(sim, model, o.steps, progress);
+  auto history = run(sim, model, o.steps - static_cast<int>(first), [&](int t, int steps, auto const& h) {
+    progress(static_cast<int>(first) + t, o.steps);
+    (void)steps;
+    files.after_step(t, h);
+  });
   Kokkos::fence();
   result.step_seconds = timer.seconds();
   // The history comes back in one copy, after the loop.
   auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), history);
+  std::vector<std::int64_t> rows(host.data(), host.data() + host.size());
+  auto const all = files.finish(rows);
   auto const names = model.observable_names();
-  for (int c : shown) result.columns.push_back(names[c]);
-  result.counts.reserve(host.extent(0));
-  for (std::size_t t = 0; t < host.extent(0); ++t) {
+  auto const columns = names.size();
+  for (int c : shown) result.columns.push_back(names[static_cast<std::size_t>(c)]);
+  result.counts.reserve(all.size() / columns);
+  for (std::size_t t = 0; t < all.size() / columns; ++t) {
     std::vector<long long> row;
     row.reserve(shown.size());
-    for (int c : shown) row.push_back(host(t, c));
+    for (int c : shown) row.push_back(all[t * columns + static_cast<std::size_t>(c)]);
     result.counts.push_back(row);
   }
   return result;
@@ -68,16 +84,17 @@ void check_model(Options const& o, global_id agents) {
 
 // Runs the model the options name on `sim`; `state_bytes` gets the model's bytes per agent.
 template <class Sim>
-JobResult run_model(Options const& o, Sim& sim, std::function<void(int, int)> const& progress, double& state_bytes) {
+JobResult run_model(Options const& o, Sim& sim, std::function<void(int, int)> const& progress, double& state_bytes,
+                    std::uint64_t edges, bool distributed) {
   if (is_epidemic(o)) {
     Seir<Memory> model(sim.num_agents(), seir_parameters(o, sim.num_global()));
     state_bytes = decltype(model.state)::bytes_per_agent() + decltype(model.timer)::bytes_per_agent();
     return simulate(o, sim, model, o.model == "seir" ? std::vector<int>{0, 1, 2, 3} : std::vector<int>{0, 2, 3},
-                    progress);
+                    progress, edges, distributed);
   }
   Opinion<Memory> model(sim.num_agents(), opinion_parameters(o));
   state_bytes = decltype(model.opinion)::bytes_per_agent();
-  return simulate(o, sim, model, {0, 1}, progress);
+  return simulate(o, sim, model, {0, 1}, progress, edges, distributed);
 }
 
 template <class WeightStorage>
@@ -112,7 +129,7 @@ JobResult run_single(Options const& o, std::function<void(int, int)> const& prog
   Simulation<Exec, WeightStorage> sim(exec, graph, o.seed, parse_schedule(o.schedule), ids);
   double const setup_seconds = setup.seconds();
   double state_bytes = 0.0;
-  JobResult result = run_model(o, sim, progress, state_bytes);
+  JobResult result = run_model(o, sim, progress, state_bytes, input.graph.num_edges(), false);
   result.setup_seconds = setup_seconds;
   describe(result, input, exec, to_string(sim.plan().schedule), state_bytes, ids.extent(0) != 0);
   RankStats only;
@@ -151,7 +168,7 @@ JobResult run_distributed(Options const& o, std::function<void(int, int)> const&
   };
   // Inputs were checked collectively above: what fails from here on fails on one rank, and the
   // herd command aborts the job.
-  JobResult result = run_model(o, sim, rank_progress, state_bytes);
+  JobResult result = run_model(o, sim, rank_progress, state_bytes, input.graph.num_edges(), true);
   result.setup_seconds = setup_seconds;
   describe(result, input, exec, to_string(sim.plan().schedule), state_bytes, true);
 

@@ -5,6 +5,7 @@
 #include "options.hpp"
 #include "partition_model.hpp"
 #include "report.hpp"
+#include "run_files.hpp"
 
 #include <herd/config.hpp>
 #include <herd/core/error.hpp>
@@ -90,6 +91,21 @@ int main(int argc, char* argv[]) {
     if (speaks) std::fprintf(stderr, "herd: %s (see herd --help)\n", e.message.c_str());
     return 2;
   }
+#if HERD_ENABLE_HDF5
+  if (options.command == "resume") {
+    // The run's own arguments come from the checkpoint, before Kokkos starts with its threads.
+    try {
+      auto const extra = options.arguments;
+      options = resume_options(options.resume, extra);
+    } catch (UsageError const& e) {
+      if (speaks) std::fprintf(stderr, "herd: %s (see herd --help)\n", e.message.c_str());
+      return 2;
+    } catch (std::exception const& e) {
+      if (speaks) std::fprintf(stderr, "herd: %s\n", e.what());
+      return 1;
+    }
+  }
+#endif
   if (options.command == "help") {
     if (speaks) std::cout << usage();
     return 0;

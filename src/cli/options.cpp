@@ -65,10 +65,16 @@ Options parse(std::vector<std::string> const& args) {
   std::size_t i = 0;
   if (!args.empty() && args[0].rfind('-', 0) != 0) {
     o.command = args[0];
-    if (o.command != "run" && o.command != "partition" && o.command != "help" && o.command != "version")
-      throw UsageError{"unknown command '" + o.command + "' (expected run, partition, help or version)"};
+    if (o.command != "run" && o.command != "resume" && o.command != "partition" && o.command != "help" &&
+        o.command != "version")
+      throw UsageError{"unknown command '" + o.command + "' (expected run, resume, partition, help or version)"};
     ++i;
+    if (o.command == "resume") {
+      if (i >= args.size() || args[i].rfind("--", 0) == 0) throw UsageError{"resume needs a checkpoint file"};
+      o.resume = args[i++];
+    }
   }
+  o.arguments.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
   constexpr long long max_agents = std::numeric_limits<std::int32_t>::max();
   constexpr long long max_int = std::numeric_limits<int>::max();
   using Setter = std::function<void(std::string const&, std::string const&)>;
@@ -108,6 +114,10 @@ Options parse(std::vector<std::string> const& args) {
       {"--json", [&](auto&, auto& v) { o.json = v; }},
       {"--record", [&](auto&, auto& v) { o.record = v; }},
       {"--label", [&](auto&, auto& v) { o.label = v; }},
+      {"--checkpoint", [&](auto&, auto& v) { o.checkpoint = v; }},
+      {"--checkpoint-every", [&](auto& k, auto& v) { o.checkpoint_every = static_cast<int>(to_count(k, v, max_int)); }},
+      {"--output", [&](auto&, auto& v) { o.output = v; }},
+      {"--snapshot-every", [&](auto& k, auto& v) { o.snapshot_every = static_cast<int>(to_count(k, v, max_int)); }},
       {"--partition", [&](auto& k, auto& v) { o.partition = one_of(k, v, {"contiguous", "metis"}); }},
       {"--exchange-every", [&](auto& k, auto& v) { o.exchange_every = static_cast<int>(to_count(k, v, max_int)); }},
       {"--parts", [&](auto& k, auto& v) { o.parts = to_list(k, v); }},
@@ -153,6 +163,12 @@ Options parse(std::vector<std::string> const& args) {
   if (o.steps == 0 && o.command == "run") throw UsageError{"--steps must be positive"};
   if (o.threads < 0) throw UsageError{"--threads must not be negative"};
   if (o.exchange_every < 1) throw UsageError{"--exchange-every must be at least 1"};
+  if (o.checkpoint_every > 0 && o.checkpoint.empty()) throw UsageError{"--checkpoint-every needs --checkpoint FILE"};
+  if (o.snapshot_every > 0 && o.output.empty()) throw UsageError{"--snapshot-every needs --output FILE"};
+#if !HERD_ENABLE_HDF5
+  if (!o.checkpoint.empty() || !o.output.empty() || o.command == "resume")
+    throw UsageError{"checkpoints, --output and resume need HDF5: this herd was built without it (Herd_ENABLE_HDF5)"};
+#endif
   return o;
 }
 
@@ -162,6 +178,9 @@ std::string usage() {
 Usage:
   herd                 run the default job: SEIR on a built-in population of a million agents
   herd run [options]   run a model on a graph
+  herd resume FILE [options]
+                       continue the run a checkpoint holds, to its --steps or a new --steps;
+                       options that change results are refused, outputs may be given anew
   herd partition [options]
                        the partition model: ghosts, messages and halo bytes per rank when the
                        graph is split into --parts parts, and the predicted halo/compute ratio
@@ -202,6 +221,12 @@ Run:
   --record FILE            append this run as one JSON line (scaling studies)
   --label TEXT             a tag for the record and the JSON (e.g. strong, weak)
   --quiet                  no progress or table, only errors
+
+Files (HDF5; schema in docs/file-formats.md):
+  --checkpoint FILE        write a checkpoint at the end of the run (herd resume FILE continues it)
+  --checkpoint-every K     and every K steps; each replaces the last only once complete
+  --output FILE            write the time series and the final state of every agent
+  --snapshot-every K       and every agent's state every K steps
 
 Distributed (under mpiexec):
   --partition METHOD       contiguous (default) or metis: which rank owns which agent

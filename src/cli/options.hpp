@@ -15,9 +15,10 @@ struct UsageError {
 
 /// Everything `herd run` accepts. Defaults make up the built-in job.
 struct Options {
-  std::string command = "run";       ///< run, partition, help or version
-  std::string model = "seir";        ///< sir, seir, voter, majority
-  std::string graph = "population";  ///< population, erdos-renyi, power-law, watts-strogatz, or a file
+  std::string command = "run";         ///< run, resume, partition, help or version
+  std::vector<std::string> arguments;  ///< the arguments after the command, as given
+  std::string model = "seir";          ///< sir, seir, voter, majority
+  std::string graph = "population";    ///< population, erdos-renyi, power-law, watts-strogatz, or a file
   long long agents = 1000000;
   double mean_degree = 16.0;
   double exponent = 2.5;
@@ -41,6 +42,12 @@ struct Options {
   std::string record;  ///< append one JSON line per run (scaling studies)
   std::string label;   ///< free text carried into the record and JSON (e.g. strong, weak)
   bool quiet = false;
+  // HDF5 files (builds with Herd_ENABLE_HDF5).
+  std::string checkpoint;  ///< checkpoint file, written at the end and every checkpoint_every steps
+  int checkpoint_every = 0;
+  std::string output;  ///< HDF5 output: time series, final state, snapshots
+  int snapshot_every = 0;
+  std::string resume;  ///< herd resume: the checkpoint to continue from
   // Distributed runs (mpiexec -n P herd ...).
   std::string partition = "contiguous";
   int exchange_every = 1;

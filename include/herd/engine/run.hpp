@@ -5,6 +5,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace herd {
 
@@ -12,12 +13,15 @@ namespace herd {
 template <class MemorySpace>
 using History = Kokkos::View<std::int64_t**, Kokkos::LayoutRight, MemorySpace>;
 
-/// Called on the host after each step is launched; it must not wait for the device.
+/// Called on the host after each step is launched as progress(step, steps), or as
+/// progress(step, steps, history) to see the observables so far; it must not wait for the device
+/// unless it writes output the user asked for (checkpoints, snapshots).
 struct NoProgress {
   void operator()(int /*step*/, int /*steps*/) const {}
 };
 
-/// Runs `steps` steps of `model` and returns the history of its observables, kept on the device.
+/// Runs `steps` steps of `model` from the simulation's current step and returns the history of its
+/// observables (row 0: before the first of these steps), kept on the device.
 /// The loop launches kernels only: it allocates nothing and does not wait for the device (a
 /// distributed simulation waits for its halo messages, and sums the history over ranks at the end).
 template <class Simulation, class Model, class Progress = NoProgress>
@@ -30,7 +34,10 @@ History<typename Simulation::memory_space> run(Simulation& sim, Model& model, in
     model.step(sim);
     sim.end_step();
     sim.observe(model, Kokkos::subview(history, t, Kokkos::ALL()));
-    progress(t, steps);
+    if constexpr (std::is_invocable_v<Progress&, int, int, History<typename Simulation::memory_space> const&>)
+      progress(t, steps, history);
+    else
+      progress(t, steps);
   }
   sim.finish(history);
   Kokkos::Profiling::popRegion();

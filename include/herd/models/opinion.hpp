@@ -58,6 +58,12 @@ class Opinion {
     sim.apply(*this, opinion);
   }
 
+  /// Calls f on each property: the whole state of an agent, for checkpoints and outputs.
+  template <class F>
+  void for_each_property(F&& f) const {
+    f(opinion);
+  }
+
   template <class Agent>
   KOKKOS_INLINE_FUNCTION void operator()(Agent const& a) const {
     agent_index const degree = a.degree();

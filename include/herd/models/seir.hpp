@@ -86,6 +86,13 @@ class Seir {
     sim.apply(*this, state, timer);
   }
 
+  /// Calls f on each property: the whole state of an agent, for checkpoints and outputs.
+  template <class F>
+  void for_each_property(F&& f) const {
+    f(state);
+    f(timer);
+  }
+
   template <class Agent>
   KOKKOS_INLINE_FUNCTION void operator()(Agent const& a) const {
     agent_index const i = a.index();

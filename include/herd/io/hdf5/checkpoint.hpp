@@ -1,0 +1,101 @@
+#pragma once
+
+// Checkpoints and run outputs in HDF5 (schema: docs/file-formats.md). A file is written under a
+// temporary name and renamed into place once complete and flushed, so a job killed at any moment
+// leaves the previous file whole. Agent properties are stored in global id order, one dataset per
+// property, through herd::io::h5::write_agents: a checkpoint written on P ranks loads on any other
+// rank count, and the run continues to the same bits.
+
+#include <herd/io/hdf5/agent_io.hpp>
+#include <herd/io/hdf5/file.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace herd::io {
+
+/// Version of the checkpoint and output schema this Herd writes and the newest it reads.
+constexpr std::int64_t format_version = 1;
+
+/// Everything about a run besides its agents' state: what rebuilds the run, and what checks that
+/// a state belongs to it.
+struct RunRecord {
+  std::vector<std::string> arguments;  ///< the run's command-line arguments (graph, model, seed, ...)
+  std::string model;                   ///< model name
+  std::uint64_t seed = 0;
+  std::uint32_t step = 0;                ///< steps completed
+  std::uint64_t agents = 0;              ///< agents of the whole graph
+  std::uint64_t edges = 0;               ///< stored entries of the whole graph
+  std::vector<std::string> observables;  ///< names of the history's columns
+  std::vector<std::int64_t> history;     ///< (step + 1) rows of observables, row-major
+};
+
+/// Creates `final_path`'s temporary file and writes the record into it (the kind is
+/// "herd-checkpoint" or "herd-output"). Collective.
+h5::File begin_file(std::string const& final_path, std::string const& kind, RunRecord const& record, MPI_Comm comm);
+/// Rewrites the record's step and history in a file from begin_file (outputs: at the end of a run).
+void update_record(h5::File& file, RunRecord const& record);
+/// Closes a file from begin_file and renames it to `final_path`, flushed to storage. Collective.
+void commit_file(h5::File& file, std::string const& final_path);
+/// Closes and deletes an unfinished file from begin_file. Collective; never throws.
+void discard_file(h5::File& file) noexcept;
+
+/// Opens a checkpoint and reads its record, checking its kind, version and consistency; every
+/// problem is an error naming the file. Collective.
+RunRecord read_record(h5::File const& file, std::string const& kind);
+
+/// Host copy of the global ids of local agents [0, count); identity where `ids` is empty.
+template <class IdView>
+std::vector<global_id> host_ids(IdView const& ids, std::int64_t count) {
+  std::vector<global_id> out(static_cast<std::size_t>(count));
+  if (ids.extent(0) == 0) {
+    for (std::int64_t i = 0; i < count; ++i) out[static_cast<std::size_t>(i)] = i;
+    return out;
+  }
+  Kokkos::View<global_id*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(out.data(), out.size());
+  Kokkos::deep_copy(host, Kokkos::subview(ids, std::make_pair(std::int64_t(0), count)));
+  return out;
+}
+
+/// Writes the current value of every property of `model` for the agents `sim` owns into
+/// `group`/<property name>. Collective.
+template <class Sim, class Model>
+void write_properties(h5::File& file, std::string const& group, Sim const& sim, Model const& model) {
+  auto const owned = static_cast<std::int64_t>(sim.num_owned());
+  auto const ids = host_ids(sim.global_ids(), owned);
+  auto const global = static_cast<std::uint64_t>(sim.num_global());
+  model.for_each_property([&](auto const& property) {
+    using storage = typename std::decay_t<decltype(property)>::storage_type;
+    auto const values = Kokkos::create_mirror_view_and_copy(
+        Kokkos::HostSpace(), Kokkos::subview(property.current(), std::make_pair(std::int64_t(0), owned)));
+    h5::write_agents(file, group + "/" + property.name(), h5::type_of<storage>(), global, ids, values.data());
+  });
+}
+
+/// Loads every property of `model` for all local agents of `sim` (owned and ghosts) from
+/// `group`/<property name>, checking each dataset's type and size first. Collective.
+template <class Sim, class Model>
+void read_properties(h5::File const& file, std::string const& group, Sim const& sim, Model const& model) {
+  auto const local = static_cast<std::int64_t>(sim.num_agents());
+  auto const ids = host_ids(sim.global_ids(), local);
+  auto const global = static_cast<std::uint64_t>(sim.num_global());
+  model.for_each_property([&](auto const& property) {
+    using storage = typename std::decay_t<decltype(property)>::storage_type;
+    std::string const dataset = group + "/" + property.name();
+    auto const type = file.type(dataset);
+    require(type == h5::type_of<storage>(), file.path() + ": " + dataset + " holds " + h5::to_string(type) +
+                                                " values; the model stores " + h5::to_string(h5::type_of<storage>()));
+    auto const extents = file.extents(dataset);
+    require(extents.size() == 1 && extents[0] == global, file.path() + ": " + dataset +
+                                                             " does not hold one value for each of the " +
+                                                             std::to_string(global) + " agents");
+    Kokkos::View<storage*, Kokkos::HostSpace> values("herd::io::read_properties", static_cast<std::size_t>(local));
+    h5::read_agents(file, dataset, h5::type_of<storage>(), global, ids, values.data());
+    Kokkos::deep_copy(Kokkos::subview(property.current(), std::make_pair(std::int64_t(0), local)), values);
+  });
+}
+
+}  // namespace herd::io

@@ -1,0 +1,100 @@
+#pragma once
+
+// A parallel HDF5 file as Herd uses it: every rank of a communicator opens it through MPI-IO, and
+// every call below is collective (same arguments on every rank) unless it says otherwise. Failures
+// throw herd::Error naming the file, the object and HDF5's reason; HDF5's own printing is off.
+
+#include <herd/core/error.hpp>
+#include <herd/core/half.hpp>
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace herd::io::h5 {
+
+/// Element types of Herd's datasets. f16 is IEEE binary16 (herd::half), which h5py reads as
+/// numpy.float16; bf16 is bfloat16 (herd::bfloat16), stored as a 16-bit float type with an 8-bit
+/// exponent.
+enum class Type : std::uint8_t { u8, u16, u32, u64, i8, i16, i32, i64, f16, bf16, f32, f64 };
+
+std::size_t size_of(Type type);
+std::string to_string(Type type);
+
+template <class T>
+constexpr Type type_of() {
+  if constexpr (std::is_same_v<T, half>)
+    return Type::f16;
+  else if constexpr (std::is_same_v<T, bfloat16>)
+    return Type::bf16;
+  else if constexpr (std::is_same_v<T, float>)
+    return Type::f32;
+  else if constexpr (std::is_same_v<T, double>)
+    return Type::f64;
+  else {
+    static_assert(std::is_integral_v<T>, "herd::io::h5: no HDF5 type for this element type");
+    constexpr int bytes = sizeof(T);
+    if constexpr (std::is_signed_v<T>)
+      return bytes == 1 ? Type::i8 : bytes == 2 ? Type::i16 : bytes == 4 ? Type::i32 : Type::i64;
+    else
+      return bytes == 1 ? Type::u8 : bytes == 2 ? Type::u16 : bytes == 4 ? Type::u32 : Type::u64;
+  }
+}
+
+/// An open file. Move-only; closes on destruction.
+class File {
+ public:
+  /// Creates (truncates) `path` for writing.
+  static File create(std::string const& path, MPI_Comm comm);
+  /// Opens an existing file read-only; a missing, truncated or non-HDF5 file is an error.
+  static File open(std::string const& path, MPI_Comm comm);
+
+  File(File&& other) noexcept;
+  File& operator=(File&& other) noexcept;
+  File(File const&) = delete;
+  File& operator=(File const&) = delete;
+  ~File();
+
+  /// Flushes and closes; errors surface here rather than in the destructor.
+  void close();
+  std::string const& path() const { return path_; }
+  MPI_Comm communicator() const { return comm_; }
+
+  bool exists(std::string const& object) const;
+  void create_group(std::string const& group);
+
+  void set_attribute(std::string const& object, std::string const& name, std::string const& value);
+  void set_attribute(std::string const& object, std::string const& name, std::int64_t value);
+  void set_attribute(std::string const& object, std::string const& name, double value);
+  std::string string_attribute(std::string const& object, std::string const& name) const;
+  std::int64_t int_attribute(std::string const& object, std::string const& name) const;
+  double double_attribute(std::string const& object, std::string const& name) const;
+
+  /// A dataset's element type (an error if Herd has no name for it) and its extents.
+  Type type(std::string const& dataset) const;
+  std::vector<std::uint64_t> extents(std::string const& dataset) const;
+
+  /// Creates a dataset of the given extents (1 or 2 dimensions).
+  void create_dataset(std::string const& dataset, Type type, std::vector<std::uint64_t> const& extents);
+  /// Writes rows [first, first + count) of a dataset from `data` (count rows of the dataset's row
+  /// size, in `type`); ranks with nothing to write pass count 0. Collective.
+  void write_rows(std::string const& dataset, Type type, std::uint64_t first, std::uint64_t count, void const* data);
+  /// Reads rows [first, first + count) into `data`, converting to `type`. Collective.
+  void read_rows(std::string const& dataset, Type type, std::uint64_t first, std::uint64_t count, void* data) const;
+
+  /// A whole small dataset written by every rank with the same contents (rank 0's are stored).
+  void write_all(std::string const& dataset, Type type, std::vector<std::uint64_t> const& extents, void const* data);
+
+ private:
+  File(std::string path, MPI_Comm comm, std::int64_t id) : path_(std::move(path)), comm_(comm), id_(id) {}
+  [[noreturn]] void fail(std::string const& object, std::string const& what) const;
+
+  std::string path_;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  std::int64_t id_ = -1;  // hid_t, kept out of this header so that users need no HDF5 include path
+};
+
+}  // namespace herd::io::h5

@@ -1,0 +1,185 @@
+#pragma once
+
+// The files a run writes while it steps and reads to resume: checkpoints (--checkpoint,
+// --checkpoint-every), the HDF5 output (--output, --snapshot-every) and the state a resumed run
+// starts from (herd resume). Without HDF5 the options are refused when parsed, and this class does
+// nothing.
+
+#include "options.hpp"
+
+#include <herd/herd.hpp>
+#if HERD_ENABLE_HDF5
+#include <herd/io/hdf5/checkpoint.hpp>
+#include <herd/mpi/collective.hpp>
+#endif
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace herd::cli {
+
+#if HERD_ENABLE_HDF5
+/// The options of `herd resume FILE [options]`: the run's own arguments from the checkpoint, then
+/// `extra` (outputs, steps, threads, partition: anything that does not change the results).
+/// Collective over MPI_COMM_WORLD.
+Options resume_options(std::string const& checkpoint, std::vector<std::string> const& extra);
+
+template <class Sim, class Model>
+class RunFiles {
+ public:
+  /// `edges`: stored entries of the whole graph; `partial_history`: the device history holds this
+  /// rank's share only (distributed runs), so rows are summed over ranks before they are written.
+  RunFiles(Options const& o, Sim& sim, Model& model, std::uint64_t edges, MPI_Comm comm, bool partial_history)
+      : o_(o), sim_(sim), model_(model), comm_(comm), partial_(partial_history) {
+    record_.arguments = o.arguments;
+    record_.model = o.model;
+    record_.seed = o.seed;
+    record_.agents = static_cast<std::uint64_t>(sim.num_global());
+    record_.edges = edges;
+    record_.observables = model.observable_names();
+  }
+  RunFiles(RunFiles const&) = delete;
+  RunFiles& operator=(RunFiles const&) = delete;
+  ~RunFiles() {
+    if (output_) io::discard_file(*output_);
+  }
+
+  /// Sets the initial state: the model's own, or the checkpoint's for a resumed run. Returns the
+  /// step the run starts from.
+  std::uint32_t initialise() {
+    if (o_.resume.empty()) {
+      model_.initialise(sim_, sim_.num_global());
+    } else {
+      mpi::collectively(comm_, [&] {
+        auto file = io::h5::File::open(o_.resume, comm_);
+        auto const saved = io::read_record(file, "herd-checkpoint");
+        std::string const& path = o_.resume;
+        require(saved.model == record_.model, path + ": written by a " + saved.model + " run, not " + record_.model);
+        require(saved.agents == record_.agents && saved.edges == record_.edges,
+                path + ": written for a graph of " + std::to_string(saved.agents) + " agents and " +
+                    std::to_string(saved.edges) + " entries; this graph has " + std::to_string(record_.agents) +
+                    " and " + std::to_string(record_.edges));
+        require(saved.observables == record_.observables, path + ": its observables are not this model's");
+        require(
+            static_cast<std::uint32_t>(o_.steps) >= saved.step,
+            path + ": already at step " + std::to_string(saved.step) + ", beyond --steps " + std::to_string(o_.steps));
+        io::read_properties(file, "/agents", sim_, model_);
+        history_prefix_ = saved.history;
+        record_.step = saved.step;
+      });
+      sim_.set_step(record_.step);
+    }
+    if (!o_.output.empty()) {
+      output_.emplace(mpi::collectively(comm_, [&] {
+                        auto r = record_;
+                        r.history.clear();
+                        return std::optional<io::h5::File>(io::begin_file(o_.output, "herd-output", r, comm_));
+                      }).value());
+      if (!output_->exists("/snapshots")) output_->create_group("/snapshots");
+    }
+    return record_.step;
+  }
+
+  /// After each step: a checkpoint or a snapshot when one is due (these wait for the device).
+  template <class History>
+  void after_step(int t, History const& history) {
+    std::uint32_t const step = record_.step + static_cast<std::uint32_t>(t);
+    if (o_.checkpoint_every > 0 && step % static_cast<std::uint32_t>(o_.checkpoint_every) == 0 &&
+        static_cast<int>(step) != o_.steps)
+      checkpoint(step, rows(history, t));
+    if (output_ && o_.snapshot_every > 0 && step % static_cast<std::uint32_t>(o_.snapshot_every) == 0) {
+      std::string const group = "/snapshots/step_" + std::to_string(step);
+      output_->create_group(group);
+      io::write_properties(*output_, group, sim_, model_);
+    }
+  }
+
+  /// After the run: `history` is the whole run's, summed over ranks. Writes the final checkpoint
+  /// and the output, and returns the history from step 0 (the checkpoint's rows first).
+  std::vector<std::int64_t> finish(std::vector<std::int64_t> const& history) {
+    auto const columns = record_.observables.size();
+    std::vector<std::int64_t> all(
+        history_prefix_.begin(),
+        history_prefix_.end() - static_cast<std::ptrdiff_t>(history_prefix_.empty() ? 0 : columns));
+    if (!history_prefix_.empty())
+      mpi::collectively(comm_, [&] {
+        require(std::equal(history.begin(), history.begin() + static_cast<std::ptrdiff_t>(columns),
+                           history_prefix_.end() - static_cast<std::ptrdiff_t>(columns)),
+                o_.resume + ": the state read does not give the observables recorded with it (a damaged file?)");
+      });
+    all.insert(all.end(), history.begin(), history.end());
+    auto const last = static_cast<std::uint32_t>(all.size() / columns - 1);
+    if (!o_.checkpoint.empty()) checkpoint(last, all);
+    if (output_) {
+      auto r = record_;
+      r.step = last;
+      r.history = all;
+      mpi::collectively(comm_, [&] { io::update_record(*output_, r); });
+      io::write_properties(*output_, "/agents", sim_, model_);
+      io::commit_file(*output_, o_.output);
+      output_.reset();
+    }
+    return all;
+  }
+
+ private:
+  // Rows 0..t of the device history, summed over ranks, after the checkpoint's rows.
+  template <class History>
+  std::vector<std::int64_t> rows(History const& history, int t) {
+    auto const columns = history.extent(1);
+    std::vector<std::int64_t> mine((static_cast<std::size_t>(t) + 1) * columns);
+    Kokkos::View<std::int64_t**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(
+        mine.data(), static_cast<std::size_t>(t) + 1, columns);
+    Kokkos::deep_copy(host, Kokkos::subview(history, std::make_pair(0, t + 1), Kokkos::ALL()));
+    if (partial_) MPI_Allreduce(MPI_IN_PLACE, mine.data(), static_cast<int>(mine.size()), MPI_INT64_T, MPI_SUM, comm_);
+    std::vector<std::int64_t> all(
+        history_prefix_.begin(),
+        history_prefix_.end() - static_cast<std::ptrdiff_t>(history_prefix_.empty() ? 0 : columns));
+    all.insert(all.end(), mine.begin(), mine.end());
+    return all;
+  }
+
+  void checkpoint(std::uint32_t step, std::vector<std::int64_t> const& history) {
+    auto r = record_;
+    r.step = step;
+    r.history = history;
+    auto file = mpi::collectively(
+        comm_, [&] { return std::optional<io::h5::File>(io::begin_file(o_.checkpoint, "herd-checkpoint", r, comm_)); });
+    io::write_properties(*file, "/agents", sim_, model_);
+    io::commit_file(*file, o_.checkpoint);
+  }
+
+  Options const& o_;
+  Sim& sim_;
+  Model& model_;
+  MPI_Comm comm_;
+  bool partial_;
+  io::RunRecord record_;
+  std::vector<std::int64_t> history_prefix_;  // the checkpoint's rows 0..step
+  std::optional<io::h5::File> output_;
+};
+#else
+template <class Sim, class Model>
+class RunFiles {
+ public:
+  template <class Comm>
+  RunFiles(Options const&, Sim& sim, Model& model, std::uint64_t, Comm, bool) : sim_(sim), model_(model) {}
+  std::uint32_t initialise() {
+    model_.initialise(sim_, sim_.num_global());
+    return 0;
+  }
+  template <class History>
+  void after_step(int, History const&) {}
+  std::vector<std::int64_t> finish(std::vector<std::int64_t> const& history) { return history; }
+
+ private:
+  Sim& sim_;
+  Model& model_;
+};
+#endif
+
+}  // namespace herd::cli

@@ -1,0 +1,425 @@
+#include <herd/io/hdf5/file.hpp>
+
+#include <hdf5.h>
+
+#include <utility>
+
+namespace herd::io::h5 {
+
+namespace {
+
+// The deepest message on HDF5's error stack: the cause rather than the API call that reported it
+// ("truncated file: eof = ...", "unable to open file", ...).
+std::string hdf5_reason() {
+  std::string reason;
+  H5Ewalk2(
+      H5E_DEFAULT, H5E_WALK_DOWNWARD,
+      [](unsigned, H5E_error2_t const* e, void* out) -> herr_t {
+        if (e->desc != nullptr && *e->desc != '\0') *static_cast<std::string*>(out) = e->desc;
+        return 0;
+      },
+      &reason);
+  H5Eclear2(H5E_DEFAULT);
+  return reason;
+}
+
+// HDF5 prints its error stack to stderr by default; Herd reports errors itself.
+void silence_hdf5() {
+  static bool const done = (H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr), true);
+  (void)done;
+}
+
+// Owns one HDF5 identifier and releases it with the matching close function.
+class Id {
+ public:
+  Id(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
+  Id(Id const&) = delete;
+  Id& operator=(Id const&) = delete;
+  ~Id() {
+    if (id_ >= 0) close_(id_);
+  }
+  hid_t get() const { return id_; }
+  bool valid() const { return id_ >= 0; }
+
+ private:
+  hid_t id_;
+  herr_t (*close_)(hid_t);
+};
+
+// A 16-bit float type: sign at bit 15, `exponent_bits` of exponent above the mantissa.
+hid_t float16_type(unsigned exponent_bits) {
+  hid_t t = H5Tcopy(H5T_IEEE_F32LE);
+  unsigned const mantissa_bits = 15 - exponent_bits;
+  H5Tset_fields(t, 15, mantissa_bits, exponent_bits, 0, mantissa_bits);
+  H5Tset_precision(t, 16);
+  H5Tset_size(t, 2);
+  H5Tset_ebias(t, (1u << (exponent_bits - 1)) - 1);
+  return t;
+}
+
+// A new HDF5 type for `type` (closed by the caller's Id).
+hid_t native(Type type) {
+  switch (type) {
+    case Type::u8:
+      return H5Tcopy(H5T_STD_U8LE);
+    case Type::u16:
+      return H5Tcopy(H5T_STD_U16LE);
+    case Type::u32:
+      return H5Tcopy(H5T_STD_U32LE);
+    case Type::u64:
+      return H5Tcopy(H5T_STD_U64LE);
+    case Type::i8:
+      return H5Tcopy(H5T_STD_I8LE);
+    case Type::i16:
+      return H5Tcopy(H5T_STD_I16LE);
+    case Type::i32:
+      return H5Tcopy(H5T_STD_I32LE);
+    case Type::i64:
+      return H5Tcopy(H5T_STD_I64LE);
+    case Type::f16:
+      return float16_type(5);
+    case Type::bf16:
+      return float16_type(8);
+    case Type::f32:
+      return H5Tcopy(H5T_IEEE_F32LE);
+    case Type::f64:
+      return H5Tcopy(H5T_IEEE_F64LE);
+  }
+  return -1;
+}
+
+hid_t transfer_collectively() {
+  hid_t const dxpl = H5Pcreate(H5P_DATASET_XFER);
+  H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
+  return dxpl;
+}
+
+hid_t access_through_mpi(MPI_Comm comm) {
+  hid_t const fapl = H5Pcreate(H5P_FILE_ACCESS);
+  H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
+  // Metadata reads and writes collective too: no rank hammers the file system alone.
+  H5Pset_all_coll_metadata_ops(fapl, true);
+  H5Pset_coll_metadata_write(fapl, true);
+  return fapl;
+}
+
+}  // namespace
+
+std::size_t size_of(Type type) {
+  switch (type) {
+    case Type::u8:
+    case Type::i8:
+      return 1;
+    case Type::u16:
+    case Type::i16:
+    case Type::f16:
+    case Type::bf16:
+      return 2;
+    case Type::u32:
+    case Type::i32:
+    case Type::f32:
+      return 4;
+    case Type::u64:
+    case Type::i64:
+    case Type::f64:
+      return 8;
+  }
+  return 0;
+}
+
+std::string to_string(Type type) {
+  switch (type) {
+    case Type::u8:
+      return "uint8";
+    case Type::u16:
+      return "uint16";
+    case Type::u32:
+      return "uint32";
+    case Type::u64:
+      return "uint64";
+    case Type::i8:
+      return "int8";
+    case Type::i16:
+      return "int16";
+    case Type::i32:
+      return "int32";
+    case Type::i64:
+      return "int64";
+    case Type::f16:
+      return "float16";
+    case Type::bf16:
+      return "bfloat16";
+    case Type::f32:
+      return "float32";
+    case Type::f64:
+      return "float64";
+  }
+  return "unknown";
+}
+
+File File::create(std::string const& path, MPI_Comm comm) {
+  silence_hdf5();
+  Id fapl(access_through_mpi(comm), H5Pclose);
+  hid_t const id = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());
+  if (id < 0) throw Error(path + ": cannot create the file (" + hdf5_reason() + ")");
+  return File(path, comm, id);
+}
+
+File File::open(std::string const& path, MPI_Comm comm) {
+  silence_hdf5();
+  Id fapl(access_through_mpi(comm), H5Pclose);
+  hid_t const id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get());
+  if (id < 0) {
+    std::string const reason = hdf5_reason();
+    throw Error(path + ": not a readable HDF5 file (" + (reason.empty() ? "unknown reason" : reason) + ")");
+  }
+  return File(path, comm, id);
+}
+
+File::File(File&& other) noexcept
+    : path_(std::move(other.path_)), comm_(other.comm_), id_(std::exchange(other.id_, -1)) {}
+
+File& File::operator=(File&& other) noexcept {
+  if (this != &other) {
+    if (id_ >= 0) H5Fclose(id_);
+    path_ = std::move(other.path_);
+    comm_ = other.comm_;
+    id_ = std::exchange(other.id_, -1);
+  }
+  return *this;
+}
+
+File::~File() {
+  if (id_ >= 0) H5Fclose(id_);
+}
+
+void File::close() {
+  if (id_ < 0) return;
+  hid_t const id = std::exchange(id_, -1);
+  if (H5Fflush(id, H5F_SCOPE_GLOBAL) < 0 || H5Fclose(id) < 0)
+    throw Error(path_ + ": writing the file failed (" + hdf5_reason() + ")");
+}
+
+void File::fail(std::string const& object, std::string const& what) const {
+  std::string const reason = hdf5_reason();
+  throw Error(path_ + ": " + object + ": " + what + (reason.empty() ? "" : " (" + reason + ")"));
+}
+
+bool File::exists(std::string const& object) const {
+  // Each component must exist before the next may be asked about.
+  std::size_t pos = 0;
+  while ((pos = object.find('/', pos + 1)) != std::string::npos) {
+    if (H5Lexists(id_, object.substr(0, pos).c_str(), H5P_DEFAULT) <= 0) return false;
+  }
+  return object == "/" || H5Lexists(id_, object.c_str(), H5P_DEFAULT) > 0;
+}
+
+void File::create_group(std::string const& group) {
+  Id g(H5Gcreate2(id_, group.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+  if (!g.valid()) fail(group, "cannot create the group");
+}
+
+namespace {
+
+void put_attribute(hid_t file, std::string const& object, std::string const& name, hid_t type, void const* value,
+                   std::string const& path) {
+  Id obj(H5Oopen(file, object.c_str(), H5P_DEFAULT), H5Oclose);
+  Id space(H5Screate(H5S_SCALAR), H5Sclose);
+  if (H5Aexists(obj.get(), name.c_str()) > 0) H5Adelete(obj.get(), name.c_str());
+  Id attr(H5Acreate2(obj.get(), name.c_str(), type, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+  if (!obj.valid() || !attr.valid() || H5Awrite(attr.get(), type, value) < 0)
+    throw Error(path + ": " + object + ": cannot write the attribute '" + name + "' (" + hdf5_reason() + ")");
+}
+
+}  // namespace
+
+void File::set_attribute(std::string const& object, std::string const& name, std::string const& value) {
+  Id type(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(type.get(), value.empty() ? 1 : value.size());
+  H5Tset_strpad(type.get(), H5T_STR_NULLPAD);
+  H5Tset_cset(type.get(), H5T_CSET_UTF8);
+  put_attribute(id_, object, name, type.get(), value.empty() ? "" : value.data(), path_);
+}
+
+void File::set_attribute(std::string const& object, std::string const& name, std::int64_t value) {
+  put_attribute(id_, object, name, H5T_NATIVE_INT64, &value, path_);
+}
+
+void File::set_attribute(std::string const& object, std::string const& name, double value) {
+  put_attribute(id_, object, name, H5T_NATIVE_DOUBLE, &value, path_);
+}
+
+namespace {
+
+// Opens attribute `name` of `object`, or throws naming what is missing.
+hid_t open_attribute(hid_t file, std::string const& path, std::string const& object, std::string const& name,
+                     H5T_class_t expected, char const* expected_name) {
+  Id obj(H5Oopen(file, object.c_str(), H5P_DEFAULT), H5Oclose);
+  if (!obj.valid() || H5Aexists(obj.get(), name.c_str()) <= 0) {
+    hdf5_reason();
+    throw Error(path + ": " + object + ": the attribute '" + name + "' is missing");
+  }
+  hid_t const attr = H5Aopen(obj.get(), name.c_str(), H5P_DEFAULT);
+  Id type(H5Aget_type(attr), H5Tclose);
+  Id space(H5Aget_space(attr), H5Sclose);
+  if (H5Tget_class(type.get()) != expected || H5Sget_simple_extent_npoints(space.get()) != 1) {
+    H5Aclose(attr);
+    throw Error(path + ": " + object + ": the attribute '" + name + "' is not a single " + expected_name);
+  }
+  return attr;
+}
+
+}  // namespace
+
+std::string File::string_attribute(std::string const& object, std::string const& name) const {
+  Id attr(open_attribute(id_, path_, object, name, H5T_STRING, "string"), H5Aclose);
+  Id type(H5Aget_type(attr.get()), H5Tclose);
+  if (H5Tis_variable_str(type.get()) > 0) {
+    // Written by other tools (h5py writes variable-length strings).
+    char* text = nullptr;
+    Id memtype(H5Tcopy(H5T_C_S1), H5Tclose);
+    H5Tset_size(memtype.get(), H5T_VARIABLE);
+    H5Tset_cset(memtype.get(), H5Tget_cset(type.get()));  // HDF5 converts no ASCII <-> UTF-8
+    if (H5Aread(attr.get(), memtype.get(), &text) < 0) fail(object, "cannot read the attribute '" + name + "'");
+    std::string value = text != nullptr ? text : "";
+    H5free_memory(text);
+    return value;
+  }
+  std::string value(H5Tget_size(type.get()), '\0');
+  if (H5Aread(attr.get(), type.get(), value.data()) < 0) fail(object, "cannot read the attribute '" + name + "'");
+  value.resize(value.find('\0') == std::string::npos ? value.size() : value.find('\0'));
+  return value;
+}
+
+std::int64_t File::int_attribute(std::string const& object, std::string const& name) const {
+  Id attr(open_attribute(id_, path_, object, name, H5T_INTEGER, "integer"), H5Aclose);
+  std::int64_t value = 0;
+  if (H5Aread(attr.get(), H5T_NATIVE_INT64, &value) < 0) fail(object, "cannot read the attribute '" + name + "'");
+  return value;
+}
+
+double File::double_attribute(std::string const& object, std::string const& name) const {
+  Id attr(open_attribute(id_, path_, object, name, H5T_FLOAT, "floating-point number"), H5Aclose);
+  double value = 0;
+  if (H5Aread(attr.get(), H5T_NATIVE_DOUBLE, &value) < 0) fail(object, "cannot read the attribute '" + name + "'");
+  return value;
+}
+
+namespace {
+
+hid_t open_dataset(hid_t file, std::string const& path, std::string const& dataset) {
+  hid_t const d = H5Lexists(file, dataset.c_str(), H5P_DEFAULT) > 0 ? H5Dopen2(file, dataset.c_str(), H5P_DEFAULT) : -1;
+  if (d < 0) {
+    hdf5_reason();
+    throw Error(path + ": the dataset " + dataset + " is missing");
+  }
+  return d;
+}
+
+}  // namespace
+
+Type File::type(std::string const& dataset) const {
+  Id d(open_dataset(id_, path_, dataset), H5Dclose);
+  Id t(H5Dget_type(d.get()), H5Tclose);
+  std::size_t const size = H5Tget_size(t.get());
+  H5T_class_t const kind = H5Tget_class(t.get());
+  if (kind == H5T_INTEGER && (size == 1 || size == 2 || size == 4 || size == 8)) {
+    bool const is_signed = H5Tget_sign(t.get()) == H5T_SGN_2;
+    Type const u[] = {Type::u8, Type::u16, Type::u32, Type::u64};
+    Type const s[] = {Type::i8, Type::i16, Type::i32, Type::i64};
+    int const k = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : 3;
+    return is_signed ? s[k] : u[k];
+  }
+  if (kind == H5T_FLOAT) {
+    if (size == 4) return Type::f32;
+    if (size == 8) return Type::f64;
+    if (size == 2) {
+      std::size_t spos, epos, esize, mpos, msize;
+      H5Tget_fields(t.get(), &spos, &epos, &esize, &mpos, &msize);
+      if (esize == 5 && msize == 10) return Type::f16;
+      if (esize == 8 && msize == 7) return Type::bf16;
+    }
+  }
+  throw Error(path_ + ": " + dataset + ": element type (HDF5 class " + std::to_string(static_cast<int>(kind)) + ", " +
+              std::to_string(size) + " bytes) is not one Herd stores");
+}
+
+std::vector<std::uint64_t> File::extents(std::string const& dataset) const {
+  Id d(open_dataset(id_, path_, dataset), H5Dclose);
+  Id space(H5Dget_space(d.get()), H5Sclose);
+  int const rank = H5Sget_simple_extent_ndims(space.get());
+  if (rank < 0) fail(dataset, "cannot read the dataset's shape");
+  std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
+  H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+  return {dims.begin(), dims.end()};
+}
+
+void File::create_dataset(std::string const& dataset, Type type, std::vector<std::uint64_t> const& extents) {
+  std::vector<hsize_t> dims(extents.begin(), extents.end());
+  Id space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose);
+  Id t(native(type), H5Tclose);
+  // Contiguous and uncompressed: ranks write disjoint blocks straight through MPI-IO, and
+  // parallel HDF5 1.10 compresses only with collective chunk writes that would cost far more time.
+  Id d(H5Dcreate2(id_, dataset.c_str(), t.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose);
+  if (!d.valid()) fail(dataset, "cannot create the dataset");
+}
+
+namespace {
+
+// Selects rows [first, first + count) of a 1- or 2-dimensional dataset in `file_space` and returns
+// the matching memory space (an empty selection where count is 0).
+hid_t select_rows(hid_t file_space, std::uint64_t first, std::uint64_t count, std::string const& path,
+                  std::string const& name) {
+  int const rank = H5Sget_simple_extent_ndims(file_space);
+  std::vector<hsize_t> dims(static_cast<std::size_t>(rank > 0 ? rank : 1), 1);
+  H5Sget_simple_extent_dims(file_space, dims.data(), nullptr);
+  if (first + count > dims[0])
+    throw Error(path + ": " + name + ": rows " + std::to_string(first) + " to " + std::to_string(first + count) +
+                " asked of a dataset of " + std::to_string(dims[0]) + " rows");
+  std::vector<hsize_t> start(dims.size(), 0), extent = dims;
+  start[0] = first;
+  extent[0] = count;
+  if (count == 0) {
+    H5Sselect_none(file_space);
+    std::vector<hsize_t> one(dims.size(), 1);
+    hid_t const memory = H5Screate_simple(static_cast<int>(one.size()), one.data(), nullptr);
+    H5Sselect_none(memory);
+    return memory;
+  }
+  H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start.data(), nullptr, extent.data(), nullptr);
+  return H5Screate_simple(static_cast<int>(extent.size()), extent.data(), nullptr);
+}
+
+}  // namespace
+
+void File::write_rows(std::string const& dataset, Type type, std::uint64_t first, std::uint64_t count,
+                      void const* data) {
+  Id d(open_dataset(id_, path_, dataset), H5Dclose);
+  Id file_space(H5Dget_space(d.get()), H5Sclose);
+  Id memory_space(select_rows(file_space.get(), first, count, path_, dataset), H5Sclose);
+  Id t(native(type), H5Tclose);
+  Id dxpl(transfer_collectively(), H5Pclose);
+  if (H5Dwrite(d.get(), t.get(), memory_space.get(), file_space.get(), dxpl.get(), data) < 0)
+    fail(dataset, "writing failed");
+}
+
+void File::read_rows(std::string const& dataset, Type type, std::uint64_t first, std::uint64_t count,
+                     void* data) const {
+  Id d(open_dataset(id_, path_, dataset), H5Dclose);
+  Id file_space(H5Dget_space(d.get()), H5Sclose);
+  Id memory_space(select_rows(file_space.get(), first, count, path_, dataset), H5Sclose);
+  Id t(native(type), H5Tclose);
+  Id dxpl(transfer_collectively(), H5Pclose);
+  if (H5Dread(d.get(), t.get(), memory_space.get(), file_space.get(), dxpl.get(), data) < 0)
+    fail(dataset, "reading failed (the file may be truncated or corrupted)");
+}
+
+void File::write_all(std::string const& dataset, Type type, std::vector<std::uint64_t> const& extents,
+                     void const* data) {
+  create_dataset(dataset, type, extents);
+  int rank = 0;
+  MPI_Comm_rank(comm_, &rank);
+  write_rows(dataset, type, 0, rank == 0 ? extents.at(0) : 0, data);
+}
+
+}  // namespace herd::io::h5

@@ -1,0 +1,201 @@
+"""Tests of herd's HDF5 files: checkpoints that resume to the same bits on any rank count, also after
+the job was killed while writing one; outputs readable with h5py in the documented schema; and every
+damaged or mismatched file refused with one message naming it, exit status 1 and no hang.
+
+Usage: test_cli_hdf5.py HERD MPIEXEC [MPIEXEC FLAGS...]   (needs h5py and numpy)"""
+
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import h5py
+import numpy as np
+
+HERD = None
+MPIEXEC = None
+ENV = dict(os.environ, OMP_NUM_THREADS="1", OMP_PROC_BIND="false", OMPI_ALLOW_RUN_AS_ROOT="1",
+           OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", KOKKOS_DISABLE_WARNINGS="1")
+RUN = ["--agents", "20000", "--steps", "40", "--quiet"]
+
+
+def herd(ranks, *args):
+    command = [HERD, *args] if ranks == 0 else [*MPIEXEC, "-n", str(ranks), HERD, *args]
+    return subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=300)
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+class Case(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.addCleanup(self.dir.cleanup)
+
+    def path(self, name):
+        return os.path.join(self.dir.name, name)
+
+    def ok(self, ranks, *args):
+        result = herd(ranks, *args)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        return result
+
+
+class Resume(Case):
+    def test_resumed_runs_match_the_uninterrupted_run_on_any_rank_count(self):
+        for model, extra in [("seir", ["--partition", "metis"]), ("voter", ["--graph", "power-law"])]:
+            args = ["run", "--model", model, *RUN, *extra]
+            self.ok(0, *args, "--csv", self.path("full.csv"))
+            full = read(self.path("full.csv"))
+            for written, resumed in [(4, 2), (2, 1), (1, 3), (3, 4)]:
+                with self.subTest(model=model, written=written, resumed=resumed):
+                    ckpt = self.path(f"c{written}.h5")
+                    self.ok(written, *[a if a != "40" else "17" for a in args], "--checkpoint", ckpt)
+                    with h5py.File(ckpt) as f:
+                        self.assertEqual(f["run"].attrs["step"], 17)
+                    self.ok(resumed, "resume", ckpt, "--steps", "40", "--csv", self.path("resumed.csv"),
+                            "--checkpoint", self.path("later.h5"))
+                    self.assertEqual(read(self.path("resumed.csv")), full)
+
+    def test_changing_the_results_is_refused(self):
+        ckpt = self.path("c.h5")
+        self.ok(0, "run", *RUN, "--checkpoint", ckpt)
+        for option in [["--beta", "0.2"], ["--seed", "7"], ["--agents", "100"], ["--model", "sir"]]:
+            result = herd(0, "resume", ckpt, *option)
+            self.assertEqual(result.returncode, 2, result.stderr)
+            self.assertIn("would change the results", result.stderr)
+
+
+class KilledWhileWriting(Case):
+    def test_a_killed_job_leaves_a_checkpoint_that_resumes_to_the_same_bits(self):
+        args = ["run", "--agents", "200000", "--steps", "60", "--quiet"]
+        self.ok(0, *args, "--csv", self.path("full.csv"))
+        full = read(self.path("full.csv"))
+        rng = random.Random(1)
+        resumed_from = set()
+        for attempt in range(8):
+            ckpt = self.path("c.h5")
+            if os.path.exists(ckpt):
+                os.remove(ckpt)
+            process = subprocess.Popen([HERD, *args, "--checkpoint", ckpt, "--checkpoint-every", "1"],
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+            # Kill at a random moment once checkpoints are being written: mostly while one is.
+            deadline = time.time() + 120
+            while not os.path.exists(ckpt) and process.poll() is None and time.time() < deadline:
+                time.sleep(0.01)
+            time.sleep(rng.uniform(0.0, 0.8))
+            process.send_signal(signal.SIGKILL)
+            process.wait()
+            if not os.path.exists(ckpt):
+                continue  # killed before the first checkpoint was complete
+            with h5py.File(ckpt) as f:
+                resumed_from.add(int(f["run"].attrs["step"]))
+            self.ok(0, "resume", ckpt, "--csv", self.path("resumed.csv"))
+            self.assertEqual(read(self.path("resumed.csv")), full, f"attempt {attempt}")
+        self.assertGreaterEqual(len(resumed_from), 2, "the kills should land at different steps")
+
+
+class Schema(Case):
+    def test_output_holds_the_time_series_the_final_state_and_snapshots_in_original_ids(self):
+        out = self.path("out.h5")
+        self.ok(0, "run", *RUN, "--output", out, "--snapshot-every", "10", "--csv", self.path("s.csv"))
+        rows = [list(map(int, line.split(",")[1:])) for line in read(self.path("s.csv")).splitlines()[1:]]
+        with h5py.File(out) as f:
+            self.assertEqual(f.attrs["herd_format"], b"herd-output")
+            self.assertEqual(f.attrs["format_version"], 1)
+            history = f["run/history"][...]
+            self.assertEqual(f["run/history"].attrs["columns"], b"S,E,I,R")
+            self.assertEqual(history.tolist(), rows)
+            state = f["agents/state"][...]
+            self.assertEqual(state.dtype, np.uint8)
+            self.assertEqual(f["agents/timer"].dtype, np.uint16)
+            self.assertEqual(len(state), 20000)
+            self.assertEqual(np.bincount(state, minlength=4).tolist(), rows[-1])
+            self.assertEqual(sorted(f["snapshots"]), ["step_10", "step_20", "step_30", "step_40"])
+            for step in [10, 20, 30]:
+                snapshot = f[f"snapshots/step_{step}/state"][...]
+                self.assertEqual(np.bincount(snapshot, minlength=4).tolist(), rows[step])
+        # Relabelled for locality, or split over ranks: the same agents hold the same states.
+        for ranks, extra in [(0, ["--reorder", "random"]), (3, ["--partition", "metis"])]:
+            other = self.path("other.h5")
+            self.ok(ranks, "run", *RUN, "--output", other, *extra)
+            with h5py.File(out) as a, h5py.File(other) as b:
+                self.assertTrue(np.array_equal(a["agents/state"][...], b["agents/state"][...]))
+                self.assertTrue(np.array_equal(a["agents/timer"][...], b["agents/timer"][...]))
+        self.assertEqual(sorted(os.listdir(self.dir.name)), ["other.h5", "out.h5", "s.csv"])
+
+
+class BadFiles(Case):
+    def setUp(self):
+        super().setUp()
+        self.good = self.path("good.h5")
+        self.ok(0, "run", *RUN, "--checkpoint", self.good)
+
+    def damaged(self, change):
+        self.count = getattr(self, "count", 0) + 1
+        bad = self.path(f"bad{self.count}.h5")
+        shutil.copy(self.good, bad)
+        with h5py.File(bad, "r+") as f:
+            change(f)
+        return bad
+
+    def refused(self, path, message, ranks=0):
+        result = herd(ranks, "resume", path, "--steps", "50", "--csv", self.path("never.csv"))
+        self.assertEqual(result.returncode, 1, result.stderr)
+        lines = [line for line in result.stderr.splitlines() if line.startswith("herd:")]
+        self.assertEqual(len(lines), 1, result.stderr)
+        self.assertIn(os.path.basename(path), lines[0])
+        self.assertIn(message, lines[0])
+        self.assertFalse(os.path.exists(self.path("never.csv")))
+
+    def test_every_damage_is_named(self):
+        def replace(name, data):
+            return lambda f: (f.__delitem__(name), f.create_dataset(name, data=data))
+
+        state = lambda: h5py.File(self.good)["agents/state"][...]
+        cases = [
+            (self.path("missing.h5"), "not a readable HDF5 file"),
+            (self.damaged(lambda f: f.attrs.__setitem__("format_version", 2)), "format version 2 is newer"),
+            (self.damaged(lambda f: f.attrs.__setitem__("herd_format", "herd-output")), "not a herd-checkpoint"),
+            (self.damaged(lambda f: f.attrs.__delitem__("herd_format")), "no herd_format attribute"),
+            (self.damaged(lambda f: f.__delitem__("agents/timer")), "/agents/timer is missing"),
+            (self.damaged(replace("agents/state", state().astype(np.float32))), "holds float32 values"),
+            (self.damaged(replace("agents/state", state()[:-1])), "does not hold one value for each"),
+            (self.damaged(lambda f: f["run"].attrs.__setitem__("agents", 19999)), "written for a graph of 19999"),
+            (self.damaged(lambda f: f["run"].attrs.__setitem__("step", 99)), "/run/history does not hold 100 rows"),
+            (self.damaged(lambda f: f["agents/state"].__setitem__(slice(0, 5000), 3)),
+             "does not give the observables recorded"),
+        ]
+        truncated = self.path("truncated.h5")
+        with open(self.good, "rb") as src, open(truncated, "wb") as dst:
+            dst.write(src.read()[: os.path.getsize(self.good) // 2])
+        cases.append((truncated, "truncated"))
+        junk = self.path("junk.h5")
+        with open(junk, "w") as f:
+            f.write("0 1\n1 2\n")
+        cases.append((junk, "not a readable HDF5 file"))
+        for path, message in cases:
+            with self.subTest(message=message):
+                self.refused(path, message)
+        for path, message in cases[4:7]:
+            with self.subTest(message=message, ranks=2):
+                self.refused(path, message, ranks=2)
+
+    def test_option_mistakes_are_usage_errors(self):
+        for args in [["--checkpoint-every", "5"], ["--snapshot-every", "5"]]:
+            result = herd(0, "run", *RUN, *args)
+            self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertEqual(herd(0, "resume").returncode, 2)
+
+
+if __name__ == "__main__":
+    HERD = sys.argv[1]
+    MPIEXEC = sys.argv[2:]
+    unittest.main(argv=[sys.argv[0], "-v"])
