@@ -43,7 +43,7 @@ build=${BUILD_DIR:-build-$backend}
 # Whether each header compiles on its own does not depend on the backend; the host build checks it.
 mkdir -p "$build"
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKokkos_ROOT="$Kokkos_ROOT" \
-  -DCMAKE_CXX_COMPILER="$compiler" -DHerd_ENABLE_KOKKOSKERNELS=OFF -DHerd_ENABLE_MPI=ON -DHerd_ENABLE_METIS=ON -DHerd_ENABLE_HDF5=ON \
+  -DCMAKE_CXX_COMPILER="$compiler" -DHerd_ENABLE_KOKKOSKERNELS=OFF -DHerd_ENABLE_MPI=ON -DHerd_ENABLE_METIS=ON \
   -DHerd_CHECK_HEADERS=OFF -DHerd_WARNINGS_AS_ERRORS=ON "$@" >"$build/configure-gpu.log" 2>&1 || { cat "$build/configure-gpu.log" >&2; exit 1; }
 echo "[build-gpu] compiling Herd for $backend in $build" >&2
 cmake --build "$build" -j "${JOBS:-$(nproc)}"
