@@ -18,7 +18,7 @@ log() { printf '[setup] %s\n' "$*"; }
 packages=(build-essential cmake ninja-build pkg-config git
   libopenmpi-dev openmpi-bin libhdf5-openmpi-dev hdf5-tools libmetis-dev
   libgtest-dev libgmock-dev libbenchmark-dev python3 python3-h5py python3-matplotlib python3-numpy
-  doxygen clang-format clang-tidy)
+  doxygen clang-format clang-tidy clang libclang-rt-14-dev)
 
 need_pkgs=()
 for p in "${packages[@]}"; do

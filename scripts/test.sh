@@ -11,7 +11,7 @@ if [[ "${1:-}" == "--sanitize" ]]; then
   shift
   BUILD_DIR=build-sanitize CMAKE_BUILD_TYPE=RelWithDebInfo scripts/build.sh -DHerd_WARNINGS_AS_ERRORS=ON -DHerd_SANITIZE=ON -DHerd_ENABLE_BENCHMARKS=OFF
   # The spack and formatting checks do not depend on how Herd is compiled; the Release run has them.
-  ctest --test-dir build-sanitize --output-on-failure -j 2 -LE "spack|hygiene|docs" "$@"
+  ctest --test-dir build-sanitize --output-on-failure -j 2 -LE "spack|hygiene|docs|fuzz" "$@"
 else
   scripts/build.sh -DHerd_WARNINGS_AS_ERRORS=ON
   ctest --test-dir build --output-on-failure -j 2 "$@"

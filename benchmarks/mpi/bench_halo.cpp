@@ -4,7 +4,7 @@
 // Bytes: the SEIR step sends its 1-byte state per ghost; packing reads the state of each sent
 // agent through an index (1 + 4 bytes) and writes 1 byte; unpacking reads and writes 1 byte.
 
-#include "../bench_common.hpp"
+#include "bench_mpi_common.hpp"
 
 #include <herd/mpi/distributed_simulation.hpp>
 #include <herd/partition/local_graph.hpp>
@@ -33,28 +33,6 @@ LocalGraph<Memory, float> const& local_share(int kind, agent_index agents, Parti
   auto const& global = graph(kind, agents, Ordering::none);
   auto const partition = partition_graph(exec, global, size, method);
   return cache.emplace(key, extract_local_graph(exec, global, partition, rank)).first->second;
-}
-
-// Times `body` on every rank between barriers; the iteration takes as long as the slowest rank.
-template <class F>
-void timed_slowest(benchmark::State& state, F&& body) {
-  for (auto _ : state) {
-    Kokkos::fence();
-    MPI_Barrier(MPI_COMM_WORLD);
-    Kokkos::Timer timer;
-    body();
-    Kokkos::fence();
-    double mine = timer.seconds(), slowest = 0.0;
-    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    state.SetIterationTime(slowest);
-  }
-}
-
-// The largest value of `x` over ranks.
-double max_over_ranks(double x) {
-  double out = 0.0;
-  MPI_Allreduce(&x, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return out;
 }
 
 void label(benchmark::State& state, int kind, PartitionMethod method, LocalGraph<Memory, float> const& local,

@@ -20,5 +20,6 @@
 #include <herd/graph/generators.hpp>
 #include <herd/graph/reorder.hpp>
 #include <herd/io/edge_list_reader.hpp>
+#include <herd/io/text/attribute_table.hpp>
 #include <herd/models/opinion.hpp>
 #include <herd/models/seir.hpp>

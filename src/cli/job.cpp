@@ -118,7 +118,7 @@ template <class WeightStorage>
 JobResult run_single(Options const& o, std::function<void(int, int)> const& progress) {
   Exec exec;
   Kokkos::Timer setup;
-  auto input = make_graph<WeightStorage>(o, exec);
+  auto input = make_graph<WeightStorage>(o, exec, world());
   auto graph = input.graph;
   Kokkos::View<global_id*, Memory> ids;
   if (o.reorder != "none") {
@@ -150,7 +150,7 @@ JobResult run_distributed(Options const& o, std::function<void(int, int)> const&
   // same partition, then keeps its share.
   auto const input = mpi::collectively(comm, [&] {
     require(o.reorder == "none", "--reorder applies to one process; under mpiexec the partition decides locality");
-    auto graph = make_graph<WeightStorage>(o, exec);
+    auto graph = make_graph<WeightStorage>(o, exec, comm);
     check_model(o, graph.graph.num_agents());
     return graph;
   });

@@ -6,6 +6,9 @@
 #include "partition_model.hpp"
 #include "report.hpp"
 #include "run_files.hpp"
+#if HERD_ENABLE_HDF5
+#include "convert.hpp"
+#endif
 
 #include <herd/config.hpp>
 #include <herd/core/error.hpp>
@@ -123,7 +126,13 @@ int main(int argc, char* argv[]) {
   herd::compat::initialize(options.threads, mpi.size > 1 ? mpi.node_rank() : -1);
   int status = 0;
   try {
-    if (options.command == "partition") {
+#if HERD_ENABLE_HDF5
+    if (options.command == "convert") {
+      auto const summary = convert(options, MPI_COMM_WORLD);
+      if (speaks && !options.quiet) std::cout << "herd: wrote " << summary << "\n";
+    } else
+#endif
+        if (options.command == "partition") {
       // The model needs no MPI: rank 0 computes it, the others have nothing to do.
       if (speaks) {
         auto const table = partition_model(options);

@@ -65,14 +65,16 @@ Options parse(std::vector<std::string> const& args) {
   std::size_t i = 0;
   if (!args.empty() && args[0].rfind('-', 0) != 0) {
     o.command = args[0];
-    if (o.command != "run" && o.command != "resume" && o.command != "partition" && o.command != "help" &&
-        o.command != "version")
-      throw UsageError{"unknown command '" + o.command + "' (expected run, resume, partition, help or version)"};
+    if (o.command != "run" && o.command != "resume" && o.command != "convert" && o.command != "partition" &&
+        o.command != "help" && o.command != "version")
+      throw UsageError{"unknown command '" + o.command +
+                       "' (expected run, resume, convert, partition, help or version)"};
     ++i;
     if (o.command == "resume") {
       if (i >= args.size() || args[i].rfind("--", 0) == 0) throw UsageError{"resume needs a checkpoint file"};
       o.resume = args[i++];
     }
+    if (o.command == "convert" && i < args.size() && args[i].rfind('-', 0) != 0) o.graph = args[i++];
   }
   o.arguments.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
   constexpr long long max_agents = std::numeric_limits<std::int32_t>::max();
@@ -117,6 +119,8 @@ Options parse(std::vector<std::string> const& args) {
       {"--checkpoint", [&](auto&, auto& v) { o.checkpoint = v; }},
       {"--checkpoint-every", [&](auto& k, auto& v) { o.checkpoint_every = static_cast<int>(to_count(k, v, max_int)); }},
       {"--output", [&](auto&, auto& v) { o.output = v; }},
+      {"-o", [&](auto&, auto& v) { o.output = v; }},
+      {"--attributes", [&](auto&, auto& v) { o.attributes = v; }},
       {"--snapshot-every", [&](auto& k, auto& v) { o.snapshot_every = static_cast<int>(to_count(k, v, max_int)); }},
       {"--partition", [&](auto& k, auto& v) { o.partition = one_of(k, v, {"contiguous", "metis"}); }},
       {"--exchange-every", [&](auto& k, auto& v) { o.exchange_every = static_cast<int>(to_count(k, v, max_int)); }},
@@ -143,6 +147,7 @@ Options parse(std::vector<std::string> const& args) {
     }
     std::map<std::string, std::function<void()>> const flags = {{"--quiet", [&] { o.quiet = true; }},
                                                                 {"--directed", [&] { o.directed = true; }},
+                                                                {"--relabel", [&] { o.relabel = true; }},
                                                                 {"--no-overlap", [&] { o.overlap = false; }},
                                                                 {"--gpu-aware-mpi", [&] { o.device_buffers = true; }},
                                                                 {"--staged-mpi", [&] { o.device_buffers = false; }}};
@@ -165,9 +170,16 @@ Options parse(std::vector<std::string> const& args) {
   if (o.exchange_every < 1) throw UsageError{"--exchange-every must be at least 1"};
   if (o.checkpoint_every > 0 && o.checkpoint.empty()) throw UsageError{"--checkpoint-every needs --checkpoint FILE"};
   if (o.snapshot_every > 0 && o.output.empty()) throw UsageError{"--snapshot-every needs --output FILE"};
+  if (o.command == "convert") {
+    if (o.output.empty()) throw UsageError{"convert needs --output FILE (or -o FILE) for the population file"};
+    if (!o.checkpoint.empty() || o.snapshot_every > 0) throw UsageError{"convert writes no checkpoints or snapshots"};
+  } else if (!o.attributes.empty() || o.relabel) {
+    throw UsageError{"--attributes and --relabel belong to herd convert"};
+  }
 #if !HERD_ENABLE_HDF5
-  if (!o.checkpoint.empty() || !o.output.empty() || o.command == "resume")
-    throw UsageError{"checkpoints, --output and resume need HDF5: this herd was built without it (Herd_ENABLE_HDF5)"};
+  if (!o.checkpoint.empty() || !o.output.empty() || o.command == "resume" || o.command == "convert")
+    throw UsageError{
+        "checkpoints, --output, resume and convert need HDF5: this herd was built without it (Herd_ENABLE_HDF5)"};
 #endif
   return o;
 }
@@ -181,6 +193,10 @@ Usage:
   herd resume FILE [options]
                        continue the run a checkpoint holds, to its --steps or a new --steps;
                        options that change results are refused, outputs may be given anew
+  herd convert GRAPH -o FILE [--attributes CSV] [--relabel] [--directed] [graph options]
+                       write a population file (HDF5): the graph of an edge-list file or of a
+                       generator (population, erdos-renyi, ...; --agents, --seed, ... as for run),
+                       with agent attributes from a CSV file; herd run --graph FILE reads it
   herd partition [options]
                        the partition model: ghosts, messages and halo bytes per rank when the
                        graph is split into --parts parts, and the predicted halo/compute ratio
@@ -200,8 +216,9 @@ Model:
 
 Graph:
   --graph NAME|FILE        population (default: households, schools, workplaces, community),
-                           erdos-renyi, power-law, watts-strogatz, or an edge-list file
-                           (two ids per line, optional weight, '#' comments, SNAP or .lg style)
+                           erdos-renyi, power-law, watts-strogatz, a population file from
+                           herd convert, or an edge-list file (two ids per line, optional
+                           weight, '#' comments, SNAP or .lg style)
   --agents N               agents of a generated graph (1000000)
   --mean-degree C          mean degree of erdos-renyi, power-law, watts-strogatz (16)
   --exponent G             power-law degree exponent, > 2 (2.5)
@@ -227,6 +244,14 @@ Files (HDF5; schema in docs/file-formats.md):
   --checkpoint-every K     and every K steps; each replaces the last only once complete
   --output FILE            write the time series and the final state of every agent
   --snapshot-every K       and every agent's state every K steps
+
+Convert (herd convert):
+  -o, --output FILE        the population file to write
+  --attributes CSV         agent attributes: a header line, then one line per agent; a column
+                           'id' or 'agent_id' names the agent (else line i is agent i); columns
+                           of integers, of numbers, or of text (stored as category codes)
+  --relabel                number the agents of an edge list 0..n-1 in order of their ids (any
+                           64-bit ids), storing the ids as /agents/original_id
 
 Distributed (under mpiexec):
   --partition METHOD       contiguous (default) or metis: which rank owns which agent

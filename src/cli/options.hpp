@@ -15,7 +15,7 @@ struct UsageError {
 
 /// Everything `herd run` accepts. Defaults make up the built-in job.
 struct Options {
-  std::string command = "run";         ///< run, resume, partition, help or version
+  std::string command = "run";         ///< run, resume, convert, partition, help or version
   std::vector<std::string> arguments;  ///< the arguments after the command, as given
   std::string model = "seir";          ///< sir, seir, voter, majority
   std::string graph = "population";    ///< population, erdos-renyi, power-law, watts-strogatz, or a file
@@ -48,6 +48,9 @@ struct Options {
   std::string output;  ///< HDF5 output: time series, final state, snapshots
   int snapshot_every = 0;
   std::string resume;  ///< herd resume: the checkpoint to continue from
+  // herd convert: the graph (--graph, or the first argument) into a population file (--output).
+  std::string attributes;  ///< CSV of agent attributes to store with the graph
+  bool relabel = false;    ///< number an edge list's agents densely, keeping their ids
   // Distributed runs (mpiexec -n P herd ...).
   std::string partition = "contiguous";
   int exchange_every = 1;

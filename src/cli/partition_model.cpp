@@ -71,7 +71,12 @@ std::string format(char const* pattern, double value) {
 
 PartitionModel partition_model(Options const& o) {
   Exec exec;
-  auto const input = make_graph<float>(o, exec);
+  // Rank 0 alone computes the model: it reads a population file on its own.
+#if HERD_ENABLE_MPI
+  auto const input = make_graph<float>(o, exec, MPI_COMM_SELF);
+#else
+  auto const input = make_graph<float>(o, exec, 0);
+#endif
   auto const method = parse_partition_method(o.partition);
   auto const degrees = degree_stats(exec, input.graph);
   std::vector<Row> rows;

@@ -102,9 +102,7 @@ class RunFiles {
   /// and the output, and returns the history from step 0 (the checkpoint's rows first).
   std::vector<std::int64_t> finish(std::vector<std::int64_t> const& history) {
     auto const columns = record_.observables.size();
-    std::vector<std::int64_t> all(
-        history_prefix_.begin(),
-        history_prefix_.end() - static_cast<std::ptrdiff_t>(history_prefix_.empty() ? 0 : columns));
+    auto all = rows_before_resume(columns);
     if (!history_prefix_.empty())
       mpi::collectively(comm_, [&] {
         require(std::equal(history.begin(), history.begin() + static_cast<std::ptrdiff_t>(columns),
@@ -127,6 +125,12 @@ class RunFiles {
   }
 
  private:
+  // The checkpoint's rows 0..step - 1: its last row is the resumed run's row 0.
+  std::vector<std::int64_t> rows_before_resume(std::size_t columns) const {
+    return {history_prefix_.begin(),
+            history_prefix_.end() - static_cast<std::ptrdiff_t>(history_prefix_.empty() ? 0 : columns)};
+  }
+
   // Rows 0..t of the device history, summed over ranks, after the checkpoint's rows.
   template <class History>
   std::vector<std::int64_t> rows(History const& history, int t) {
@@ -136,9 +140,7 @@ class RunFiles {
         mine.data(), static_cast<std::size_t>(t) + 1, columns);
     Kokkos::deep_copy(host, Kokkos::subview(history, std::make_pair(0, t + 1), Kokkos::ALL()));
     if (partial_) MPI_Allreduce(MPI_IN_PLACE, mine.data(), static_cast<int>(mine.size()), MPI_INT64_T, MPI_SUM, comm_);
-    std::vector<std::int64_t> all(
-        history_prefix_.begin(),
-        history_prefix_.end() - static_cast<std::ptrdiff_t>(history_prefix_.empty() ? 0 : columns));
+    auto all = rows_before_resume(columns);
     all.insert(all.end(), mine.begin(), mine.end());
     return all;
   }

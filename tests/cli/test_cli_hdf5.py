@@ -10,42 +10,17 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import unittest
 
 import h5py
 import numpy as np
 
-HERD = None
-MPIEXEC = None
-ENV = dict(os.environ, OMP_NUM_THREADS="1", OMP_PROC_BIND="false", OMPI_ALLOW_RUN_AS_ROOT="1",
-           OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", KOKKOS_DISABLE_WARNINGS="1")
+import herd_files_test
+from herd_files_test import ENV, herd, read
+
 RUN = ["--agents", "20000", "--steps", "40", "--quiet"]
-
-
-def herd(ranks, *args):
-    command = [HERD, *args] if ranks == 0 else [*MPIEXEC, "-n", str(ranks), HERD, *args]
-    return subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=300)
-
-
-def read(path):
-    with open(path) as f:
-        return f.read()
-
-
-class Case(unittest.TestCase):
-    def setUp(self):
-        self.dir = tempfile.TemporaryDirectory()
-        self.addCleanup(self.dir.cleanup)
-
-    def path(self, name):
-        return os.path.join(self.dir.name, name)
-
-    def ok(self, ranks, *args):
-        result = herd(ranks, *args)
-        self.assertEqual(result.returncode, 0, result.stderr)
-        return result
+Case = herd_files_test.Case
 
 
 class Resume(Case):
@@ -84,8 +59,8 @@ class KilledWhileWriting(Case):
             ckpt = self.path("c.h5")
             if os.path.exists(ckpt):
                 os.remove(ckpt)
-            process = subprocess.Popen([HERD, *args, "--checkpoint", ckpt, "--checkpoint-every", "1"],
-                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+            command = herd_files_test.herd_command(0, *args, "--checkpoint", ckpt, "--checkpoint-every", "1")
+            process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
             # Kill at a random moment once checkpoints are being written: mostly while one is.
             deadline = time.time() + 120
             while not os.path.exists(ckpt) and process.poll() is None and time.time() < deadline:
@@ -196,6 +171,5 @@ class BadFiles(Case):
 
 
 if __name__ == "__main__":
-    HERD = sys.argv[1]
-    MPIEXEC = sys.argv[2:]
+    herd_files_test.configure(sys.argv)
     unittest.main(argv=[sys.argv[0], "-v"])

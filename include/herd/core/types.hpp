@@ -1,7 +1,5 @@
 #pragma once
 
-#include <Kokkos_Core.hpp>
-
 #include <cstddef>
 #include <cstdint>
 

@@ -3,56 +3,14 @@
 
 #include <algorithm>
 #include <cstring>
-#include <numeric>
 
 namespace herd::io::h5 {
 
 namespace {
 
-// The contiguous blocks of rows each rank reads and writes.
-struct Blocks {
-  std::vector<std::uint64_t> first;  // size + 1 entries
-
-  Blocks(std::uint64_t global, int ranks) : first(static_cast<std::size_t>(ranks) + 1) {
-    for (int r = 0; r <= ranks; ++r)
-      first[static_cast<std::size_t>(r)] = static_cast<std::uint64_t>(
-          (static_cast<unsigned __int128>(global) * static_cast<unsigned>(r)) / static_cast<unsigned>(ranks));
-  }
-  int owner(global_id id) const {
-    auto const it = std::upper_bound(first.begin(), first.end(), static_cast<std::uint64_t>(id));
-    return static_cast<int>(it - first.begin()) - 1;
-  }
-};
-
-// Where each of `ids` goes: ranks' shares in rank order (`order` lists positions in `ids`), with
-// per-rank counts and displacements.
-struct Routing {
-  std::vector<std::size_t> order;
-  std::vector<int> counts, displacements;
-};
-
-Routing route(std::vector<global_id> const& ids, Blocks const& blocks, int ranks) {
-  Routing r;
-  r.counts.assign(static_cast<std::size_t>(ranks), 0);
-  std::vector<int> owner(ids.size());
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    owner[i] = blocks.owner(ids[i]);
-    ++r.counts[static_cast<std::size_t>(owner[i])];
-  }
-  r.displacements.assign(static_cast<std::size_t>(ranks), 0);
-  for (int k = 1; k < ranks; ++k)
-    r.displacements[static_cast<std::size_t>(k)] =
-        r.displacements[static_cast<std::size_t>(k - 1)] + r.counts[static_cast<std::size_t>(k - 1)];
-  r.order.resize(ids.size());
-  auto next = r.displacements;
-  for (std::size_t i = 0; i < ids.size(); ++i)
-    r.order[static_cast<std::size_t>(next[static_cast<std::size_t>(owner[i])]++)] = i;
-  return r;
-}
-
-std::vector<int> scaled(std::vector<int> v, int factor) {
-  for (int& x : v) x *= factor;
-  return v;
+std::uint64_t block_start(std::uint64_t global, int rank, int ranks) {
+  return static_cast<std::uint64_t>((static_cast<unsigned __int128>(global) * static_cast<unsigned>(rank)) /
+                                    static_cast<unsigned>(ranks));
 }
 
 std::vector<int> displacements_of(std::vector<int> const& counts) {
@@ -61,119 +19,135 @@ std::vector<int> displacements_of(std::vector<int> const& counts) {
   return d;
 }
 
-// Sends each rank the ids it holds the block of; returns the ids received, grouped by sender.
-std::vector<global_id> exchange_ids(MPI_Comm comm, std::vector<global_id> const& ids, Routing const& r,
-                                    std::vector<int>& received_counts) {
-  int const ranks = mpi::size_of(comm);
-  received_counts.assign(static_cast<std::size_t>(ranks), 0);
-  MPI_Alltoall(r.counts.data(), 1, MPI_INT, received_counts.data(), 1, MPI_INT, comm);
-  std::vector<global_id> outgoing(ids.size());
-  for (std::size_t k = 0; k < ids.size(); ++k) outgoing[k] = ids[r.order[k]];
-  auto const received_displacements = displacements_of(received_counts);
-  std::vector<global_id> incoming(
-      static_cast<std::size_t>(std::accumulate(received_counts.begin(), received_counts.end(), 0)));
-  MPI_Alltoallv(outgoing.data(), r.counts.data(), r.displacements.data(), MPI_INT64_T, incoming.data(),
-                received_counts.data(), received_displacements.data(), MPI_INT64_T, comm);
-  return incoming;
-}
-
-void check_ids(MPI_Comm comm, File const& file, std::string const& dataset, std::uint64_t global,
-               std::vector<global_id> const& ids) {
-  std::string failure;
-  for (global_id id : ids)
-    if (id < 0 || static_cast<std::uint64_t>(id) >= global) {
-      failure = file.path() + ": " + dataset + ": agent id " + std::to_string(id) + " outside 0.." +
-                std::to_string(global) + " - 1";
-      break;
-    }
-  mpi::raise_if_any_failed(comm, failure);
-  // Counts above 2^31 per rank pair would overflow MPI's int counts.
-  mpi::raise_if_any_failed(comm, ids.size() * 8 > 0x7fffffffu
-                                     ? file.path() + ": " + dataset + ": more than 2^28 agents on one rank"
-                                     : std::string());
+std::vector<int> scaled(std::vector<int> v, int factor) {
+  for (int& x : v) x *= factor;
+  return v;
 }
 
 }  // namespace
 
-void write_agents(File& file, std::string const& dataset, Type type, std::uint64_t global,
-                  std::vector<global_id> const& ids, void const* values) {
-  MPI_Comm const comm = file.communicator();
-  int const ranks = mpi::size_of(comm), rank = mpi::rank_of(comm);
-  check_ids(comm, file, dataset, global, ids);
-  Blocks const blocks(global, ranks);
-  Routing const r = route(ids, blocks, ranks);
-  std::vector<int> received_counts;
-  auto const incoming_ids = exchange_ids(comm, ids, r, received_counts);
-
-  int const width = static_cast<int>(size_of(type));
-  auto const* in = static_cast<unsigned char const*>(values);
-  std::vector<unsigned char> outgoing(ids.size() * static_cast<std::size_t>(width));
-  for (std::size_t k = 0; k < ids.size(); ++k)
-    std::memcpy(&outgoing[k * static_cast<std::size_t>(width)], in + r.order[k] * static_cast<std::size_t>(width),
-                static_cast<std::size_t>(width));
-  std::vector<unsigned char> incoming(incoming_ids.size() * static_cast<std::size_t>(width));
-  auto const send_counts = scaled(r.counts, width), send_displacements = scaled(r.displacements, width);
-  auto const receive_counts = scaled(received_counts, width);
-  auto const receive_displacements = displacements_of(receive_counts);
-  MPI_Alltoallv(outgoing.data(), send_counts.data(), send_displacements.data(), MPI_BYTE, incoming.data(),
-                receive_counts.data(), receive_displacements.data(), MPI_BYTE, comm);
-
-  // Place into this rank's block; every row must arrive exactly once.
-  std::uint64_t const first = blocks.first[static_cast<std::size_t>(rank)];
-  std::uint64_t const count = blocks.first[static_cast<std::size_t>(rank) + 1] - first;
-  std::vector<unsigned char> block(count * static_cast<std::size_t>(width));
-  std::vector<bool> seen(count, false);
-  std::string failure;
-  for (std::size_t k = 0; k < incoming_ids.size(); ++k) {
-    auto const row = static_cast<std::uint64_t>(incoming_ids[k]) - first;
-    if (seen[row]) {
-      failure = file.path() + ": " + dataset + ": agent " + std::to_string(incoming_ids[k]) + " written twice";
-      break;
-    }
-    seen[row] = true;
-    std::memcpy(&block[row * static_cast<std::size_t>(width)], &incoming[k * static_cast<std::size_t>(width)],
-                static_cast<std::size_t>(width));
-  }
-  if (failure.empty() && incoming_ids.size() != count)
-    failure =
-        file.path() + ": " + dataset + ": " + std::to_string(count - incoming_ids.size()) + " agents have no value";
-  mpi::raise_if_any_failed(comm, failure);
-
-  file.create_dataset(dataset, type, {global});
-  file.write_rows(dataset, type, first, count, block.data());
+std::pair<std::uint64_t, std::uint64_t> block_of(std::uint64_t global, int rank, int ranks) {
+  return {block_start(global, rank, ranks), block_start(global, rank + 1, ranks)};
 }
 
-void read_agents(File const& file, std::string const& dataset, Type type, std::uint64_t global,
-                 std::vector<global_id> const& ids, void* values) {
-  MPI_Comm const comm = file.communicator();
-  int const ranks = mpi::size_of(comm), rank = mpi::rank_of(comm);
-  check_ids(comm, file, dataset, global, ids);
-  Blocks const blocks(global, ranks);
-  std::uint64_t const first = blocks.first[static_cast<std::size_t>(rank)];
-  std::uint64_t const count = blocks.first[static_cast<std::size_t>(rank) + 1] - first;
-  int const width = static_cast<int>(size_of(type));
-  std::vector<unsigned char> block(count * static_cast<std::size_t>(width));
-  file.read_rows(dataset, type, first, count, block.data());
+AgentBlocks::AgentBlocks(MPI_Comm comm, std::uint64_t global) : comm_(comm), global_(global) {
+  auto const [first, last] = block_of(global, mpi::rank_of(comm), mpi::size_of(comm));
+  first_ = first;
+  count_ = last - first;
+}
 
-  // Requests go to the block holders, which answer in the order asked.
-  Routing const r = route(ids, blocks, ranks);
-  std::vector<int> asked_counts;
-  auto const asked = exchange_ids(comm, ids, r, asked_counts);
-  std::vector<unsigned char> answers(asked.size() * static_cast<std::size_t>(width));
-  for (std::size_t k = 0; k < asked.size(); ++k)
-    std::memcpy(&answers[k * static_cast<std::size_t>(width)],
-                &block[(static_cast<std::uint64_t>(asked[k]) - first) * static_cast<std::size_t>(width)],
-                static_cast<std::size_t>(width));
-  std::vector<unsigned char> replies(ids.size() * static_cast<std::size_t>(width));
-  auto const answer_counts = scaled(asked_counts, width);
-  auto const answer_displacements = displacements_of(answer_counts);
-  auto const reply_counts = scaled(r.counts, width), reply_displacements = scaled(r.displacements, width);
-  MPI_Alltoallv(answers.data(), answer_counts.data(), answer_displacements.data(), MPI_BYTE, replies.data(),
-                reply_counts.data(), reply_displacements.data(), MPI_BYTE, comm);
+AgentBlocks::AgentBlocks(MPI_Comm comm, std::uint64_t global, std::vector<global_id> const& ids,
+                         std::string const& what)
+    : AgentBlocks(comm, global) {
+  std::string failure;
+  bool mine_in_order = ids.size() == count_;
+  for (std::size_t k = 0; k < ids.size() && failure.empty(); ++k) {
+    if (ids[k] < 0 || static_cast<std::uint64_t>(ids[k]) >= global)
+      failure = what + ": agent id " + std::to_string(ids[k]) + " outside 0.." + std::to_string(global) + " - 1";
+    mine_in_order = mine_in_order && static_cast<std::uint64_t>(ids[k]) == first_ + k;
+  }
+  mpi::raise_if_any_failed(comm, failure);
+  int direct = mine_in_order ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &direct, 1, MPI_INT, MPI_MIN, comm);
+  direct_ = direct != 0;
+  if (!direct_) route(ids, what);
+}
+
+AgentBlocks::AgentBlocks(MPI_Comm comm, std::uint64_t global, global_id first_id, std::uint64_t count,
+                         std::string const& what)
+    : AgentBlocks(comm, global) {
+  mpi::raise_if_any_failed(comm, first_id < 0 || static_cast<std::uint64_t>(first_id) + count > global
+                                     ? what + ": agent ids " + std::to_string(first_id) + ".." +
+                                           std::to_string(first_id + static_cast<global_id>(count)) +
+                                           " - 1 outside 0.." + std::to_string(global) + " - 1"
+                                     : "");
+  int direct = static_cast<std::uint64_t>(first_id) == first_ && count == count_ ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &direct, 1, MPI_INT, MPI_MIN, comm);
+  direct_ = direct != 0;
+  if (direct_) return;
+  std::vector<global_id> ids(count);
+  for (std::uint64_t k = 0; k < count; ++k) ids[k] = first_id + static_cast<global_id>(k);
+  route(ids, what);
+}
+
+void AgentBlocks::route(std::vector<global_id> const& ids, std::string const& what) {
+  MPI_Comm const comm = comm_;
+  std::uint64_t const global = global_;
+  int const ranks = mpi::size_of(comm);
+  // Counts above 2^31 per rank pair would overflow MPI's int counts.
+  mpi::raise_if_any_failed(comm, ids.size() * 8 > 0x7fffffffu ? what + ": more than 2^28 agents on one rank" : "");
+  // Which rank's block holds each id; ids go out grouped by that rank.
+  std::vector<std::uint64_t> starts(static_cast<std::size_t>(ranks) + 1);
+  for (int r = 0; r <= ranks; ++r) starts[static_cast<std::size_t>(r)] = block_start(global, r, ranks);
+  auto holder = [&](global_id id) {
+    return static_cast<int>(std::upper_bound(starts.begin(), starts.end(), static_cast<std::uint64_t>(id)) -
+                            starts.begin()) -
+           1;
+  };
+  send_counts_.assign(static_cast<std::size_t>(ranks), 0);
+  for (auto id : ids) ++send_counts_[static_cast<std::size_t>(holder(id))];
+  send_displacements_ = displacements_of(send_counts_);
+  order_.resize(ids.size());
+  auto next = send_displacements_;
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    order_[static_cast<std::size_t>(next[static_cast<std::size_t>(holder(ids[i]))]++)] = i;
+
+  receive_counts_.assign(static_cast<std::size_t>(ranks), 0);
+  MPI_Alltoall(send_counts_.data(), 1, MPI_INT, receive_counts_.data(), 1, MPI_INT, comm);
+  receive_displacements_ = displacements_of(receive_counts_);
+  std::vector<global_id> outgoing(ids.size());
+  for (std::size_t k = 0; k < ids.size(); ++k) outgoing[k] = ids[order_[k]];
+  std::vector<global_id> incoming(static_cast<std::size_t>(receive_displacements_.back() + receive_counts_.back()));
+  MPI_Alltoallv(outgoing.data(), send_counts_.data(), send_displacements_.data(), MPI_INT64_T, incoming.data(),
+                receive_counts_.data(), receive_displacements_.data(), MPI_INT64_T, comm);
+  rows_.resize(incoming.size());
+  std::vector<bool> seen(count_, false);
+  for (std::size_t k = 0; k < incoming.size(); ++k) {
+    rows_[k] = static_cast<std::uint64_t>(incoming[k]) - first_;
+    if (seen[rows_[k]] && coverage_failure_.empty())
+      coverage_failure_ = what + ": agent " + std::to_string(incoming[k]) + " is held by two ranks";
+    seen[rows_[k]] = true;
+  }
+  if (coverage_failure_.empty() && incoming.size() != count_)
+    coverage_failure_ = what + ": " + std::to_string(count_ - incoming.size()) + " agents are held by no rank";
+}
+
+void AgentBlocks::write(File& file, std::string const& dataset, Type type, void const* values) const {
+  mpi::raise_if_any_failed(comm_, coverage_failure_.empty() ? "" : coverage_failure_ + " (writing " + dataset + ")");
+  file.create_dataset(dataset, type, {global_});
+  if (direct_) {
+    file.write_rows(dataset, type, first_, count_, values);
+    return;
+  }
+  auto const width = size_of(type);
+  auto const* in = static_cast<unsigned char const*>(values);
+  std::vector<unsigned char> outgoing(order_.size() * width), incoming(rows_.size() * width);
+  for (std::size_t k = 0; k < order_.size(); ++k) std::memcpy(&outgoing[k * width], in + order_[k] * width, width);
+  auto const w = static_cast<int>(width);
+  MPI_Alltoallv(outgoing.data(), scaled(send_counts_, w).data(), scaled(send_displacements_, w).data(), MPI_BYTE,
+                incoming.data(), scaled(receive_counts_, w).data(), scaled(receive_displacements_, w).data(), MPI_BYTE,
+                comm_);
+  std::vector<unsigned char> block(count_ * width);
+  for (std::size_t k = 0; k < rows_.size(); ++k) std::memcpy(&block[rows_[k] * width], &incoming[k * width], width);
+  file.write_rows(dataset, type, first_, count_, block.data());
+}
+
+void AgentBlocks::read(File const& file, std::string const& dataset, Type type, void* values) const {
+  if (direct_) {
+    file.read_rows(dataset, type, first_, count_, values);
+    return;
+  }
+  auto const width = size_of(type);
+  std::vector<unsigned char> block(count_ * width);
+  file.read_rows(dataset, type, first_, count_, block.data());
+  // The block holders answer requests in the order asked: the reverse of write's routes.
+  std::vector<unsigned char> answers(rows_.size() * width), replies(order_.size() * width);
+  for (std::size_t k = 0; k < rows_.size(); ++k) std::memcpy(&answers[k * width], &block[rows_[k] * width], width);
+  auto const w = static_cast<int>(width);
+  MPI_Alltoallv(answers.data(), scaled(receive_counts_, w).data(), scaled(receive_displacements_, w).data(), MPI_BYTE,
+                replies.data(), scaled(send_counts_, w).data(), scaled(send_displacements_, w).data(), MPI_BYTE, comm_);
   auto* out = static_cast<unsigned char*>(values);
-  for (std::size_t k = 0; k < ids.size(); ++k)
-    std::memcpy(out + r.order[k] * static_cast<std::size_t>(width), &replies[k * static_cast<std::size_t>(width)],
-                static_cast<std::size_t>(width));
+  for (std::size_t k = 0; k < order_.size(); ++k) std::memcpy(out + order_[k] * width, &replies[k * width], width);
 }
 
 }  // namespace herd::io::h5

@@ -1,19 +1,8 @@
-#include <herd/config.hpp>
 #include <herd/io/hdf5/checkpoint.hpp>
-#include <herd/mpi/collective.hpp>
-
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 
 namespace herd::io {
 
 namespace {
-
-std::string partial_path(std::string const& final_path) { return final_path + ".partial"; }
 
 std::string joined(std::vector<std::string> const& parts, char separator) {
   std::string out;
@@ -41,23 +30,10 @@ void write_history(h5::File& file, RunRecord const& record) {
   file.set_attribute("/run/history", "columns", joined(record.observables, ','));
 }
 
-// Flushes a file's contents to storage (rank 0 only; errors returned as text).
-std::string sync_to_storage(std::string const& path, int flags) {
-  int const fd = ::open(path.c_str(), flags);
-  if (fd < 0) return path + ": cannot open for syncing: " + std::strerror(errno);
-  std::string failure;
-  if (::fsync(fd) != 0 && errno != EINVAL) failure = path + ": fsync failed: " + std::strerror(errno);
-  ::close(fd);
-  return failure;
-}
-
 }  // namespace
 
 h5::File begin_file(std::string const& final_path, std::string const& kind, RunRecord const& record, MPI_Comm comm) {
-  auto file = h5::File::create(partial_path(final_path), comm);
-  file.set_attribute("/", "herd_format", kind);
-  file.set_attribute("/", "format_version", format_version);
-  file.set_attribute("/", "herd_version", std::string(HERD_VERSION_STRING));
+  auto file = create_partial(final_path, kind, comm);
   file.create_group("/run");
   file.set_attribute("/run", "model", record.model);
   file.set_attribute("/run", "seed", static_cast<std::int64_t>(record.seed));
@@ -75,49 +51,10 @@ void update_record(h5::File& file, RunRecord const& record) {
   write_history(file, record);
 }
 
-void commit_file(h5::File& file, std::string const& final_path) {
-  MPI_Comm const comm = file.communicator();
-  std::string const partial = file.path();
-  file.close();
-  MPI_Barrier(comm);
-  std::string failure;
-  if (mpi::rank_of(comm) == 0) {
-    failure = sync_to_storage(partial, O_RDONLY);
-    if (failure.empty() && std::rename(partial.c_str(), final_path.c_str()) != 0)
-      failure = final_path + ": cannot rename " + partial + " into place: " + std::strerror(errno);
-    if (failure.empty()) {
-      auto const slash = final_path.rfind('/');
-      std::string const directory = slash == std::string::npos ? "." : slash == 0 ? "/" : final_path.substr(0, slash);
-      failure = sync_to_storage(directory, O_RDONLY | O_DIRECTORY);
-    }
-  }
-  mpi::raise_if_any_failed(comm, failure);
-}
-
-void discard_file(h5::File& file) noexcept {
-  std::string const partial = file.path();
-  try {
-    file.close();
-  } catch (...) {
-  }
-  if (mpi::rank_of(file.communicator()) == 0) std::remove(partial.c_str());
-}
-
 RunRecord read_record(h5::File const& file, std::string const& kind) {
   std::string const& path = file.path();
-  require(file.exists("/") && file.exists("/run"), path + ": not a Herd file (no /run group)");
-  std::string found;
-  try {
-    found = file.string_attribute("/", "herd_format");
-  } catch (Error const&) {
-    throw Error(path + ": not a Herd file (no herd_format attribute)");
-  }
-  require(found == kind, path + ": a " + found + " file, not a " + kind);
-  auto const version = file.int_attribute("/", "format_version");
-  require(version >= 1, path + ": invalid format_version " + std::to_string(version));
-  require(version <= format_version, path + ": format version " + std::to_string(version) +
-                                         " is newer than this Herd reads (" + std::to_string(format_version) +
-                                         "); use a newer Herd");
+  check_format(file, kind);
+  require(file.exists("/run"), path + ": the /run group is missing");
   RunRecord r;
   r.model = file.string_attribute("/run", "model");
   r.seed = static_cast<std::uint64_t>(file.int_attribute("/run", "seed"));

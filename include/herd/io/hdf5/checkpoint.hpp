@@ -3,11 +3,12 @@
 // Checkpoints and run outputs in HDF5 (schema: docs/file-formats.md). A file is written under a
 // temporary name and renamed into place once complete and flushed, so a job killed at any moment
 // leaves the previous file whole. Agent properties are stored in global id order, one dataset per
-// property, through herd::io::h5::write_agents: a checkpoint written on P ranks loads on any other
+// property, through herd::io::h5::AgentBlocks: a checkpoint written on P ranks loads on any other
 // rank count, and the run continues to the same bits.
 
 #include <herd/io/hdf5/agent_io.hpp>
 #include <herd/io/hdf5/file.hpp>
+#include <herd/io/hdf5/format.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -16,9 +17,6 @@
 #include <vector>
 
 namespace herd::io {
-
-/// Version of the checkpoint and output schema this Herd writes and the newest it reads.
-constexpr std::int64_t format_version = 1;
 
 /// Everything about a run besides its agents' state: what rebuilds the run, and what checks that
 /// a state belongs to it.
@@ -38,26 +36,32 @@ struct RunRecord {
 h5::File begin_file(std::string const& final_path, std::string const& kind, RunRecord const& record, MPI_Comm comm);
 /// Rewrites the record's step and history in a file from begin_file (outputs: at the end of a run).
 void update_record(h5::File& file, RunRecord const& record);
-/// Closes a file from begin_file and renames it to `final_path`, flushed to storage. Collective.
-void commit_file(h5::File& file, std::string const& final_path);
-/// Closes and deletes an unfinished file from begin_file. Collective; never throws.
-void discard_file(h5::File& file) noexcept;
 
 /// Opens a checkpoint and reads its record, checking its kind, version and consistency; every
 /// problem is an error naming the file. Collective.
 RunRecord read_record(h5::File const& file, std::string const& kind);
 
-/// Host copy of the global ids of local agents [0, count); identity where `ids` is empty.
+/// The plan that moves the values of local agents [0, count) of a simulation with global ids
+/// `ids` (identity where empty) to and from their blocks of rows. Ids that run contiguously (one
+/// process, a contiguous partition) are recognised on the device and never copied to the host.
 template <class IdView>
-std::vector<global_id> host_ids(IdView const& ids, std::int64_t count) {
-  std::vector<global_id> out(static_cast<std::size_t>(count));
-  if (ids.extent(0) == 0) {
-    for (std::int64_t i = 0; i < count; ++i) out[static_cast<std::size_t>(i)] = i;
-    return out;
+h5::AgentBlocks agent_blocks(h5::File const& file, IdView const& ids, std::int64_t count, std::uint64_t global) {
+  if (ids.extent(0) == 0)
+    return h5::AgentBlocks(file.communicator(), global, 0, static_cast<std::uint64_t>(count), file.path());
+  using exec = typename IdView::execution_space;
+  std::int64_t breaks = 0;
+  Kokkos::parallel_reduce(
+      "herd::io::contiguous_ids", Kokkos::RangePolicy<exec>(1, count),
+      KOKKOS_LAMBDA(std::int64_t i, std::int64_t & n) { n += ids(i) != ids(i - 1) + 1 ? 1 : 0; }, breaks);
+  if (breaks == 0) {
+    global_id first = 0;
+    if (count > 0) Kokkos::deep_copy(first, Kokkos::subview(ids, 0));
+    return h5::AgentBlocks(file.communicator(), global, first, static_cast<std::uint64_t>(count), file.path());
   }
-  Kokkos::View<global_id*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(out.data(), out.size());
-  Kokkos::deep_copy(host, Kokkos::subview(ids, std::make_pair(std::int64_t(0), count)));
-  return out;
+  std::vector<global_id> host(static_cast<std::size_t>(count));
+  Kokkos::View<global_id*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> view(host.data(), host.size());
+  Kokkos::deep_copy(view, Kokkos::subview(ids, std::make_pair(std::int64_t(0), count)));
+  return h5::AgentBlocks(file.communicator(), global, host, file.path());
 }
 
 /// Writes the current value of every property of `model` for the agents `sim` owns into
@@ -65,13 +69,12 @@ std::vector<global_id> host_ids(IdView const& ids, std::int64_t count) {
 template <class Sim, class Model>
 void write_properties(h5::File& file, std::string const& group, Sim const& sim, Model const& model) {
   auto const owned = static_cast<std::int64_t>(sim.num_owned());
-  auto const ids = host_ids(sim.global_ids(), owned);
-  auto const global = static_cast<std::uint64_t>(sim.num_global());
+  auto const blocks = agent_blocks(file, sim.global_ids(), owned, static_cast<std::uint64_t>(sim.num_global()));
   model.for_each_property([&](auto const& property) {
     using storage = typename std::decay_t<decltype(property)>::storage_type;
     auto const values = Kokkos::create_mirror_view_and_copy(
         Kokkos::HostSpace(), Kokkos::subview(property.current(), std::make_pair(std::int64_t(0), owned)));
-    h5::write_agents(file, group + "/" + property.name(), h5::type_of<storage>(), global, ids, values.data());
+    blocks.write(file, group + "/" + property.name(), h5::type_of<storage>(), values.data());
   });
 }
 
@@ -80,8 +83,8 @@ void write_properties(h5::File& file, std::string const& group, Sim const& sim, 
 template <class Sim, class Model>
 void read_properties(h5::File const& file, std::string const& group, Sim const& sim, Model const& model) {
   auto const local = static_cast<std::int64_t>(sim.num_agents());
-  auto const ids = host_ids(sim.global_ids(), local);
   auto const global = static_cast<std::uint64_t>(sim.num_global());
+  auto const blocks = agent_blocks(file, sim.global_ids(), local, global);
   model.for_each_property([&](auto const& property) {
     using storage = typename std::decay_t<decltype(property)>::storage_type;
     std::string const dataset = group + "/" + property.name();
@@ -93,7 +96,7 @@ void read_properties(h5::File const& file, std::string const& group, Sim const& 
                                                              " does not hold one value for each of the " +
                                                              std::to_string(global) + " agents");
     Kokkos::View<storage*, Kokkos::HostSpace> values("herd::io::read_properties", static_cast<std::size_t>(local));
-    h5::read_agents(file, dataset, h5::type_of<storage>(), global, ids, values.data());
+    blocks.read(file, dataset, h5::type_of<storage>(), values.data());
     Kokkos::deep_copy(Kokkos::subview(property.current(), std::make_pair(std::int64_t(0), local)), values);
   });
 }

@@ -1,7 +1,8 @@
-#include <herd/io/edge_list_reader.hpp>
+#include <herd/io/text/edge_list_parser.hpp>
 
 #include <herd/core/error.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -41,13 +42,20 @@ bool parse_weight(std::string_view text, float& value) {
 
 }  // namespace
 
-HostEdgeList read_edge_list(std::string const& path) {
+std::string read_text_file(std::string const& path) {
   std::ifstream file(path, std::ios::binary);
   require(static_cast<bool>(file), path + ": cannot open the file");
   std::stringstream buffer;
   buffer << file.rdbuf();
-  std::string const text = buffer.str();
+  require(!file.bad(), path + ": cannot read the file");
+  return buffer.str();
+}
 
+HostEdgeList read_edge_list(std::string const& path, EdgeIds ids) {
+  return parse_edge_list(read_text_file(path), path, ids);
+}
+
+HostEdgeList parse_edge_list(std::string_view text, std::string const& path, EdgeIds id_mode) {
   HostEdgeList edges;
   long long largest = -1, declared_agents = -1, base = 0;
   bool first_data_line = true;
@@ -55,6 +63,7 @@ HostEdgeList read_edge_list(std::string const& path) {
   std::string_view fields[8];
   auto fail = [&](std::string const& what) { throw Error(path + ":" + std::to_string(line_number) + ": " + what); };
   constexpr long long max_agents = std::numeric_limits<agent_index>::max();
+  long long const max_id = id_mode == EdgeIds::dense ? max_agents : std::numeric_limits<long long>::max();
 
   while (position < text.size()) {
     std::size_t end = text.find('\n', position);
@@ -80,9 +89,9 @@ HostEdgeList read_edge_list(std::string const& path) {
       if (!parse_id(fields[k], ids[k])) fail("'" + std::string(fields[k]) + "' is not an integer agent id");
       ids[k] -= base;
       if (ids[k] < 0) fail("agent id " + std::string(fields[k]) + " is below the first id " + std::to_string(base));
-      if (ids[k] >= max_agents)
+      if (ids[k] >= max_id)
         fail("agent id " + std::string(fields[k]) + " exceeds the largest supported id " +
-             std::to_string(max_agents - 1 + base));
+             std::to_string(max_id - 1 + base));
       if (declared_agents > 0 && ids[k] >= declared_agents)
         fail("agent id " + std::string(fields[k]) + " exceeds the header's agent count " +
              std::to_string(declared_agents));
@@ -100,8 +109,29 @@ HostEdgeList read_edge_list(std::string const& path) {
     edges.targets.push_back(ids[1]);
   }
   require(!edges.sources.empty(), path + ": the file holds no edges");
-  edges.num_agents = static_cast<agent_index>(declared_agents > 0 ? declared_agents : largest + 1);
+  if (declared_agents > 0)
+    edges.num_agents = static_cast<agent_index>(declared_agents);
+  else if (largest < max_agents)
+    edges.num_agents = static_cast<agent_index>(largest + 1);
   return edges;
+}
+
+std::vector<global_id> compact_ids(HostEdgeList& edges, std::vector<global_id> const& more) {
+  std::vector<global_id> ids;
+  ids.reserve(edges.sources.size() + edges.targets.size() + more.size());
+  ids.insert(ids.end(), edges.sources.begin(), edges.sources.end());
+  ids.insert(ids.end(), edges.targets.begin(), edges.targets.end());
+  ids.insert(ids.end(), more.begin(), more.end());
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  require(ids.size() < static_cast<std::size_t>(std::numeric_limits<agent_index>::max()),
+          std::to_string(ids.size()) + " distinct agent ids: more than the supported " +
+              std::to_string(std::numeric_limits<agent_index>::max() - 1) + " agents");
+  auto index_of = [&](global_id id) { return std::lower_bound(ids.begin(), ids.end(), id) - ids.begin(); };
+  for (auto& id : edges.sources) id = index_of(id);
+  for (auto& id : edges.targets) id = index_of(id);
+  edges.num_agents = static_cast<agent_index>(ids.size());
+  return ids;
 }
 
 }  // namespace herd

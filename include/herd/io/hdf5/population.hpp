@@ -1,0 +1,41 @@
+#pragma once
+
+// Populations in HDF5 (kind herd-population, schema in docs/file-formats.md): a contact graph in
+// CSR form and, optionally, one dataset per agent attribute. `herd convert` writes them from edge
+// lists and generators; `herd run --graph FILE.h5` reads them.
+
+#include <herd/io/hdf5/file.hpp>
+#include <herd/io/host_csr.hpp>
+#include <herd/io/text/attribute_table.hpp>
+
+#include <string>
+#include <vector>
+
+namespace herd::io {
+
+/// What a population file holds besides the graph.
+struct PopulationInfo {
+  bool directed = false;                ///< whether rows were kept as given rather than symmetrised
+  std::string source;                   ///< free text: what the population was made from
+  std::vector<global_id> original_ids;  ///< each agent's id in the source (empty: the agent index)
+  AttributeTable attributes;            ///< one row per agent, in agent order (no ids); may be empty
+};
+
+/// Writes a population file: `graph` (valid per check_csr, the same on every rank) and `info`.
+/// Each rank writes one contiguous block of agents and their neighbour entries; the file appears
+/// under `path` only once complete. Collective.
+void write_population(std::string const& path, HostCsr const& graph, PopulationInfo const& info, MPI_Comm comm);
+
+/// Reads the graph of a population file on every rank (collective reads, so the file system
+/// serves each byte once) and checks it with check_csr; every problem is an error naming the file,
+/// the same on every rank. Collective.
+HostCsr read_population_graph(std::string const& path, MPI_Comm comm, bool* directed = nullptr);
+
+/// Whether an attribute table's column can be stored under this name (/agents/<name>): not empty,
+/// no '/', not "." and not the reserved original_id.
+bool is_attribute_name(std::string const& name);
+
+/// Whether `path` starts with the HDF5 signature (no HDF5 call: any process may ask).
+bool is_hdf5_file(std::string const& path);
+
+}  // namespace herd::io

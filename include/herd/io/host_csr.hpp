@@ -1,0 +1,29 @@
+#pragma once
+
+// A CSR graph in host memory, as files hold it. Free of Kokkos: readers validate it here, before
+// anything reaches a device, and the checks can be fuzzed on their own.
+
+#include <herd/core/types.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace herd {
+
+/// A CSR neighbour graph on the host: row i lists the agents whose state agent i reads.
+struct HostCsr {
+  std::vector<edge_offset> row_offsets;  ///< num_agents + 1 entries, from 0 to the entry count
+  std::vector<agent_index> neighbours;   ///< each row in strictly increasing order
+  std::vector<float> weights;            ///< empty, or one finite non-negative weight per entry
+
+  agent_index num_agents() const { return row_offsets.empty() ? 0 : static_cast<agent_index>(row_offsets.size() - 1); }
+};
+
+/// Checks that `graph` is a valid CSR graph of at least one agent: offsets from 0 to the entry
+/// count and never decreasing, neighbours inside [0, num_agents) and strictly increasing within a
+/// row (no repeats), weights (if any) one per entry, finite and non-negative. Throws herd::Error
+/// starting with `what` and naming the first offending row or entry.
+void check_csr(HostCsr const& graph, std::string const& what);
+
+}  // namespace herd

@@ -1,0 +1,161 @@
+#include <herd/io/hdf5/agent_io.hpp>
+#include <herd/io/hdf5/format.hpp>
+#include <herd/io/hdf5/population.hpp>
+#include <herd/mpi/collective.hpp>
+
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <new>
+
+namespace herd::io {
+
+namespace {
+
+constexpr char const* kind = "herd-population";
+
+std::string joined_lines(std::vector<std::string> const& parts) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? "\n" : "") + parts[i];
+  return out;
+}
+
+// Writes one value per agent (a vector of the whole population) as this rank's block of rows.
+template <class T>
+void write_per_agent(h5::File& file, std::string const& dataset, std::vector<T> const& values) {
+  auto const rank = mpi::rank_of(file.communicator()), ranks = mpi::size_of(file.communicator());
+  auto const [first, last] = h5::block_of(values.size(), rank, ranks);
+  file.create_dataset(dataset, h5::type_of<T>(), {values.size()});
+  file.write_rows(dataset, h5::type_of<T>(), first, last - first, values.data() + first);
+}
+
+void write_attributes(h5::File& file, AttributeTable const& table, std::uint64_t agents, std::string const& path) {
+  require(table.ids.empty() && table.rows == agents,
+          path + ": the attribute table must hold one row per agent, in agent order");
+  for (auto const& column : table.columns) {
+    require(is_attribute_name(column.name), path + ": '" + column.name + "' cannot name an agent attribute");
+    std::string const dataset = "/agents/" + column.name;
+    if (column.kind == AttributeColumn::Kind::real) {
+      write_per_agent(file, dataset, column.reals);
+      continue;
+    }
+    write_per_agent(file, dataset, column.integers);
+    if (column.kind == AttributeColumn::Kind::category)
+      file.set_attribute(dataset, "categories", joined_lines(column.categories));
+  }
+}
+
+// A dataset's length, after checking that it is one-dimensional and of an accepted kind of type.
+std::uint64_t length_of(h5::File const& file, std::string const& dataset, bool floating) {
+  require(file.exists(dataset), file.path() + ": " + dataset + " is missing");
+  auto const type = file.type(dataset);
+  bool const is_floating =
+      type == h5::Type::f16 || type == h5::Type::bf16 || type == h5::Type::f32 || type == h5::Type::f64;
+  require(is_floating == floating, file.path() + ": " + dataset + " holds " + h5::to_string(type) + " values, not " +
+                                       (floating ? "floating-point" : "integer") + " ones");
+  auto const extents = file.extents(dataset);
+  require(extents.size() == 1, file.path() + ": " + dataset + " is not one-dimensional");
+  return extents[0];
+}
+
+bool is_signed(h5::Type type) {
+  return type == h5::Type::i8 || type == h5::Type::i16 || type == h5::Type::i32 || type == h5::Type::i64;
+}
+
+// Reads a whole dataset on every rank (as int64 where `as_signed`, for 8-byte T). Collective.
+template <class T>
+std::vector<T> read_all(h5::File const& file, std::string const& dataset, std::uint64_t length,
+                        bool as_signed = false) {
+  std::vector<T> values;
+  try {
+    values.resize(length);
+  } catch (std::bad_alloc const&) {
+    throw Error(file.path() + ": " + dataset + " holds " + std::to_string(length) +
+                " values: not enough memory to read them");
+  }
+  file.read_rows(dataset, as_signed ? h5::Type::i64 : h5::type_of<T>(), 0, length, values.data());
+  return values;
+}
+
+}  // namespace
+
+void write_population(std::string const& path, HostCsr const& graph, PopulationInfo const& info, MPI_Comm comm) {
+  auto const agents = static_cast<std::uint64_t>(graph.num_agents());
+  require(info.original_ids.empty() || info.original_ids.size() == agents,
+          path + ": original ids must be given for every agent or none");
+  auto file = create_partial(path, kind, comm);
+  try {
+    file.set_attribute("/", "source", info.source);
+    file.create_group("/graph");
+    file.set_attribute("/graph", "agents", static_cast<std::int64_t>(agents));
+    file.set_attribute("/graph", "entries", static_cast<std::int64_t>(graph.neighbours.size()));
+    file.set_attribute("/graph", "directed", static_cast<std::int64_t>(info.directed));
+    // Agents [first, last) and the neighbour entries of their rows are this rank's to write.
+    auto const rank = mpi::rank_of(comm), ranks = mpi::size_of(comm);
+    auto const [first, last] = h5::block_of(agents, rank, ranks);
+    auto const offset_rows = last - first + (rank == ranks - 1 ? 1 : 0);
+    file.create_dataset("/graph/row_offsets", h5::Type::u64, {agents + 1});
+    file.write_rows("/graph/row_offsets", h5::Type::u64, first, offset_rows, graph.row_offsets.data() + first);
+    auto const begin = graph.row_offsets[first], end = graph.row_offsets[last];
+    file.create_dataset("/graph/neighbours", h5::Type::i32, {graph.neighbours.size()});
+    file.write_rows("/graph/neighbours", h5::Type::i32, begin, end - begin, graph.neighbours.data() + begin);
+    if (!graph.weights.empty()) {
+      file.create_dataset("/graph/weights", h5::Type::f32, {graph.weights.size()});
+      file.write_rows("/graph/weights", h5::Type::f32, begin, end - begin, graph.weights.data() + begin);
+    }
+    file.create_group("/agents");
+    if (!info.original_ids.empty()) write_per_agent(file, "/agents/original_id", info.original_ids);
+    if (!info.attributes.columns.empty()) write_attributes(file, info.attributes, agents, path);
+    commit_file(file, path);
+  } catch (...) {
+    discard_file(file);
+    throw;
+  }
+}
+
+HostCsr read_population_graph(std::string const& path, MPI_Comm comm, bool* directed) {
+  auto file = h5::File::open(path, comm);
+  check_format(file, kind);
+  require(file.exists("/graph"), path + ": the /graph group is missing");
+  auto const rows = length_of(file, "/graph/row_offsets", false);
+  require(rows >= 2 && rows - 1 <= static_cast<std::uint64_t>(std::numeric_limits<agent_index>::max()),
+          path + ": /graph/row_offsets holds " + std::to_string(rows) + " entries; a graph of 1 to " +
+              std::to_string(std::numeric_limits<agent_index>::max()) + " agents has agents + 1");
+  auto const entries = length_of(file, "/graph/neighbours", false);
+  bool const weighted = file.exists("/graph/weights");
+  if (weighted) {
+    auto const weights = length_of(file, "/graph/weights", true);
+    require(weights == entries, path + ": /graph/weights holds " + std::to_string(weights) + " values for " +
+                                    std::to_string(entries) + " neighbour entries");
+  }
+  HostCsr graph;
+  // Offsets of a signed type are read as signed, so that a negative one is seen rather than
+  // converted; into the same memory, as both are 8 bytes.
+  static_assert(sizeof(edge_offset) == sizeof(std::int64_t), "row offsets are 64-bit");
+  graph.row_offsets =
+      read_all<edge_offset>(file, "/graph/row_offsets", rows, is_signed(file.type("/graph/row_offsets")));
+  if (is_signed(file.type("/graph/row_offsets")))
+    for (std::size_t i = 0; i < graph.row_offsets.size(); ++i)
+      if (static_cast<std::int64_t>(graph.row_offsets[i]) < 0)
+        throw Error(path + ": /graph/row_offsets: entry " + std::to_string(i) + " is negative (" +
+                    std::to_string(static_cast<std::int64_t>(graph.row_offsets[i])) + ")");
+  graph.neighbours = read_all<agent_index>(file, "/graph/neighbours", entries);
+  if (weighted) graph.weights = read_all<float>(file, "/graph/weights", entries);
+  if (directed) *directed = file.exists("/graph") && file.int_attribute("/graph", "directed") != 0;
+  file.close();
+  check_csr(graph, path + ": /graph");
+  return graph;
+}
+
+bool is_attribute_name(std::string const& name) {
+  return !name.empty() && name.find('/') == std::string::npos && name != "." && name != "original_id";
+}
+
+bool is_hdf5_file(std::string const& path) {
+  static constexpr char signature[8] = {'\x89', 'H', 'D', 'F', '\r', '\n', '\x1a', '\n'};
+  char head[8] = {};
+  std::ifstream file(path, std::ios::binary);
+  return file.read(head, sizeof head) && std::memcmp(head, signature, sizeof head) == 0;
+}
+
+}  // namespace herd::io

@@ -1,0 +1,47 @@
+#include <herd/core/error.hpp>
+#include <herd/io/host_csr.hpp>
+
+#include <cmath>
+#include <limits>
+
+namespace herd {
+
+void check_csr(HostCsr const& g, std::string const& what) {
+  auto const& offsets = g.row_offsets;
+  require(offsets.size() >= 2, what + ": a graph needs at least one agent (row offsets hold " +
+                                   std::to_string(offsets.size()) + " entries, need agents + 1)");
+  require(offsets.size() - 1 <= static_cast<std::size_t>(std::numeric_limits<agent_index>::max()),
+          what + ": " + std::to_string(offsets.size() - 1) + " agents: more than the supported " +
+              std::to_string(std::numeric_limits<agent_index>::max()));
+  auto const n = static_cast<std::int64_t>(offsets.size() - 1);
+  auto const entries = g.neighbours.size();
+  require(offsets.front() == 0, what + ": row offsets start at " + std::to_string(offsets.front()) + ", not 0");
+  require(offsets.back() == entries, what + ": the last row offset is " + std::to_string(offsets.back()) +
+                                         " but there are " + std::to_string(entries) + " neighbour entries");
+  require(g.weights.empty() || g.weights.size() == entries, what + ": " + std::to_string(entries) +
+                                                                " neighbour entries but " +
+                                                                std::to_string(g.weights.size()) + " weights");
+  // Messages are built only on failure: this loop runs over every entry of large graphs.
+  for (std::int64_t i = 0; i < n; ++i) {
+    auto const begin = offsets[static_cast<std::size_t>(i)], end = offsets[static_cast<std::size_t>(i) + 1];
+    if (end < begin) throw Error(what + ": row offsets decrease after agent " + std::to_string(i));
+    if (end > entries)
+      throw Error(what + ": the row of agent " + std::to_string(i) + " ends at entry " + std::to_string(end) +
+                  ", past the " + std::to_string(entries) + " neighbour entries");
+    for (auto e = begin; e < end; ++e) {
+      auto const j = g.neighbours[e];
+      if (j < 0 || j >= n)
+        throw Error(what + ": agent " + std::to_string(i) + " has neighbour " + std::to_string(j) + ", outside [0, " +
+                    std::to_string(n) + ")");
+      if (e > begin && g.neighbours[e - 1] >= j)
+        throw Error(what + ": the neighbours of agent " + std::to_string(i) +
+                    " are not in strictly increasing order (" + std::to_string(g.neighbours[e - 1]) + " then " +
+                    std::to_string(j) + ")");
+      if (!g.weights.empty() && !(std::isfinite(g.weights[e]) && g.weights[e] >= 0.0f))
+        throw Error(what + ": the weight of agent " + std::to_string(i) + "'s neighbour " + std::to_string(j) + " is " +
+                    std::to_string(g.weights[e]) + "; weights must be finite and non-negative");
+    }
+  }
+}
+
+}  // namespace herd

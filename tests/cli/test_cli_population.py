@@ -1,0 +1,260 @@
+"""Tests of population files: herd convert writes edge lists, attribute tables and generated graphs in
+the documented schema (checked with h5py against graphs computed here); herd run --graph FILE.h5 gives
+the same results as the graph it was made from, on any rank count; damaged files and bad inputs are
+refused with one message naming them, exit status 1, no hang and no file left behind.
+
+Usage: test_cli_population.py HERD MPIEXEC [MPIEXEC FLAGS...]   (needs h5py and numpy)"""
+
+import os
+import sys
+import unittest
+
+import h5py
+import numpy as np
+
+import herd_files_test
+from herd_files_test import herd, read
+
+
+def text(value):
+    """An HDF5 string attribute as str (h5py gives fixed-length strings as bytes)."""
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def expected_csr(agents, edges, directed=False):
+    """The CSR herd stores for an edge list: symmetrised unless directed, self-loops dropped, a
+    repeated edge keeping its largest weight, rows sorted."""
+    rows = [dict() for _ in range(agents)]
+    for u, v, w in edges:
+        if u == v:
+            continue
+        for a, b in [(u, v)] if directed else [(u, v), (v, u)]:
+            rows[a][b] = max(rows[a].get(b, w), w)
+    offsets = np.cumsum([0] + [len(r) for r in rows])
+    neighbours = [b for r in rows for b in sorted(r)]
+    weights = [r[b] for r in rows for b in sorted(r)]
+    return offsets, np.array(neighbours), np.array(weights, dtype=np.float32)
+
+
+class Case(herd_files_test.Case):
+    def write(self, name, text):
+        with open(self.path(name), "w") as f:
+            f.write(text)
+        return self.path(name)
+
+    def fails(self, ranks, *args, status=1):
+        result = herd(ranks, *args)
+        self.assertEqual(result.returncode, status, result.stdout + result.stderr)
+        self.assertNotIn("Traceback", result.stderr)
+        return result.stderr
+
+
+class Convert(Case):
+    def test_edge_list_with_sparse_ids_and_attributes(self):
+        # SNAP-style ids far beyond 2^31; agent 77 has attributes but no contact.
+        edges = [(10, 20, 0.5), (20, 30, 1.0), (10**12, 10, 2.0), (20, 10, 0.25), (30, 30, 9.0)]
+        edge_file = self.write("e.txt", "# from to weight\n" + "".join(f"{u}\t{v}\t{w}\n" for u, v, w in edges))
+        attributes = self.write("a.csv", 'id,age,job,score\n10,3,"nurse, ward 3",1.5\n20,4,b,2\n'
+                                         '1000000000000,6,b,4\n77,1,"say ""hi""",0\n30,5,a,-3e2\n')
+        out = self.path("p.h5")
+        self.ok(0, "convert", edge_file, "--relabel", "--attributes", attributes, "-o", out)
+        originals = [10, 20, 30, 77, 10**12]
+        index = {o: i for i, o in enumerate(originals)}
+        offsets, neighbours, weights = expected_csr(5, [(index[u], index[v], w) for u, v, w in edges])
+        with h5py.File(out, "r") as f:
+            self.assertEqual(text(f.attrs["herd_format"]), "herd-population")
+            self.assertEqual(f.attrs["format_version"], 1)
+            self.assertEqual(f["graph"].attrs["agents"], 5)
+            self.assertEqual(f["graph"].attrs["entries"], len(neighbours))
+            self.assertEqual(f["graph"].attrs["directed"], 0)
+            self.assertEqual(f["graph/row_offsets"].dtype, np.uint64)
+            self.assertEqual(f["graph/neighbours"].dtype, np.int32)
+            np.testing.assert_array_equal(f["graph/row_offsets"][()], offsets)
+            np.testing.assert_array_equal(f["graph/neighbours"][()], neighbours)
+            np.testing.assert_array_equal(f["graph/weights"][()], weights)
+            np.testing.assert_array_equal(f["agents/original_id"][()], originals)
+            np.testing.assert_array_equal(f["agents/age"][()], [3, 4, 5, 1, 6])
+            self.assertEqual(f["agents/age"].dtype, np.int64)
+            np.testing.assert_array_equal(f["agents/score"][()], [1.5, 2, -300, 0, 4])
+            self.assertEqual(f["agents/score"].dtype, np.float64)
+            codes = f["agents/job"][()]
+            labels = text(f["agents/job"].attrs["categories"]).split("\n")
+            self.assertEqual([labels[c] for c in codes], ["nurse, ward 3", "b", "a", 'say "hi"', "b"])
+        self.assertEqual(sorted(os.listdir(self.dir.name)), ["a.csv", "e.txt", "p.h5"])
+
+    def test_directed_edge_list_keeps_rows_as_given(self):
+        edges = [(0, 1, 1.0), (2, 1, 1.0), (3, 0, 1.0), (1, 0, 1.0)]
+        edge_file = self.write("d.txt", "".join(f"{u} {v}\n" for u, v, _ in edges))
+        out = self.path("d.h5")
+        self.ok(0, "convert", edge_file, "--directed", "-o", out)
+        offsets, neighbours, _ = expected_csr(4, edges, directed=True)
+        with h5py.File(out, "r") as f:
+            self.assertEqual(f["graph"].attrs["directed"], 1)
+            self.assertNotIn("weights", f["graph"])
+            np.testing.assert_array_equal(f["graph/row_offsets"][()], offsets)
+            np.testing.assert_array_equal(f["graph/neighbours"][()], neighbours)
+
+    def test_parallel_write_matches_one_process(self):
+        for ranks in [0, 3]:
+            self.ok(ranks, "convert", "population", "--agents", "30000", "--seed", "5", "-o", self.path(f"p{ranks}.h5"))
+        with h5py.File(self.path("p0.h5"), "r") as one, h5py.File(self.path("p3.h5"), "r") as three:
+            for name in ["graph/row_offsets", "graph/neighbours", "graph/weights"]:
+                np.testing.assert_array_equal(one[name][()], three[name][()], err_msg=name)
+            self.assertGreater(len(one["graph/neighbours"]), 30000 * 5)
+
+
+class Run(Case):
+    def test_a_saved_generator_runs_to_the_same_bits_on_any_rank_count(self):
+        args = ["--model", "seir", "--steps", "30", "--seed", "9", "--quiet"]
+        graph = ["--graph", "power-law", "--agents", "20000", "--seed", "9"]
+        self.ok(0, "convert", *graph, "-o", self.path("g.h5"))
+        self.ok(0, "run", *args, *graph, "--csv", self.path("direct.csv"))
+        direct = read(self.path("direct.csv"))
+        self.assertGreater(int(direct.strip().split("\n")[-1].split(",")[-1]), 100, "the epidemic should spread")
+        for ranks, extra in [(0, []), (0, ["--precision", "half"]), (2, []), (3, ["--partition", "metis"])]:
+            with self.subTest(ranks=ranks, extra=extra):
+                csv = self.path(f"file{ranks}.csv")
+                self.ok(ranks, "run", *args, "--graph", self.path("g.h5"), *extra, "--csv", csv)
+                if "half" not in extra:
+                    self.assertEqual(read(csv), direct)
+
+    def test_a_converted_weighted_edge_list_runs_like_the_edge_list(self):
+        rng = np.random.default_rng(3)
+        u, v = rng.integers(0, 3000, 30000), rng.integers(0, 3000, 30000)
+        w = rng.choice([0.25, 0.5, 1.0], 30000)
+        edge_file = self.write("w.txt", "".join(f"{a} {b} {c}\n" for a, b, c in zip(u, v, w)))
+        self.ok(0, "convert", edge_file, "-o", self.path("w.h5"))
+        args = ["run", "--model", "sir", "--beta", "0.2", "--steps", "25", "--quiet"]
+        self.ok(0, *args, "--graph", edge_file, "--csv", self.path("a.csv"))
+        self.ok(2, *args, "--graph", self.path("w.h5"), "--csv", self.path("b.csv"))
+        self.assertEqual(read(self.path("a.csv")), read(self.path("b.csv")))
+
+    def test_a_checkpointed_run_on_a_population_file_resumes(self):
+        self.ok(0, "convert", "erdos-renyi", "--agents", "10000", "-o", self.path("g.h5"))
+        args = ["run", "--graph", self.path("g.h5"), "--model", "sir", "--quiet"]
+        self.ok(0, *args, "--steps", "20", "--csv", self.path("full.csv"))
+        self.ok(2, *args, "--steps", "8", "--checkpoint", self.path("c.h5"))
+        self.ok(0, "resume", self.path("c.h5"), "--steps", "20", "--csv", self.path("resumed.csv"))
+        self.assertEqual(read(self.path("full.csv")), read(self.path("resumed.csv")))
+
+
+class Damaged(Case):
+    """Every damaged population file: exit 1, one line naming the file and the problem."""
+
+    def setUp(self):
+        super().setUp()
+        edges = self.write("e.txt", "0 1 0.5\n1 2 1\n2 3 0.5\n3 0 2\n0 2 1\n")
+        self.good = self.path("good.h5")
+        self.ok(0, "convert", edges, "-o", self.good)
+
+    def damaged(self, change):
+        path = self.path("bad.h5")
+        with h5py.File(self.good, "r") as src, h5py.File(path, "w") as dst:
+            for key, value in src.attrs.items():
+                dst.attrs[key] = value
+            for group in ["graph", "agents"]:
+                dst.create_group(group)
+                for key, value in src[group].attrs.items():
+                    dst[group].attrs[key] = value
+                for name, dataset in src[group].items():
+                    dst[group].create_dataset(name, data=dataset[()])
+            change(dst)
+        return path
+
+    def replace(self, name, data):
+        def change(f):
+            del f[name]
+            f[name] = data
+        return change
+
+    def test_each_damage_is_named(self):
+        cases = {
+            "neighbour out of range": (self.replace("graph/neighbours", np.array([1, 2, 3, 0, 2, 0, 1, 3, 0, 9], np.int32)),
+                                       "/graph: agent 3 has neighbour 9, outside [0, 4)"),
+            "unsorted row": (self.replace("graph/neighbours", np.array([2, 1, 3, 0, 2, 0, 1, 3, 0, 2], np.int32)),
+                             "/graph: the neighbours of agent 0 are not in strictly increasing order (2 then 1)"),
+            "negative offset": (self.replace("graph/row_offsets", np.array([0, -3, 5, 8, 10], np.int64)),
+                                "/graph/row_offsets: entry 1 is negative (-3)"),
+            "decreasing offsets": (self.replace("graph/row_offsets", np.array([0, 3, 2, 8, 10], np.uint64)),
+                                   "/graph: row offsets decrease after agent 1"),
+            "offsets past the end": (self.replace("graph/row_offsets", np.array([0, 3, 5, 8, 12], np.uint64)),
+                                     "the last row offset is 12 but there are 10 neighbour entries"),
+            "one agent too few": (self.replace("graph/row_offsets", np.array([0], np.uint64)),
+                                  "/graph/row_offsets holds 1 entries"),
+            "negative weight": (self.replace("graph/weights", np.array([1, 0.5, -1, 1, 1, 1, 1, 1, 1, 1], np.float32)),
+                                "weights must be finite and non-negative"),
+            "NaN weight": (self.replace("graph/weights", np.array([np.nan] * 10, np.float64)),
+                           "weights must be finite and non-negative"),
+            "short weights": (self.replace("graph/weights", np.ones(9, np.float32)),
+                              "/graph/weights holds 9 values for 10 neighbour entries"),
+            "float neighbours": (self.replace("graph/neighbours", np.ones(10, np.float32)),
+                                 "/graph/neighbours holds float32 values, not integer ones"),
+            "2-D neighbours": (self.replace("graph/neighbours", np.ones((5, 2), np.int32)),
+                               "/graph/neighbours is not one-dimensional"),
+            "missing neighbours": (lambda f: f.__delitem__("graph/neighbours"), "/graph/neighbours is missing"),
+            "missing graph": (lambda f: f.__delitem__("graph"), "the /graph group is missing"),
+            "future version": (lambda f: f.attrs.__setitem__("format_version", 7), "format version 7 is newer"),
+            "other kind": (lambda f: f.attrs.__setitem__("herd_format", "herd-checkpoint"),
+                           "a herd-checkpoint file, not a herd-population"),
+            "no kind": (lambda f: f.attrs.__delitem__("herd_format"), "not a Herd file"),
+        }
+        for what, (change, message) in cases.items():
+            with self.subTest(what):
+                path = self.damaged(change)
+                for ranks in [0, 2] if what in ("neighbour out of range", "negative offset", "future version") else [0]:
+                    error = self.fails(ranks, "run", "--graph", path, "--steps", "2", "--quiet")
+                    self.assertIn(path, error)
+                    self.assertIn(message, error)
+                    # One line from herd, whatever mpiexec adds about the exit status.
+                    lines = [line for line in error.splitlines() if line.startswith("herd:")]
+                    self.assertEqual(len(lines), 1, error)
+
+    def test_truncated_and_junk_files(self):
+        data = open(self.good, "rb").read()
+        truncated = self.path("truncated.h5")
+        with open(truncated, "wb") as f:
+            f.write(data[: len(data) // 2])
+        junk = self.path("junk.h5")
+        with open(junk, "wb") as f:
+            f.write(data[:8] + bytes(range(256)) * 8)
+        for path in [truncated, junk]:
+            with self.subTest(path):
+                for ranks in [0, 2]:
+                    error = self.fails(ranks, "run", "--graph", path, "--steps", "2", "--quiet")
+                    self.assertIn(path, error)
+
+
+class BadInput(Case):
+    def test_bad_inputs_to_convert(self):
+        edges = self.write("e.txt", "0 1\n1 2\n")
+        cases = [
+            (["/nonexistent/e.txt"], "/nonexistent/e.txt: cannot open the file"),
+            ([self.write("bad.txt", "0 1\n1 x\n")], "bad.txt:2: 'x' is not an integer agent id"),
+            ([edges, "--attributes", self.write("short.csv", "age\n1\n2\n")],
+             "short.csv: 2 rows for the graph's 3 agents"),
+            ([edges, "--attributes", self.write("gap.csv", "id,age\n0,1\n2,3\n")], "gap.csv: no row for agent 1"),
+            ([edges, "--attributes", self.write("dup.csv", "id,age\n0,1\n0,3\n")], "dup.csv:3: agent id 0 appears twice"),
+            ([edges, "--attributes", self.write("odd.csv", "id,age\n0,1\n1\n")], "odd.csv:3: expected 2 fields"),
+            ([edges, "--attributes", self.write("slash.csv", "a/b\n1\n2\n3\n")], "'a/b' cannot name an agent attribute"),
+            (["erdos-renyi", "--agents", "100", "--relabel"], "--relabel: erdos-renyi is a generator"),
+            ([self.write("big.txt", "0 9000000000\n")], "exceeds the largest supported id"),
+        ]
+        for args, message in cases:
+            with self.subTest(args=args):
+                out = self.path("out.h5")
+                for ranks in [0, 2] if args[0] == edges else [0]:
+                    error = self.fails(ranks, "convert", *args, "-o", out)
+                    self.assertIn(message, error)
+                    self.assertFalse(os.path.exists(out) or os.path.exists(out + ".partial"))
+
+    def test_usage_errors(self):
+        self.fails(0, "convert", "erdos-renyi", status=2)
+        self.fails(0, "run", "--relabel", status=2)
+        self.fails(0, "run", "--attributes", "a.csv", status=2)
+        error = self.fails(0, "convert", "erdos-renyi", "-o", "/nonexistent/dir/g.h5")
+        self.assertIn("/nonexistent/dir/g.h5", error)
+
+
+if __name__ == "__main__":
+    herd_files_test.configure(sys.argv)
+    unittest.main(argv=[sys.argv[0], "-v"])

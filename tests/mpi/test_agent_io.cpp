@@ -1,0 +1,173 @@
+// Per-agent HDF5 datasets through AgentBlocks at 1-4 ranks: every element type round-trips
+// whichever ranks hold which agents, reading ghosts (repeated ids) as well as owned agents; and a
+// write that misses an agent or names one twice is refused on every rank.
+
+#include <herd/io/hdf5/agent_io.hpp>
+#include <herd/io/hdf5/format.hpp>
+#include <herd/io/hdf5/population.hpp>
+#include <herd/mpi/collective.hpp>
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <numeric>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace herd;
+using herd::half;
+namespace h5 = herd::io::h5;
+
+int world_rank() { return mpi::rank_of(MPI_COMM_WORLD); }
+int world_size() { return mpi::size_of(MPI_COMM_WORLD); }
+
+std::string scratch(char const* name) {
+  // Rank 0's temporary directory, for every rank (they share the node's file system).
+  std::string dir = ::testing::TempDir();
+  int length = static_cast<int>(dir.size());
+  MPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  dir.resize(static_cast<std::size_t>(length));
+  MPI_Bcast(dir.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD);
+  return dir + "/herd_agent_io_" + name + "_" + std::to_string(world_size()) + ".h5";
+}
+
+// The agents this rank owns under a scattered (r, r + P, ...) or a contiguous deal.
+std::vector<global_id> owned_ids(std::uint64_t agents, bool scattered) {
+  std::vector<global_id> ids;
+  int const r = world_rank(), p = world_size();
+  if (scattered) {
+    for (auto id = static_cast<global_id>(r); id < static_cast<global_id>(agents); id += p) ids.push_back(id);
+  } else {
+    auto const [first, last] = h5::block_of(agents, r, p);
+    for (auto id = first; id < last; ++id) ids.push_back(static_cast<global_id>(id));
+  }
+  return ids;
+}
+
+// The value every test stores for agent `id`, exact in every type.
+template <class T>
+T value_of(global_id id) {
+  if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(id % 97 + 1);
+  else
+    return T(static_cast<float>(id % 97) * 0.5f);
+}
+
+template <class T>
+bool same(T a, T b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+template <class T>
+void round_trip(bool scattered) {
+  constexpr std::uint64_t agents = 1009;  // prime: blocks of unequal sizes
+  auto const path = scratch("round_trip");
+  auto const mine = owned_ids(agents, scattered);
+  std::vector<T> values;
+  for (auto id : mine) values.push_back(value_of<T>(id));
+  {
+    auto file = h5::File::create(path, MPI_COMM_WORLD);
+    h5::AgentBlocks(MPI_COMM_WORLD, agents, mine, path).write(file, "/values", h5::type_of<T>(), values.data());
+    file.close();
+  }
+  auto const file = h5::File::open(path, MPI_COMM_WORLD);
+  EXPECT_EQ(file.type("/values"), h5::type_of<T>());
+  // Read back as a rank of a different layout would: some owned agents, some ghosts, repeats.
+  std::vector<global_id> wanted;
+  for (global_id k = 0; k < 300; ++k) wanted.push_back((k * 37 + world_rank() * 11) % static_cast<global_id>(agents));
+  wanted.push_back(wanted.front());
+  std::vector<T> got(wanted.size());
+  h5::AgentBlocks(MPI_COMM_WORLD, agents, wanted, path).read(file, "/values", h5::type_of<T>(), got.data());
+  long long wrong = 0;
+  for (std::size_t k = 0; k < wanted.size(); ++k) wrong += same(got[k], value_of<T>(wanted[k])) ? 0 : 1;
+  MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_EQ(wrong, 0) << h5::to_string(h5::type_of<T>()) << (scattered ? " scattered" : " contiguous");
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() == 0) std::remove(path.c_str());
+}
+
+template <class T>
+void round_trips() {
+  round_trip<T>(false);
+  round_trip<T>(true);
+}
+
+TEST(AgentBlocks, EveryTypeRoundTripsOnAnyLayout) {
+  round_trips<std::uint8_t>();
+  round_trips<std::uint16_t>();
+  round_trips<std::uint32_t>();
+  round_trips<std::uint64_t>();
+  round_trips<std::int8_t>();
+  round_trips<std::int16_t>();
+  round_trips<std::int32_t>();
+  round_trips<std::int64_t>();
+  round_trips<half>();
+  round_trips<bfloat16>();
+  round_trips<float>();
+  round_trips<double>();
+}
+
+TEST(AgentBlocks, RefusesAWriteThatMissesOrRepeatsAnAgent) {
+  constexpr std::uint64_t agents = 100;
+  auto const path = scratch("refused");
+  auto file = h5::File::create(path, MPI_COMM_WORLD);
+  auto mine = owned_ids(agents, true);
+  if (world_rank() == 0) mine.pop_back();  // agent 96 or so: held by no rank
+  std::vector<std::uint8_t> values(mine.size(), 1);
+  auto const write = [&](std::vector<global_id> const& ids) {
+    try {
+      h5::AgentBlocks(MPI_COMM_WORLD, agents, ids, path).write(file, "/values", h5::Type::u8, values.data());
+    } catch (mpi::CollectiveError const& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(write(mine).find("agents are held by no rank"), std::string::npos);
+  mine = owned_ids(agents, true);
+  if (world_rank() == world_size() - 1) mine.back() = 0;  // agent 0 twice (or once at 1 rank, 99 missing)
+  values.assign(mine.size(), 1);
+  auto const message = write(mine);
+  EXPECT_TRUE(message.find("held by two ranks") != std::string::npos ||
+              message.find("held by no rank") != std::string::npos)
+      << message;
+  mine = {static_cast<global_id>(agents)};
+  EXPECT_NE(write(mine).find("agent id 100 outside 0..100 - 1"), std::string::npos);
+  io::discard_file(file);
+}
+
+TEST(PopulationFile, WritesInBlocksAndReadsOnEveryRank) {
+  // A ring with chords, written with each rank holding its block, read whole by every rank.
+  HostCsr g;
+  constexpr agent_index n = 2003;
+  g.row_offsets.push_back(0);
+  for (agent_index i = 0; i < n; ++i) {
+    std::vector<agent_index> row = {(i + n - 1) % n, (i + 1) % n};
+    if (i % 3 == 0) row.push_back((i + n / 2) % n);
+    std::sort(row.begin(), row.end());
+    row.erase(std::unique(row.begin(), row.end()), row.end());
+    for (auto j : row) {
+      g.neighbours.push_back(j);
+      g.weights.push_back(static_cast<float>(j % 7) * 0.25f);
+    }
+    g.row_offsets.push_back(g.neighbours.size());
+  }
+  auto const path = scratch("population");
+  io::PopulationInfo info;
+  info.source = "test";
+  io::write_population(path, g, info, MPI_COMM_WORLD);
+  bool directed = true;
+  auto const back = io::read_population_graph(path, MPI_COMM_WORLD, &directed);
+  EXPECT_FALSE(directed);
+  EXPECT_EQ(back.row_offsets, g.row_offsets);
+  EXPECT_EQ(back.neighbours, g.neighbours);
+  EXPECT_EQ(back.weights, g.weights);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() == 0) std::remove(path.c_str());
+}
+
+}  // namespace
