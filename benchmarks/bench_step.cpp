@@ -55,6 +55,29 @@ void weighted(benchmark::internal::Benchmark* b) {
 BENCHMARK_TEMPLATE(sir_step, float)->Apply(weighted)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(sir_step, half)->Apply(weighted)->UseManualTime()->Unit(benchmark::kMillisecond);
 
+// DeGroot on the unweighted Erdos-Renyi graph with opinions stored as float or half. Minimum
+// bytes: per agent the row offset (8), the own opinion read and the new one written (2 x storage);
+// per edge the neighbour index (4) and the neighbour's opinion (storage).
+template <class Storage>
+void consensus_step(benchmark::State& state) {
+  auto const agents = static_cast<agent_index>(state.range(0));
+  auto const& g = graph(erdos_renyi, agents, Ordering::none);
+  Exec exec;
+  Simulation<Exec> sim(exec, g, 7);
+  Consensus<Storage, Memory> model(agents, ConsensusParameters{});
+  model.initialise(sim, agents);
+  timed(state, [&] {
+    model.step(sim);
+    sim.end_step();
+  });
+  double const edges = static_cast<double>(g.num_edges());
+  set_rates(state, agents, edges, agents * (8.0 + 2.0 * sizeof(Storage)) + edges * (4.0 + sizeof(Storage)));
+  state.SetLabel(std::string("erdos-renyi storage=") + (sizeof(Storage) == 2 ? "half" : "float") +
+                 " schedule=" + to_string(sim.plan().schedule));
+}
+BENCHMARK_TEMPLATE(consensus_step, float)->Arg(1000000)->Arg(10000000)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(consensus_step, half)->Arg(1000000)->Arg(10000000)->UseManualTime()->Unit(benchmark::kMillisecond);
+
 void graph_construction(benchmark::State& state) {
   auto const agents = static_cast<agent_index>(state.range(0));
   Exec exec;

@@ -21,5 +21,6 @@
 #include <herd/graph/reorder.hpp>
 #include <herd/io/edge_list_reader.hpp>
 #include <herd/io/text/attribute_table.hpp>
+#include <herd/models/consensus.hpp>
 #include <herd/models/opinion.hpp>
 #include <herd/models/seir.hpp>

@@ -55,6 +55,13 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
 }
 
 bool is_epidemic(Options const& o) { return o.model == "sir" || o.model == "seir"; }
+bool is_consensus(Options const& o) { return o.model == "degroot" || o.model == "bounded-confidence"; }
+
+ConsensusParameters consensus_parameters(Options const& o) {
+  ConsensusParameters p;
+  p.confidence = o.model == "degroot" ? 1.0 : o.confidence;
+  return p;
+}
 
 SeirParameters seir_parameters(Options const& o, global_id agents) {
   SeirParameters p;
@@ -78,6 +85,8 @@ OpinionParameters opinion_parameters(Options const& o) {
 void check_model(Options const& o, global_id agents) {
   if (is_epidemic(o))
     Seir<Memory>(0, seir_parameters(o, agents));
+  else if (is_consensus(o))
+    Consensus<float, Memory>(0, consensus_parameters(o));
   else
     Opinion<Memory>(0, opinion_parameters(o));
 }
@@ -91,6 +100,12 @@ JobResult run_model(Options const& o, Sim& sim, std::function<void(int, int)> co
     state_bytes = decltype(model.state)::bytes_per_agent() + decltype(model.timer)::bytes_per_agent();
     return simulate(o, sim, model, o.model == "seir" ? std::vector<int>{0, 1, 2, 3} : std::vector<int>{0, 2, 3},
                     progress, edges, distributed);
+  }
+  if (is_consensus(o)) {
+    // --precision half stores the opinions in 2 bytes, as it does the weights.
+    Consensus<typename Sim::graph_type::weight_storage, Memory> model(sim.num_agents(), consensus_parameters(o));
+    state_bytes = decltype(model.opinion)::bytes_per_agent();
+    return simulate(o, sim, model, {0, 1, 2, 3, 4}, progress, edges, distributed);
   }
   Opinion<Memory> model(sim.num_agents(), opinion_parameters(o));
   state_bytes = decltype(model.opinion)::bytes_per_agent();

@@ -83,7 +83,7 @@ Options parse(std::vector<std::string> const& args) {
   std::map<std::string, Setter> const with_value = {
       {"--model",
        [&](auto& k, auto& v) {
-         o.model = one_of(k, v, {"sir", "seir", "voter", "majority"});
+         o.model = one_of(k, v, {"sir", "seir", "voter", "majority", "degroot", "bounded-confidence"});
        }},
       {"--graph", [&](auto&, auto& v) { o.graph = v; }},
       {"--agents", [&](auto& k, auto& v) { o.agents = to_count(k, v, max_agents); }},
@@ -99,6 +99,7 @@ Options parse(std::vector<std::string> const& args) {
       {"--sigma", [&](auto& k, auto& v) { o.sigma = to_number(k, v); }},
       {"--initial-infected", [&](auto& k, auto& v) { o.initial_infected = to_count(k, v, max_agents); }},
       {"--initial-share", [&](auto& k, auto& v) { o.initial_share = to_number(k, v); }},
+      {"--confidence", [&](auto& k, auto& v) { o.confidence = to_positive(k, v); }},
       {"--precision",
        [&](auto& k, auto& v) {
          o.precision = one_of(k, v, {"float", "half"});
@@ -204,7 +205,8 @@ Usage:
   mpiexec -n P herd ...  one simulation over P ranks: the same results, to the last bit
 
 Model:
-  --model NAME             sir, seir (default), voter, majority
+  --model NAME             sir, seir (default), voter, majority (binary opinions), degroot,
+                           bounded-confidence (opinions in [0, 1], stored as --precision)
   --beta P                 transmission probability per contact and step, in [0, 1] (0.08);
                            an edge of weight w transmits with probability beta * w
   --infectious-steps N     fixed infectious period in steps (5)
@@ -213,6 +215,8 @@ Model:
   --sigma P                geometric latent period instead: exit probability per step
   --initial-infected N     agents infectious at the start, chosen by the seed (10)
   --initial-share P        voter/majority: probability of starting with opinion 1 (0.5)
+  --confidence E           bounded-confidence: average the neighbours whose opinion differs
+                           by at most E (0.2); degroot averages them all
 
 Graph:
   --graph NAME|FILE        population (default: households, schools, workplaces, community),
@@ -228,7 +232,7 @@ Graph:
 Run:
   --steps N                steps to run (150)
   --seed S                 seed of the graph, the initial state and every random draw (42)
-  --precision float|half   storage of edge weights: 4 or 2 bytes (float)
+  --precision float|half   storage of edge weights and of continuous opinions: 4 or 2 bytes (float)
   --reorder ORDER          none (default), rcm, degree, random: relabel agents for locality;
                            results are the same, reported in the original ids
   --schedule NAME          auto (default), thread, vector, team, hybrid: agents/edges to threads

@@ -17,7 +17,7 @@ struct UsageError {
 struct Options {
   std::string command = "run";         ///< run, resume, convert, partition, help or version
   std::vector<std::string> arguments;  ///< the arguments after the command, as given
-  std::string model = "seir";          ///< sir, seir, voter, majority
+  std::string model = "seir";          ///< sir, seir, voter, majority, degroot, bounded-confidence
   std::string graph = "population";    ///< population, erdos-renyi, power-law, watts-strogatz, or a file
   long long agents = 1000000;
   double mean_degree = 16.0;
@@ -33,6 +33,7 @@ struct Options {
   double sigma = 0.0;  ///< > 0: geometric latent period
   long long initial_infected = 10;
   double initial_share = 0.5;
+  double confidence = 0.2;  ///< bounded-confidence: the largest opinion difference averaged
   std::string precision = "float";
   std::string reorder = "none";
   std::string schedule = "auto";

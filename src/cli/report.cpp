@@ -184,8 +184,8 @@ std::string json(Options const& o, JobResult const& r, std::string const& kokkos
   s << "  \"parameters\": {\"beta\": " << o.beta << ", \"infectious_steps\": " << o.infectious_steps
     << ", \"gamma\": " << o.gamma << ", \"latent_steps\": " << o.latent_steps << ", \"sigma\": " << o.sigma
     << ", \"initial_infected\": " << o.initial_infected << ", \"initial_share\": " << o.initial_share
-    << ", \"precision\": " << json_string(o.precision) << ", \"reorder\": " << json_string(o.reorder)
-    << ", \"schedule\": " << json_string(r.schedule) << "},\n";
+    << ", \"confidence\": " << o.confidence << ", \"precision\": " << json_string(o.precision)
+    << ", \"reorder\": " << json_string(o.reorder) << ", \"schedule\": " << json_string(r.schedule) << "},\n";
   s << "  \"final\": {";
   for (std::size_t c = 0; c < r.columns.size(); ++c)
     s << (c ? ", " : "") << json_string(r.columns[c]) << ": " << r.counts.back()[c];

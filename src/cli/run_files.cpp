@@ -33,7 +33,7 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
   same(merged.beta == original.beta && merged.infectious_steps == original.infectious_steps &&
            merged.gamma == original.gamma && merged.latent_steps == original.latent_steps &&
            merged.sigma == original.sigma && merged.initial_infected == original.initial_infected &&
-           merged.initial_share == original.initial_share,
+           merged.initial_share == original.initial_share && merged.confidence == original.confidence,
        "a model parameter");
   same(merged.precision == original.precision, "--precision");
   same(merged.exchange_every == original.exchange_every, "--exchange-every");

@@ -170,6 +170,26 @@ class BadFiles(Case):
         self.assertEqual(herd(0, "resume").returncode, 2)
 
 
+class ContinuousOpinions(Case):
+    def test_half_opinions_are_2_bytes_and_the_same_bits_on_any_rank_count_and_after_resume(self):
+        args = ["run", "--model", "degroot", "--graph", "power-law", "--agents", "20000", "--precision", "half",
+                "--quiet"]
+        finals = {}
+        for ranks in [0, 3]:
+            out = self.path(f"o{ranks}.h5")
+            self.ok(ranks, *args, "--steps", "12", "--output", out, "--partition", "metis")
+            with h5py.File(out, "r") as f:
+                self.assertEqual(f["agents/opinion"].dtype, np.float16)
+                finals[ranks] = f["agents/opinion"][()]
+        np.testing.assert_array_equal(finals[0].view(np.uint16), finals[3].view(np.uint16))
+        self.assertGreater(np.ptp(finals[0]), 0.0)
+        ckpt = self.path("c.h5")
+        self.ok(2, *args, "--steps", "5", "--checkpoint", ckpt)
+        self.ok(0, "resume", ckpt, "--steps", "12", "--output", self.path("r.h5"))
+        with h5py.File(self.path("r.h5"), "r") as f:
+            np.testing.assert_array_equal(f["agents/opinion"][()].view(np.uint16), finals[0].view(np.uint16))
+
+
 if __name__ == "__main__":
     herd_files_test.configure(sys.argv)
     unittest.main(argv=[sys.argv[0], "-v"])

@@ -47,7 +47,8 @@ class SameResults(unittest.TestCase):
 
     def test_time_series_identical_on_1_to_4_ranks(self):
         for model, graph, partition in [("seir", "population", "contiguous"), ("sir", "erdos-renyi", "metis"),
-                                        ("voter", "power-law", "contiguous")]:
+                                        ("voter", "power-law", "contiguous"),
+                                        ("bounded-confidence", "erdos-renyi", "metis")]:
             args = ["run", "--model", model, "--graph", graph, "--agents", "12000", "--steps", "30", "--quiet",
                     "--partition", partition]
             self.run_ok(1, *args, "--csv", self.path("one.csv"))

@@ -1,11 +1,14 @@
 #include "test_common.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
 namespace {
 
 using namespace herd;
+// CUDA's headers declare a global ::half too; name Herd's.
+using herd::half;
 using herd::test::to_vector;
 using Exec = Kokkos::DefaultExecutionSpace;
 
@@ -163,6 +166,93 @@ TEST(Opinion, MajorityRuleAmplifiesTheMajority) {
   EXPECT_GT(out.last[1], 19500);
   Opinion<> minority(20000, OpinionParameters{OpinionRule::majority, 0.4});
   EXPECT_LT(run_model(graph, minority, 20, 4).last[1], 500);
+}
+
+// Opinions after `steps` steps of a consensus model on `graph`, on the host as floats.
+template <class Storage>
+std::vector<float> consensus_opinions(CsrGraph<Exec::memory_space> const& graph, double confidence, int steps,
+                                      Schedule schedule = Schedule::automatic, std::vector<float>* initial = nullptr) {
+  Simulation<Exec> sim(Exec(), graph, 5, schedule);
+  Consensus<Storage> model(graph.num_agents(), ConsensusParameters{confidence});
+  model.initialise(sim, graph.num_agents());
+  auto read = [&] {
+    auto const stored = to_vector(model.opinion.current());
+    std::vector<float> out;
+    for (auto v : stored) out.push_back(static_cast<float>(v));
+    return out;
+  };
+  if (initial) *initial = read();
+  run(sim, model, steps);
+  return read();
+}
+
+template <class Storage>
+void degroot_reaches_the_degree_weighted_mean(float tolerance) {
+  // DeGroot counting one's own opinion is a random walk with stationary weights degree + 1:
+  // every opinion tends to sum (d_i + 1) x_i(0) / sum (d_i + 1).
+  auto graph = herd::test::generated_graph<Exec>(ErdosRenyi{3000, 8.0}, 2);
+  auto const offsets = to_vector(graph.row_offsets);
+  std::vector<float> initial;
+  auto const final = consensus_opinions<Storage>(graph, 1.0, 300, Schedule::automatic, &initial);
+  double weighted = 0.0, weights = 0.0;
+  for (std::size_t i = 0; i < initial.size(); ++i) {
+    double const w = static_cast<double>(offsets[i + 1] - offsets[i]) + 1.0;
+    if (w == 1.0) continue;  // isolated agents keep their opinion
+    weighted += w * initial[i];
+    weights += w;
+  }
+  double const expected = weighted / weights;
+  EXPECT_GT(expected, 0.4);
+  EXPECT_LT(expected, 0.6);
+  for (std::size_t i = 0; i < final.size(); ++i) {
+    if (offsets[i + 1] > offsets[i]) {
+      ASSERT_NEAR(final[i], expected, tolerance) << "agent " << i;
+    }
+  }
+}
+
+TEST(Consensus, DeGrootReachesTheDegreeWeightedMean) {
+  degroot_reaches_the_degree_weighted_mean<float>(2e-5f);
+  // Half storage rounds every stored opinion to 11 significant bits: the drift stays small.
+  degroot_reaches_the_degree_weighted_mean<half>(2e-3f);
+}
+
+TEST(Consensus, HalfStorageFollowsTheFloatTrajectory) {
+  auto graph = herd::test::generated_graph<Exec>(PowerLaw{5000, 2.5, 10.0, 0.0}, 3);
+  for (int steps : {1, 5, 20}) {
+    auto const f = consensus_opinions<float>(graph, 1.0, steps);
+    auto const h = consensus_opinions<half>(graph, 1.0, steps);
+    float worst = 0.0f;
+    for (std::size_t i = 0; i < f.size(); ++i) worst = std::max(worst, std::fabs(f[i] - h[i]));
+    EXPECT_LT(worst, 2e-3f) << steps << " steps";
+  }
+}
+
+TEST(Consensus, BoundedConfidenceKeepsClustersApart) {
+  // With a small confidence bound no global consensus forms (Hegselmann-Krause), and averaging
+  // never leaves the range of the initial opinions.
+  auto graph = herd::test::generated_graph<Exec>(ErdosRenyi{4000, 20.0}, 4);
+  std::vector<float> initial;
+  auto const final = consensus_opinions<float>(graph, 0.05, 100, Schedule::automatic, &initial);
+  auto const [lo, hi] = std::minmax_element(initial.begin(), initial.end());
+  auto const [flo, fhi] = std::minmax_element(final.begin(), final.end());
+  EXPECT_GE(*flo, *lo);
+  EXPECT_LE(*fhi, *hi);
+  EXPECT_GT(*fhi - *flo, 0.8f);
+  // With a bound of 0.5 most agents end at the middle.
+  auto const wide = consensus_opinions<float>(graph, 0.5, 100);
+  auto const middle = std::count_if(wide.begin(), wide.end(), [](float x) { return std::fabs(x - 0.5f) < 0.05f; });
+  EXPECT_GT(middle, 3800);
+}
+
+TEST(Consensus, EveryScheduleGivesTheSameBits) {
+  auto graph = herd::test::generated_graph<Exec>(PowerLaw{4000, 2.1, 12.0, 0.0}, 5);
+  for (double confidence : {1.0, 0.2}) {
+    auto const reference = consensus_opinions<half>(graph, confidence, 10, Schedule::thread);
+    for (auto schedule : {Schedule::vector, Schedule::team, Schedule::hybrid})
+      EXPECT_EQ(consensus_opinions<half>(graph, confidence, 10, schedule), reference)
+          << to_string(schedule) << " confidence " << confidence;
+  }
 }
 
 }  // namespace

@@ -11,6 +11,8 @@
 namespace {
 
 using namespace herd;
+// CUDA's headers declare a global ::half too; name Herd's.
+using herd::half;
 
 template <class F>
 std::string error_of(F&& f) {

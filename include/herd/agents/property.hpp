@@ -35,6 +35,10 @@ class Property {
     return storage_traits<Storage>::load(current_(i));
   }
 
+  /// The stored current value of agent i, unconverted (a herd::half as its bits): for step code
+  /// that works on the storage format directly.
+  KOKKOS_INLINE_FUNCTION Storage stored(agent_index i) const { return current_(i); }
+
   /// Writes the value agent i takes after this phase. Step code goes through Agent::set, which
   /// also knows which thread of a team may write.
   KOKKOS_INLINE_FUNCTION void store_next(agent_index i, value_type value) const {

@@ -1,0 +1,122 @@
+#pragma once
+
+// Continuous opinion dynamics: each agent holds an opinion in [0, 1] and moves it to the average
+// of its own and its neighbours' opinions (DeGroot), or of those within a confidence bound of its
+// own (Hegselmann-Krause bounded confidence). The natural user of float and half properties:
+// Storage = herd::half keeps opinions in 2 bytes.
+//
+// Neighbour sums are taken in 2^-24 fixed point (integers), so the trajectory is bitwise the same
+// whatever order threads, lanes or ranks add in; a step's only rounding is the division and the
+// store into Storage. On an undirected graph DeGroot with the agent's own opinion counted is a
+// random walk with stationary weights d_i + 1: sum_i (d_i + 1) x_i is conserved up to that
+// rounding, and on a connected graph every opinion tends to sum_i (d_i + 1) x_i(0) / sum_i (d_i + 1).
+
+#include <herd/agents/property.hpp>
+#include <herd/core/error.hpp>
+#include <herd/core/random.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <string>
+#include <vector>
+
+namespace herd {
+
+struct ConsensusParameters {
+  /// Neighbours whose opinion differs from the agent's by at most this much are averaged; 1 or
+  /// more averages them all (DeGroot).
+  double confidence = 1.0;
+};
+
+template <class Storage = float, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
+class Consensus {
+ public:
+  static constexpr int bins = 5;
+  Property<Storage, MemorySpace> opinion;
+
+  Consensus(agent_index agents, ConsensusParameters const& p) : params_(p) {
+    require(p.confidence > 0.0, "the confidence bound must be positive, got " + std::to_string(p.confidence));
+    opinion = Property<Storage, MemorySpace>("opinion", agents, Visibility::neighbours);
+    bound_ = p.confidence >= 1.0 ? one : static_cast<std::int64_t>(p.confidence * static_cast<double>(one));
+  }
+
+  static constexpr int num_observables() { return bins; }
+  /// Agents with opinions in [0, 0.2), [0.2, 0.4), ... [0.8, 1].
+  std::vector<std::string> observable_names() const { return {"0.0-0.2", "0.2-0.4", "0.4-0.6", "0.6-0.8", "0.8-1.0"}; }
+
+  /// Opinions uniform in [0, 1), drawn from the global ids.
+  template <class Simulation>
+  void initialise(Simulation& sim, global_id /*population*/) {
+    auto ids = sim.id_map();
+    auto o = opinion.current();
+    auto const rng = sim.rng();
+    Kokkos::parallel_for(
+        "herd::consensus::initialise",
+        Kokkos::RangePolicy<typename Simulation::execution_space>(sim.execution_space_instance(), 0, sim.num_agents()),
+        KOKKOS_LAMBDA(agent_index i) {
+          auto const bits = rng.bits(ids(i), 0, streams::initial_state, 0);
+          o(i) = storage_traits<Storage>::store(static_cast<float>(bits >> 8) * 5.9604644775390625e-8f);
+        });
+  }
+
+  template <class Simulation>
+  void step(Simulation& sim) {
+    sim.apply(*this, opinion);
+  }
+
+  template <class F>
+  void for_each_property(F&& f) const {
+    f(opinion);
+  }
+
+  template <class Agent>
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(Agent const& a) const {
+    if (a.degree() == 0) return;
+    auto const op = opinion;
+    std::int64_t const mine = fixed(op.stored(a.index()));
+    std::int64_t sum = mine, count = 1;
+    if (bound_ >= one) {
+      sum += a.template sum_over_neighbours<std::int64_t>([&](agent_index j, float) { return fixed(op.stored(j)); });
+      count += a.degree();
+    } else {
+      auto const bound = bound_;
+      auto const near = [=](std::int64_t q) { return q - mine <= bound && mine - q <= bound; };
+      sum += a.template sum_over_neighbours<std::int64_t>([&](agent_index j, float) {
+        auto const q = fixed(op.stored(j));
+        return near(q) ? q : std::int64_t{0};
+      });
+      count += a.count_neighbours([&](agent_index j, float) { return near(fixed(op.stored(j))); });
+    }
+    a.set(opinion, static_cast<float>(static_cast<double>(sum) / static_cast<double>(count) * (1.0 / one)));
+  }
+
+  KOKKOS_INLINE_FUNCTION void observe(agent_index i, std::int64_t* totals) const {
+    // opinion(i) is the value as a float, whatever the storage.
+    int const bin = static_cast<int>(static_cast<float>(opinion(i)) * bins);
+    totals[bin < 0 ? 0 : bin >= bins ? bins - 1 : bin] += 1;
+  }
+
+ private:
+  static constexpr std::int64_t one = std::int64_t{1} << 24;
+  // A stored opinion in [0, 1] as a multiple of 2^-24, rounded half up, without branches (opinions
+  // near 1/2 would make them unpredictable): x 2^25 is exact in double, and
+  // (floor(2y) + 1) / 2 rounded down is floor(y + 1/2).
+  KOKKOS_FORCEINLINE_FUNCTION static std::int64_t fixed(float x) {
+    return (static_cast<std::int64_t>(static_cast<double>(x) * 33554432.0) + 1) >> 1;
+  }
+  // Exact for binary16 and integer-only (no conversion through float, which CPUs without F16C do
+  // in software): a normal half is (1024 + m) 2^(e - 25), a subnormal m 2^-24.
+  KOKKOS_FORCEINLINE_FUNCTION static std::int64_t fixed(half x) {
+    std::int64_t const e = (x.bits >> 10) & 0x1f, m = x.bits & 0x3ff;
+    return e == 0 ? m : (1024 + m) << (e - 1);
+  }
+  template <class S>
+  KOKKOS_FORCEINLINE_FUNCTION static std::int64_t fixed(S x) {
+    return fixed(storage_traits<S>::load(x));
+  }
+
+  ConsensusParameters params_;
+  std::int64_t bound_ = one;
+};
+
+}  // namespace herd
