@@ -132,16 +132,16 @@ HostCsr read_population_graph(std::string const& path, MPI_Comm comm, bool* dire
   // Offsets of a signed type are read as signed, so that a negative one is seen rather than
   // converted; into the same memory, as both are 8 bytes.
   static_assert(sizeof(edge_offset) == sizeof(std::int64_t), "row offsets are 64-bit");
-  graph.row_offsets =
-      read_all<edge_offset>(file, "/graph/row_offsets", rows, is_signed(file.type("/graph/row_offsets")));
-  if (is_signed(file.type("/graph/row_offsets")))
+  bool const signed_offsets = is_signed(file.type("/graph/row_offsets"));
+  graph.row_offsets = read_all<edge_offset>(file, "/graph/row_offsets", rows, signed_offsets);
+  if (signed_offsets)
     for (std::size_t i = 0; i < graph.row_offsets.size(); ++i)
       if (static_cast<std::int64_t>(graph.row_offsets[i]) < 0)
         throw Error(path + ": /graph/row_offsets: entry " + std::to_string(i) + " is negative (" +
                     std::to_string(static_cast<std::int64_t>(graph.row_offsets[i])) + ")");
   graph.neighbours = read_all<agent_index>(file, "/graph/neighbours", entries);
   if (weighted) graph.weights = read_all<float>(file, "/graph/weights", entries);
-  if (directed) *directed = file.exists("/graph") && file.int_attribute("/graph", "directed") != 0;
+  if (directed) *directed = file.int_attribute("/graph", "directed") != 0;
   file.close();
   check_csr(graph, path + ": /graph");
   return graph;
