@@ -22,5 +22,7 @@
 #include <herd/io/edge_list_reader.hpp>
 #include <herd/io/text/attribute_table.hpp>
 #include <herd/models/consensus.hpp>
+#include <herd/models/covid.hpp>
+#include <herd/models/covid_astoria.hpp>
 #include <herd/models/opinion.hpp>
 #include <herd/models/seir.hpp>

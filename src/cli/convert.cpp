@@ -12,40 +12,6 @@ namespace herd::cli {
 
 namespace {
 
-// The table's rows in agent order. `agent_of` maps a row's id to its agent (-1: none).
-template <class AgentOf>
-AttributeTable in_agent_order(AttributeTable const& table, agent_index agents, std::string const& name,
-                              AgentOf&& agent_of) {
-  std::vector<std::size_t> row_of(static_cast<std::size_t>(agents), table.rows);
-  if (table.ids.empty()) {
-    require(table.rows == static_cast<std::size_t>(agents),
-            name + ": " + std::to_string(table.rows) + " rows for the graph's " + std::to_string(agents) +
-                " agents (give an 'id' column to name each row's agent)");
-    for (std::size_t r = 0; r < table.rows; ++r) row_of[r] = r;
-  } else {
-    for (std::size_t r = 0; r < table.rows; ++r) row_of[static_cast<std::size_t>(agent_of(table.ids[r]))] = r;
-    auto const missing = std::find(row_of.begin(), row_of.end(), table.rows);
-    require(missing == row_of.end(),
-            name + ": no row for agent " + std::to_string(missing - row_of.begin()) + " of the graph");
-  }
-  AttributeTable out;
-  out.rows = row_of.size();
-  for (auto const& column : table.columns) {
-    AttributeColumn c;
-    c.name = column.name;
-    c.kind = column.kind;
-    c.categories = column.categories;
-    for (auto r : row_of) {
-      if (column.kind == AttributeColumn::Kind::real)
-        c.reals.push_back(column.reals[r]);
-      else
-        c.integers.push_back(column.integers[r]);
-    }
-    out.columns.push_back(std::move(c));
-  }
-  return out;
-}
-
 // The graph and what goes with it, as every rank builds it.
 struct Converted {
   HostCsr graph;
@@ -70,28 +36,18 @@ Converted build(Options const& o, Comm comm) {
     auto edges = read_edge_list(o.graph, o.relabel ? EdgeIds::any : EdgeIds::dense);
     if (o.relabel) {
       out.info.original_ids = compact_ids(edges, table.ids);
-    } else if (!table.ids.empty()) {
-      // Agents named only in the attribute table have no contacts, but they are agents.
-      auto const largest = *std::max_element(table.ids.begin(), table.ids.end());
-      require(largest < std::numeric_limits<agent_index>::max(),
-              o.attributes + ": agent id " + std::to_string(largest) + " exceeds the largest supported id " +
-                  std::to_string(std::numeric_limits<agent_index>::max() - 1) + " (try --relabel)");
-      edges.num_agents = std::max(edges.num_agents, static_cast<agent_index>(largest + 1));
+    } else {
+      cover_table_agents(edges, table, o.attributes);
     }
     require(edges.num_agents > 0, o.graph + ": agent ids exceed the largest supported id " +
                                       std::to_string(std::numeric_limits<agent_index>::max() - 1) + " (try --relabel)");
-    BuildOptions options;
-    options.symmetrise = !o.directed;
-    out.graph = to_host(exec, build_csr<float>(exec, to_device(exec, edges), options));
+    out.graph = to_host(exec, build_csr<float>(exec, to_device(exec, edges), prepare_edges(o, edges)));
     out.info.directed = o.directed;
     out.info.source = o.graph;
   }
   if (!o.attributes.empty()) {
     auto const& originals = out.info.original_ids;
-    out.info.attributes = in_agent_order(table, out.graph.num_agents(), o.attributes, [&](global_id id) {
-      if (originals.empty()) return id;
-      return static_cast<global_id>(std::lower_bound(originals.begin(), originals.end(), id) - originals.begin());
-    });
+    out.info.attributes = in_agent_order(table, out.graph.num_agents(), o.attributes, originals);
   }
   return out;
 }

@@ -5,7 +5,10 @@
 #include <herd/io/hdf5/population.hpp>
 #endif
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <utility>
 
 namespace herd::cli {
 
@@ -13,38 +16,121 @@ bool is_generator(std::string const& graph) {
   return graph == "population" || graph == "erdos-renyi" || graph == "power-law" || graph == "watts-strogatz";
 }
 
+BuildOptions prepare_edges(Options const& o, HostEdgeList& edges) {
+  // A line "u v" means by default that v's state affects u (row u lists v); transposed, that u's
+  // state affects v, as in networks given as who-infects-whom.
+  if (o.transpose) std::swap(edges.sources, edges.targets);
+  BuildOptions build;
+  build.symmetrise = !o.directed;
+  return build;
+}
+
+void cover_table_agents(HostEdgeList& edges, AttributeTable const& table, std::string const& name) {
+  if (table.ids.empty()) {
+    edges.num_agents =
+        std::max(edges.num_agents,
+                 static_cast<agent_index>(std::min<std::size_t>(table.rows, std::numeric_limits<agent_index>::max())));
+    return;
+  }
+  auto const largest = *std::max_element(table.ids.begin(), table.ids.end());
+  require(largest < std::numeric_limits<agent_index>::max(),
+          name + ": agent id " + std::to_string(largest) + " exceeds the largest supported id " +
+              std::to_string(std::numeric_limits<agent_index>::max() - 1) + " (try --relabel)");
+  edges.num_agents = std::max(edges.num_agents, static_cast<agent_index>(largest + 1));
+}
+
+AttributeTable in_agent_order(AttributeTable const& table, agent_index agents, std::string const& name,
+                              std::vector<global_id> const& original_ids) {
+  std::vector<std::size_t> row_of(static_cast<std::size_t>(agents), table.rows);
+  if (table.ids.empty()) {
+    require(table.rows == static_cast<std::size_t>(agents),
+            name + ": " + std::to_string(table.rows) + " rows for the graph's " + std::to_string(agents) +
+                " agents (give an 'id' column to name each row's agent)");
+    for (std::size_t r = 0; r < table.rows; ++r) row_of[r] = r;
+  } else {
+    for (std::size_t r = 0; r < table.rows; ++r) {
+      global_id agent = table.ids[r];
+      if (!original_ids.empty())
+        agent = static_cast<global_id>(std::lower_bound(original_ids.begin(), original_ids.end(), agent) -
+                                       original_ids.begin());
+      require(agent < agents, name + ": agent id " + std::to_string(table.ids[r]) + " is not an agent of the graph (" +
+                                  std::to_string(agents) + " agents)");
+      row_of[static_cast<std::size_t>(agent)] = r;
+    }
+    auto const missing = std::find(row_of.begin(), row_of.end(), table.rows);
+    require(missing == row_of.end(),
+            name + ": no row for agent " + std::to_string(missing - row_of.begin()) + " of the graph");
+  }
+  AttributeTable out;
+  out.rows = row_of.size();
+  for (auto const& column : table.columns) {
+    AttributeColumn c;
+    c.name = column.name;
+    c.kind = column.kind;
+    c.categories = column.categories;
+    for (auto r : row_of) {
+      if (column.kind == AttributeColumn::Kind::real)
+        c.reals.push_back(column.reals[r]);
+      else
+        c.integers.push_back(column.integers[r]);
+    }
+    out.columns.push_back(std::move(c));
+  }
+  return out;
+}
+
+namespace {
+
 template <class WeightStorage>
-Input<WeightStorage> make_graph(Options const& o, Exec const& exec, Comm comm) {
+Input<WeightStorage> graph_of(Options const& o, Exec const& exec, Comm comm, AttributeTable const& table) {
   auto const agents = static_cast<agent_index>(o.agents);
   BuildOptions build;
   if (o.graph == "population") {
     LayeredPopulation spec;
     spec.agents = agents;
-    return {build_csr<WeightStorage>(exec, generate_population(exec, spec, o.seed).edges, build), "population"};
+    return {build_csr<WeightStorage>(exec, generate_population(exec, spec, o.seed).edges, build), "population", {}};
   }
   if (o.graph == "erdos-renyi")
     return {build_csr<WeightStorage>(exec, generate_edges(exec, ErdosRenyi{agents, o.mean_degree}, o.seed), build),
-            o.graph};
+            o.graph,
+            {}};
   if (o.graph == "power-law")
     return {build_csr<WeightStorage>(
                 exec, generate_edges(exec, PowerLaw{agents, o.exponent, o.mean_degree, 0.0}, o.seed), build),
-            o.graph};
+            o.graph,
+            {}};
   if (o.graph == "watts-strogatz") {
     auto const k = static_cast<agent_index>(std::lround(o.mean_degree / 2));
     return {build_csr<WeightStorage>(exec, generate_edges(exec, WattsStrogatz{agents, k, o.rewire}, o.seed), build),
-            o.graph};
+            o.graph,
+            {}};
   }
   // Anything else names a file: a population file in HDF5, or an edge list.
 #if HERD_ENABLE_HDF5
   if (io::is_hdf5_file(o.graph)) {
-    require(!o.directed, "--directed: " + o.graph + " is a population file, whose graph is stored as it is used");
-    return {to_device<WeightStorage>(exec, io::read_population_graph(o.graph, comm)), o.graph};
+    require(!o.directed && !o.transpose,
+            "--directed, --transpose: " + o.graph + " is a population file, whose graph is stored as it is used");
+    require(o.attributes.empty(), "--attributes: " + o.graph + " is a population file, which holds its attributes");
+    return {to_device<WeightStorage>(exec, io::read_population_graph(o.graph, comm)), o.graph, {}};
   }
 #else
   (void)comm;
 #endif
-  build.symmetrise = !o.directed;
-  return {build_csr<WeightStorage>(exec, to_device(exec, read_edge_list(o.graph)), build), o.graph};
+  auto edges = read_edge_list(o.graph);
+  if (!o.attributes.empty()) cover_table_agents(edges, table, o.attributes);
+  return {build_csr<WeightStorage>(exec, to_device(exec, edges), prepare_edges(o, edges)), o.graph, {}};
+}
+
+}  // namespace
+
+template <class WeightStorage>
+Input<WeightStorage> make_graph(Options const& o, Exec const& exec, Comm comm) {
+  // The attribute table is read first: its agents may extend an edge list's.
+  AttributeTable table;
+  if (o.command != "convert" && !o.attributes.empty()) table = read_attribute_table(o.attributes);
+  auto input = graph_of<WeightStorage>(o, exec, comm, table);
+  if (!table.columns.empty()) input.attributes = in_agent_order(table, input.graph.num_agents(), o.attributes);
+  return input;
 }
 
 template Input<float> make_graph<float>(Options const&, Exec const&, Comm);

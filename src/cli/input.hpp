@@ -7,6 +7,8 @@
 
 #include <herd/config.hpp>
 #include <herd/graph/csr_graph.hpp>
+#include <herd/io/text/attribute_table.hpp>
+#include <herd/io/text/edge_list_parser.hpp>
 #if HERD_ENABLE_MPI
 #include <mpi.h>
 #endif
@@ -26,11 +28,13 @@ using Comm = MPI_Comm;
 using Comm = int;
 #endif
 
-/// The graph as stored, before any reordering, and the name the reports give it.
+/// The graph as stored, before any reordering, the name the reports give it, and the agents'
+/// attributes from --attributes (in agent order; empty without).
 template <class WeightStorage>
 struct Input {
   CsrGraph<Memory, WeightStorage> graph;
   std::string name;
+  AttributeTable attributes;
 };
 
 /// Whether `graph` names a built-in generator rather than a file.
@@ -41,5 +45,18 @@ bool is_generator(std::string const& graph);
 /// is read collectively). Throws herd::Error on a bad file or parameter.
 template <class WeightStorage>
 Input<WeightStorage> make_graph(Options const& options, Exec const& exec, Comm comm);
+
+/// Applies --transpose to an edge list read from a file and returns the build options --directed
+/// asks for.
+BuildOptions prepare_edges(Options const& options, HostEdgeList& edges);
+
+/// Raises the agent count of an edge list (dense ids) to cover every agent the table names:
+/// agents without contacts are agents too.
+void cover_table_agents(HostEdgeList& edges, AttributeTable const& table, std::string const& name);
+
+/// The table's rows in agent order (ids dropped). A row's id is its agent, or with `original_ids`
+/// (sorted, from --relabel) the agent with that original id. Every agent needs exactly one row.
+AttributeTable in_agent_order(AttributeTable const& table, agent_index agents, std::string const& name,
+                              std::vector<global_id> const& original_ids = {});
 
 }  // namespace herd::cli

@@ -1,4 +1,5 @@
 #include "job.hpp"
+#include "covid_inputs.hpp"
 #include "input.hpp"
 #include "run_files.hpp"
 
@@ -56,6 +57,7 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
 
 bool is_epidemic(Options const& o) { return o.model == "sir" || o.model == "seir"; }
 bool is_consensus(Options const& o) { return o.model == "degroot" || o.model == "bounded-confidence"; }
+bool is_covid(Options const& o) { return o.model == "covid"; }
 
 ConsensusParameters consensus_parameters(Options const& o) {
   ConsensusParameters p;
@@ -87,14 +89,29 @@ void check_model(Options const& o, global_id agents) {
     Seir<Memory>(0, seir_parameters(o, agents));
   else if (is_consensus(o))
     Consensus<float, Memory>(0, consensus_parameters(o));
+  else if (is_covid(o))
+    Covid<Memory>(0, covid_parameters(o));
   else
     Opinion<Memory>(0, opinion_parameters(o));
 }
 
+// What a model reads per agent besides the graph (by global id).
+struct ModelInputs {
+  CovidPopulation covid;
+};
+
+template <class WeightStorage>
+ModelInputs model_inputs(Options const& o, Input<WeightStorage> const& input, Comm comm) {
+  ModelInputs inputs;
+  if (is_covid(o)) inputs.covid = covid_population(o, input.attributes, input.graph.num_agents(), comm);
+  return inputs;
+}
+
 // Runs the model the options name on `sim`; `state_bytes` gets the model's bytes per agent.
 template <class Sim>
-JobResult run_model(Options const& o, Sim& sim, std::function<void(int, int)> const& progress, double& state_bytes,
-                    std::uint64_t edges, bool distributed) {
+JobResult run_model(Options const& o, Sim& sim, ModelInputs const& inputs,
+                    std::function<void(int, int)> const& progress, double& state_bytes, std::uint64_t edges,
+                    bool distributed) {
   if (is_epidemic(o)) {
     Seir<Memory> model(sim.num_agents(), seir_parameters(o, sim.num_global()));
     state_bytes = decltype(model.state)::bytes_per_agent() + decltype(model.timer)::bytes_per_agent();
@@ -105,6 +122,12 @@ JobResult run_model(Options const& o, Sim& sim, std::function<void(int, int)> co
     // --precision half stores the opinions in 2 bytes, as it does the weights.
     Consensus<typename Sim::graph_type::weight_storage, Memory> model(sim.num_agents(), consensus_parameters(o));
     state_bytes = decltype(model.opinion)::bytes_per_agent();
+    return simulate(o, sim, model, {0, 1, 2, 3, 4}, progress, edges, distributed);
+  }
+  if (is_covid(o)) {
+    Covid<Memory> model(sim.num_agents(), covid_parameters(o), inputs.covid);
+    state_bytes = 0.0;
+    model.for_each_property([&](auto const& p) { state_bytes += static_cast<double>(p.bytes_per_agent()); });
     return simulate(o, sim, model, {0, 1, 2, 3, 4}, progress, edges, distributed);
   }
   Opinion<Memory> model(sim.num_agents(), opinion_parameters(o));
@@ -134,6 +157,7 @@ JobResult run_single(Options const& o, std::function<void(int, int)> const& prog
   Exec exec;
   Kokkos::Timer setup;
   auto input = make_graph<WeightStorage>(o, exec, world());
+  auto const inputs = model_inputs(o, input, world());
   auto graph = input.graph;
   Kokkos::View<global_id*, Memory> ids;
   if (o.reorder != "none") {
@@ -144,7 +168,7 @@ JobResult run_single(Options const& o, std::function<void(int, int)> const& prog
   Simulation<Exec, WeightStorage> sim(exec, graph, o.seed, parse_schedule(o.schedule), ids);
   double const setup_seconds = setup.seconds();
   double state_bytes = 0.0;
-  JobResult result = run_model(o, sim, progress, state_bytes, input.graph.num_edges(), false);
+  JobResult result = run_model(o, sim, inputs, progress, state_bytes, input.graph.num_edges(), false);
   result.setup_seconds = setup_seconds;
   describe(result, input, exec, to_string(sim.plan().schedule), state_bytes, ids.extent(0) != 0);
   RankStats only;
@@ -169,6 +193,7 @@ JobResult run_distributed(Options const& o, std::function<void(int, int)> const&
     check_model(o, graph.graph.num_agents());
     return graph;
   });
+  auto const inputs = mpi::collectively(comm, [&] { return model_inputs(o, input, comm); });
   auto local = mpi::distribute(exec, comm, input.graph, parse_partition_method(o.partition));
   mpi::DistributedOptions options;
   options.schedule = parse_schedule(o.schedule);
@@ -183,7 +208,7 @@ JobResult run_distributed(Options const& o, std::function<void(int, int)> const&
   };
   // Inputs were checked collectively above: what fails from here on fails on one rank, and the
   // herd command aborts the job.
-  JobResult result = run_model(o, sim, rank_progress, state_bytes, input.graph.num_edges(), true);
+  JobResult result = run_model(o, sim, inputs, rank_progress, state_bytes, input.graph.num_edges(), true);
   result.setup_seconds = setup_seconds;
   describe(result, input, exec, to_string(sim.plan().schedule), state_bytes, true);
 

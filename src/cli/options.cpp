@@ -83,7 +83,7 @@ Options parse(std::vector<std::string> const& args) {
   std::map<std::string, Setter> const with_value = {
       {"--model",
        [&](auto& k, auto& v) {
-         o.model = one_of(k, v, {"sir", "seir", "voter", "majority", "degroot", "bounded-confidence"});
+         o.model = one_of(k, v, {"sir", "seir", "voter", "majority", "degroot", "bounded-confidence", "covid"});
        }},
       {"--graph", [&](auto&, auto& v) { o.graph = v; }},
       {"--agents", [&](auto& k, auto& v) { o.agents = to_count(k, v, max_agents); }},
@@ -100,6 +100,12 @@ Options parse(std::vector<std::string> const& args) {
       {"--initial-infected", [&](auto& k, auto& v) { o.initial_infected = to_count(k, v, max_agents); }},
       {"--initial-share", [&](auto& k, auto& v) { o.initial_share = to_number(k, v); }},
       {"--confidence", [&](auto& k, auto& v) { o.confidence = to_positive(k, v); }},
+      {"--transmission-rate", [&](auto& k, auto& v) { o.transmission_rate = to_number(k, v); }},
+      {"--mortality", [&](auto& k, auto& v) { o.mortality = to_number(k, v); }},
+      {"--age-reading",
+       [&](auto& k, auto& v) {
+         o.age_reading = one_of(k, v, {"labels", "agenttorch"});
+       }},
       {"--precision",
        [&](auto& k, auto& v) {
          o.precision = one_of(k, v, {"float", "half"});
@@ -148,6 +154,7 @@ Options parse(std::vector<std::string> const& args) {
     }
     std::map<std::string, std::function<void()>> const flags = {{"--quiet", [&] { o.quiet = true; }},
                                                                 {"--directed", [&] { o.directed = true; }},
+                                                                {"--transpose", [&] { o.transpose = true; }},
                                                                 {"--relabel", [&] { o.relabel = true; }},
                                                                 {"--no-overlap", [&] { o.overlap = false; }},
                                                                 {"--gpu-aware-mpi", [&] { o.device_buffers = true; }},
@@ -174,9 +181,12 @@ Options parse(std::vector<std::string> const& args) {
   if (o.command == "convert") {
     if (o.output.empty()) throw UsageError{"convert needs --output FILE (or -o FILE) for the population file"};
     if (!o.checkpoint.empty() || o.snapshot_every > 0) throw UsageError{"convert writes no checkpoints or snapshots"};
-  } else if (!o.attributes.empty() || o.relabel) {
-    throw UsageError{"--attributes and --relabel belong to herd convert"};
+  } else if (o.relabel) {
+    throw UsageError{"--relabel belongs to herd convert"};
+  } else if (!o.attributes.empty() && o.model != "covid") {
+    throw UsageError{"--attributes: herd run reads agent attributes for --model covid only"};
   }
+  if (o.transpose && !o.directed) throw UsageError{"--transpose orients directed edges: it needs --directed"};
 #if !HERD_ENABLE_HDF5
   if (!o.checkpoint.empty() || !o.output.empty() || o.command == "resume" || o.command == "convert")
     throw UsageError{
@@ -194,7 +204,7 @@ Usage:
   herd resume FILE [options]
                        continue the run a checkpoint holds, to its --steps or a new --steps;
                        options that change results are refused, outputs may be given anew
-  herd convert GRAPH -o FILE [--attributes CSV] [--relabel] [--directed] [graph options]
+  herd convert GRAPH -o FILE [--attributes CSV] [--relabel] [--directed [--transpose]] [graph options]
                        write a population file (HDF5): the graph of an edge-list file or of a
                        generator (population, erdos-renyi, ...; --agents, --seed, ... as for run),
                        with agent attributes from a CSV file; herd run --graph FILE reads it
@@ -217,6 +227,14 @@ Model:
   --initial-share P        voter/majority: probability of starting with opinion 1 (0.5)
   --confidence E           bounded-confidence: average the neighbours whose opinion differs
                            by at most E (0.2); degroot averages them all
+  covid                    AgentTorch's COVID model (S, E, I, R, D; docs/models/covid-astoria.md):
+  --attributes CSV         agents' age_group (U19, 20t29, 30t39, 40t49, 50t64, 65A) and
+                           initial_disease_stage (0 S, 1 E, 2 I, 3 R, 4 D) by agent id; without
+                           it ages are drawn from Astoria's mix, --initial-infected agents exposed
+  --age-reading R          labels (default): parameters follow the age labels; agenttorch:
+                           AgentTorch's tables indexed by its age codes, as its code does
+  --transmission-rate R    R of the force of infection (4.75)
+  --mortality P            probability that an infection ends in death (0.12)
 
 Graph:
   --graph NAME|FILE        population (default: households, schools, workplaces, community),
@@ -228,6 +246,7 @@ Graph:
   --exponent G             power-law degree exponent, > 2 (2.5)
   --rewire P               watts-strogatz rewiring probability (0.1)
   --directed               keep a file's edges directed (u -> v: v's state affects u)
+  --transpose              with --directed: u -> v means u's state affects v (who infects whom)
 
 Run:
   --steps N                steps to run (150)

@@ -17,13 +17,14 @@ struct UsageError {
 struct Options {
   std::string command = "run";         ///< run, resume, convert, partition, help or version
   std::vector<std::string> arguments;  ///< the arguments after the command, as given
-  std::string model = "seir";          ///< sir, seir, voter, majority, degroot, bounded-confidence
+  std::string model = "seir";          ///< sir, seir, voter, majority, degroot, bounded-confidence, covid
   std::string graph = "population";    ///< population, erdos-renyi, power-law, watts-strogatz, or a file
   long long agents = 1000000;
   double mean_degree = 16.0;
   double exponent = 2.5;
   double rewire = 0.1;
   bool directed = false;
+  bool transpose = false;  ///< an edge-list line "u v" means u's state affects v
   int steps = 150;
   std::uint64_t seed = 42;
   double beta = 0.08;
@@ -34,6 +35,10 @@ struct Options {
   long long initial_infected = 10;
   double initial_share = 0.5;
   double confidence = 0.2;  ///< bounded-confidence: the largest opinion difference averaged
+  // covid (docs/models/covid-astoria.md).
+  double transmission_rate = 4.75;
+  double mortality = 0.12;
+  std::string age_reading = "labels";  ///< labels or agenttorch: how age groups get their parameters
   std::string precision = "float";
   std::string reorder = "none";
   std::string schedule = "auto";
@@ -50,7 +55,7 @@ struct Options {
   int snapshot_every = 0;
   std::string resume;  ///< herd resume: the checkpoint to continue from
   // herd convert: the graph (--graph, or the first argument) into a population file (--output).
-  std::string attributes;  ///< CSV of agent attributes to store with the graph
+  std::string attributes;  ///< CSV of agent attributes to store with the graph (convert) or for the model (run)
   bool relabel = false;    ///< number an edge list's agents densely, keeping their ids
   // Distributed runs (mpiexec -n P herd ...).
   std::string partition = "contiguous";

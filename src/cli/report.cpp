@@ -125,7 +125,7 @@ std::string summary_table(Options const& o, JobResult const& r) {
     << " directed edges (mean degree " << engineering(r.mean_degree) << ", max " << r.max_degree << ")"
     << (r.weighted ? ", weighted (" + o.precision + ")" : "") << "\n\n";
   // The time series, thinned to at most 10 rows, then the final state.
-  std::size_t const rows = r.counts.size(), stride = rows > 11 ? (rows - 1 + 9) / 10 : 1;
+  std::size_t const rows = r.counts.size(), stride = rows > 31 ? (rows - 1 + 9) / 10 : 1;
   s << std::setw(8) << "step";
   for (auto const& c : r.columns) s << std::setw(13) << c;
   s << "\n";

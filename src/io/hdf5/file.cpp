@@ -214,6 +214,10 @@ bool File::exists(std::string const& object) const {
   return object == "/" || H5Lexists(id_, object.c_str(), H5P_DEFAULT) > 0;
 }
 
+bool File::has_attribute(std::string const& object, std::string const& name) const {
+  return exists(object) && H5Aexists_by_name(id_, object.c_str(), name.c_str(), H5P_DEFAULT) > 0;
+}
+
 void File::create_group(std::string const& group) {
   Id g(H5Gcreate2(id_, group.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
   if (!g.valid()) fail(group, "cannot create the group");

@@ -3,6 +3,7 @@
 #include <herd/io/hdf5/population.hpp>
 #include <herd/mpi/collective.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -145,6 +146,48 @@ HostCsr read_population_graph(std::string const& path, MPI_Comm comm, bool* dire
   file.close();
   check_csr(graph, path + ": /graph");
   return graph;
+}
+
+std::optional<AttributeColumn> read_population_attribute(std::string const& path, std::string const& name,
+                                                         MPI_Comm comm) {
+  auto file = h5::File::open(path, comm);
+  check_format(file, kind);
+  std::string const dataset = "/agents/" + name;
+  if (!is_attribute_name(name) || !file.exists(dataset)) return std::nullopt;
+  auto const agents = static_cast<std::uint64_t>(file.int_attribute("/graph", "agents"));
+  auto const type = file.type(dataset);
+  bool const floating =
+      type == h5::Type::f16 || type == h5::Type::bf16 || type == h5::Type::f32 || type == h5::Type::f64;
+  auto const length = length_of(file, dataset, floating);
+  require(length == agents, path + ": " + dataset + " holds " + std::to_string(length) + " values for " +
+                                std::to_string(agents) + " agents");
+  AttributeColumn column;
+  column.name = name;
+  if (floating) {
+    column.kind = AttributeColumn::Kind::real;
+    column.reals = read_all<double>(file, dataset, length);
+  } else {
+    column.kind = AttributeColumn::Kind::integer;
+    column.integers = read_all<std::int64_t>(file, dataset, length, true);
+    if (file.has_attribute(dataset, "categories")) {
+      column.kind = AttributeColumn::Kind::category;
+      auto const text = file.string_attribute(dataset, "categories");
+      for (std::size_t start = 0; start <= text.size();) {
+        auto const end = std::min(text.find('\n', start), text.size());
+        column.categories.push_back(text.substr(start, end - start));
+        start = end + 1;
+      }
+      auto const& codes = column.integers;
+      auto const bad = std::find_if(codes.begin(), codes.end(), [&](std::int64_t code) {
+        return code < 0 || static_cast<std::size_t>(code) >= column.categories.size();
+      });
+      require(bad == codes.end(), path + ": " + dataset + ": agent " + std::to_string(bad - codes.begin()) +
+                                      " has category code " + (bad == codes.end() ? "" : std::to_string(*bad)) +
+                                      " of " + std::to_string(column.categories.size()));
+    }
+  }
+  file.close();
+  return column;
 }
 
 bool is_attribute_name(std::string const& name) {

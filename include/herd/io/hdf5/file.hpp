@@ -69,6 +69,7 @@ class File {
   void set_attribute(std::string const& object, std::string const& name, std::string const& value);
   void set_attribute(std::string const& object, std::string const& name, std::int64_t value);
   void set_attribute(std::string const& object, std::string const& name, double value);
+  bool has_attribute(std::string const& object, std::string const& name) const;
   std::string string_attribute(std::string const& object, std::string const& name) const;
   std::int64_t int_attribute(std::string const& object, std::string const& name) const;
   double double_attribute(std::string const& object, std::string const& name) const;

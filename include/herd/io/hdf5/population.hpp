@@ -8,6 +8,7 @@
 #include <herd/io/host_csr.hpp>
 #include <herd/io/text/attribute_table.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,12 @@ void write_population(std::string const& path, HostCsr const& graph, PopulationI
 /// serves each byte once) and checks it with check_csr; every problem is an error naming the file,
 /// the same on every rank. Collective.
 HostCsr read_population_graph(std::string const& path, MPI_Comm comm, bool* directed = nullptr);
+
+/// Reads the agent attribute /agents/<name> of a population file on every rank: integers (with
+/// the text of each code when it is a category) or reals, one per agent. Nothing when the file has
+/// no such attribute. Collective.
+std::optional<AttributeColumn> read_population_attribute(std::string const& path, std::string const& name,
+                                                         MPI_Comm comm);
 
 /// Whether an attribute table's column can be stored under this name (/agents/<name>): not empty,
 /// no '/', not "." and not the reserved original_id.

@@ -1,0 +1,171 @@
+"""Tests of herd run --model covid from the command line: a population given as a directed edge list
+and a CSV table of agents, the stage counts it prints, the direction of edges, errors in the table,
+the same results on 1 and 2 threads and (with MPI) on 1 to 3 ranks, the same results from a
+population file (with HDF5), and the Astoria case when its data is at hand.
+
+Usage: test_cli_covid.py HERD [MPIEXEC [MPIEXEC FLAGS...]]
+Environment: HERD_HAS_HDF5=1 when herd was built with HDF5; HERD_ASTORIA=DIR with the Astoria files."""
+
+import csv
+import os
+import random
+import sys
+import unittest
+
+import herd_files_test as hf
+from herd_files_test import read
+
+AGES = ["20t29", "30t39", "40t49", "50t64", "65A", "U19"]
+
+
+def counts(path):
+    with open(path) as f:
+        rows = list(csv.reader(f))
+    header = rows[0]
+    return header, [[int(v) for v in row] for row in rows[1:]]
+
+
+class CovidRun(hf.Case):
+    def write_population(self, agents=3000, contacts=9000, exposed=20, seed=5):
+        """A directed edge list u,v (u can infect v) and a table of agents in shuffled order; the last
+        agents have no contacts at all, so only the table makes them agents."""
+        rng = random.Random(seed)
+        with open(self.path("edges.csv"), "w") as f:
+            for _ in range(contacts):
+                u, v = rng.randrange(agents - 5), rng.randrange(agents - 5)
+                f.write(f"{u},{v}\n")
+        rows = [(i, rng.choice(AGES), 1 if i < exposed else 0) for i in range(agents)]
+        rng.shuffle(rows)
+        with open(self.path("agents.csv"), "w") as f:
+            f.write("agent_id,age_group,initial_disease_stage\n")
+            for i, age, stage in rows:
+                f.write(f"{i},{age},{stage}\n")
+
+    def covid(self, *extra, ranks=0, csv_name="out.csv"):
+        self.ok(ranks, "run", "--model", "covid", "--graph", self.path("edges.csv"), "--directed", "--transpose",
+                "--attributes", self.path("agents.csv"), "--quiet", "--csv", self.path(csv_name), *extra)
+        return read(self.path(csv_name))
+
+    def test_counts_are_conserved_and_follow_the_stages(self):
+        self.write_population()
+        self.covid("--steps", "40", "--transmission-rate", "12")
+        header, rows = counts(self.path("out.csv"))
+        self.assertEqual(header, ["step", "S", "E", "I", "R", "D"])
+        self.assertEqual(len(rows), 41)
+        self.assertEqual(rows[0][1:], [2980, 20, 0, 0, 0])
+        for before, after in zip(rows, rows[1:]):
+            self.assertEqual(sum(after[1:]), 3000)
+            self.assertLessEqual(after[1], before[1])  # S only shrinks
+            self.assertGreaterEqual(after[4] + after[5], before[4] + before[5])  # R + D only grow
+        # The initial exposed turn infected at step 3 and leave at step 8: rows 4 and 9.
+        self.assertEqual(rows[3][3], 0)
+        self.assertGreaterEqual(rows[4][3], 20)
+        self.assertGreater(rows[-1][4] + rows[-1][5], 200, "the epidemic should spread")
+        self.assertGreater(rows[-1][5], 0)
+
+    def test_same_results_on_one_and_two_threads(self):
+        self.write_population()
+        one = self.covid("--steps", "30", "--transmission-rate", "12")
+        hf.ENV["OMP_NUM_THREADS"] = "2"
+        try:
+            for schedule in ["thread", "team"]:
+                self.assertEqual(self.covid("--steps", "30", "--transmission-rate", "12", "--schedule", schedule),
+                                 one, schedule)
+        finally:
+            hf.ENV["OMP_NUM_THREADS"] = "1"
+
+    def test_edges_point_from_infector_to_infected(self):
+        # One contact 0,1; agent 0 starts exposed and the transmission is certain once possible.
+        with open(self.path("edges.csv"), "w") as f:
+            f.write("0,1\n")
+        with open(self.path("agents.csv"), "w") as f:
+            f.write("agent_id,age_group,initial_disease_stage\n0,30t39,1\n1,30t39,0\n")
+        base = ["run", "--model", "covid", "--graph", self.path("edges.csv"), "--attributes", self.path("agents.csv"),
+                "--transmission-rate", "1e6", "--steps", "3", "--quiet", "--csv", self.path("o.csv")]
+        exposed_after_3 = {}
+        for name, flags in [("who-infects-whom", ["--directed", "--transpose"]), ("reversed", ["--directed"]),
+                            ("undirected", [])]:
+            self.ok(0, *base, *flags)
+            exposed_after_3[name] = counts(self.path("o.csv"))[1][3][2]
+        self.assertEqual(exposed_after_3, {"who-infects-whom": 2, "reversed": 1, "undirected": 2})
+
+    def test_bad_tables_are_refused_with_the_file_named(self):
+        self.write_population(agents=50, contacts=100, exposed=2)
+        good = read(self.path("agents.csv")).splitlines()
+        cases = {
+            "no age column": ["agent_id,initial_disease_stage"] + [",".join(l.split(",")[::2]) for l in good[1:]],
+            "unknown label": [good[0], good[1].split(",")[0] + ",adult,0"] + good[2:],
+            "bad stage": [good[0], ",".join(good[1].split(",")[:2]) + ",7"] + good[2:],
+            "text stage": [good[0], ",".join(good[1].split(",")[:2]) + ",sick"] + good[2:],
+            "missing agent": good[:-1],
+        }
+        expected = {"no age column": "no column age_group", "unknown label": "unknown age group 'adult'",
+                    "bad stage": "stage 7", "text stage": "not text", "missing agent": "no row for agent"}
+        for name, lines in cases.items():
+            with self.subTest(case=name):
+                with open(self.path("bad.csv"), "w") as f:
+                    f.write("\n".join(lines) + "\n")
+                result = hf.herd(0, "run", "--model", "covid", "--graph", self.path("edges.csv"), "--directed",
+                                 "--transpose", "--attributes", self.path("bad.csv"), "--steps", "2", "--quiet")
+                self.assertEqual(result.returncode, 1, result.stderr)
+                self.assertIn(self.path("bad.csv"), result.stderr)
+                self.assertIn(expected[name], result.stderr)
+
+    def test_usage_errors(self):
+        self.write_population(agents=50, contacts=100, exposed=2)
+        for args in [["--model", "seir", "--attributes", self.path("agents.csv")],
+                     ["--model", "covid", "--graph", self.path("edges.csv"), "--transpose"],
+                     ["--model", "covid", "--age-reading", "decades"]]:
+            with self.subTest(args=args):
+                result = hf.herd(0, "run", *args, "--steps", "2")
+                self.assertEqual(result.returncode, 2, result.stderr)
+
+    def test_ages_drawn_when_no_population_is_given(self):
+        self.ok(0, "run", "--model", "covid", "--graph", "erdos-renyi", "--agents", "20000", "--mean-degree", "4",
+                "--steps", "25", "--initial-infected", "30", "--transmission-rate", "10", "--quiet", "--csv",
+                self.path("g.csv"))
+        _, rows = counts(self.path("g.csv"))
+        self.assertEqual(rows[0][1:], [19970, 30, 0, 0, 0])
+        self.assertGreater(rows[-1][4] + rows[-1][5], 30)
+
+    @unittest.skipUnless(len(sys.argv) > 2, "herd was built without MPI")
+    def test_same_results_on_1_to_3_ranks(self):
+        self.write_population()
+        one = self.covid("--steps", "30", "--transmission-rate", "12")
+        for partition in ["contiguous", "metis"]:
+            for ranks in [2, 3]:
+                with self.subTest(partition=partition, ranks=ranks):
+                    extra = ["--steps", "30", "--transmission-rate", "12", "--partition", partition]
+                    self.assertEqual(self.covid(*extra, ranks=ranks, csv_name="many.csv"), one)
+
+    @unittest.skipUnless(os.environ.get("HERD_HAS_HDF5") == "1", "herd was built without HDF5")
+    def test_population_file_gives_the_same_run(self):
+        self.write_population()
+        one = self.covid("--steps", "30", "--transmission-rate", "12")
+        self.ok(0, "convert", self.path("edges.csv"), "--directed", "--transpose", "--attributes",
+                self.path("agents.csv"), "-o", self.path("pop.h5"))
+        self.ok(0, "run", "--model", "covid", "--graph", self.path("pop.h5"), "--steps", "30", "--transmission-rate",
+                "12", "--quiet", "--csv", self.path("h5.csv"))
+        self.assertEqual(read(self.path("h5.csv")), one)
+
+    @unittest.skipUnless(os.path.isfile(os.path.join(os.environ.get("HERD_ASTORIA", "-"), "astoria_agents.csv")),
+                         "the Astoria data is not at hand (HERD_ASTORIA)")
+    def test_astoria(self):
+        data = os.environ["HERD_ASTORIA"]
+        result = self.ok(0, "run", "--model", "covid", "--graph", os.path.join(data, "mobility_network_0.csv"),
+                         "--directed", "--transpose", "--attributes", os.path.join(data, "astoria_agents.csv"),
+                         "--steps", "21", "--csv", self.path("astoria.csv"))
+        _, rows = counts(self.path("astoria.csv"))
+        self.assertEqual(len(rows), 22)
+        self.assertEqual(rows[0][1:], [37473, 45, 0, 0, 0])
+        for row in rows:
+            self.assertEqual(sum(row[1:]), 37518)
+        self.assertIn("37,518 agents, 136,372 directed edges", result.stdout)
+        # Every step is printed, with the time per step.
+        self.assertIn("ms/step", result.stdout)
+        self.assertEqual(sum(1 for line in result.stdout.splitlines() if line.strip()[:2].strip().isdigit()), 22)
+
+
+if __name__ == "__main__":
+    hf.configure(sys.argv)
+    unittest.main(argv=sys.argv[:1])
