@@ -10,6 +10,7 @@
 #include <herd/core/portable_math.hpp>
 #include <herd/core/random.hpp>
 #include <herd/core/types.hpp>
+#include <herd/engine/active_set.hpp>
 #include <herd/engine/agent.hpp>
 #include <herd/engine/run.hpp>
 #include <herd/engine/schedule.hpp>

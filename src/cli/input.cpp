@@ -16,6 +16,15 @@ bool is_generator(std::string const& graph) {
   return graph == "population" || graph == "erdos-renyi" || graph == "power-law" || graph == "watts-strogatz";
 }
 
+bool is_population_file(std::string const& graph) {
+#if HERD_ENABLE_HDF5
+  return io::is_hdf5_file(graph);
+#else
+  (void)graph;
+  return false;
+#endif
+}
+
 BuildOptions prepare_edges(Options const& o, HostEdgeList& edges) {
   // A line "u v" means by default that v's state affects u (row u lists v); transposed, that u's
   // state affects v, as in networks given as who-infects-whom.

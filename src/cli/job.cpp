@@ -166,11 +166,34 @@ JobResult run_single(Options const& o, std::function<void(int, int)> const& prog
     ids = global_ids_of(exec, permutation);
   }
   Simulation<Exec, WeightStorage> sim(exec, graph, o.seed, parse_schedule(o.schedule), ids);
+  bool const activity = is_epidemic(o) || is_covid(o);
+  // Generated graphs and symmetrised edge lists push along their own rows; other graphs (directed,
+  // or a population file, which may be) through their transpose.
+  bool const symmetric = is_generator(o.graph) || (!o.directed && !is_population_file(o.graph));
+  if (activity) {
+    sim.set_stepping(o.stepping == "pull"     ? Stepping::pull
+                     : o.stepping == "active" ? Stepping::active
+                                              : Stepping::automatic,
+                     symmetric);
+  }
   double const setup_seconds = setup.seconds();
   double state_bytes = 0.0;
   JobResult result = run_model(o, sim, inputs, progress, state_bytes, input.graph.num_edges(), false);
   result.setup_seconds = setup_seconds;
+  if (activity) {
+    auto const& stats = sim.stepping_stats();
+    result.stepping = o.stepping;
+    result.steps_counted = stats.steps;
+    result.active_steps = stats.active_steps;
+    result.mean_active_share = stats.mean_active_share();
+  }
+  bool const active_memory = activity && o.stepping != "pull";
   describe(result, input, exec, to_string(sim.plan().schedule), state_bytes, ids.extent(0) != 0);
+  if (active_memory) {
+    // The active set: a mark (1 byte) and a list entry (4) per agent; a transpose when pushed through one.
+    result.bytes_per_agent += 1 + sizeof(agent_index) + (symmetric ? 0 : sizeof(edge_offset));
+    result.bytes_per_edge += symmetric ? 0 : sizeof(agent_index);
+  }
   RankStats only;
   only.owned = result.agents;
   only.edges = result.edges;

@@ -118,6 +118,7 @@ Options parse(std::vector<std::string> const& args) {
        [&](auto& k, auto& v) {
          o.schedule = one_of(k, v, {"auto", "thread", "vector", "team", "hybrid"});
        }},
+      {"--stepping", [&](auto& k, auto& v) { o.stepping = one_of(k, v, {"auto", "pull", "active"}); }},
       {"--threads", [&](auto& k, auto& v) { o.threads = static_cast<int>(to_count(k, v, 4096)); }},
       {"--csv", [&](auto&, auto& v) { o.csv = v; }},
       {"--json", [&](auto&, auto& v) { o.json = v; }},
@@ -255,6 +256,9 @@ Run:
   --reorder ORDER          none (default), rcm, degree, random: relabel agents for locality;
                            results are the same, reported in the original ids
   --schedule NAME          auto (default), thread, vector, team, hybrid: agents/edges to threads
+  --stepping MODE          auto (default), pull, active: sir, seir and covid steps visit every
+                           agent (pull), only those that can change (active), or per step
+                           whichever is cheaper (auto); results are the same to the last bit
   --threads N              host threads (default: OpenMP's)
   --csv FILE               write the time series of counts per state
   --json FILE              write a machine-readable summary

@@ -42,6 +42,7 @@ struct Options {
   std::string precision = "float";
   std::string reorder = "none";
   std::string schedule = "auto";
+  std::string stepping = "auto";  ///< pull, active or auto: which agents a step visits (same results)
   int threads = 0;
   std::string csv;
   std::string json;

@@ -142,6 +142,10 @@ std::string summary_table(Options const& o, JobResult const& r) {
     << engineering(per_second(static_cast<double>(r.edges) * steps, r.step_seconds)) << " edges/s\n";
   s << "memory: " << engineering(r.bytes_per_agent) << " bytes/agent, " << engineering(r.bytes_per_edge)
     << " bytes/edge\n";
+  if (!r.stepping.empty() && r.stepping != "pull")
+    s << "stepping " << r.stepping << ": " << r.active_steps << " of " << r.steps_counted
+      << " steps on the active agents only, " << engineering(100 * r.mean_active_share)
+      << " % of the agents stepped on average\n";
   if (r.ranks.size() > 1) {
     s << "\n"
       << r.ranks.size() << " ranks, " << o.partition << " partition, " << engineering(100 * cut_fraction(r))
@@ -197,6 +201,9 @@ std::string json(Options const& o, JobResult const& r, std::string const& kokkos
   s << "  \"edges_per_second\": " << per_second(static_cast<double>(r.edges) * steps, r.step_seconds) << ",\n";
   s << "  \"bytes_per_agent\": " << r.bytes_per_agent << ",\n";
   s << "  \"bytes_per_edge\": " << r.bytes_per_edge << ",\n";
+  if (!r.stepping.empty())
+    s << "  \"stepping\": {\"mode\": " << json_string(r.stepping) << ", \"steps\": " << r.steps_counted
+      << ", \"active_steps\": " << r.active_steps << ", \"mean_active_share\": " << r.mean_active_share << "},\n";
   s << "  \"backend\": " << json_string(r.backend) << ",\n";
   s << "  \"threads\": " << r.threads << ",\n";
   s << "  \"partition\": " << json_string(o.partition) << ",\n";

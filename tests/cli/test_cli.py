@@ -145,6 +145,35 @@ class BadInput(unittest.TestCase):
         self.assertIn("/no/such/dir/x.csv: cannot write the file", result.stderr)
 
 
+class Stepping(unittest.TestCase):
+    """Active-set stepping visits fewer agents and gives the same results to the last bit."""
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.addCleanup(self.dir.cleanup)
+
+    def run_with(self, stepping, *args):
+        csv = os.path.join(self.dir.name, stepping + ".csv")
+        js = os.path.join(self.dir.name, stepping + ".json")
+        result = herd("run", *args, "--stepping", stepping, "--csv", csv, "--json", js, "--quiet")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        return read(csv), json.loads(read(js))
+
+    def test_same_results_whichever_agents_a_step_visits(self):
+        for args in [["--model", "seir", "--graph", "population", "--agents", "30000", "--steps", "80"],
+                     ["--model", "sir", "--graph", "power-law", "--agents", "30000", "--steps", "60", "--beta", "0.05"],
+                     ["--model", "covid", "--graph", "erdos-renyi", "--agents", "30000", "--mean-degree", "4",
+                      "--steps", "40", "--transmission-rate", "10"]]:
+            with self.subTest(args=args):
+                pull, pulled = self.run_with("pull", *args)
+                self.assertEqual(pulled["stepping"]["active_steps"], 0)
+                for stepping in ["active", "auto"]:
+                    rows, summary = self.run_with(stepping, *args)
+                    self.assertEqual(rows, pull, stepping)
+                    self.assertLess(summary["stepping"]["mean_active_share"], 1.0, stepping)
+                    self.assertGreater(summary["stepping"]["active_steps"], 0, stepping)
+
+
 if __name__ == "__main__":
     HERD = sys.argv.pop(1)
     unittest.main(verbosity=1)

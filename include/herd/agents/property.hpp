@@ -46,6 +46,9 @@ class Property {
   }
   /// Carries agent i's current value into the next buffer.
   KOKKOS_INLINE_FUNCTION void keep(agent_index i) const { next_(i) = current_(i); }
+  /// Makes agent i's next value current: for a phase that stepped some agents only, in place of
+  /// swap().
+  KOKKOS_INLINE_FUNCTION void commit(agent_index i) const { current_(i) = next_(i); }
 
   /// Makes the next buffer current. Called by the engine after each phase that writes this property.
   void swap() { std::swap(current_, next_); }

@@ -19,6 +19,7 @@ namespace Details {
 template <class... Properties>
 struct Carry {
   KOKKOS_INLINE_FUNCTION void keep(agent_index) const {}
+  KOKKOS_INLINE_FUNCTION void commit(agent_index) const {}
 };
 template <class First, class... Rest>
 struct Carry<First, Rest...> {
@@ -27,6 +28,10 @@ struct Carry<First, Rest...> {
   KOKKOS_INLINE_FUNCTION void keep(agent_index i) const {
     first.keep(i);
     rest.keep(i);
+  }
+  KOKKOS_INLINE_FUNCTION void commit(agent_index i) const {
+    first.commit(i);
+    rest.commit(i);
   }
 };
 inline Carry<> make_carry() { return {}; }
@@ -137,6 +142,20 @@ void launch_phase(ExecutionSpace const& exec, StepPlan<typename ExecutionSpace::
                          Kokkos::TeamPolicy<ExecutionSpace>(exec, static_cast<int>(plan.hubs.extent(0)), Kokkos::AUTO),
                          Details::TeamLaunch<Kernel>{kernel});
   }
+}
+
+// Runs `kernel` over the agents list(0 .. count), a thread each, then makes their written values
+// current: the agents not listed keep theirs, so the buffers are not swapped.
+template <class ExecutionSpace, class Kernel, class... Written>
+void launch_listed(ExecutionSpace const& exec, Kokkos::View<agent_index*, typename ExecutionSpace::memory_space> list,
+                   agent_index count, Kernel kernel, Carry<Written...> const& written) {
+  kernel.agents = list;
+  kernel.first = 0;
+  Kokkos::parallel_for("herd::step::active",
+                       Kokkos::RangePolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec, 0, count), kernel);
+  Kokkos::parallel_for(
+      "herd::step::commit", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count),
+      KOKKOS_LAMBDA(agent_index k) { written.commit(list(k)); });
 }
 
 }  // namespace Details

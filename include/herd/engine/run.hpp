@@ -23,7 +23,8 @@ struct NoProgress {
 /// Runs `steps` steps of `model` from the simulation's current step and returns the history of its
 /// observables (row 0: before the first of these steps), kept on the device.
 /// The loop launches kernels only: it allocates nothing and does not wait for the device (a
-/// distributed simulation waits for its halo messages, and sums the history over ranks at the end).
+/// distributed simulation waits for its halo messages, and sums the history over ranks at the end;
+/// active-set stepping reads the active list's length, 4 bytes per step).
 template <class Simulation, class Model, class Progress = NoProgress>
 History<typename Simulation::memory_space> run(Simulation& sim, Model& model, int steps, Progress&& progress = {}) {
   require(steps >= 0, "run: the step count must not be negative, got " + std::to_string(steps));
@@ -31,6 +32,7 @@ History<typename Simulation::memory_space> run(Simulation& sim, Model& model, in
   History<typename Simulation::memory_space> history("herd::history", steps + 1, model.num_observables());
   sim.observe(model, Kokkos::subview(history, 0, Kokkos::ALL()));
   for (int t = 1; t <= steps; ++t) {
+    sim.before_step(model);
     model.step(sim);
     sim.end_step();
     sim.observe(model, Kokkos::subview(history, t, Kokkos::ALL()));

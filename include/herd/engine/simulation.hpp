@@ -2,6 +2,7 @@
 
 #include <herd/core/kokkos_compat.hpp>
 #include <herd/core/random.hpp>
+#include <herd/engine/active_set.hpp>
 #include <herd/engine/agent.hpp>
 #include <herd/engine/phase_kernel.hpp>
 #include <herd/engine/step_plan.hpp>
@@ -10,6 +11,19 @@
 #include <Kokkos_Core.hpp>
 
 namespace herd {
+
+/// How many steps went which way, and how many agents the active steps visited.
+struct SteppingStats {
+  std::int64_t steps = 0;         ///< steps of a model that declares activity
+  std::int64_t active_steps = 0;  ///< of which stepped on the active list only
+  double active_share_sum = 0.0;  ///< sum over all steps of agents stepped / agents owned
+  double mean_active_share() const { return steps ? active_share_sum / static_cast<double>(steps) : 1.0; }
+};
+
+/// Stepping::automatic pushes when the pushes a step needs (agents that change on their own plus
+/// the edges of spreading agents, estimated) are at most this fraction of the agents; else it pulls. Measured
+/// on SIR, docs/benchmarks.md "Active-set stepping".
+inline double default_active_threshold() { return 0.5; }
 
 /// One simulation: a graph, the seed of its random stream, the step counter and the scheduling
 /// plan. Models own their properties and advance through apply(); see herd::run for the loop.
@@ -54,23 +68,71 @@ class Simulation {
   template <class Phase, class... Written>
   void apply(Phase const& phase, Written&... written) {
     using kernel_type = Details::PhaseKernel<Phase, graph_type, Written...>;
-    kernel_type const kernel{phase,
-                             graph_,
-                             id_map(),
-                             {},
-                             0,
-                             rng_,
-                             step_,
-                             streams::first_model_stream + phase_,
-                             Details::make_carry(written...),
-                             0};
-    Details::launch_phase(exec_, plan_, kernel);
-    (written.swap(), ...);
+    kernel_type kernel{phase,
+                       graph_,
+                       id_map(),
+                       {},
+                       0,
+                       rng_,
+                       step_,
+                       streams::first_model_stream + phase_,
+                       Details::make_carry(written...),
+                       0};
+    if (listed_ >= 0) {
+      Details::launch_listed(exec_, active_.list(), listed_, kernel, Details::make_carry(written...));
+    } else {
+      Details::launch_phase(exec_, plan_, kernel);
+      (written.swap(), ...);
+    }
     ++phase_;
+  }
+
+  /// Chooses how the following steps pick their agents. Stepping::active and automatic apply to
+  /// models that declare their agents' activity (others are always pulled); they push from the
+  /// spreading agents to the agents that read them, which on a graph that is not `symmetric` takes
+  /// its transpose (built here, as much memory as the graph's structure). Allocates; call it before
+  /// the step loop.
+  void set_stepping(Stepping stepping, bool symmetric, double threshold = default_active_threshold()) {
+    stepping_ = stepping;
+    threshold_ = threshold;
+    if (stepping == Stepping::pull) {
+      active_ = {};
+      has_active_set_ = false;
+      return;
+    }
+    active_ = symmetric ? ActiveSet<ExecutionSpace>(exec_, graph_, num_owned())
+                        : ActiveSet<ExecutionSpace>(exec_, transpose(exec_, graph_), num_owned());
+    has_active_set_ = true;
+  }
+  Stepping stepping() const { return stepping_; }
+  SteppingStats const& stepping_stats() const { return stats_; }
+
+  /// Called before each step (herd::run does): finds the agents that may change this step and,
+  /// when few enough, restricts the step's phases to them. Waits for the device (the list's length).
+  template <class Model>
+  void before_step(Model const& model) {
+    if constexpr (declares_activity_v<Model>) {
+      if (stepping_ == Stepping::pull || !has_active_set_) return;
+      double const owned = num_owned() > 0 ? static_cast<double>(num_owned()) : 1.0;
+      ++stats_.steps;
+      if (stepping_ == Stepping::automatic && active_.push_estimate(model) > threshold_ * owned) {
+        stats_.active_share_sum += 1.0;
+        return;
+      }
+      listed_ = active_.find(model);
+      marked_ = true;
+      stats_.active_share_sum += static_cast<double>(listed_) / owned;
+      ++stats_.active_steps;
+    } else {
+      (void)model;
+    }
   }
 
   /// Marks the end of a step: the step counter moves on and phase numbering starts again.
   void end_step() {
+    if (marked_) active_.clear();
+    marked_ = false;
+    listed_ = -1;
     ++step_;
     phase_ = 0;
   }
@@ -103,6 +165,13 @@ class Simulation {
   StepPlan<memory_space> plan_;
   std::uint32_t step_ = 0;
   std::uint32_t phase_ = 0;
+  Stepping stepping_ = Stepping::pull;
+  double threshold_ = default_active_threshold();
+  ActiveSet<ExecutionSpace> active_;
+  bool has_active_set_ = false;
+  bool marked_ = false;
+  agent_index listed_ = -1;  ///< >= 0: this step's phases run on the first listed_ agents of the active list
+  SteppingStats stats_;
 };
 
 }  // namespace herd

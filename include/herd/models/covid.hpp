@@ -21,6 +21,7 @@
 #include <herd/core/incomplete_gamma.hpp>
 #include <herd/core/portable_math.hpp>
 #include <herd/core/random.hpp>
+#include <herd/engine/active_set.hpp>
 #include <herd/models/seeding.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -199,6 +200,15 @@ class Covid {
   }
 
   KOKKOS_INLINE_FUNCTION void observe(agent_index i, std::int64_t* totals) const { totals[stage.stored(i)] += 1; }
+
+  /// For active-set stepping: susceptible agents change only next to an exposed or infected one;
+  /// exposed and infected agents count their days and infect; recovered and dead ones never change.
+  /// A table lookup without branches (stages are mixed at random, and branches on them mispredict).
+  KOKKOS_INLINE_FUNCTION std::uint8_t activity(agent_index i) const {
+    constexpr std::uint64_t infecting = activity::changes | activity::spreads;
+    constexpr std::uint64_t by_stage = std::uint64_t{activity::receives} | infecting << 8 | infecting << 16;
+    return static_cast<std::uint8_t>(by_stage >> (8 * (stage.stored(i) & 7)));
+  }
 
   /// The infectiousness of an exposed or infected neighbour `d` days after its exposure, in
   /// units of 2^-32 (for tests and tools: a copy of the device table).

@@ -125,6 +125,10 @@ class DistributedSimulation {
     ++phase_;
   }
 
+  /// Active-set stepping is not distributed yet: every step pulls all owned agents.
+  template <class Model>
+  void before_step(Model const& /*model*/) {}
+
   void end_step() {
     ++step_;
     phase_ = 0;

@@ -1,0 +1,181 @@
+// Active-set stepping against the full pull step: SIR on an Erdos-Renyi graph of mean degree 16
+// from 10 infectious seeds. One step timed at two states of the same epidemic, a step where under
+// 1 % of the agents are active (early) and the peak of infections, and the whole epidemic from the
+// seeds to extinction. Modes: pull (every agent, every step), active (the active list, every step),
+// automatic (per step, whichever the active fraction favours).
+
+#include "bench_common.hpp"
+
+#include <herd/engine/active_set.hpp>
+
+#include <map>
+#include <vector>
+
+namespace herd::bench {
+namespace {
+
+SeirParameters sir_parameters() {
+  SeirParameters p;
+  p.beta = 0.03;  // R0 about 16 x 0.03 x 5 = 2.4
+  p.infectious = Period::fixed(5);
+  p.initial_infected = 10;
+  return p;
+}
+
+// An epidemic's states saved at chosen steps, and the step it dies out.
+struct Epidemic {
+  std::map<std::string, std::pair<std::uint32_t, std::vector<Kokkos::View<std::uint8_t*, Memory>>>> saved;
+  int steps_to_extinction = 0;
+};
+
+std::vector<Kokkos::View<std::uint8_t*, Memory>> save(Seir<Memory> const& model) {
+  std::vector<Kokkos::View<std::uint8_t*, Memory>> out;
+  model.for_each_property([&](auto const& p) {
+    using T = typename std::decay_t<decltype(p)>::storage_type;
+    Kokkos::View<std::uint8_t*, Memory> copy("herd::bench::saved", p.size() * sizeof(T));
+    Kokkos::deep_copy(copy, Kokkos::View<std::uint8_t*, Memory, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                                reinterpret_cast<std::uint8_t*>(p.current().data()), copy.extent(0)));
+    out.push_back(copy);
+  });
+  return out;
+}
+
+void restore(Seir<Memory>& model, std::vector<Kokkos::View<std::uint8_t*, Memory>> const& saved) {
+  std::size_t k = 0;
+  model.for_each_property([&](auto const& p) {
+    auto const& copy = saved[k++];
+    Kokkos::deep_copy(Kokkos::View<std::uint8_t*, Memory, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                          reinterpret_cast<std::uint8_t*>(p.current().data()), copy.extent(0)),
+                      copy);
+  });
+}
+
+Epidemic const& epidemic(agent_index agents) {
+  static std::map<agent_index, Epidemic> cache;
+  static bool const hooked = (Kokkos::push_finalize_hook([] { cache.clear(); }), true);
+  (void)hooked;
+  if (auto found = cache.find(agents); found != cache.end()) return found->second;
+  auto const& g = graph(erdos_renyi, agents, Ordering::none);
+  Exec exec;
+  Simulation<Exec> sim(exec, g, 42);
+  sim.set_stepping(Stepping::automatic, true);
+  Seir<Memory> model(agents, sir_parameters());
+  model.initialise(sim, agents);
+  Epidemic e;
+  Kokkos::View<std::int64_t*, Memory> row("herd::bench::row", 4);
+  auto host = Kokkos::create_mirror_view(row);
+  std::int64_t peak = 0;
+  for (int t = 0; t < 1000; ++t) {
+    sim.observe(model, row);
+    Kokkos::deep_copy(host, row);
+    if (host(2) == 0 && t > 0) {
+      e.steps_to_extinction = t;
+      break;
+    }
+    // Active agents: the infectious and their susceptible neighbours, at most 17 per infectious
+    // on average. The last state of the growing epidemic that stays under 1 % of the agents.
+    if (host(2) * 17 < agents / 100 && host(2) >= peak) e.saved["early"] = {sim.step(), save(model)};
+    if (host(2) > peak) {
+      peak = host(2);
+      e.saved["peak"] = {sim.step(), save(model)};
+    }
+    sim.before_step(model);
+    model.step(sim);
+    sim.end_step();
+  }
+  return cache.emplace(agents, std::move(e)).first->second;
+}
+
+Stepping mode_of(std::int64_t m) { return m == 0 ? Stepping::pull : m == 1 ? Stepping::active : Stepping::automatic; }
+char const* mode_name(std::int64_t m) { return m == 0 ? "pull" : m == 1 ? "active" : "automatic"; }
+
+void sir_step_at(benchmark::State& state, char const* when) {
+  auto const agents = static_cast<agent_index>(state.range(0));
+  auto const& e = epidemic(agents);
+  auto const& [step, saved] = e.saved.at(when);
+  auto const& g = graph(erdos_renyi, agents, Ordering::none);
+  Exec exec;
+  Simulation<Exec> sim(exec, g, 42);
+  sim.set_stepping(mode_of(state.range(1)), true);
+  Seir<Memory> model(agents, sir_parameters());
+  for (auto _ : state) {
+    restore(model, saved);
+    sim.set_step(step);
+    Kokkos::fence();
+    Kokkos::Timer timer;
+    sim.before_step(model);
+    model.step(sim);
+    sim.end_step();
+    Kokkos::fence();
+    state.SetIterationTime(timer.seconds());
+  }
+  state.counters["active_share"] = sim.stepping_stats().mean_active_share();
+  state.SetLabel(std::string(when) + " step " + std::to_string(step) + " " + mode_name(state.range(1)));
+}
+
+void sir_step_early(benchmark::State& state) { sir_step_at(state, "early"); }
+void sir_step_peak(benchmark::State& state) { sir_step_at(state, "peak"); }
+BENCHMARK(sir_step_early)
+    ->ArgsProduct({{1000000, 10000000}, {0, 1, 2}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(sir_step_peak)->ArgsProduct({{1000000, 10000000}, {0, 1, 2}})->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// The whole epidemic, from the seeds to the step it dies out.
+void sir_epidemic(benchmark::State& state) {
+  auto const agents = static_cast<agent_index>(state.range(0));
+  auto const& e = epidemic(agents);
+  auto const& g = graph(erdos_renyi, agents, Ordering::none);
+  Exec exec;
+  double share = 0.0;
+  for (auto _ : state) {
+    Simulation<Exec> sim(exec, g, 42);
+    sim.set_stepping(mode_of(state.range(1)), true,
+                     state.range(2) > 0 ? static_cast<double>(state.range(2)) / 100 : default_active_threshold());
+    Seir<Memory> model(agents, sir_parameters());
+    model.initialise(sim, agents);
+    Kokkos::fence();
+    Kokkos::Timer timer;
+    run(sim, model, e.steps_to_extinction);
+    Kokkos::fence();
+    state.SetIterationTime(timer.seconds());
+    share = sim.stepping_stats().mean_active_share();
+  }
+  state.counters["steps"] = e.steps_to_extinction;
+  state.counters["active_share"] = share;
+  state.SetLabel(std::string(mode_name(state.range(1))) +
+                 (state.range(1) == 2 ? " threshold " + std::to_string(state.range(2)) + "%" : ""));
+}
+BENCHMARK(sir_epidemic)->ArgsProduct({{1000000}, {0, 1}, {0}})->UseManualTime()->Unit(benchmark::kMillisecond);
+// Automatic stepping with its threshold (percent of the agents in pushes) swept, to choose the default.
+BENCHMARK(sir_epidemic)
+    ->ArgsProduct({{1000000}, {2}, {10, 25, 50, 100, 200}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace herd::bench
+namespace herd::bench {
+namespace {
+void sir_find_only(benchmark::State& state) {
+  auto const agents = static_cast<agent_index>(state.range(0));
+  auto const& e = epidemic(agents);
+  auto const& [step, saved] = e.saved.at(state.range(1) ? "peak" : "early");
+  auto const& g = graph(erdos_renyi, agents, Ordering::none);
+  Exec exec;
+  Simulation<Exec> sim(exec, g, 42);
+  sim.set_stepping(mode_of(state.range(2)), true);
+  Seir<Memory> model(agents, sir_parameters());
+  restore(model, saved);
+  for (auto _ : state) {
+    Kokkos::fence();
+    Kokkos::Timer timer;
+    sim.before_step(model);
+    sim.end_step();
+    Kokkos::fence();
+    state.SetIterationTime(timer.seconds());
+  }
+}
+BENCHMARK(sir_find_only)->ArgsProduct({{1000000}, {0, 1}, {1, 2}})->UseManualTime()->Unit(benchmark::kMillisecond);
+}  // namespace
+}  // namespace herd::bench
