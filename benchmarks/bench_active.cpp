@@ -153,10 +153,8 @@ BENCHMARK(sir_epidemic)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 
-}  // namespace
-}  // namespace herd::bench
-namespace herd::bench {
-namespace {
+// The cost of finding the active set alone (mode active) or of the estimate alone (automatic at the
+// peak, which then pulls), at the early and the peak state.
 void sir_find_only(benchmark::State& state) {
   auto const agents = static_cast<agent_index>(state.range(0));
   auto const& e = epidemic(agents);
@@ -177,5 +175,6 @@ void sir_find_only(benchmark::State& state) {
   }
 }
 BENCHMARK(sir_find_only)->ArgsProduct({{1000000}, {0, 1}, {1, 2}})->UseManualTime()->Unit(benchmark::kMillisecond);
+
 }  // namespace
 }  // namespace herd::bench
