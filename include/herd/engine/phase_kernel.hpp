@@ -146,13 +146,14 @@ void launch_phase(ExecutionSpace const& exec, StepPlan<typename ExecutionSpace::
 
 // Runs `kernel` over the agents list(0 .. count), a thread each, then makes their written values
 // current: the agents not listed keep theirs, so the buffers are not swapped.
-template <class ExecutionSpace, class Kernel, class... Written>
+template <class ExecutionSpace, class Kernel>
 void launch_listed(ExecutionSpace const& exec, Kokkos::View<agent_index*, typename ExecutionSpace::memory_space> list,
-                   agent_index count, Kernel kernel, Carry<Written...> const& written) {
+                   agent_index count, Kernel kernel) {
   kernel.agents = list;
   kernel.first = 0;
   Kokkos::parallel_for("herd::step::active",
                        Kokkos::RangePolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec, 0, count), kernel);
+  auto const written = kernel.written;
   Kokkos::parallel_for(
       "herd::step::commit", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count),
       KOKKOS_LAMBDA(agent_index k) { written.commit(list(k)); });

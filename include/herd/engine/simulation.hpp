@@ -68,18 +68,18 @@ class Simulation {
   template <class Phase, class... Written>
   void apply(Phase const& phase, Written&... written) {
     using kernel_type = Details::PhaseKernel<Phase, graph_type, Written...>;
-    kernel_type kernel{phase,
-                       graph_,
-                       id_map(),
-                       {},
-                       0,
-                       rng_,
-                       step_,
-                       streams::first_model_stream + phase_,
-                       Details::make_carry(written...),
-                       0};
+    kernel_type const kernel{phase,
+                             graph_,
+                             id_map(),
+                             {},
+                             0,
+                             rng_,
+                             step_,
+                             streams::first_model_stream + phase_,
+                             Details::make_carry(written...),
+                             0};
     if (listed_ >= 0) {
-      Details::launch_listed(exec_, active_.list(), listed_, kernel, Details::make_carry(written...));
+      Details::launch_listed(exec_, active_.list(), listed_, kernel);
     } else {
       Details::launch_phase(exec_, plan_, kernel);
       (written.swap(), ...);
@@ -97,12 +97,10 @@ class Simulation {
     threshold_ = threshold;
     if (stepping == Stepping::pull) {
       active_ = {};
-      has_active_set_ = false;
       return;
     }
     active_ = symmetric ? ActiveSet<ExecutionSpace>(exec_, graph_, num_owned())
                         : ActiveSet<ExecutionSpace>(exec_, transpose(exec_, graph_), num_owned());
-    has_active_set_ = true;
   }
   Stepping stepping() const { return stepping_; }
   SteppingStats const& stepping_stats() const { return stats_; }
@@ -112,7 +110,7 @@ class Simulation {
   template <class Model>
   void before_step(Model const& model) {
     if constexpr (declares_activity_v<Model>) {
-      if (stepping_ == Stepping::pull || !has_active_set_) return;
+      if (stepping_ == Stepping::pull) return;
       double const owned = num_owned() > 0 ? static_cast<double>(num_owned()) : 1.0;
       ++stats_.steps;
       if (stepping_ == Stepping::automatic && active_.push_estimate(model) > threshold_ * owned) {
@@ -120,7 +118,6 @@ class Simulation {
         return;
       }
       listed_ = active_.find(model);
-      marked_ = true;
       stats_.active_share_sum += static_cast<double>(listed_) / owned;
       ++stats_.active_steps;
     } else {
@@ -130,8 +127,7 @@ class Simulation {
 
   /// Marks the end of a step: the step counter moves on and phase numbering starts again.
   void end_step() {
-    if (marked_) active_.clear();
-    marked_ = false;
+    if (listed_ >= 0) active_.clear();
     listed_ = -1;
     ++step_;
     phase_ = 0;
@@ -167,10 +163,8 @@ class Simulation {
   std::uint32_t phase_ = 0;
   Stepping stepping_ = Stepping::pull;
   double threshold_ = default_active_threshold();
-  ActiveSet<ExecutionSpace> active_;
-  bool has_active_set_ = false;
-  bool marked_ = false;
-  agent_index listed_ = -1;  ///< >= 0: this step's phases run on the first listed_ agents of the active list
+  ActiveSet<ExecutionSpace> active_;  ///< empty under Stepping::pull
+  agent_index listed_ = -1;           ///< >= 0: this step's phases run on the first listed_ agents of the active list
   SteppingStats stats_;
 };
 
