@@ -7,6 +7,7 @@
 #include "bench_common.hpp"
 
 #include <herd/engine/active_set.hpp>
+#include <herd/engine/telemetry.hpp>
 
 #include <map>
 #include <vector>
@@ -121,7 +122,8 @@ BENCHMARK(sir_step_early)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(sir_step_peak)->ArgsProduct({{1000000, 10000000}, {0, 1, 2}})->UseManualTime()->Unit(benchmark::kMillisecond);
 
-// The whole epidemic, from the seeds to the step it dies out.
+// The whole epidemic, from the seeds to the step it dies out; with telemetry on (fourth argument 1)
+// to measure what it costs.
 void sir_epidemic(benchmark::State& state) {
   auto const agents = static_cast<agent_index>(state.range(0));
   auto const& e = epidemic(agents);
@@ -135,23 +137,28 @@ void sir_epidemic(benchmark::State& state) {
     Seir<Memory> model(agents, sir_parameters());
     model.initialise(sim, agents);
     Kokkos::fence();
+    Telemetry telemetry;
     Kokkos::Timer timer;
-    run(sim, model, e.steps_to_extinction);
+    run(sim, model, e.steps_to_extinction, NoProgress{}, state.range(3) ? &telemetry : nullptr);
     Kokkos::fence();
     state.SetIterationTime(timer.seconds());
     share = sim.stepping_stats().mean_active_share();
   }
   state.counters["steps"] = e.steps_to_extinction;
   state.counters["active_share"] = share;
-  state.SetLabel(std::string(mode_name(state.range(1))) +
-                 (state.range(1) == 2 ? " threshold " + std::to_string(state.range(2)) + "%" : ""));
+  state.SetLabel(
+      std::string(mode_name(state.range(1))) +
+      (state.range(1) == 2 && state.range(2) > 0 ? " threshold " + std::to_string(state.range(2)) + "%" : "") +
+      (state.range(3) ? " profiled" : ""));
 }
-BENCHMARK(sir_epidemic)->ArgsProduct({{1000000}, {0, 1}, {0}})->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(sir_epidemic)->ArgsProduct({{1000000}, {0, 1}, {0}, {0}})->UseManualTime()->Unit(benchmark::kMillisecond);
 // Automatic stepping with its threshold (percent of the agents in pushes) swept, to choose the default.
 BENCHMARK(sir_epidemic)
-    ->ArgsProduct({{1000000}, {2}, {10, 25, 50, 100, 200}})
+    ->ArgsProduct({{1000000}, {2}, {10, 25, 50, 100, 200}, {0}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
+// Telemetry's cost: the same runs with and without it.
+BENCHMARK(sir_epidemic)->ArgsProduct({{1000000}, {0, 2}, {0}, {0, 1}})->UseManualTime()->Unit(benchmark::kMillisecond);
 
 // The cost of finding the active set alone (mode active) or of the estimate alone (automatic at the
 // peak, which then pulls), at the early and the peak state.

@@ -16,6 +16,7 @@
 #include <herd/engine/schedule.hpp>
 #include <herd/engine/simulation.hpp>
 #include <herd/engine/step_plan.hpp>
+#include <herd/engine/telemetry.hpp>
 #include <herd/graph/build_csr.hpp>
 #include <herd/graph/csr_graph.hpp>
 #include <herd/graph/generators.hpp>

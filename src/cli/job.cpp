@@ -23,6 +23,40 @@ MPI_Comm world() { return MPI_COMM_WORLD; }
 int world() { return 0; }
 #endif
 
+// The loop's telemetry as the report shows it; over ranks when distributed (collective).
+LoopProfile summarise(Telemetry const& t, bool distributed) {
+  LoopProfile p;
+  p.enabled = true;
+  for (int k = 0; k < loop_phase_count; ++k) {
+    p.phases.emplace_back(to_string(static_cast<LoopPhase>(k)));
+    p.mean_seconds.push_back(t.seconds(static_cast<LoopPhase>(k)));
+  }
+  p.slowest_seconds = p.mean_seconds;
+  auto const& m = t.memory();
+  std::vector<long long> counts = {m.allocations,        m.allocated_bytes,   m.deep_copies,     m.copied_bytes,
+                                   m.cross_space_copies, m.cross_space_bytes, t.messages_sent(), t.bytes_sent()};
+#if HERD_ENABLE_MPI
+  if (distributed) {
+    auto const comm = world();
+    MPI_Allreduce(MPI_IN_PLACE, p.slowest_seconds.data(), loop_phase_count, MPI_DOUBLE, MPI_MAX, comm);
+    MPI_Allreduce(MPI_IN_PLACE, p.mean_seconds.data(), loop_phase_count, MPI_DOUBLE, MPI_SUM, comm);
+    for (auto& s : p.mean_seconds) s /= mpi::size_of(comm);
+    MPI_Allreduce(MPI_IN_PLACE, counts.data(), static_cast<int>(counts.size()), MPI_LONG_LONG, MPI_SUM, comm);
+  }
+#else
+  (void)distributed;
+#endif
+  p.allocations = counts[0];
+  p.allocated_bytes = counts[1];
+  p.deep_copies = counts[2];
+  p.copied_bytes = counts[3];
+  p.cross_space_copies = counts[4];
+  p.cross_space_bytes = counts[5];
+  p.messages_sent = counts[6];
+  p.bytes_sent = counts[7];
+  return p;
+}
+
 template <class Model, class Sim>
 JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> const& shown,
                    std::function<void(int, int)> const& progress, std::uint64_t edges, bool distributed) {
@@ -30,14 +64,19 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
   RunFiles<Sim, Model> files(o, sim, model, edges, world(), distributed);
   auto const first = files.initialise();
   Kokkos::fence();
+  Telemetry telemetry;
   Kokkos::Timer timer;
-  auto history = run(sim, model, o.steps - static_cast<int>(first), [&](int t, int steps, auto const& h) {
-    progress(static_cast<int>(first) + t, o.steps);
-    (void)steps;
-    files.after_step(t, h);
-  });
+  auto history = run(
+      sim, model, o.steps - static_cast<int>(first),
+      [&](int t, int steps, auto const& h) {
+        progress(static_cast<int>(first) + t, o.steps);
+        (void)steps;
+        files.after_step(t, h);
+      },
+      o.profile ? &telemetry : nullptr);
   Kokkos::fence();
   result.step_seconds = timer.seconds();
+  if (o.profile) result.profile = summarise(telemetry, distributed);
   // The history comes back in one copy, after the loop.
   auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), history);
   std::vector<std::int64_t> rows(host.data(), host.data() + host.size());

@@ -24,6 +24,23 @@ struct RankStats {
   long long bytes_sent = 0;
 };
 
+/// Where the step loop's time went (herd run --profile): seconds per herd::LoopPhase, mean and
+/// slowest over ranks, and the loop's memory events and halo traffic summed over ranks.
+struct LoopProfile {
+  bool enabled = false;
+  std::vector<std::string> phases;      ///< names, in herd::LoopPhase order
+  std::vector<double> mean_seconds;     ///< per phase, mean over ranks
+  std::vector<double> slowest_seconds;  ///< per phase, the rank that spent the most in it
+  long long allocations = 0;
+  long long allocated_bytes = 0;
+  long long deep_copies = 0;
+  long long copied_bytes = 0;
+  long long cross_space_copies = 0;  ///< between host and device memory
+  long long cross_space_bytes = 0;
+  long long messages_sent = 0;
+  long long bytes_sent = 0;
+};
+
 /// What a run produced, for the summary table, the CSV and the JSON.
 struct JobResult {
   std::string graph_name;
@@ -45,6 +62,7 @@ struct JobResult {
   double bytes_per_edge = 0.0;
   std::string backend;
   int threads = 0;
+  LoopProfile profile;
   std::vector<RankStats> ranks;  ///< one entry per MPI rank (one entry on one process)
   bool rank_zero = true;         ///< whether this process reports (rank 0)
 };

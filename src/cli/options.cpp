@@ -154,6 +154,7 @@ Options parse(std::vector<std::string> const& args) {
       continue;
     }
     std::map<std::string, std::function<void()>> const flags = {{"--quiet", [&] { o.quiet = true; }},
+                                                                {"--profile", [&] { o.profile = true; }},
                                                                 {"--directed", [&] { o.directed = true; }},
                                                                 {"--transpose", [&] { o.transpose = true; }},
                                                                 {"--relabel", [&] { o.relabel = true; }},
@@ -265,6 +266,9 @@ Run:
   --record FILE            append this run as one JSON line (scaling studies)
   --label TEXT             a tag for the record and the JSON (e.g. strong, weak)
   --quiet                  no progress or table, only errors
+  --profile                where the step loop's time goes (step kernels, reductions, active
+                           set, halo pack / MPI wait / unpack, output), its allocations and
+                           copies; fences at each phase boundary, so the loop runs a little slower
 
 Files (HDF5; schema in docs/file-formats.md):
   --checkpoint FILE        write a checkpoint at the end of the run (herd resume FILE continues it)

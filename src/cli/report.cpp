@@ -96,6 +96,67 @@ std::string rank_json(RankStats const& q) {
   return s.str();
 }
 
+// Bytes in B, kB, MB, GB (powers of 1000, three digits).
+std::string bytes_text(long long bytes) {
+  char const* units[] = {"B", "kB", "MB", "GB", "TB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1000.0 && unit < 4) {
+    value /= 1000.0;
+    ++unit;
+  }
+  return engineering(value) + " " + units[unit];
+}
+
+std::string profile_table(JobResult const& r, int steps) {
+  auto const& p = r.profile;
+  bool const ranks = r.ranks.size() > 1;
+  double total = 0.0;
+  for (double seconds : p.mean_seconds) total += seconds;
+  std::ostringstream s;
+  char line[256];
+  s << "\nprofile of the step loop (exclusive time per phase; the device is fenced between phases)\n";
+  std::snprintf(line, sizeof line, "%-12s %11s %8s %10s%s\n", "phase", ranks ? "mean s" : "seconds", "share", "ms/step",
+                ranks ? "  slowest rank s" : "");
+  s << line;
+  for (std::size_t k = 0; k < p.phases.size(); ++k) {
+    double const seconds = p.mean_seconds[k];
+    std::snprintf(line, sizeof line, "%-12s %11.4f %7.1f%% %10.4f", p.phases[k].c_str(), seconds,
+                  total > 0 ? 100.0 * seconds / total : 0.0, steps > 0 ? seconds / steps * 1e3 : 0.0);
+    s << line;
+    if (ranks) {
+      std::snprintf(line, sizeof line, "  %15.4f", p.slowest_seconds[k]);
+      s << line;
+    }
+    s << "\n";
+  }
+  std::snprintf(line, sizeof line, "%-12s %11.4f %7.1f%% %10.4f\n", "total", total, 100.0,
+                steps > 0 ? total / steps * 1e3 : 0.0);
+  s << line;
+  s << "in the loop: " << with_commas(p.allocations) << " allocations (" << bytes_text(p.allocated_bytes) << "), "
+    << with_commas(p.deep_copies) << " deep copies (" << bytes_text(p.copied_bytes) << ", "
+    << bytes_text(p.cross_space_bytes) << " between host and device), " << with_commas(p.messages_sent)
+    << " halo messages (" << bytes_text(p.bytes_sent) << ")";
+  if (!r.stepping.empty()) s << ", " << engineering(100 * r.mean_active_share) << " % of agents stepped per step";
+  s << "\n";
+  return s.str();
+}
+
+std::string profile_json(LoopProfile const& p) {
+  std::ostringstream s;
+  s << std::setprecision(10) << "{\"phase_seconds\": {";
+  for (std::size_t k = 0; k < p.phases.size(); ++k)
+    s << (k ? ", " : "") << json_string(p.phases[k]) << ": " << p.mean_seconds[k];
+  s << "}, \"slowest_rank_phase_seconds\": {";
+  for (std::size_t k = 0; k < p.phases.size(); ++k)
+    s << (k ? ", " : "") << json_string(p.phases[k]) << ": " << p.slowest_seconds[k];
+  s << "}, \"allocations\": " << p.allocations << ", \"allocated_bytes\": " << p.allocated_bytes
+    << ", \"deep_copies\": " << p.deep_copies << ", \"copied_bytes\": " << p.copied_bytes
+    << ", \"host_device_copies\": " << p.cross_space_copies << ", \"host_device_bytes\": " << p.cross_space_bytes
+    << ", \"messages_sent\": " << p.messages_sent << ", \"bytes_sent\": " << p.bytes_sent << "}";
+  return s.str();
+}
+
 }  // namespace
 
 void Progress::operator()(int step, int steps) {
@@ -153,6 +214,7 @@ std::string summary_table(Options const& o, JobResult const& r) {
       << o.exchange_every << " step" << (o.exchange_every == 1 ? "" : "s (stale ghosts in between)") << "\n"
       << rank_table(r, o.steps);
   }
+  if (r.profile.enabled) s << profile_table(r, o.steps);
   return s.str();
 }
 
@@ -204,6 +266,7 @@ std::string json(Options const& o, JobResult const& r, std::string const& kokkos
   if (!r.stepping.empty())
     s << "  \"stepping\": {\"mode\": " << json_string(r.stepping) << ", \"steps\": " << r.steps_counted
       << ", \"active_steps\": " << r.active_steps << ", \"mean_active_share\": " << r.mean_active_share << "},\n";
+  if (r.profile.enabled) s << "  \"profile\": " << profile_json(r.profile) << ",\n";
   s << "  \"backend\": " << json_string(r.backend) << ",\n";
   s << "  \"threads\": " << r.threads << ",\n";
   s << "  \"partition\": " << json_string(o.partition) << ",\n";

@@ -174,6 +174,51 @@ class Stepping(unittest.TestCase):
                     self.assertGreater(summary["stepping"]["active_steps"], 0, stepping)
 
 
+class Profile(unittest.TestCase):
+    """--profile splits the step loop's time into phases and counts its allocations and copies."""
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.addCleanup(self.dir.cleanup)
+
+    def run_json(self, *args):
+        js = os.path.join(self.dir.name, "run.json")
+        result = herd("run", "--model", "sir", "--graph", "erdos-renyi", "--agents", "50000", "--steps", "40",
+                      "--json", js, *args)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        return result.stdout, json.loads(read(js))
+
+    def test_pull_loop_allocates_and_copies_nothing(self):
+        table, summary = self.run_json("--profile", "--stepping", "pull")
+        profile = summary["profile"]
+        phases = profile["phase_seconds"]
+        self.assertEqual(set(phases), {"step", "reduce", "active_set", "halo_pack", "halo_wait", "halo_unpack",
+                                       "output"})
+        self.assertGreater(phases["step"], 0)
+        self.assertEqual(phases["halo_pack"] + phases["halo_wait"] + phases["halo_unpack"], 0)
+        # The phases cover the loop, which the run's own clock also times (with the history's copy).
+        self.assertLessEqual(sum(phases.values()), summary["step_loop_seconds"])
+        self.assertEqual(profile["allocations"], 0)
+        self.assertEqual(profile["deep_copies"], 0)
+        self.assertIn("profile of the step loop", table)
+        self.assertIn("0 allocations", table)
+
+    def test_active_steps_read_the_list_length_once_each(self):
+        _, summary = self.run_json("--profile", "--stepping", "auto")
+        profile = summary["profile"]
+        self.assertGreater(summary["stepping"]["active_steps"], 0)
+        self.assertEqual(profile["deep_copies"], summary["stepping"]["active_steps"])
+        self.assertEqual(profile["copied_bytes"], 4 * summary["stepping"]["active_steps"])
+        self.assertEqual(profile["allocations"], 0)
+        self.assertGreater(profile["phase_seconds"]["active_set"], 0)
+
+    def test_off_by_default_and_same_results(self):
+        _, plain = self.run_json()
+        self.assertNotIn("profile", plain)
+        _, profiled = self.run_json("--profile")
+        self.assertEqual(plain["final"], profiled["final"])
+
+
 if __name__ == "__main__":
     HERD = sys.argv.pop(1)
     unittest.main(verbosity=1)

@@ -77,6 +77,18 @@ class SameResults(unittest.TestCase):
         # Random graph, contiguous blocks: an edge stays inside a block with probability 1/3.
         self.assertAlmostEqual(cut, 2 / 3, delta=0.03)
         self.assertEqual(sum(summary["final"].values()), 9000)
+        # --profile: the halo's share of the loop, and its messages as the ranks count them.
+        self.run_ok(3, "run", "--model", "sir", "--graph", "erdos-renyi", "--agents", "9000", "--steps", "10",
+                    "--quiet", "--profile", "--json", self.path("p.json"))
+        profiled = json.loads(read(self.path("p.json")))
+        profile = profiled["profile"]
+        self.assertEqual(profile["messages_sent"], sum(r["messages_sent"] for r in profiled["ranks"]))
+        self.assertEqual(profile["bytes_sent"], sum(r["bytes_sent"] for r in profiled["ranks"]))
+        self.assertEqual(profile["allocations"], 0)
+        for phase in ["step", "halo_pack", "halo_unpack"]:
+            self.assertGreater(profile["phase_seconds"][phase], 0, phase)
+            self.assertGreaterEqual(profile["slowest_rank_phase_seconds"][phase], profile["phase_seconds"][phase])
+        self.assertEqual(profiled["final"], summary["final"])
         # The table printed on rank 0 only, with one row per rank.
         self.assertEqual(result.stdout.count("graph erdos-renyi"), 1)
         self.assertIn("3 ranks, contiguous partition", result.stdout)

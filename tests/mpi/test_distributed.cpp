@@ -150,12 +150,16 @@ TEST(Distributed, OverlapSchedulesAndStagingDoNotChangeTheTrajectory) {
     }
 }
 
-TEST(Distributed, EachStepExchangesOnceWithEveryNeighbour) {
+// The Erdos-Renyi graph in contiguous blocks of agents, one per rank.
+mpi::DistributedSimulation<Exec> contiguous_erdos_renyi() {
   Exec exec;
   auto const graph = erdos_renyi();
   auto const partition = partition_graph(exec, graph, world_size(), PartitionMethod::contiguous);
-  mpi::DistributedSimulation<Exec> sim(exec, MPI_COMM_WORLD, extract_local_graph(exec, graph, partition, world_rank()),
-                                       5);
+  return {exec, MPI_COMM_WORLD, extract_local_graph(exec, graph, partition, world_rank()), 5};
+}
+
+TEST(Distributed, EachStepExchangesOnceWithEveryNeighbour) {
+  auto sim = contiguous_erdos_renyi();
   Seir<Memory> model(sim.num_agents(), seir_parameters(false));
   model.initialise(sim, sim.num_global());
   run(sim, model, 12);
@@ -166,6 +170,30 @@ TEST(Distributed, EachStepExchangesOnceWithEveryNeighbour) {
   EXPECT_EQ(sim.halo().times().bytes_sent, 12 * static_cast<long long>(plan.sends()));
   EXPECT_EQ(total(plan.sends()), total(plan.receives()));
   EXPECT_EQ(plan.receives(), sim.local_graph().ghosts());
+}
+
+// Telemetry moves the halo's time out of the step phase and counts its messages; the distributed
+// loop allocates nothing either.
+TEST(Distributed, TelemetrySeparatesTheHaloFromTheStep) {
+  auto sim = contiguous_erdos_renyi();
+  Seir<Memory> model(sim.num_agents(), seir_parameters(false));
+  model.initialise(sim, sim.num_global());
+  auto const before = sim.halo().times();
+  Telemetry telemetry;
+  run(sim, model, 12, NoProgress{}, &telemetry);
+  auto const& plan = sim.halo().plan();
+  bool const exchanges = world_size() > 1;
+  EXPECT_EQ(telemetry.messages_sent(), 12 * static_cast<long long>(plan.send_ranks.size()));
+  EXPECT_EQ(telemetry.bytes_sent(), 12 * static_cast<long long>(plan.sends()));
+  EXPECT_EQ(telemetry.memory().allocations, 0);
+  EXPECT_EQ(telemetry.seconds(LoopPhase::halo_pack) > 0.0, exchanges);
+  EXPECT_EQ(telemetry.seconds(LoopPhase::halo_unpack) > 0.0, exchanges);
+  EXPECT_GT(telemetry.seconds(LoopPhase::step), 0.0);
+  double const halo = telemetry.seconds(LoopPhase::halo_pack) + telemetry.seconds(LoopPhase::halo_wait) +
+                      telemetry.seconds(LoopPhase::halo_unpack);
+  // All the halo's time inside the loop, no more: its exchange for initialise() came before.
+  auto const& after = sim.halo().times();
+  EXPECT_NEAR(halo, after.pack + after.wait + after.unpack - (before.pack + before.wait + before.unpack), 1e-9);
 }
 
 // Owned agents get values derived from their global ids, ghosts a marker the exchange must

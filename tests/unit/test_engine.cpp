@@ -130,11 +130,6 @@ TYPED_TEST(Engine, UnwrittenAgentsKeepTheirValueAndPhasesSeeEachOther) {
 }
 
 // Kokkos Tools callbacks count allocations and deep copies made while the step loop runs.
-struct ToolCounters {
-  static inline int allocations = 0;
-  static inline int deep_copies = 0;
-};
-
 TEST(Engine, StepLoopAllocatesAndCopiesNothing) {
   using Exec = Kokkos::DefaultExecutionSpace;
   auto graph = herd::test::generated_graph<Exec>(ErdosRenyi{10000, 8.0}, 2);
@@ -143,22 +138,15 @@ TEST(Engine, StepLoopAllocatesAndCopiesNothing) {
   Seir<> model(graph.num_agents(), params);
   model.initialise(sim, graph.num_agents());
   History<Exec::memory_space> history("history", 51, model.num_observables());
-  namespace tools = Kokkos::Tools::Experimental;
-  tools::set_allocate_data_callback(
-      [](Kokkos::Profiling::SpaceHandle, char const*, void const*, std::uint64_t) { ++ToolCounters::allocations; });
-  tools::set_begin_deep_copy_callback([](Kokkos::Profiling::SpaceHandle, char const*, void const*,
-                                         Kokkos::Profiling::SpaceHandle, char const*, void const*,
-                                         std::uint64_t) { ++ToolCounters::deep_copies; });
+  MemoryEventCounter counter;
   for (int t = 1; t <= 50; ++t) {
     model.step(sim);
     sim.end_step();
     sim.observe(model, Kokkos::subview(history, t, Kokkos::ALL()));
   }
   Kokkos::fence();
-  tools::set_allocate_data_callback(nullptr);
-  tools::set_begin_deep_copy_callback(nullptr);
-  EXPECT_EQ(ToolCounters::allocations, 0);
-  EXPECT_EQ(ToolCounters::deep_copies, 0);
+  EXPECT_EQ(counter.events().allocations, 0);
+  EXPECT_EQ(counter.events().deep_copies, 0);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <string>
+#include <type_traits>
 #include <utility>
 
 namespace herd {
@@ -67,5 +68,22 @@ class Property {
   view_type next_;
   Visibility visibility_ = Visibility::neighbours;
 };
+
+namespace Details {
+struct AnyProperty {
+  template <class Property>
+  void operator()(Property const& /*property*/) const {}
+};
+template <class Model, class = void>
+struct lists_properties : std::false_type {};
+template <class Model>
+struct lists_properties<Model, std::void_t<decltype(std::declval<Model const&>().for_each_property(AnyProperty{}))>>
+    : std::true_type {};
+}  // namespace Details
+
+/// Whether a model lists its properties (`model.for_each_property(f)` calls f on each): what
+/// checkpoints save and what a distributed simulation sizes its halo for.
+template <class Model>
+inline constexpr bool lists_properties_v = Details::lists_properties<Model>::value;
 
 }  // namespace herd

@@ -150,6 +150,14 @@ class ActiveSet {
   agent_index found_ = 0;
 };
 
+/// How many steps went which way, and how many agents the active steps visited.
+struct SteppingStats {
+  std::int64_t steps = 0;         ///< steps of a model that declares activity
+  std::int64_t active_steps = 0;  ///< of which stepped on the active list only
+  double active_share_sum = 0.0;  ///< sum over all steps of agents stepped / agents owned
+  double mean_active_share() const { return steps ? active_share_sum / static_cast<double>(steps) : 1.0; }
+};
+
 /// The transpose of a graph's structure (weights dropped): row j lists the agents whose rows list
 /// j, in no particular order. For pushing from agents to the agents that read them on a directed
 /// graph.

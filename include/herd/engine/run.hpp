@@ -1,11 +1,13 @@
 #pragma once
 
 #include <herd/engine/simulation.hpp>
+#include <herd/engine/telemetry.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 namespace herd {
 
@@ -20,28 +22,100 @@ struct NoProgress {
   void operator()(int /*step*/, int /*steps*/) const {}
 };
 
+namespace Details {
+
+// Seconds a distributed simulation's halo has spent so far, and what it sent.
+struct HaloClock {
+  double pack = 0.0, wait = 0.0, unpack = 0.0;
+  std::int64_t messages = 0, bytes = 0;
+};
+
+template <class Sim, class = void>
+struct HasHalo : std::false_type {};
+template <class Sim>
+struct HasHalo<Sim, std::void_t<decltype(std::declval<Sim const&>().halo().times())>> : std::true_type {};
+
+template <class Sim>
+HaloClock halo_clock(Sim const& sim) {
+  if constexpr (HasHalo<Sim>::value) {
+    auto const& t = sim.halo().times();
+    return {t.pack, t.wait, t.unpack, static_cast<std::int64_t>(t.messages_sent),
+            static_cast<std::int64_t>(t.bytes_sent)};
+  } else {
+    (void)sim;
+    return {};
+  }
+}
+
+// Times a loop's phases into a Telemetry, if there is one; does nothing otherwise. The halo times
+// itself: what it spent inside a phase moves to the halo's phases.
+template <class Sim>
+class LoopTimer {
+ public:
+  LoopTimer(Sim const& sim, Telemetry* telemetry) : sim_(sim), telemetry_(telemetry) {
+    if (!telemetry_) return;
+    start_ = last_ = halo_clock(sim_);
+    stepping_ = sim_.stepping_stats();
+    telemetry_->start(LoopPhase::reduce);
+  }
+  void enter(LoopPhase phase) {
+    if (!telemetry_) return;
+    auto const left = telemetry_->enter(phase);
+    auto const now = halo_clock(sim_);
+    telemetry_->move_halo_time(left, now.pack - last_.pack, now.wait - last_.wait, now.unpack - last_.unpack);
+    last_ = now;
+  }
+  void stop(int steps) {
+    if (!telemetry_) return;
+    enter(LoopPhase::reduce);
+    telemetry_->stop();
+    telemetry_->add_steps(steps);
+    telemetry_->add_messages(last_.messages - start_.messages, last_.bytes - start_.bytes);
+    telemetry_->add_stepping(stepping_, sim_.stepping_stats());
+  }
+
+ private:
+  Sim const& sim_;
+  Telemetry* telemetry_;
+  HaloClock start_, last_;
+  SteppingStats stepping_;
+};
+
+}  // namespace Details
+
 /// Runs `steps` steps of `model` from the simulation's current step and returns the history of its
 /// observables (row 0: before the first of these steps), kept on the device.
 /// The loop launches kernels only: it allocates nothing and does not wait for the device (a
 /// distributed simulation waits for its halo messages, and sums the history over ranks at the end;
-/// active-set stepping reads the active list's length, 4 bytes per step).
+/// active-set stepping reads the active list's length, 4 bytes per step). With a `telemetry`, the
+/// loop fences at each phase boundary and records where its time went (see Telemetry).
 template <class Simulation, class Model, class Progress = NoProgress>
-History<typename Simulation::memory_space> run(Simulation& sim, Model& model, int steps, Progress&& progress = {}) {
+History<typename Simulation::memory_space> run(Simulation& sim, Model& model, int steps, Progress&& progress = {},
+                                               Telemetry* telemetry = nullptr) {
   require(steps >= 0, "run: the step count must not be negative, got " + std::to_string(steps));
   Kokkos::Profiling::pushRegion("herd::run");
   History<typename Simulation::memory_space> history("herd::history", steps + 1, model.num_observables());
+  sim.prepare(model);
+  Details::LoopTimer<Simulation> timer(sim, telemetry);
   sim.observe(model, Kokkos::subview(history, 0, Kokkos::ALL()));
   for (int t = 1; t <= steps; ++t) {
+    timer.enter(LoopPhase::active_set);
     sim.before_step(model);
+    timer.enter(LoopPhase::step);
     model.step(sim);
+    timer.enter(LoopPhase::active_set);
     sim.end_step();
+    timer.enter(LoopPhase::reduce);
     sim.observe(model, Kokkos::subview(history, t, Kokkos::ALL()));
+    timer.enter(LoopPhase::output);
     if constexpr (std::is_invocable_v<Progress&, int, int, History<typename Simulation::memory_space> const&>)
       progress(t, steps, history);
     else
       progress(t, steps);
   }
+  timer.enter(LoopPhase::reduce);
   sim.finish(history);
+  timer.stop(steps);
   Kokkos::Profiling::popRegion();
   return history;
 }

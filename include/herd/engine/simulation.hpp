@@ -12,14 +12,6 @@
 
 namespace herd {
 
-/// How many steps went which way, and how many agents the active steps visited.
-struct SteppingStats {
-  std::int64_t steps = 0;         ///< steps of a model that declares activity
-  std::int64_t active_steps = 0;  ///< of which stepped on the active list only
-  double active_share_sum = 0.0;  ///< sum over all steps of agents stepped / agents owned
-  double mean_active_share() const { return steps ? active_share_sum / static_cast<double>(steps) : 1.0; }
-};
-
 /// Stepping::automatic pushes when the pushes a step needs (agents that change on their own plus
 /// the edges of spreading agents, estimated) are at most this fraction of the agents; else it pulls. Measured
 /// on SIR, docs/benchmarks.md "Active-set stepping".
@@ -104,6 +96,11 @@ class Simulation {
   }
   Stepping stepping() const { return stepping_; }
   SteppingStats const& stepping_stats() const { return stats_; }
+
+  /// Allocates what the step loop of `model` needs, before the loop (herd::run calls it): nothing
+  /// on one process.
+  template <class Model>
+  void prepare(Model const& /*model*/) {}
 
   /// Called before each step (herd::run does): finds the agents that may change this step and,
   /// when few enough, restricts the step's phases to them. Waits for the device (the list's length).

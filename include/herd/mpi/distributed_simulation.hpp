@@ -14,6 +14,7 @@
 // over ranks with one integer MPI_Allreduce at the end of the run.
 
 #include <herd/agents/property.hpp>
+#include <herd/engine/active_set.hpp>
 #include <herd/engine/phase_kernel.hpp>
 #include <herd/engine/step_plan.hpp>
 #include <herd/mpi/collective.hpp>
@@ -125,9 +126,24 @@ class DistributedSimulation {
     ++phase_;
   }
 
+  /// Sizes the halo's buffers for every property of `model` that neighbours read, so that the
+  /// step loop allocates nothing (herd::run calls it before its loop). A model without
+  /// for_each_property gets its buffers at its first exchange instead.
+  template <class Model>
+  void prepare(Model const& model) {
+    if constexpr (lists_properties_v<Model>) {
+      HaloFields fields;
+      model.for_each_property([&](auto const& property) { add_if_visible(fields, property); });
+      halo_->reserve(fields);
+    } else {
+      (void)model;
+    }
+  }
+
   /// Active-set stepping is not distributed yet: every step pulls all owned agents.
   template <class Model>
   void before_step(Model const& /*model*/) {}
+  SteppingStats const& stepping_stats() const { return stepping_stats_; }
 
   void end_step() {
     ++step_;
@@ -187,6 +203,7 @@ class DistributedSimulation {
   DistributedOptions options_;
   StepPlan<memory_space> interior_, boundary_;
   std::shared_ptr<Halo<ExecutionSpace>> halo_;
+  SteppingStats stepping_stats_;  ///< stays zero: every step pulls
   std::uint32_t step_ = 0;
   std::uint32_t phase_ = 0;
 };

@@ -173,6 +173,34 @@ class Halo {
     in_flight_ = false;
   }
 
+  /// Sizes the buffers for exchanging `fields` (and any subset of them); allocates only when they
+  /// grow. start() does it too: calling it before a step loop keeps allocations out of the loop.
+  void reserve(HaloFields const& fields) {
+    std::size_t send = 0, recv = 0;
+    for (int f = 0; f < fields.count; ++f) {
+      send_offset_[f] = send;
+      recv_offset_[f] = recv;
+      send += align(static_cast<std::size_t>(plan_.sends()) * static_cast<std::size_t>(fields.field[f].size));
+      recv += align(static_cast<std::size_t>(plan_.receives()) * static_cast<std::size_t>(fields.field[f].size));
+    }
+    send_bytes_ = send;
+    if (send > send_.extent(0)) {
+      send_ =
+          Kokkos::View<unsigned char*, memory_space>(Kokkos::ViewAllocateWithoutInitializing("herd::halo::send"), send);
+      if (staged_)
+        send_host_ = Kokkos::View<unsigned char*, compat::HostPinnedSpace>(
+            Kokkos::ViewAllocateWithoutInitializing("herd::halo::send_host"), send);
+    }
+    if (recv > recv_.extent(0)) {
+      recv_ =
+          Kokkos::View<unsigned char*, memory_space>(Kokkos::ViewAllocateWithoutInitializing("herd::halo::recv"), recv);
+      if (staged_)
+        recv_host_ = Kokkos::View<unsigned char*, compat::HostPinnedSpace>(
+            Kokkos::ViewAllocateWithoutInitializing("herd::halo::recv_host"), recv);
+    }
+    requests_.reserve(static_cast<std::size_t>(fields.count) * (plan_.recv_ranks.size() + plan_.send_ranks.size()));
+  }
+
   /// start() then finish(): ghosts of `fields` are current when it returns.
   void exchange(HaloFields const& fields) {
     start(fields);
@@ -210,33 +238,6 @@ class Halo {
     }
     in_flight_ = true;
     ++times_.exchanges;
-  }
-
-  // Sizes the buffers for `fields`; allocates only when they grow.
-  void reserve(HaloFields const& fields) {
-    std::size_t send = 0, recv = 0;
-    for (int f = 0; f < fields.count; ++f) {
-      send_offset_[f] = send;
-      recv_offset_[f] = recv;
-      send += align(static_cast<std::size_t>(plan_.sends()) * static_cast<std::size_t>(fields.field[f].size));
-      recv += align(static_cast<std::size_t>(plan_.receives()) * static_cast<std::size_t>(fields.field[f].size));
-    }
-    send_bytes_ = send;
-    if (send > send_.extent(0)) {
-      send_ =
-          Kokkos::View<unsigned char*, memory_space>(Kokkos::ViewAllocateWithoutInitializing("herd::halo::send"), send);
-      if (staged_)
-        send_host_ = Kokkos::View<unsigned char*, compat::HostPinnedSpace>(
-            Kokkos::ViewAllocateWithoutInitializing("herd::halo::send_host"), send);
-    }
-    if (recv > recv_.extent(0)) {
-      recv_ =
-          Kokkos::View<unsigned char*, memory_space>(Kokkos::ViewAllocateWithoutInitializing("herd::halo::recv"), recv);
-      if (staged_)
-        recv_host_ = Kokkos::View<unsigned char*, compat::HostPinnedSpace>(
-            Kokkos::ViewAllocateWithoutInitializing("herd::halo::recv_host"), recv);
-    }
-    requests_.reserve(static_cast<std::size_t>(fields.count) * (plan_.recv_ranks.size() + plan_.send_ranks.size()));
   }
 
   void pack_field(HaloField const& field, unsigned char* buffer, std::size_t sends) const {
