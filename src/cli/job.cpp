@@ -229,8 +229,8 @@ JobResult run_single(Options const& o, std::function<void(int, int)> const& prog
   bool const active_memory = activity && o.stepping != "pull";
   describe(result, input, exec, to_string(sim.plan().schedule), state_bytes, ids.extent(0) != 0);
   if (active_memory) {
-    // The active set: a mark (1 byte) and a list entry (4) per agent; a transpose when pushed through one.
-    result.bytes_per_agent += 1 + sizeof(agent_index) + (symmetric ? 0 : sizeof(edge_offset));
+    // The active set (a mark bit, list and sources entries per agent); a transpose when pushed through one.
+    result.bytes_per_agent += ActiveSet<Exec>::bytes_per_agent() + (symmetric ? 0 : sizeof(edge_offset));
     result.bytes_per_edge += symmetric ? 0 : sizeof(agent_index);
   }
   RankStats only;

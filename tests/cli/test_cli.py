@@ -203,12 +203,11 @@ class Profile(unittest.TestCase):
         self.assertIn("profile of the step loop", table)
         self.assertIn("0 allocations", table)
 
-    def test_active_steps_read_the_list_length_once_each(self):
+    def test_active_steps_allocate_and_copy_nothing(self):
         _, summary = self.run_json("--profile", "--stepping", "auto")
         profile = summary["profile"]
         self.assertGreater(summary["stepping"]["active_steps"], 0)
-        self.assertEqual(profile["deep_copies"], summary["stepping"]["active_steps"])
-        self.assertEqual(profile["copied_bytes"], 4 * summary["stepping"]["active_steps"])
+        self.assertEqual(profile["deep_copies"], 0)
         self.assertEqual(profile["allocations"], 0)
         self.assertGreater(profile["phase_seconds"]["active_set"], 0)
 

@@ -119,6 +119,52 @@ TEST(ActiveSet, CovidOnADirectedGraphIsBitwiseTheSame) {
   EXPECT_LT(share, 0.5);
 }
 
+// Infects every 97th agent from outside the steps (as a user or a file would).
+void infect_some(Seir<>& model) {
+  auto const state = model.state.current();
+  auto const timer = model.timer.current();
+  Kokkos::parallel_for(
+      Kokkos::RangePolicy<Exec>(0, state.extent(0)), KOKKOS_LAMBDA(agent_index i) {
+        if (i % 97 == 0 && state(i) == Seir<>::susceptible) {
+          state(i) = Seir<>::infectious;
+          timer(i) = 3;
+        }
+      });
+}
+
+// herd::run after the state was changed between runs: prepare() makes active stepping find the
+// sources again. Stepping on without it would carry the old sources and miss the new infections,
+// which this comparison detects.
+std::vector<std::uint8_t> final_state(Graph const& graph, Stepping stepping, bool prepare) {
+  Simulation<Exec> sim(Exec(), graph, 11);
+  sim.set_stepping(stepping, true);
+  SeirParameters p;
+  p.beta = 0.05;
+  p.initial_infected = 5;
+  Seir<> model(graph.num_agents(), p);
+  model.initialise(sim, graph.num_agents());
+  run(sim, model, 6);
+  infect_some(model);
+  if (prepare) {
+    run(sim, model, 10);
+  } else {
+    for (int t = 0; t < 10; ++t) {
+      sim.before_step(model);
+      model.step(sim);
+      sim.end_step();
+    }
+  }
+  return to_vector(model.state.current());
+}
+
+TEST(ActiveSet, StateSetBetweenRunsIsFoundAgain) {
+  auto const graph = build_csr(Exec(), generate_edges(Exec(), ErdosRenyi{20000, 8.0}, 6));
+  auto const pull = final_state(graph, Stepping::pull, true);
+  EXPECT_EQ(final_state(graph, Stepping::active, true), pull);
+  EXPECT_EQ(final_state(graph, Stepping::automatic, true), pull);
+  EXPECT_NE(final_state(graph, Stepping::active, false), pull) << "the comparison should see stale sources";
+}
+
 // A model that declares no activity is stepped in full whatever is asked.
 TEST(ActiveSet, ModelsWithoutActivityAreAlwaysPulled) {
   auto const graph = build_csr(Exec(), generate_edges(Exec(), ErdosRenyi{5000, 6.0}, 2));

@@ -9,11 +9,13 @@
 // from the spreading agents along the reversed edges, compacting the marks with a scan, and stepping
 // only the list. The trajectory is bitwise the one of the full pull step: an agent left out would
 // have kept its values, and random draws are addressed by (agent, step, phase, draw), not by the
-// order in which agents are visited.
+// order in which agents are visited. The spreading and changing agents are carried from step to
+// step, so that a step on a small list costs in proportion to the list, not to the population.
 //
-// The list's length is read on the host (8 bytes per step) to choose the launch: push (active
-// list) below a threshold fraction of the agents, the plain pull step above it, as
-// direction-optimising BFS switches between top-down and bottom-up.
+// Two counts a step come back to the host (scan results: the sources, the list) to size the
+// launches and to choose between push (the active list) below a threshold fraction of the agents
+// and the plain pull step above it, as direction-optimising BFS switches between top-down and
+// bottom-up.
 
 #include <herd/core/types.hpp>
 #include <herd/graph/csr_graph.hpp>
@@ -52,6 +54,13 @@ inline constexpr bool declares_activity_v = Details::declares_activity<Model>::v
 
 /// The active agents of one step, found on the device. `push_graph` lists for each agent the agents
 /// that read it: the graph itself when it is symmetric, else its transpose (see transpose()).
+///
+/// Between steps it keeps the *sources*: the agents whose activity has `changes` or `spreads`. An
+/// agent a step left out keeps its state, hence its activity, so after a step on the list the
+/// sources are the old sources and the listed agents whose new state still has those bits: the set
+/// follows the epidemic in time proportional to the active agents, without a pass over everyone.
+/// After a step that pulled every agent (or when told the state changed, forget()) one pass over
+/// all agents finds them again.
 template <class ExecutionSpace>
 class ActiveSet {
  public:
@@ -64,21 +73,45 @@ class ActiveSet {
         offsets_(push_graph.row_offsets),
         readers_(push_graph.neighbours),
         stepped_(stepped),
-        marks_("herd::active::marks", push_graph.num_agents()),
-        list_(Kokkos::ViewAllocateWithoutInitializing("herd::active::list"), stepped + 1),
-        count_("herd::active::count") {}
+        marks_("herd::active::marks", (static_cast<std::size_t>(stepped) + chunk - 1) / chunk),
+        list_(Kokkos::ViewAllocateWithoutInitializing("herd::active::list"), stepped),
+        sources_(Kokkos::ViewAllocateWithoutInitializing("herd::active::sources"), push_graph.num_agents()),
+        next_sources_(Kokkos::ViewAllocateWithoutInitializing("herd::active::next_sources"), push_graph.num_agents()) {}
+
+  /// Bytes per agent it stores (a mark, list and sources entries in two buffers), besides a transpose.
+  static constexpr double bytes_per_agent() { return 1 + 3 * sizeof(agent_index); }
+
+  /// Brings the sources up to date with the state the last step left: from the list it stepped if
+  /// find() was called since the last begin_step(), else (a pull step, or the first) by a pass over
+  /// every agent when they are next needed. After a listed step, waits for the device (a count).
+  template <class Model>
+  void begin_step(Model const& model) {
+    if (found_ < 0) {
+      sources_known_ = false;
+      return;
+    }
+    update_sources(model);
+    clear();
+  }
+
+  /// The state changed outside the steps (set from the host, restored, read from a file): the
+  /// sources are found again before the next active step.
+  void forget() {
+    if (found_ >= 0) clear();
+    sources_known_ = false;
+  }
 
   /// An estimate of the pushes find() would make: the agents that change on their own plus the
-  /// spreading agents times the mean number of agents that read one. It reads one byte per agent
-  /// (a full bound would also read each spreading agent's row offsets) and tells whether pushing is
-  /// worth it before any push is made. Waits for the device.
+  /// spreading agents times the mean number of agents that read one. From the sources' counts when
+  /// known (every source counted as changing), else from one pass reading each agent's activity;
+  /// tells whether pushing is worth it before any push is made. Waits for the device.
   template <class Model>
   double push_estimate(Model const& model) const {
+    if (sources_known_) return estimate_of(source_activity_);
     agent_index const stepped = stepped_;
-    // Both counts in one integer: spreading agents in the high 32 bits, changing ones in the low.
     std::uint64_t packed = 0;
     Kokkos::parallel_reduce(
-        "herd::active::estimate", Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, marks_.extent(0)),
+        "herd::active::estimate", Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, sources_.extent(0)),
         KOKKOS_LAMBDA(agent_index i, std::uint64_t & sum) {
           auto const a = model.activity(i);
           auto const spreads = static_cast<std::uint64_t>((a & activity::spreads) != 0);
@@ -86,68 +119,164 @@ class ActiveSet {
           sum += (spreads << 32) + changes;
         },
         packed);
-    double const mean_readers = marks_.extent(0) > 0 ? static_cast<double>(readers_.extent(0)) / marks_.extent(0) : 0.0;
-    return static_cast<double>(packed & 0xffffffffu) + static_cast<double>(packed >> 32) * mean_readers;
+    return estimate_of(packed);
   }
 
-  /// Marks and lists the agents among the first `stepped` that may change this step; returns how
-  /// many (one 4-byte read on the host).
+  /// Marks and lists, in increasing order, the agents among the first `stepped` that may change
+  /// this step; returns how many (waits for the device).
   template <class Model>
   agent_index find(Model const& model) {
-    auto const marks = marks_;
-    auto const offsets = offsets_;
-    auto const readers = readers_;
-    agent_index const stepped = stepped_;
-    // Every writer of a mark stores the same 1, so the races between pushes are benign.
-    Kokkos::parallel_for(
-        "herd::active::mark", Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, marks.extent(0)),
-        KOKKOS_LAMBDA(agent_index i) {
-          auto const a = model.activity(i);
-          if (i < stepped && (a & activity::changes)) marks(i) = 1;
-          if (a & activity::spreads) {
-            for (edge_offset e = offsets(i); e < offsets(i + 1); ++e) {
-              agent_index const k = readers(e);
-              // Reading first spares the cache line when another push marked k already.
-              if (k < stepped && marks(k) == 0 && (model.activity(k) & activity::receives)) marks(k) = 1;
-            }
-          }
-        });
+    auto const sources = sources_;
+    Mark<Model> const mark{model, marks_, offsets_, readers_, stepped_};
+    if (!sources_known_) {
+      Kokkos::parallel_for(
+          "herd::active::mark_all", Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, sources.extent(0)),
+          KOKKOS_LAMBDA(agent_index i) { mark(i); });
+      // The sources, for the steps that follow.
+      keep_sources(
+          model, static_cast<agent_index>(sources.extent(0)), KOKKOS_LAMBDA(agent_index i) { return i; }, sources_);
+    } else {
+      Kokkos::parallel_for(
+          "herd::active::mark", Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, source_count_),
+          KOKKOS_LAMBDA(agent_index k) { mark(sources(k)); });
+    }
+    // The list from the marks, eight at a time: an eighth of the iterations of a pass per agent,
+    // and the list in agent order (rows then read in the order they are stored).
+    auto const words = marks_;
     auto const list = list_;
-    auto const count = count_;
+    agent_index found = 0;
     Kokkos::parallel_scan(
-        "herd::active::compact", Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, stepped + 1),
-        KOKKOS_LAMBDA(agent_index i, agent_index & partial, bool final) {
-          bool const marked = i < stepped && marks(i) != 0;
-          if (final && marked) list(partial) = i;
-          if (final && i == stepped) count() = partial;
-          if (marked) ++partial;
-        });
-    Kokkos::deep_copy(exec_, found_, count_);
-    exec_.fence();
+        "herd::active::compact", Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, words.extent(0)),
+        KOKKOS_LAMBDA(agent_index c, agent_index & partial, bool final) {
+          std::uint64_t const word = words(c);
+          if (word == 0) return;
+          if (final) {
+            auto const* marks = reinterpret_cast<std::uint8_t const*>(&words(c));
+            agent_index at = partial;
+            for (agent_index b = 0; b < chunk; ++b)
+              if (marks[b]) list(at++) = c * chunk + b;
+          }
+          // Each mark is 0 or 1: the product's top byte sums the eight.
+          partial += static_cast<agent_index>((word * 0x0101010101010101u) >> 56);
+        },
+        found);
+    found_ = found;
     return found_;
   }
 
-  /// Clears the marks of the listed agents, ready for the next find() (touches only those).
+  Kokkos::View<agent_index*, memory_space> const& list() const { return list_; }
+  /// Agents listed by the last find(), or -1 when none since the last begin_step().
+  agent_index count() const { return found_; }
+  /// Sources known from the last step (-1: to be found by a pass over every agent).
+  agent_index source_count() const { return sources_known_ ? source_count_ : -1; }
+
+  // Internals from here on; public only because CUDA allows device lambdas in public members only.
+
+  static constexpr agent_index chunk = sizeof(std::uint64_t);  ///< marks per word
+
+  double estimate_of(std::uint64_t packed) const {
+    double const agents = static_cast<double>(sources_.extent(0));
+    double const mean_readers = agents > 0 ? static_cast<double>(readers_.extent(0)) / agents : 0.0;
+    return static_cast<double>(packed & 0xffffffffu) + static_cast<double>(packed >> 32) * mean_readers;
+  }
+
+  // One agent's part of find(): marks it if it changes on its own, and its readers that receive if
+  // it spreads. Every writer of a mark stores the same 1, so races between pushes are benign. Marks
+  // are bytes, stored in 8-byte words so that find() can compact eight at a time.
+  template <class Model>
+  struct Mark {
+    Model model;
+    Kokkos::View<std::uint64_t*, memory_space> words;
+    Kokkos::View<edge_offset*, memory_space> offsets;
+    Kokkos::View<agent_index*, memory_space> readers;
+    agent_index stepped;
+
+    KOKKOS_INLINE_FUNCTION void operator()(agent_index i) const {
+      auto* const marks = reinterpret_cast<std::uint8_t*>(words.data());
+      auto const a = model.activity(i);
+      if (i < stepped && (a & activity::changes)) marks[i] = 1;
+      if (a & activity::spreads) {
+        for (edge_offset e = offsets(i); e < offsets(i + 1); ++e) {
+          agent_index const k = readers(e);
+          // Reading first spares the cache line, and the reader's state, when k is marked already.
+          if (k < stepped && marks[k] == 0 && (model.activity(k) & activity::receives)) marks[k] = 1;
+        }
+      }
+    }
+  };
+
+  // Writes to `out`, in order, the candidates candidate(0..count-1) that change or spread and pass
+  // `keep`, and records how many and how many of them spread.
+  template <class Model, class Candidate, class Keep = bool>
+  void keep_sources(Model const& model, agent_index count, Candidate const& candidate,
+                    Kokkos::View<agent_index*, memory_space> const& out, Keep const& keep = true) {
+    std::uint64_t packed = 0;
+    Kokkos::parallel_scan(
+        "herd::active::sources", Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, count),
+        KOKKOS_LAMBDA(agent_index k, std::uint64_t & partial, bool final) {
+          agent_index const i = candidate(k);
+          auto const a = model.activity(i);
+          if (!(a & (activity::changes | activity::spreads)) || !passes(keep, k, i)) return;
+          if (final) out(static_cast<agent_index>(partial & 0xffffffffu)) = i;
+          // Low 32 bits: the position (sources so far); high: the spreading ones among them.
+          partial += (static_cast<std::uint64_t>((a & activity::spreads) != 0) << 32) + 1;
+        },
+        packed);
+    source_count_ = static_cast<agent_index>(packed & 0xffffffffu);
+    source_activity_ = packed;
+    sources_known_ = true;
+  }
+
+  template <class Keep>
+  KOKKOS_INLINE_FUNCTION static bool passes(Keep const& keep, agent_index k, agent_index i) {
+    if constexpr (std::is_same_v<Keep, bool>) {
+      (void)k;
+      (void)i;
+      return keep;
+    } else {
+      return keep(k, i);
+    }
+  }
+
+  // The sources after a step on the list: the listed agents that still change or spread, and the
+  // sources the list left out (unchanged, so still sources). The marks tell the two apart.
+  template <class Model>
+  void update_sources(Model const& model) {
+    auto const words = marks_;
+    auto const list = list_;
+    auto const sources = sources_;
+    agent_index const listed = found_;
+    keep_sources(
+        model, listed + source_count_,
+        KOKKOS_LAMBDA(agent_index k) { return k < listed ? list(k) : sources(k - listed); }, next_sources_,
+        KOKKOS_LAMBDA(agent_index k, agent_index i) {
+          return k < listed || reinterpret_cast<std::uint8_t const*>(words.data())[i] == 0;
+        });
+    std::swap(sources_, next_sources_);
+  }
+
+  // Clears the marks of the listed agents, ready for the next find() (touches only those).
   void clear() {
-    auto const marks = marks_;
+    auto const words = marks_;
     auto const list = list_;
     Kokkos::parallel_for(
         "herd::active::clear", Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, found_),
-        KOKKOS_LAMBDA(agent_index k) { marks(list(k)) = 0; });
+        KOKKOS_LAMBDA(agent_index k) { reinterpret_cast<std::uint8_t*>(words.data())[list(k)] = 0; });
+    found_ = -1;
   }
-
-  Kokkos::View<agent_index*, memory_space> const& list() const { return list_; }
-  agent_index count() const { return found_; }
 
  private:
   ExecutionSpace exec_;
   Kokkos::View<edge_offset*, memory_space> offsets_;
   Kokkos::View<agent_index*, memory_space> readers_;
   agent_index stepped_ = 0;
-  Kokkos::View<std::uint8_t*, memory_space> marks_;
+  Kokkos::View<std::uint64_t*, memory_space> marks_;  ///< one byte per agent, 0 or 1
   Kokkos::View<agent_index*, memory_space> list_;
-  Kokkos::View<agent_index, memory_space> count_;
-  agent_index found_ = 0;
+  Kokkos::View<agent_index*, memory_space> sources_, next_sources_;
+  bool sources_known_ = false;
+  agent_index source_count_ = 0;
+  std::uint64_t source_activity_ = 0;  ///< spreading sources (high 32 bits), sources (low 32 bits)
+  agent_index found_ = -1;
 };
 
 /// How many steps went which way, and how many agents the active steps visited.

@@ -97,17 +97,22 @@ class Simulation {
   Stepping stepping() const { return stepping_; }
   SteppingStats const& stepping_stats() const { return stats_; }
 
-  /// Allocates what the step loop of `model` needs, before the loop (herd::run calls it): nothing
-  /// on one process.
+  /// Readies the step loop of `model` (herd::run calls it before its loop): active-set stepping
+  /// forgets what it knew of the agents, whose state may have been set since the last step. Call
+  /// it after changing the model's state outside the steps when stepping them one by one.
   template <class Model>
-  void prepare(Model const& /*model*/) {}
+  void prepare(Model const& /*model*/) {
+    if (stepping_ != Stepping::pull) active_.forget();
+  }
 
   /// Called before each step (herd::run does): finds the agents that may change this step and,
-  /// when few enough, restricts the step's phases to them. Waits for the device (the list's length).
+  /// when few enough, restricts the step's phases to them. Waits for the device (the counts of the sources and of the
+  /// list).
   template <class Model>
   void before_step(Model const& model) {
     if constexpr (declares_activity_v<Model>) {
       if (stepping_ == Stepping::pull) return;
+      active_.begin_step(model);
       double const owned = num_owned() > 0 ? static_cast<double>(num_owned()) : 1.0;
       ++stats_.steps;
       if (stepping_ == Stepping::automatic && active_.push_estimate(model) > threshold_ * owned) {
@@ -124,7 +129,6 @@ class Simulation {
 
   /// Marks the end of a step: the step counter moves on and phase numbering starts again.
   void end_step() {
-    if (listed_ >= 0) active_.clear();
     listed_ = -1;
     ++step_;
     phase_ = 0;
