@@ -262,6 +262,7 @@ JobResult run_distributed(Options const& o, std::function<void(int, int)> const&
   options.overlap = o.overlap;
   options.exchange_every = o.exchange_every;
   options.device_buffers = o.device_buffers;
+  options.sparse_halo = o.sparse_halo;
   mpi::DistributedSimulation<Exec, WeightStorage> sim(exec, comm, std::move(local), o.seed, options);
   double const setup_seconds = setup.seconds();
   double state_bytes = 0.0;

@@ -159,6 +159,7 @@ Options parse(std::vector<std::string> const& args) {
                                                                 {"--transpose", [&] { o.transpose = true; }},
                                                                 {"--relabel", [&] { o.relabel = true; }},
                                                                 {"--no-overlap", [&] { o.overlap = false; }},
+                                                                {"--dense-halo", [&] { o.sparse_halo = false; }},
                                                                 {"--gpu-aware-mpi", [&] { o.device_buffers = true; }},
                                                                 {"--staged-mpi", [&] { o.device_buffers = false; }}};
     if (auto const flag = flags.find(key); flag != flags.end()) {
@@ -289,6 +290,8 @@ Distributed (under mpiexec):
   --exchange-every K       send ghost values after every K-th step only (1); K > 1 leaves
                            ghosts stale in between, so results differ from K = 1
   --no-overlap             wait for ghosts before stepping any agent (for comparison)
+  --dense-halo             send every ghost value every step, not only those that changed
+                           (for comparison; same results)
   --gpu-aware-mpi          hand device buffers to MPI (needs a GPU-aware MPI)
   --staged-mpi             stage them through pinned host memory, which any MPI accepts
                            (the default unless built with Herd_MPI_DEVICE_BUFFERS)

@@ -64,6 +64,7 @@ struct Options {
   int exchange_every = 1;
   bool overlap = true;
   bool device_buffers = HERD_MPI_DEVICE_BUFFERS != 0;  ///< GPU-aware MPI
+  bool sparse_halo = true;                             ///< send only the ghost values that changed
   // herd partition: the partition model.
   std::vector<int> parts = {2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
   double network_gbps = 25.0;   ///< per-rank injection bandwidth, GB/s

@@ -89,6 +89,12 @@ class SameResults(unittest.TestCase):
             self.assertGreater(profile["phase_seconds"][phase], 0, phase)
             self.assertGreaterEqual(profile["slowest_rank_phase_seconds"][phase], profile["phase_seconds"][phase])
         self.assertEqual(profiled["final"], summary["final"])
+        # Dense halo messages: the same run, more bytes (sparse ones carry only the values that changed).
+        self.run_ok(3, "run", "--model", "sir", "--graph", "erdos-renyi", "--agents", "9000", "--steps", "10",
+                    "--quiet", "--dense-halo", "--json", self.path("d.json"))
+        dense = json.loads(read(self.path("d.json")))
+        self.assertEqual(dense["final"], summary["final"])
+        self.assertGreater(sum(r["bytes_sent"] for r in dense["ranks"]), sum(r["bytes_sent"] for r in ranks))
         # The table printed on rank 0 only, with one row per rank.
         self.assertEqual(result.stdout.count("graph erdos-renyi"), 1)
         self.assertIn("3 ranks, contiguous partition", result.stdout)

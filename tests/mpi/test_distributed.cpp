@@ -148,18 +148,28 @@ TEST(Distributed, OverlapSchedulesAndStagingDoNotChangeTheTrajectory) {
       expect_same(distributed(graph, Kind::seir, 30, PartitionMethod::contiguous, options), want,
                   std::string(overlap ? "overlap " : "no overlap ") + to_string(s));
     }
+  // Dense halo messages (every value every step) give the same trajectory as sparse ones.
+  mpi::DistributedOptions dense;
+  dense.sparse_halo = false;
+  expect_same(distributed(graph, Kind::seir, 30, PartitionMethod::contiguous, dense), want, "dense halo");
 }
 
 // The Erdos-Renyi graph in contiguous blocks of agents, one per rank.
-mpi::DistributedSimulation<Exec> contiguous_erdos_renyi() {
+mpi::DistributedSimulation<Exec> contiguous_erdos_renyi(mpi::DistributedOptions const& options = {}) {
   Exec exec;
   auto const graph = erdos_renyi();
   auto const partition = partition_graph(exec, graph, world_size(), PartitionMethod::contiguous);
-  return {exec, MPI_COMM_WORLD, extract_local_graph(exec, graph, partition, world_rank()), 5};
+  return {exec, MPI_COMM_WORLD, extract_local_graph(exec, graph, partition, world_rank()), 5, options};
+}
+
+mpi::DistributedOptions dense_halo() {
+  mpi::DistributedOptions options;
+  options.sparse_halo = false;
+  return options;
 }
 
 TEST(Distributed, EachStepExchangesOnceWithEveryNeighbour) {
-  auto sim = contiguous_erdos_renyi();
+  auto sim = contiguous_erdos_renyi(dense_halo());
   Seir<Memory> model(sim.num_agents(), seir_parameters(false));
   model.initialise(sim, sim.num_global());
   run(sim, model, 12);
@@ -172,10 +182,27 @@ TEST(Distributed, EachStepExchangesOnceWithEveryNeighbour) {
   EXPECT_EQ(plan.receives(), sim.local_graph().ghosts());
 }
 
+// Early in an epidemic few boundary agents change: sparse messages carry only those, with their
+// slots (5 bytes for a 1-byte state), and far fewer bytes travel than with dense messages.
+TEST(Distributed, SparseMessagesCarryOnlyTheValuesThatChanged) {
+  auto dense = contiguous_erdos_renyi(dense_halo());
+  auto sparse = contiguous_erdos_renyi();
+  Seir<Memory> a(dense.num_agents(), seir_parameters(false)), b(sparse.num_agents(), seir_parameters(false));
+  a.initialise(dense, dense.num_global());
+  b.initialise(sparse, sparse.num_global());
+  auto const before = sparse.halo().times().bytes_sent;
+  EXPECT_EQ(to_vector(run(dense, a, 8)), to_vector(run(sparse, b, 8)));
+  if (world_size() == 1) return;
+  auto const& times = sparse.halo().times();
+  EXPECT_GT(times.sparse_messages, 0);
+  EXPECT_LT(total(times.bytes_sent - before), total(dense.halo().times().bytes_sent) / 2);
+  EXPECT_EQ(dense.halo().times().sparse_messages, 0);
+}
+
 // Telemetry moves the halo's time out of the step phase and counts its messages; the distributed
 // loop allocates nothing either.
 TEST(Distributed, TelemetrySeparatesTheHaloFromTheStep) {
-  auto sim = contiguous_erdos_renyi();
+  auto sim = contiguous_erdos_renyi(dense_halo());
   Seir<Memory> model(sim.num_agents(), seir_parameters(false));
   model.initialise(sim, sim.num_global());
   auto const before = sim.halo().times();

@@ -34,6 +34,9 @@ struct DistributedOptions {
   bool overlap = true;          ///< step interior agents while the halo is in flight
   int exchange_every = 1;       ///< exchange ghosts after every k-th step only (k > 1: stale ghosts)
   bool device_buffers = false;  ///< GPU-aware MPI: hand device buffers to MPI instead of staging
+  /// Send a neighbour only the values that changed (with their slots) when that is shorter than all
+  /// of them: few bytes while few agents change. Applies when exchanging every step.
+  bool sparse_halo = true;
 };
 
 /// This rank's share of `global`, a graph every rank of `comm` holds alike, partitioned into one
@@ -116,7 +119,8 @@ class DistributedSimulation {
     }
     (written.swap(), ...);
     HaloFields fields;
-    (add_if_visible(fields, written), ...);
+    bool const sparse = options_.sparse_halo && options_.exchange_every == 1;
+    (add_if_visible(fields, written, sparse), ...);
     if (fields.count > 0) {
       if ((step_ + 1) % static_cast<std::uint32_t>(options_.exchange_every) == 0)
         halo_->start(fields);
@@ -183,9 +187,14 @@ class DistributedSimulation {
   }
 
  private:
+  // After the swap, the other buffer holds the values of the last exchange (owned agents' values
+  // sent, ghosts' received): what a sparse message is relative to.
   template <class Property>
-  static void add_if_visible(HaloFields& fields, Property const& property) {
-    if (property.visibility() == Visibility::neighbours) fields.add(halo_field(property));
+  static void add_if_visible(HaloFields& fields, Property const& property, bool sparse = false) {
+    if (property.visibility() != Visibility::neighbours) return;
+    auto field = halo_field(property);
+    if (sparse) field.previous = property.next().data();
+    fields.add(field);
   }
 
   // Without an exchange, the ghost values of the buffer that just became current are two phases

@@ -33,13 +33,17 @@ struct HaloTimes {
   double unpack = 0.0;  ///< staging from the host, unpacking kernels
   long long exchanges = 0;
   long long messages_sent = 0;
+  long long sparse_messages = 0;  ///< of which carried only the values that changed
   long long bytes_sent = 0;
 };
 
-/// The current buffer of one property, as the halo sees it: bytes per agent and where they are.
+/// The current buffer of one property, as the halo sees it: bytes per agent and where they are;
+/// `previous`, when set, holds the values the last exchange sent and received (the other buffer
+/// of a double-buffered property), so that only the values that changed need to travel.
 struct HaloField {
   void* data = nullptr;
   int size = 0;
+  void const* previous = nullptr;
 };
 
 /// The fields of one exchange (at most eight properties at once).
@@ -85,6 +89,93 @@ void unpack_values(ExecutionSpace const& exec, agent_index owned, void* data, un
       KOKKOS_LAMBDA(agent_index m) { values[m] = in[m]; });
 }
 
+// Byte copies: sparse messages are unaligned, whatever the values' size.
+KOKKOS_INLINE_FUNCTION void copy_bytes(unsigned char* to, unsigned char const* from, std::size_t bytes) {
+  for (std::size_t b = 0; b < bytes; ++b) to[b] = from[b];
+}
+
+// pack_values for the values [first, last) to one destination, returning how many of them differ
+// from `previous` (one pass: the count decides between a dense and a sparse message).
+template <class T, class ExecutionSpace, class Agents>
+agent_index pack_counting_changes(ExecutionSpace const& exec, Agents const& agents, void const* data,
+                                  void const* previous, unsigned char* buffer, agent_index first, agent_index last) {
+  T const* values = static_cast<T const*>(data);
+  T const* before = static_cast<T const*>(previous);
+  T* out = reinterpret_cast<T*>(buffer);
+  agent_index changed = 0;
+  Kokkos::parallel_reduce(
+      "herd::halo::pack_counting_changes", Kokkos::RangePolicy<ExecutionSpace>(exec, first, last),
+      KOKKOS_LAMBDA(agent_index m, agent_index & sum) {
+        T const value = values[agents(m)];
+        out[m] = value;
+        sum += value != before[agents(m)] ? 1 : 0;
+      },
+      changed);
+  return changed;
+}
+
+// A sparse message for the values [first, last) to one destination: the `changed` values that
+// differ from `previous`, then their slots (4 bytes each, counted from first), written byte by byte.
+template <class T, class ExecutionSpace, class Agents>
+void pack_changes(ExecutionSpace const& exec, Agents const& agents, void const* data, void const* previous,
+                  unsigned char* message, agent_index first, agent_index last, agent_index changed) {
+  T const* values = static_cast<T const*>(data);
+  T const* before = static_cast<T const*>(previous);
+  Kokkos::parallel_scan(
+      "herd::halo::pack_changes", Kokkos::RangePolicy<ExecutionSpace>(exec, first, last),
+      KOKKOS_LAMBDA(agent_index m, agent_index & position, bool final) {
+        T const value = values[agents(m)];
+        if (value == before[agents(m)]) return;
+        if (final) {
+          auto const j = static_cast<std::size_t>(position);
+          auto const slot = static_cast<std::uint32_t>(m - first);
+          copy_bytes(message + j * sizeof(T), reinterpret_cast<unsigned char const*>(&value), sizeof(T));
+          copy_bytes(message + static_cast<std::size_t>(changed) * sizeof(T) + j * sizeof(slot),
+                     reinterpret_cast<unsigned char const*>(&slot), sizeof(slot));
+        }
+        ++position;
+      });
+}
+
+// Ghost slots [first, last) from a sparse message: the previous values, then the `changed` ones.
+template <class T, class ExecutionSpace>
+void unpack_changes(ExecutionSpace const& exec, agent_index owned, void* data, void const* previous,
+                    unsigned char const* message, agent_index first, agent_index last, agent_index changed) {
+  T* values = static_cast<T*>(data) + owned;
+  T const* before = static_cast<T const*>(previous) + owned;
+  Kokkos::parallel_for(
+      "herd::halo::keep", Kokkos::RangePolicy<ExecutionSpace>(exec, first, last),
+      KOKKOS_LAMBDA(agent_index m) { values[m] = before[m]; });
+  Kokkos::parallel_for(
+      "herd::halo::unpack_changes", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, changed),
+      KOKKOS_LAMBDA(agent_index j) {
+        T value;
+        std::uint32_t slot = 0;
+        auto const k = static_cast<std::size_t>(j);
+        copy_bytes(reinterpret_cast<unsigned char*>(&value), message + k * sizeof(T), sizeof(T));
+        copy_bytes(reinterpret_cast<unsigned char*>(&slot),
+                   message + static_cast<std::size_t>(changed) * sizeof(T) + k * sizeof(slot), sizeof(slot));
+        values[first + static_cast<agent_index>(slot)] = value;
+      });
+}
+
+// Calls f(T{}) with the unsigned integer type of `size` bytes.
+template <class F>
+void with_value_type(int size, F&& f) {
+  switch (size) {
+    case 1:
+      return f(std::uint8_t{});
+    case 2:
+      return f(std::uint16_t{});
+    case 4:
+      return f(std::uint32_t{});
+    case 8:
+      return f(std::uint64_t{});
+    default:
+      throw Error("halo: properties of " + std::to_string(size) + " bytes cannot travel (1, 2, 4 or 8)");
+  }
+}
+
 }  // namespace Details
 
 template <class ExecutionSpace>
@@ -97,6 +188,7 @@ class Halo {
       : exec_(exec), plan_(std::move(plan)) {
     MPI_Comm_dup(comm, &comm_);
     staged_ = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible && !device_buffers;
+    message_bytes_.assign(8 * plan_.send_ranks.size(), 0);
   }
   Halo(Halo const&) = delete;
   Halo& operator=(Halo const&) = delete;
@@ -131,12 +223,43 @@ class Halo {
     fields_ = fields;
     reserve(fields);
     auto const sends = static_cast<std::size_t>(plan_.sends());
-    for (int f = 0; f < fields.count; ++f) pack_field(fields.field[f], send_.data() + send_offset_[f], sends);
+    auto const ranks = plan_.send_ranks.size();
+    for (int f = 0; f < fields.count; ++f) {
+      auto const& field = fields.field[f];
+      for (std::size_t k = 0; k < ranks; ++k)
+        message_bytes_[static_cast<std::size_t>(f) * ranks + k] =
+            (plan_.send_offsets[k + 1] - plan_.send_offsets[k]) * field.size;
+      if (field.previous)
+        pack_changes(f, field);
+      else
+        pack_field(field, send_.data() + send_offset_[f], sends);
+    }
     exec_.fence();
     if (staged_) {
       Kokkos::deep_copy(exec_, Kokkos::subview(send_host_, std::make_pair(std::size_t{0}, send_bytes_)),
                         Kokkos::subview(send_, std::make_pair(std::size_t{0}, send_bytes_)));
       exec_.fence();
+    }
+  }
+
+  /// Packs field `f` and, where it is shorter, sends a destination a sparse message instead: the
+  /// values that changed since field.previous, and their slots. Waits for the counts.
+  void pack_changes(int f, HaloField const& field) {
+    auto const ranks = plan_.send_ranks.size();
+    for (std::size_t k = 0; k < ranks; ++k) {
+      agent_index const first = plan_.send_offsets[k], last = plan_.send_offsets[k + 1];
+      unsigned char* buffer = send_.data() + send_offset_[f];
+      Details::with_value_type(field.size, [&](auto type) {
+        using T = decltype(type);
+        agent_index const changed = Details::pack_counting_changes<T>(exec_, plan_.send_agents, field.data,
+                                                                      field.previous, buffer, first, last);
+        int const sparse = changed * static_cast<int>(sizeof(T) + sizeof(std::uint32_t));
+        int& bytes = message_bytes_[static_cast<std::size_t>(f) * ranks + k];
+        if (sparse >= bytes) return;
+        bytes = sparse;
+        Details::pack_changes<T>(exec_, plan_.send_agents, field.data, field.previous,
+                                 buffer + static_cast<std::size_t>(first) * sizeof(T), first, last, changed);
+      });
     }
   }
 
@@ -157,11 +280,14 @@ class Halo {
     Kokkos::Timer timer;
     for (int done = 0; done < receives; ++done) {
       int index = MPI_UNDEFINED;
-      MPI_Waitany(receives, requests_.data(), &index, MPI_STATUS_IGNORE);
+      MPI_Status status;
+      MPI_Waitany(receives, requests_.data(), &index, &status);
       double const waited = timer.seconds();
       times_.wait += waited;
       auto const f = static_cast<std::size_t>(index) / neighbours, k = static_cast<std::size_t>(index) % neighbours;
-      unpack_range(fields_.field[f], recv_offset_[f], plan_.recv_offsets[k], plan_.recv_offsets[k + 1]);
+      int bytes = 0;
+      MPI_Get_count(&status, MPI_BYTE, &bytes);
+      unpack_message(fields_.field[f], recv_offset_[f], plan_.recv_offsets[k], plan_.recv_offsets[k + 1], bytes);
       times_.unpack += timer.seconds() - waited;
       timer.reset();
     }
@@ -230,10 +356,12 @@ class Halo {
       for (std::size_t k = 0; k < plan_.send_ranks.size(); ++k) {
         requests_.emplace_back();
         auto const first = static_cast<std::size_t>(plan_.send_offsets[k]) * size;
-        int const bytes = static_cast<int>((plan_.send_offsets[k + 1] - plan_.send_offsets[k]) * size);
+        int const dense = static_cast<int>((plan_.send_offsets[k + 1] - plan_.send_offsets[k]) * size);
+        int const bytes = message_bytes_[static_cast<std::size_t>(f) * plan_.send_ranks.size() + k];
         MPI_Isend(send + send_offset_[f] + first, bytes, MPI_BYTE, plan_.send_ranks[k], f, comm_, &requests_.back());
         times_.bytes_sent += bytes;
         ++times_.messages_sent;
+        if (bytes < dense) ++times_.sparse_messages;
       }
     }
     in_flight_ = true;
@@ -253,6 +381,23 @@ class Halo {
       default:
         throw Error("halo: properties of " + std::to_string(field.size) + " bytes cannot travel (1, 2, 4 or 8)");
     }
+  }
+
+  // Unpacks ghost slots [first, last) of `field` from a message of `bytes` at `offset` (for the
+  // whole field) in the receive buffer: dense when it has every value, else sparse.
+  void unpack_message(HaloField const& field, std::size_t offset, agent_index first, agent_index last, int bytes) {
+    auto const size = static_cast<std::size_t>(field.size);
+    if (bytes == static_cast<int>(static_cast<std::size_t>(last - first) * size))
+      return unpack_range(field, offset, first, last);
+    require(field.previous != nullptr, "halo: a sparse message for a field without previous values");
+    auto const start = offset + static_cast<std::size_t>(first) * size;
+    auto const range = std::make_pair(start, start + static_cast<std::size_t>(bytes));
+    if (staged_) Kokkos::deep_copy(exec_, Kokkos::subview(recv_, range), Kokkos::subview(recv_host_, range));
+    auto const changed = static_cast<agent_index>(static_cast<std::size_t>(bytes) / (size + sizeof(std::uint32_t)));
+    Details::with_value_type(field.size, [&](auto type) {
+      Details::unpack_changes<decltype(type)>(exec_, plan_.owned, field.data, field.previous, recv_.data() + start,
+                                              first, last, changed);
+    });
   }
 
   // Unpacks ghost slots [first, last) of `field` from the receive buffer at `offset`.
@@ -288,6 +433,7 @@ class Halo {
   Kokkos::View<unsigned char*, memory_space> send_, recv_;
   Kokkos::View<unsigned char*, compat::HostPinnedSpace> send_host_, recv_host_;
   std::vector<MPI_Request> requests_;
+  std::vector<int> message_bytes_;  ///< of each message in flight, [field][destination]: dense or sparse
   HaloTimes times_;
 };
 
