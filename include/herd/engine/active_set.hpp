@@ -52,6 +52,17 @@ struct declares_activity<Model, std::void_t<decltype(std::declval<Model const&>(
 template <class Model>
 inline constexpr bool declares_activity_v = Details::declares_activity<Model>::value;
 
+namespace Details {
+// What push estimates add up per agent: 1 in the high 32 bits if it spreads, 1 in the low 32 if it
+// is stepped and changes on its own.
+KOKKOS_INLINE_FUNCTION std::uint64_t packed_activity(std::uint8_t a, bool stepped) {
+  auto const spreads = static_cast<std::uint64_t>((a & activity::spreads) != 0);
+  auto const changes = static_cast<std::uint64_t>((a & activity::changes) != 0 && stepped);
+  return (spreads << 32) + changes;
+}
+
+}  // namespace Details
+
 /// The active agents of one step, found on the device. `push_graph` lists for each agent the agents
 /// that read it: the graph itself when it is symmetric, else its transpose (see transpose()).
 ///
@@ -113,10 +124,7 @@ class ActiveSet {
     Kokkos::parallel_reduce(
         "herd::active::estimate", Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, sources_.extent(0)),
         KOKKOS_LAMBDA(agent_index i, std::uint64_t & sum) {
-          auto const a = model.activity(i);
-          auto const spreads = static_cast<std::uint64_t>((a & activity::spreads) != 0);
-          auto const changes = static_cast<std::uint64_t>((a & activity::changes) != 0 && i < stepped);
-          sum += (spreads << 32) + changes;
+          sum += Details::packed_activity(model.activity(i), i < stepped);
         },
         packed);
     return estimate_of(packed);
