@@ -119,12 +119,20 @@ class ActiveSet {
   template <class Model>
   double push_estimate(Model const& model) const {
     if (sources_known_) return estimate_of(source_activity_);
-    agent_index const stepped = stepped_;
+    agent_index const stepped = stepped_, agents = static_cast<agent_index>(sources_.extent(0));
+    // On CPUs each thread sums a block in a local: the states are read as bytes, which may alias
+    // the reduction's accumulator, so a per-agent update would go through memory every time (a
+    // 3x slower pass). GPU threads take one agent each, for coalesced reads.
+    constexpr agent_index block = Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible ? 1024 : 1;
     std::uint64_t packed = 0;
     Kokkos::parallel_reduce(
-        "herd::active::estimate", Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, sources_.extent(0)),
-        KOKKOS_LAMBDA(agent_index i, std::uint64_t & sum) {
-          sum += Details::packed_activity(model.activity(i), i < stepped);
+        "herd::active::estimate", Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, (agents + block - 1) / block),
+        KOKKOS_LAMBDA(agent_index b, std::uint64_t & sum) {
+          std::uint64_t local = 0;
+          agent_index const last = b * block + block < agents ? b * block + block : agents;
+          for (agent_index i = b * block; i < last; ++i)
+            local += Details::packed_activity(model.activity(i), i < stepped);
+          sum += local;
         },
         packed);
     return estimate_of(packed);
