@@ -14,6 +14,7 @@
 #include <herd/agents/property.hpp>
 #include <herd/core/error.hpp>
 #include <herd/core/random.hpp>
+#include <herd/models/seeding.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -47,15 +48,9 @@ class Consensus {
   /// Opinions uniform in [0, 1), drawn from the global ids.
   template <class Simulation>
   void initialise(Simulation& sim, global_id /*population*/) {
-    auto ids = sim.id_map();
-    auto o = opinion.current();
-    auto const rng = sim.rng();
-    Kokkos::parallel_for(
-        "herd::consensus::initialise",
-        Kokkos::RangePolicy<typename Simulation::execution_space>(sim.execution_space_instance(), 0, sim.num_agents()),
-        KOKKOS_LAMBDA(agent_index i) {
-          auto const bits = rng.bits(ids(i), 0, streams::initial_state, 0);
-          o(i) = storage_traits<Storage>::store(static_cast<float>(bits >> 8) * 5.9604644775390625e-8f);
+    initialise_from_draws(
+        sim, "herd::consensus::initialise", opinion.current(), KOKKOS_LAMBDA(std::uint32_t bits) {
+          return storage_traits<Storage>::store(static_cast<float>(bits >> 8) * 5.9604644775390625e-8f);
         });
   }
 

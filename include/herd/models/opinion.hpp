@@ -6,6 +6,7 @@
 #include <herd/agents/property.hpp>
 #include <herd/core/error.hpp>
 #include <herd/core/random.hpp>
+#include <herd/models/seeding.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -41,16 +42,10 @@ class Opinion {
   /// Each agent holds opinion 1 with probability initial_share, drawn from its global id.
   template <class Simulation>
   void initialise(Simulation& sim, global_id /*population*/) {
-    auto ids = sim.id_map();
-    auto o = opinion.current();
-    auto const rng = sim.rng();
     auto const share = to_threshold(params_.initial_share);
-    Kokkos::parallel_for(
-        "herd::opinion::initialise",
-        Kokkos::RangePolicy<typename Simulation::execution_space>(sim.execution_space_instance(), 0, sim.num_agents()),
-        KOKKOS_LAMBDA(agent_index i) {
-          o(i) = happens(rng.bits(ids(i), 0, streams::initial_state, 0), share) ? 1 : 0;
-        });
+    initialise_from_draws(
+        sim, "herd::opinion::initialise", opinion.current(),
+        KOKKOS_LAMBDA(std::uint32_t bits) { return static_cast<std::uint8_t>(happens(bits, share) ? 1 : 0); });
   }
 
   template <class Simulation>

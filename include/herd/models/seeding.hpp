@@ -7,6 +7,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <string>
 #include <unordered_set>
 #include <vector>
 
@@ -34,6 +35,20 @@ Kokkos::View<global_id*, MemorySpace> choose_agents(std::uint64_t seed, global_i
   Kokkos::deep_copy(ids, Kokkos::View<global_id*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
                              sorted.data(), sorted.size()));
   return ids;
+}
+
+/// Sets each agent's entry of `values` (a View over the simulation's agents) to value_of(bits), bits
+/// being the agent's initial-state draw keyed on its global id: the same initial state whatever the
+/// ordering, backend or rank count. `value_of` runs on the device.
+template <class Simulation, class Values, class ValueOf>
+void initialise_from_draws(Simulation const& sim, std::string const& label, Values const& values,
+                           ValueOf const& value_of) {
+  auto const ids = sim.id_map();
+  auto const rng = sim.rng();
+  Kokkos::parallel_for(
+      label,
+      Kokkos::RangePolicy<typename Simulation::execution_space>(sim.execution_space_instance(), 0, sim.num_agents()),
+      KOKKOS_LAMBDA(agent_index i) { values(i) = value_of(rng.bits(ids(i), 0, streams::initial_state, 0)); });
 }
 
 /// Whether `id` is in the sorted View `ids` (binary search, on the device).
