@@ -121,8 +121,8 @@ class ActiveSet {
     if (sources_known_) return estimate_of(source_activity_);
     agent_index const stepped = stepped_, agents = static_cast<agent_index>(sources_.extent(0));
     // On CPUs each thread sums a block in a local: the states are read as bytes, which may alias
-    // the reduction's accumulator, so a per-agent update would go through memory every time (a
-    // 3x slower pass). GPU threads take one agent each, for coalesced reads.
+    // the reduction's accumulator and keep it in memory (measured: the block pass is 10 % faster).
+    // GPU threads take one agent each, for coalesced reads.
     constexpr agent_index block = Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible ? 1024 : 1;
     std::uint64_t packed = 0;
     Kokkos::parallel_reduce(
