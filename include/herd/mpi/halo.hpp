@@ -369,18 +369,9 @@ class Halo {
   }
 
   void pack_field(HaloField const& field, unsigned char* buffer, std::size_t sends) const {
-    switch (field.size) {
-      case 1:
-        return Details::pack_values<std::uint8_t>(exec_, plan_.send_agents, field.data, buffer, sends);
-      case 2:
-        return Details::pack_values<std::uint16_t>(exec_, plan_.send_agents, field.data, buffer, sends);
-      case 4:
-        return Details::pack_values<std::uint32_t>(exec_, plan_.send_agents, field.data, buffer, sends);
-      case 8:
-        return Details::pack_values<std::uint64_t>(exec_, plan_.send_agents, field.data, buffer, sends);
-      default:
-        throw Error("halo: properties of " + std::to_string(field.size) + " bytes cannot travel (1, 2, 4 or 8)");
-    }
+    Details::with_value_type(field.size, [&](auto type) {
+      Details::pack_values<decltype(type)>(exec_, plan_.send_agents, field.data, buffer, sends);
+    });
   }
 
   // Unpacks ghost slots [first, last) of `field` from a message of `bytes` at `offset` (for the
@@ -409,16 +400,9 @@ class Halo {
       Kokkos::deep_copy(exec_, Kokkos::subview(recv_, range), Kokkos::subview(recv_host_, range));
     }
     unsigned char const* buffer = recv_.data() + offset;
-    switch (field.size) {
-      case 1:
-        return Details::unpack_values<std::uint8_t>(exec_, plan_.owned, field.data, buffer, first, last);
-      case 2:
-        return Details::unpack_values<std::uint16_t>(exec_, plan_.owned, field.data, buffer, first, last);
-      case 4:
-        return Details::unpack_values<std::uint32_t>(exec_, plan_.owned, field.data, buffer, first, last);
-      default:
-        return Details::unpack_values<std::uint64_t>(exec_, plan_.owned, field.data, buffer, first, last);
-    }
+    Details::with_value_type(field.size, [&](auto type) {
+      Details::unpack_values<decltype(type)>(exec_, plan_.owned, field.data, buffer, first, last);
+    });
   }
 
   ExecutionSpace exec_;
