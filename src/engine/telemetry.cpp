@@ -28,14 +28,24 @@ char const* to_string(LoopPhase phase) {
   return "unknown";
 }
 
+MemoryEvents& operator+=(MemoryEvents& total, MemoryEvents const& more) {
+  total.allocations += more.allocations;
+  total.allocated_bytes += more.allocated_bytes;
+  total.deep_copies += more.deep_copies;
+  total.copied_bytes += more.copied_bytes;
+  total.cross_space_copies += more.cross_space_copies;
+  total.cross_space_bytes += more.cross_space_bytes;
+  return total;
+}
+
 MemoryEvents operator-(MemoryEvents const& later, MemoryEvents const& earlier) {
-  MemoryEvents d;
-  d.allocations = later.allocations - earlier.allocations;
-  d.allocated_bytes = later.allocated_bytes - earlier.allocated_bytes;
-  d.deep_copies = later.deep_copies - earlier.deep_copies;
-  d.copied_bytes = later.copied_bytes - earlier.copied_bytes;
-  d.cross_space_copies = later.cross_space_copies - earlier.cross_space_copies;
-  d.cross_space_bytes = later.cross_space_bytes - earlier.cross_space_bytes;
+  MemoryEvents d = later;
+  d.allocations -= earlier.allocations;
+  d.allocated_bytes -= earlier.allocated_bytes;
+  d.deep_copies -= earlier.deep_copies;
+  d.copied_bytes -= earlier.copied_bytes;
+  d.cross_space_copies -= earlier.cross_space_copies;
+  d.cross_space_bytes -= earlier.cross_space_bytes;
   return d;
 }
 
@@ -131,13 +141,7 @@ LoopPhase Telemetry::enter(LoopPhase phase) {
 void Telemetry::stop() {
   enter(current_);
   if (counter_) {
-    auto const events = counter_->events();
-    memory_.allocations += events.allocations;
-    memory_.allocated_bytes += events.allocated_bytes;
-    memory_.deep_copies += events.deep_copies;
-    memory_.copied_bytes += events.copied_bytes;
-    memory_.cross_space_copies += events.cross_space_copies;
-    memory_.cross_space_bytes += events.cross_space_bytes;
+    memory_ += counter_->events();
     counter_.reset();
   }
 }

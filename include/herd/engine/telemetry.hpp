@@ -36,6 +36,7 @@ struct MemoryEvents {
   std::int64_t cross_space_bytes = 0;
 };
 MemoryEvents operator-(MemoryEvents const& later, MemoryEvents const& earlier);
+MemoryEvents& operator+=(MemoryEvents& total, MemoryEvents const& more);
 
 /// While one exists, the process counts Kokkos allocations and deep copies through Kokkos Tools
 /// callbacks. A tool loaded through KOKKOS_TOOLS_LIBS (or callbacks set by the program) keeps
