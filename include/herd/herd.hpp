@@ -11,6 +11,7 @@
 #include <herd/core/random.hpp>
 #include <herd/core/types.hpp>
 #include <herd/engine/active_set.hpp>
+#include <herd/engine/active_stepping.hpp>
 #include <herd/engine/agent.hpp>
 #include <herd/engine/run.hpp>
 #include <herd/engine/schedule.hpp>

@@ -191,6 +191,31 @@ void describe(JobResult& result, Input<WeightStorage> const& input, Exec const& 
   result.threads = compat::concurrency(exec);
 }
 
+Stepping parse_stepping(std::string const& stepping) {
+  return stepping == "pull" ? Stepping::pull : stepping == "active" ? Stepping::active : Stepping::automatic;
+}
+
+// How the run's steps chose their agents; under mpiexec summed over ranks (each rank chooses for
+// itself: a step counts once per rank) and the active share of all agents (collective).
+template <class Sim>
+void record_stepping(JobResult& result, Options const& o, Sim const& sim, bool distributed) {
+  auto const& stats = sim.stepping_stats();
+  // Agents stepped, over all steps.
+  std::vector<double> sums = {static_cast<double>(stats.steps), static_cast<double>(stats.active_steps),
+                              stats.active_share_sum * static_cast<double>(sim.num_owned())};
+#if HERD_ENABLE_MPI
+  if (distributed)
+    MPI_Allreduce(MPI_IN_PLACE, sums.data(), static_cast<int>(sums.size()), MPI_DOUBLE, MPI_SUM, world());
+#else
+  (void)distributed;
+#endif
+  result.stepping = o.stepping;
+  result.steps_counted = static_cast<long long>(sums[0]);
+  result.active_steps = static_cast<long long>(sums[1]);
+  double const agent_steps = static_cast<double>(stats.steps) * static_cast<double>(sim.num_global());
+  result.mean_active_share = agent_steps > 0 ? sums[2] / agent_steps : 1.0;
+}
+
 template <class WeightStorage>
 JobResult run_single(Options const& o, std::function<void(int, int)> const& progress) {
   Exec exec;
@@ -209,23 +234,12 @@ JobResult run_single(Options const& o, std::function<void(int, int)> const& prog
   // Generated graphs and symmetrised edge lists push along their own rows; other graphs (directed,
   // or a population file, which may be) through their transpose.
   bool const symmetric = is_generator(o.graph) || (!o.directed && !is_population_file(o.graph));
-  if (activity) {
-    sim.set_stepping(o.stepping == "pull"     ? Stepping::pull
-                     : o.stepping == "active" ? Stepping::active
-                                              : Stepping::automatic,
-                     symmetric);
-  }
+  if (activity) sim.set_stepping(parse_stepping(o.stepping), symmetric);
   double const setup_seconds = setup.seconds();
   double state_bytes = 0.0;
   JobResult result = run_model(o, sim, inputs, progress, state_bytes, input.graph.num_edges(), false);
   result.setup_seconds = setup_seconds;
-  if (activity) {
-    auto const& stats = sim.stepping_stats();
-    result.stepping = o.stepping;
-    result.steps_counted = stats.steps;
-    result.active_steps = stats.active_steps;
-    result.mean_active_share = stats.mean_active_share();
-  }
+  if (activity) record_stepping(result, o, sim, false);
   bool const active_memory = activity && o.stepping != "pull";
   describe(result, input, exec, to_string(sim.plan().schedule), state_bytes, ids.extent(0) != 0);
   if (active_memory) {
@@ -264,6 +278,8 @@ JobResult run_distributed(Options const& o, std::function<void(int, int)> const&
   options.device_buffers = o.device_buffers;
   options.sparse_halo = o.sparse_halo;
   mpi::DistributedSimulation<Exec, WeightStorage> sim(exec, comm, std::move(local), o.seed, options);
+  bool const activity = is_epidemic(o) || is_covid(o);
+  if (activity) sim.set_stepping(parse_stepping(o.stepping));
   double const setup_seconds = setup.seconds();
   double state_bytes = 0.0;
   auto const rank_progress = [&](int step, int steps) {
@@ -274,6 +290,14 @@ JobResult run_distributed(Options const& o, std::function<void(int, int)> const&
   JobResult result = run_model(o, sim, inputs, rank_progress, state_bytes, input.graph.num_edges(), true);
   result.setup_seconds = setup_seconds;
   describe(result, input, exec, to_string(sim.plan().schedule), state_bytes, true);
+  if (activity) {
+    record_stepping(result, o, sim, true);
+    // The active set, and the transpose of the rank's graph it pushes through.
+    if (o.stepping != "pull") {
+      result.bytes_per_agent += ActiveSet<Exec>::bytes_per_agent() + sizeof(edge_offset);
+      result.bytes_per_edge += sizeof(agent_index);
+    }
+  }
 
   // Per-rank figures, gathered on rank 0; the run takes as long as its slowest rank.
   auto const& times = sim.halo().times();

@@ -137,6 +137,9 @@ class CovidRun(hf.Case):
                 with self.subTest(partition=partition, ranks=ranks):
                     extra = ["--steps", "30", "--transmission-rate", "12", "--partition", partition]
                     self.assertEqual(self.covid(*extra, ranks=ranks, csv_name="many.csv"), one)
+                    # Every rank steps its active agents only: still the same run.
+                    self.assertEqual(self.covid(*extra, "--stepping", "active", ranks=ranks, csv_name="active.csv"),
+                                     one)
 
     @unittest.skipUnless(os.environ.get("HERD_HAS_HDF5") == "1", "herd was built without HDF5")
     def test_population_file_gives_the_same_run(self):

@@ -59,6 +59,25 @@ class SameResults(unittest.TestCase):
                     self.run_ok(ranks, *args, "--csv", self.path("many.csv"))
                     self.assertEqual(read(self.path("many.csv")), reference)
 
+    def test_every_stepping_gives_the_same_series(self):
+        args = ["run", "--model", "sir", "--graph", "power-law", "--agents", "12000", "--steps", "40", "--quiet",
+                "--partition", "metis"]
+        self.run_ok(1, *args, "--stepping", "pull", "--csv", self.path("one.csv"))
+        reference = read(self.path("one.csv"))
+        for ranks in [2, 4]:
+            for stepping in ["active", "auto"]:
+                with self.subTest(ranks=ranks, stepping=stepping):
+                    self.run_ok(ranks, *args, "--stepping", stepping, "--csv", self.path("many.csv"), "--json",
+                                self.path("s.json"))
+                    self.assertEqual(read(self.path("many.csv")), reference)
+                    summary = json.loads(read(self.path("s.json")))["stepping"]
+                    # Steps count once per rank; under active every one of them steps its list.
+                    self.assertEqual(summary["steps"], 40 * ranks)
+                    self.assertGreater(summary["active_steps"], 0)
+                    if stepping == "active":
+                        self.assertEqual(summary["active_steps"], 40 * ranks)
+                    self.assertLess(summary["mean_active_share"], 1.0)
+
     def test_reports_describe_every_rank(self):
         result = self.run_ok(3, "run", "--model", "sir", "--graph", "erdos-renyi", "--agents", "9000", "--steps",
                              "10", "--json", self.path("s.json"), "--record", self.path("r.jsonl"))

@@ -88,12 +88,18 @@ Trajectory reference(Graph const& graph, Kind kind, int steps) {
   return simulate(sim, kind, steps);
 }
 
+// How many of the steps this rank stepped on its active list (set by distributed()).
+std::int64_t last_active_steps = 0;
+
 Trajectory distributed(Graph const& graph, Kind kind, int steps, PartitionMethod method,
-                       mpi::DistributedOptions const& options = {}) {
+                       mpi::DistributedOptions const& options = {}, Stepping stepping = Stepping::pull) {
   Exec exec;
   mpi::DistributedSimulation<Exec> sim(exec, MPI_COMM_WORLD, mpi::distribute(exec, MPI_COMM_WORLD, graph, method), 99,
                                        options);
-  return simulate(sim, kind, steps);
+  sim.set_stepping(stepping);
+  auto trajectory = simulate(sim, kind, steps);
+  last_active_steps = sim.stepping_stats().active_steps;
+  return trajectory;
 }
 
 // Compares a distributed trajectory with the single-process one: the global history on every
@@ -112,13 +118,18 @@ void expect_same(Trajectory const& got, Trajectory const& want, std::string cons
 
 std::string name(Kind kind) { return kind == Kind::sir ? "sir" : kind == Kind::seir ? "seir" : "voter"; }
 
+// The graph families the trajectories are compared on.
+struct GraphCase {
+  char const* graph;
+  Graph (*make)();
+};
+std::vector<GraphCase> graph_cases() {
+  return {{"erdos-renyi", erdos_renyi}, {"power-law", power_law}, {"population", population}};
+}
+
 // The promise: the same trajectory, bit for bit, on any number of ranks.
 TEST(Distributed, TrajectoriesMatchOneProcessForEveryGraphModelAndPartition) {
-  struct Case {
-    char const* graph;
-    Graph (*make)();
-  };
-  for (Case c : {Case{"erdos-renyi", erdos_renyi}, Case{"power-law", power_law}, Case{"population", population}}) {
+  for (GraphCase c : graph_cases()) {
     auto const graph = c.make();
     for (Kind kind : {Kind::sir, Kind::seir, Kind::voter}) {
       auto const want = reference(graph, kind, 40);
@@ -152,6 +163,79 @@ TEST(Distributed, OverlapSchedulesAndStagingDoNotChangeTheTrajectory) {
   mpi::DistributedOptions dense;
   dense.sparse_halo = false;
   expect_same(distributed(graph, Kind::seir, 30, PartitionMethod::contiguous, dense), want, "dense halo");
+}
+
+// Each rank steps its own active agents, choosing per step on its own; ghosts that spread mark the
+// owned agents that read them; sparse messages after a listed phase carry the listed agents'
+// changes. None of it changes a bit of the trajectory.
+TEST(Distributed, ActiveSteppingGivesThePullTrajectoryOnAnyRankCount) {
+  for (GraphCase c : graph_cases()) {
+    auto const graph = c.make();
+    for (Kind kind : {Kind::sir, Kind::seir}) {
+      auto const want = reference(graph, kind, 40);
+      for (Stepping stepping : {Stepping::active, Stepping::automatic})
+        for (bool sparse : {true, false}) {
+          mpi::DistributedOptions options;
+          options.sparse_halo = sparse;
+          std::string const what = std::string(c.graph) + " " + name(kind) +
+                                   (stepping == Stepping::active ? " active" : " automatic") +
+                                   (sparse ? " sparse" : " dense");
+          expect_same(distributed(graph, kind, 40, PartitionMethod::contiguous, options, stepping), want, what);
+          // Under active every step is listed; automatic lists the early ones at least.
+          if (stepping == Stepping::active)
+            EXPECT_EQ(last_active_steps, 40) << what;
+          else
+            EXPECT_GT(last_active_steps, 0) << what;
+        }
+    }
+  }
+  // Without overlap, and on a METIS partition (few ghosts, most agents interior).
+  auto const graph = power_law();
+  auto const want = reference(graph, Kind::seir, 40);
+  mpi::DistributedOptions no_overlap;
+  no_overlap.overlap = false;
+  expect_same(distributed(graph, Kind::seir, 40, PartitionMethod::contiguous, no_overlap, Stepping::automatic), want,
+              "automatic without overlap");
+  if (have_metis())
+    expect_same(distributed(graph, Kind::seir, 40, PartitionMethod::metis, {}, Stepping::active), want, "metis active");
+}
+
+// With ghosts exchanged every few steps only the trajectory is another one, but still the same
+// whichever agents the steps visit: listed phases keep the stale ghosts as pulled ones do.
+TEST(Distributed, ActiveSteppingKeepsStaleGhostsAsPullDoes) {
+  auto const graph = erdos_renyi();
+  mpi::DistributedOptions every_third;
+  every_third.exchange_every = 3;
+  auto const want = distributed(graph, Kind::seir, 40, PartitionMethod::contiguous, every_third, Stepping::pull);
+  for (Stepping stepping : {Stepping::active, Stepping::automatic})
+    expect_same(distributed(graph, Kind::seir, 40, PartitionMethod::contiguous, every_third, stepping), want,
+                stepping == Stepping::active ? "active" : "automatic");
+}
+
+// Sparse messages after listed phases: few values travel early in an epidemic, as after pulled
+// ones.
+TEST(Distributed, ListedPhasesSendSparseMessages) {
+  auto const graph = erdos_renyi();
+  mpi::DistributedOptions dense;
+  dense.sparse_halo = false;
+  Exec exec;
+  auto const make = [&](mpi::DistributedOptions const& options) {
+    return mpi::DistributedSimulation<Exec>(
+        exec, MPI_COMM_WORLD, mpi::distribute(exec, MPI_COMM_WORLD, graph, PartitionMethod::contiguous), 5, options);
+  };
+  auto full = make(dense);
+  auto sparse = make({});
+  full.set_stepping(Stepping::active);
+  sparse.set_stepping(Stepping::active);
+  Seir<Memory> a(full.num_agents(), seir_parameters(false)), b(sparse.num_agents(), seir_parameters(false));
+  a.initialise(full, full.num_global());
+  b.initialise(sparse, sparse.num_global());
+  auto const before = sparse.halo().times().bytes_sent;
+  EXPECT_EQ(to_vector(run(full, a, 8)), to_vector(run(sparse, b, 8)));
+  EXPECT_EQ(sparse.stepping_stats().active_steps, 8);
+  if (world_size() == 1) return;
+  EXPECT_GT(sparse.halo().times().sparse_messages, 0);
+  EXPECT_LT(total(sparse.halo().times().bytes_sent - before), total(full.halo().times().bytes_sent) / 2);
 }
 
 // The Erdos-Renyi graph in contiguous blocks of agents, one per rank.

@@ -47,9 +47,14 @@ class Property {
   }
   /// Carries agent i's current value into the next buffer.
   KOKKOS_INLINE_FUNCTION void keep(agent_index i) const { next_(i) = current_(i); }
-  /// Makes agent i's next value current: for a phase that stepped some agents only, in place of
-  /// swap().
-  KOKKOS_INLINE_FUNCTION void commit(agent_index i) const { current_(i) = next_(i); }
+  /// Swaps agent i's two values, making its next value current: for a phase that stepped some
+  /// agents only, in place of swap(). As after swap(), the next buffer then holds the value before
+  /// the phase, which tells what changed (the distributed simulation's sparse halo messages).
+  KOKKOS_INLINE_FUNCTION void commit(agent_index i) const {
+    Storage const before = current_(i);
+    current_(i) = next_(i);
+    next_(i) = before;
+  }
 
   /// Makes the next buffer current. Called by the engine after each phase that writes this property.
   void swap() { std::swap(current_, next_); }

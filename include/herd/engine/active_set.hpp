@@ -17,6 +17,7 @@
 // and the plain pull step above it, as direction-optimising BFS switches between top-down and
 // bottom-up.
 
+#include <herd/core/error.hpp>
 #include <herd/core/types.hpp>
 #include <herd/graph/csr_graph.hpp>
 
@@ -65,6 +66,9 @@ KOKKOS_INLINE_FUNCTION std::uint64_t packed_activity(std::uint8_t a, bool steppe
 
 /// The active agents of one step, found on the device. `push_graph` lists for each agent the agents
 /// that read it: the graph itself when it is symmetric, else its transpose (see transpose()).
+/// Its rows may go beyond the `stepped` agents: ghosts, agents of other ranks that stepped agents
+/// read, which are only ever pushed from (a ghost's activity counts for its `spreads` bit only, so
+/// it must follow from the properties neighbours read).
 ///
 /// Between steps it keeps the *sources*: the agents whose activity has `changes` or `spreads`. An
 /// agent a step left out keeps its state, hence its activity, so after a step on the list the
@@ -144,17 +148,23 @@ class ActiveSet {
   agent_index find(Model const& model) {
     auto const sources = sources_;
     Mark<Model> const mark{model, marks_, offsets_, readers_, stepped_};
+    agent_index const rows = static_cast<agent_index>(sources.extent(0));
     if (!sources_known_) {
       Kokkos::parallel_for(
-          "herd::active::mark_all", Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, sources.extent(0)),
+          "herd::active::mark_all", Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, rows),
           KOKKOS_LAMBDA(agent_index i) { mark(i); });
-      // The sources, for the steps that follow.
+      // The sources among the stepped agents, for the steps that follow.
       keep_sources(
-          model, static_cast<agent_index>(sources.extent(0)), KOKKOS_LAMBDA(agent_index i) { return i; }, sources_);
+          model, stepped_, KOKKOS_LAMBDA(agent_index i) { return i; }, sources_);
     } else {
       Kokkos::parallel_for(
           "herd::active::mark", Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, source_count_),
           KOKKOS_LAMBDA(agent_index k) { mark(sources(k)); });
+      // Ghosts change through the halo, not through the list: each step looks at all of them.
+      if (rows > stepped_)
+        Kokkos::parallel_for(
+            "herd::active::mark_ghosts", Kokkos::RangePolicy<ExecutionSpace>(exec_, stepped_, rows),
+            KOKKOS_LAMBDA(agent_index i) { mark(i); });
     }
     // The list from the marks, eight at a time: an eighth of the iterations of a pass per agent,
     // and the list in agent order (rows then read in the order they are stored).
@@ -181,6 +191,8 @@ class ActiveSet {
   }
 
   Kokkos::View<agent_index*, memory_space> const& list() const { return list_; }
+  /// One byte per stepped agent: 1 for the agents the last find() listed (until the next begin_step()).
+  std::uint8_t const* marks() const { return reinterpret_cast<std::uint8_t const*>(marks_.data()); }
   /// Agents listed by the last find(), or -1 when none since the last begin_step().
   agent_index count() const { return found_; }
   /// Sources known from the last step (-1: to be found by a pass over every agent).
@@ -305,12 +317,16 @@ struct SteppingStats {
 
 /// The transpose of a graph's structure (weights dropped): row j lists the agents whose rows list
 /// j, in no particular order. For pushing from agents to the agents that read them on a directed
-/// graph.
+/// graph. `columns` (at least the rows) gives the transpose a row for every index the rows may
+/// list: a rank's graph also lists its ghosts, which have no rows of their own.
 template <class ExecutionSpace, class WeightStorage>
 CsrGraph<typename ExecutionSpace::memory_space> transpose(
-    ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& graph) {
+    ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& graph,
+    agent_index columns = -1) {
   using memory_space = typename ExecutionSpace::memory_space;
-  agent_index const n = graph.num_agents();
+  require(columns < 0 || columns >= graph.num_agents(), "transpose: fewer columns than rows");
+  agent_index const rows = graph.num_agents();
+  agent_index const n = columns < 0 ? rows : columns;
   CsrGraph<memory_space> t;
   t.row_offsets = Kokkos::View<edge_offset*, memory_space>("herd::transpose::offsets", n + 1);
   t.neighbours = Kokkos::View<agent_index*, memory_space>(
@@ -332,7 +348,7 @@ CsrGraph<typename ExecutionSpace::memory_space> transpose(
   Kokkos::deep_copy(exec, cursor, Kokkos::subview(t.row_offsets, std::make_pair(agent_index{0}, n)));
   auto const out = t.neighbours;
   Kokkos::parallel_for(
-      "herd::transpose::fill", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, n), KOKKOS_LAMBDA(agent_index i) {
+      "herd::transpose::fill", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, rows), KOKKOS_LAMBDA(agent_index i) {
         for (edge_offset e = offsets(i); e < offsets(i + 1); ++e)
           out(Kokkos::atomic_fetch_add(&cursor(neighbours(e)), edge_offset{1})) = i;
       });

@@ -2,7 +2,7 @@
 
 #include <herd/core/kokkos_compat.hpp>
 #include <herd/core/random.hpp>
-#include <herd/engine/active_set.hpp>
+#include <herd/engine/active_stepping.hpp>
 #include <herd/engine/agent.hpp>
 #include <herd/engine/phase_kernel.hpp>
 #include <herd/engine/step_plan.hpp>
@@ -11,11 +11,6 @@
 #include <Kokkos_Core.hpp>
 
 namespace herd {
-
-/// Stepping::automatic pushes when the pushes a step needs (agents that change on their own plus
-/// the edges of spreading agents, estimated) are at most this fraction of the agents; else it pulls. Measured
-/// on SIR, docs/benchmarks.md "Active-set stepping".
-inline double default_active_threshold() { return 0.5; }
 
 /// One simulation: a graph, the seed of its random stream, the step counter and the scheduling
 /// plan. Models own their properties and advance through apply(); see herd::run for the loop.
@@ -70,8 +65,8 @@ class Simulation {
                              streams::first_model_stream + phase_,
                              Details::make_carry(written...),
                              0};
-    if (listed_ >= 0) {
-      Details::launch_listed(exec_, active_.list(), listed_, kernel);
+    if (active_.listed() >= 0) {
+      Details::launch_listed(exec_, active_.list(), active_.listed(), kernel);
     } else {
       Details::launch_phase(exec_, plan_, kernel);
       (written.swap(), ...);
@@ -85,24 +80,21 @@ class Simulation {
   /// its transpose (built here, as much memory as the graph's structure). Allocates; call it before
   /// the step loop.
   void set_stepping(Stepping stepping, bool symmetric, double threshold = default_active_threshold()) {
-    stepping_ = stepping;
-    threshold_ = threshold;
-    if (stepping == Stepping::pull) {
-      active_ = {};
-      return;
-    }
-    active_ = symmetric ? ActiveSet<ExecutionSpace>(exec_, graph_, num_owned())
-                        : ActiveSet<ExecutionSpace>(exec_, transpose(exec_, graph_), num_owned());
+    using Set = ActiveSet<ExecutionSpace>;
+    active_.set(stepping, threshold,
+                stepping == Stepping::pull ? Set()
+                : symmetric                ? Set(exec_, graph_, num_owned())
+                                           : Set(exec_, transpose(exec_, graph_), num_owned()));
   }
-  Stepping stepping() const { return stepping_; }
-  SteppingStats const& stepping_stats() const { return stats_; }
+  Stepping stepping() const { return active_.stepping(); }
+  SteppingStats const& stepping_stats() const { return active_.stats(); }
 
   /// Readies the step loop of `model` (herd::run calls it before its loop): active-set stepping
   /// forgets what it knew of the agents, whose state may have been set since the last step. Call
   /// it after changing the model's state outside the steps when stepping them one by one.
   template <class Model>
   void prepare(Model const& /*model*/) {
-    if (stepping_ != Stepping::pull) active_.forget();
+    active_.forget();
   }
 
   /// Called before each step (herd::run does): finds the agents that may change this step and,
@@ -110,26 +102,12 @@ class Simulation {
   /// list).
   template <class Model>
   void before_step(Model const& model) {
-    if constexpr (declares_activity_v<Model>) {
-      if (stepping_ == Stepping::pull) return;
-      active_.begin_step(model);
-      double const owned = num_owned() > 0 ? static_cast<double>(num_owned()) : 1.0;
-      ++stats_.steps;
-      if (stepping_ == Stepping::automatic && active_.push_estimate(model) > threshold_ * owned) {
-        stats_.active_share_sum += 1.0;
-        return;
-      }
-      listed_ = active_.find(model);
-      stats_.active_share_sum += static_cast<double>(listed_) / owned;
-      ++stats_.active_steps;
-    } else {
-      (void)model;
-    }
+    active_.before_step(model, num_owned());
   }
 
   /// Marks the end of a step: the step counter moves on and phase numbering starts again.
   void end_step() {
-    listed_ = -1;
+    active_.end_step();
     ++step_;
     phase_ = 0;
   }
@@ -162,11 +140,7 @@ class Simulation {
   StepPlan<memory_space> plan_;
   std::uint32_t step_ = 0;
   std::uint32_t phase_ = 0;
-  Stepping stepping_ = Stepping::pull;
-  double threshold_ = default_active_threshold();
-  ActiveSet<ExecutionSpace> active_;  ///< empty under Stepping::pull
-  agent_index listed_ = -1;           ///< >= 0: this step's phases run on the first listed_ agents of the active list
-  SteppingStats stats_;
+  Details::ActiveStepping<ExecutionSpace> active_;
 };
 
 }  // namespace herd

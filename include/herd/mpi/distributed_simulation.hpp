@@ -12,9 +12,16 @@
 // Random draws are keyed on global ids and neighbour sums are integers, so the trajectory is the
 // same, bit for bit, on any number of ranks. Observables are summed over owned agents and then
 // over ranks with one integer MPI_Allreduce at the end of the run.
+//
+// With active-set stepping each rank chooses per step, on its own, whether to pull all its owned
+// agents or to step its active list (the trajectory is the same either way). The push graph is the
+// transpose of the rank's graph with a row per ghost, so that ghosts that spread mark the owned
+// agents that read them: the list is found once the ghosts are current, so a listed step does not
+// overlap its halo (the list is short). A listed phase commits its agents in place; its sparse
+// halo messages then look for changes among the listed agents only.
 
 #include <herd/agents/property.hpp>
-#include <herd/engine/active_set.hpp>
+#include <herd/engine/active_stepping.hpp>
 #include <herd/engine/phase_kernel.hpp>
 #include <herd/engine/step_plan.hpp>
 #include <herd/mpi/collective.hpp>
@@ -108,7 +115,11 @@ class DistributedSimulation {
                              streams::first_model_stream + phase_,
                              herd::Details::make_carry(written...),
                              0};
-    if (options_.overlap) {
+    bool const listed = active_.listed() >= 0;
+    if (listed) {
+      halo_->finish();
+      herd::Details::launch_listed(exec_, active_.list(), active_.listed(), kernel);
+    } else if (options_.overlap) {
       herd::Details::launch_phase(exec_, interior_, kernel);
       halo_->finish();
       herd::Details::launch_phase(exec_, boundary_, kernel);
@@ -117,24 +128,26 @@ class DistributedSimulation {
       herd::Details::launch_phase(exec_, interior_, kernel);
       herd::Details::launch_phase(exec_, boundary_, kernel);
     }
-    (written.swap(), ...);
+    if (!listed) (written.swap(), ...);
     HaloFields fields;
     bool const sparse = options_.sparse_halo && options_.exchange_every == 1;
-    (add_if_visible(fields, written, sparse), ...);
+    (add_if_visible(fields, written, sparse, listed ? active_.marks() : nullptr), ...);
     if (fields.count > 0) {
       if ((step_ + 1) % static_cast<std::uint32_t>(options_.exchange_every) == 0)
         halo_->start(fields);
-      else
+      else if (!listed)
         (keep_ghosts(written), ...);
     }
     ++phase_;
   }
 
   /// Sizes the halo's buffers for every property of `model` that neighbours read, so that the
-  /// step loop allocates nothing (herd::run calls it before its loop). A model without
-  /// for_each_property gets its buffers at its first exchange instead.
+  /// step loop allocates nothing (herd::run calls it before its loop); active-set stepping forgets
+  /// what it knew of the agents, as Simulation::prepare. A model without for_each_property gets its
+  /// buffers at its first exchange instead.
   template <class Model>
   void prepare(Model const& model) {
+    active_.forget();
     if constexpr (lists_properties_v<Model>) {
       HaloFields fields;
       model.for_each_property([&](auto const& property) { add_if_visible(fields, property); });
@@ -144,12 +157,29 @@ class DistributedSimulation {
     }
   }
 
-  /// Active-set stepping is not distributed yet: every step pulls all owned agents.
+  /// As Simulation::set_stepping; the push graph is always a transpose here (with rows for the
+  /// ghosts, which have none in the rank's graph), as much memory as the rank's graph structure.
+  /// Allocates; call it before the step loop.
+  void set_stepping(Stepping stepping, double threshold = default_active_threshold()) {
+    using Set = ActiveSet<ExecutionSpace>;
+    active_.set(
+        stepping, threshold,
+        stepping == Stepping::pull ? Set() : Set(exec_, transpose(exec_, local_.graph, local_.local()), local_.owned));
+  }
+  Stepping stepping() const { return active_.stepping(); }
+  /// This rank's stepping choices.
+  SteppingStats const& stepping_stats() const { return active_.stats(); }
+
+  /// As Simulation::before_step, over this rank's owned agents; before listing them it completes
+  /// the exchange in flight, as the ghosts that spread mark agents too. Waits for this rank's
+  /// device and, when it lists, for its neighbours' last messages.
   template <class Model>
-  void before_step(Model const& /*model*/) {}
-  SteppingStats const& stepping_stats() const { return stepping_stats_; }
+  void before_step(Model const& model) {
+    active_.before_step(model, num_owned(), [this] { halo_->finish(); });
+  }
 
   void end_step() {
+    active_.end_step();
     ++step_;
     phase_ = 0;
   }
@@ -188,12 +218,17 @@ class DistributedSimulation {
 
  private:
   // After the swap, the other buffer holds the values of the last exchange (owned agents' values
-  // sent, ghosts' received): what a sparse message is relative to.
+  // sent, ghosts' received): what a sparse message is relative to. After a listed phase it holds
+  // them for the listed agents only, which `listed` marks.
   template <class Property>
-  static void add_if_visible(HaloFields& fields, Property const& property, bool sparse = false) {
+  static void add_if_visible(HaloFields& fields, Property const& property, bool sparse = false,
+                             std::uint8_t const* listed = nullptr) {
     if (property.visibility() != Visibility::neighbours) return;
     auto field = halo_field(property);
-    if (sparse) field.previous = property.next().data();
+    if (sparse) {
+      field.previous = property.next().data();
+      field.listed = listed;
+    }
     fields.add(field);
   }
 
@@ -212,7 +247,7 @@ class DistributedSimulation {
   DistributedOptions options_;
   StepPlan<memory_space> interior_, boundary_;
   std::shared_ptr<Halo<ExecutionSpace>> halo_;
-  SteppingStats stepping_stats_;  ///< stays zero: every step pulls
+  herd::Details::ActiveStepping<ExecutionSpace> active_;
   std::uint32_t step_ = 0;
   std::uint32_t phase_ = 0;
 };

@@ -40,10 +40,16 @@ struct HaloTimes {
 /// The current buffer of one property, as the halo sees it: bytes per agent and where they are;
 /// `previous`, when set, holds the values the last exchange sent and received (the other buffer
 /// of a double-buffered property), so that only the values that changed need to travel.
+///
+/// `listed`, when set, says the phase stepped only the agents marked 1 there (one byte per owned
+/// agent) and committed them in place instead of swapping the buffers: `previous` then holds the
+/// values before the phase for those agents only (the others did not change), and the ghosts of
+/// `data` still hold the values last received.
 struct HaloField {
   void* data = nullptr;
   int size = 0;
   void const* previous = nullptr;
+  std::uint8_t const* listed = nullptr;
 };
 
 /// The fields of one exchange (at most eight properties at once).
@@ -94,38 +100,48 @@ KOKKOS_INLINE_FUNCTION void copy_bytes(unsigned char* to, unsigned char const* f
   for (std::size_t b = 0; b < bytes; ++b) to[b] = from[b];
 }
 
-// pack_values for the values [first, last) to one destination, returning how many of them differ
-// from `previous` (one pass: the count decides between a dense and a sparse message).
+// Whether agent i's value differs from the one the last exchange carried (see HaloField::listed).
+template <class T>
+KOKKOS_INLINE_FUNCTION bool changed_since(T value, T const* before, std::uint8_t const* listed, agent_index i) {
+  return (listed == nullptr || listed[i] != 0) && value != before[i];
+}
+
+// pack_values for the values [first, last) to one destination, returning how many of them changed
+// (one pass: the count decides between a dense and a sparse message).
 template <class T, class ExecutionSpace, class Agents>
-agent_index pack_counting_changes(ExecutionSpace const& exec, Agents const& agents, void const* data,
-                                  void const* previous, unsigned char* buffer, agent_index first, agent_index last) {
-  T const* values = static_cast<T const*>(data);
-  T const* before = static_cast<T const*>(previous);
+agent_index pack_counting_changes(ExecutionSpace const& exec, Agents const& agents, HaloField const& field,
+                                  unsigned char* buffer, agent_index first, agent_index last) {
+  T const* values = static_cast<T const*>(field.data);
+  T const* before = static_cast<T const*>(field.previous);
+  std::uint8_t const* listed = field.listed;
   T* out = reinterpret_cast<T*>(buffer);
   agent_index changed = 0;
   Kokkos::parallel_reduce(
       "herd::halo::pack_counting_changes", Kokkos::RangePolicy<ExecutionSpace>(exec, first, last),
       KOKKOS_LAMBDA(agent_index m, agent_index & sum) {
-        T const value = values[agents(m)];
+        agent_index const i = agents(m);
+        T const value = values[i];
         out[m] = value;
-        sum += value != before[agents(m)] ? 1 : 0;
+        sum += changed_since(value, before, listed, i) ? 1 : 0;
       },
       changed);
   return changed;
 }
 
 // A sparse message for the values [first, last) to one destination: the `changed` values that
-// differ from `previous`, then their slots (4 bytes each, counted from first), written byte by byte.
+// changed, then their slots (4 bytes each, counted from first), written byte by byte.
 template <class T, class ExecutionSpace, class Agents>
-void pack_changes(ExecutionSpace const& exec, Agents const& agents, void const* data, void const* previous,
-                  unsigned char* message, agent_index first, agent_index last, agent_index changed) {
-  T const* values = static_cast<T const*>(data);
-  T const* before = static_cast<T const*>(previous);
+void pack_changes(ExecutionSpace const& exec, Agents const& agents, HaloField const& field, unsigned char* message,
+                  agent_index first, agent_index last, agent_index changed) {
+  T const* values = static_cast<T const*>(field.data);
+  T const* before = static_cast<T const*>(field.previous);
+  std::uint8_t const* listed = field.listed;
   Kokkos::parallel_scan(
       "herd::halo::pack_changes", Kokkos::RangePolicy<ExecutionSpace>(exec, first, last),
       KOKKOS_LAMBDA(agent_index m, agent_index & position, bool final) {
-        T const value = values[agents(m)];
-        if (value == before[agents(m)]) return;
+        agent_index const i = agents(m);
+        T const value = values[i];
+        if (!changed_since(value, before, listed, i)) return;
         if (final) {
           auto const j = static_cast<std::size_t>(position);
           auto const slot = static_cast<std::uint32_t>(m - first);
@@ -137,15 +153,17 @@ void pack_changes(ExecutionSpace const& exec, Agents const& agents, void const* 
       });
 }
 
-// Ghost slots [first, last) from a sparse message: the previous values, then the `changed` ones.
+// Ghost slots [first, last) from a sparse message: the previous values (unless the ghosts still
+// hold them, HaloField::listed), then the `changed` ones.
 template <class T, class ExecutionSpace>
-void unpack_changes(ExecutionSpace const& exec, agent_index owned, void* data, void const* previous,
-                    unsigned char const* message, agent_index first, agent_index last, agent_index changed) {
-  T* values = static_cast<T*>(data) + owned;
-  T const* before = static_cast<T const*>(previous) + owned;
-  Kokkos::parallel_for(
-      "herd::halo::keep", Kokkos::RangePolicy<ExecutionSpace>(exec, first, last),
-      KOKKOS_LAMBDA(agent_index m) { values[m] = before[m]; });
+void unpack_changes(ExecutionSpace const& exec, agent_index owned, HaloField const& field, unsigned char const* message,
+                    agent_index first, agent_index last, agent_index changed) {
+  T* values = static_cast<T*>(field.data) + owned;
+  T const* before = static_cast<T const*>(field.previous) + owned;
+  if (field.listed == nullptr)
+    Kokkos::parallel_for(
+        "herd::halo::keep", Kokkos::RangePolicy<ExecutionSpace>(exec, first, last),
+        KOKKOS_LAMBDA(agent_index m) { values[m] = before[m]; });
   Kokkos::parallel_for(
       "herd::halo::unpack_changes", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, changed),
       KOKKOS_LAMBDA(agent_index j) {
@@ -251,14 +269,14 @@ class Halo {
       unsigned char* buffer = send_.data() + send_offset_[f];
       Details::with_value_type(field.size, [&](auto type) {
         using T = decltype(type);
-        agent_index const changed = Details::pack_counting_changes<T>(exec_, plan_.send_agents, field.data,
-                                                                      field.previous, buffer, first, last);
+        agent_index const changed =
+            Details::pack_counting_changes<T>(exec_, plan_.send_agents, field, buffer, first, last);
         int const sparse = changed * static_cast<int>(sizeof(T) + sizeof(std::uint32_t));
         int& bytes = message_bytes_[static_cast<std::size_t>(f) * ranks + k];
         if (sparse >= bytes) return;
         bytes = sparse;
-        Details::pack_changes<T>(exec_, plan_.send_agents, field.data, field.previous,
-                                 buffer + static_cast<std::size_t>(first) * sizeof(T), first, last, changed);
+        Details::pack_changes<T>(exec_, plan_.send_agents, field, buffer + static_cast<std::size_t>(first) * sizeof(T),
+                                 first, last, changed);
       });
     }
   }
@@ -386,8 +404,7 @@ class Halo {
     if (staged_) Kokkos::deep_copy(exec_, Kokkos::subview(recv_, range), Kokkos::subview(recv_host_, range));
     auto const changed = static_cast<agent_index>(static_cast<std::size_t>(bytes) / (size + sizeof(std::uint32_t)));
     Details::with_value_type(field.size, [&](auto type) {
-      Details::unpack_changes<decltype(type)>(exec_, plan_.owned, field.data, field.previous, recv_.data() + start,
-                                              first, last, changed);
+      Details::unpack_changes<decltype(type)>(exec_, plan_.owned, field, recv_.data() + start, first, last, changed);
     });
   }
 

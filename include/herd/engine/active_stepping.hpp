@@ -1,0 +1,86 @@
+#pragma once
+
+// The per-step choice between pulling every agent and stepping the active list only, shared by
+// the single-process and the distributed simulation: which agents a step visits, and the
+// statistics of that choice.
+
+#include <herd/engine/active_set.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <utility>
+
+namespace herd {
+
+/// Stepping::automatic pushes when the pushes a step needs (agents that change on their own plus
+/// the edges of spreading agents, estimated) are at most this fraction of the agents; else it pulls.
+/// Measured on SIR, docs/benchmarks.md "Active-set stepping".
+inline double default_active_threshold() { return 0.5; }
+
+namespace Details {
+
+template <class ExecutionSpace>
+class ActiveStepping {
+ public:
+  using memory_space = typename ExecutionSpace::memory_space;
+
+  /// `active` is empty under Stepping::pull.
+  void set(Stepping stepping, double threshold, ActiveSet<ExecutionSpace> active) {
+    stepping_ = stepping;
+    threshold_ = threshold;
+    active_ = std::move(active);
+  }
+  Stepping stepping() const { return stepping_; }
+  SteppingStats const& stats() const { return stats_; }
+
+  /// The state may have been set since the last step.
+  void forget() {
+    if (stepping_ != Stepping::pull) active_.forget();
+  }
+
+  /// Finds the agents among the first `owned` that may change this step and, when few enough,
+  /// lists them for the step's phases; `ready()` is called before listing them (a distributed
+  /// simulation completes its ghosts there). Waits for the device (the counts of the sources and
+  /// of the list).
+  template <class Model, class Ready = void (*)()>
+  void before_step(
+      Model const& model, agent_index owned, Ready&& ready = [] {}) {
+    if constexpr (declares_activity_v<Model>) {
+      if (stepping_ == Stepping::pull) return;
+      active_.begin_step(model);
+      double const agents = owned > 0 ? static_cast<double>(owned) : 1.0;
+      ++stats_.steps;
+      if (stepping_ == Stepping::automatic && active_.push_estimate(model) > threshold_ * agents) {
+        stats_.active_share_sum += 1.0;
+        return;
+      }
+      ready();
+      listed_ = active_.find(model);
+      stats_.active_share_sum += static_cast<double>(listed_) / agents;
+      ++stats_.active_steps;
+    } else {
+      (void)model;
+      (void)owned;
+      (void)ready;
+    }
+  }
+  void end_step() { listed_ = -1; }
+
+  /// Agents this step's phases run on, the first listed() of list(); -1 when they run on all.
+  agent_index listed() const { return listed_; }
+  Kokkos::View<agent_index*, memory_space> const& list() const { return active_.list(); }
+  /// One byte per agent, 1 for the listed ones (valid while listed() >= 0).
+  std::uint8_t const* marks() const { return active_.marks(); }
+
+ private:
+  Stepping stepping_ = Stepping::pull;
+  double threshold_ = default_active_threshold();
+  ActiveSet<ExecutionSpace> active_;  ///< empty under Stepping::pull
+  agent_index listed_ = -1;
+  SteppingStats stats_;
+};
+
+}  // namespace Details
+
+}  // namespace herd
