@@ -8,6 +8,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <utility>
 
@@ -37,6 +38,7 @@ class ActiveStepping {
   /// The state may have been set since the last step.
   void forget() {
     if (stepping_ != Stepping::pull) active_.forget();
+    skipped_estimates_ = 0;
   }
 
   /// Finds the agents among the first `owned` that may change this step and, when few enough,
@@ -51,7 +53,7 @@ class ActiveStepping {
       active_.begin_step(model);
       double const agents = owned > 0 ? static_cast<double>(owned) : 1.0;
       ++stats_.steps;
-      if (stepping_ == Stepping::automatic && active_.push_estimate(model) > threshold_ * agents) {
+      if (stepping_ == Stepping::automatic && pulls(model, threshold_ * agents)) {
         stats_.active_share_sum += 1.0;
         return;
       }
@@ -74,10 +76,30 @@ class ActiveStepping {
   std::uint8_t const* marks() const { return active_.marks(); }
 
  private:
+  // Whether the automatic mode pulls this step: when the estimated pushes exceed `limit`. After a
+  // pull step the estimate is a pass over every agent (the sources are not known), which at the
+  // peak of an epidemic would be most of the automatic mode's extra cost. So an estimate of 2^k
+  // times the limit lets the next k steps pull without one: the pushes would have to halve every
+  // step to fall below the limit sooner, and switching a step late costs only that step's
+  // difference between the two modes (the trajectory is the same).
+  template <class Model>
+  bool pulls(Model const& model, double limit) {
+    bool const costly = active_.source_count() < 0;
+    if (costly && skipped_estimates_ > 0) {
+      --skipped_estimates_;
+      return true;
+    }
+    double const estimate = active_.push_estimate(model);
+    if (estimate <= limit) return false;
+    if (costly && limit > 0) skipped_estimates_ = static_cast<int>(std::log2(estimate / limit));
+    return true;
+  }
+
   Stepping stepping_ = Stepping::pull;
   double threshold_ = default_active_threshold();
   ActiveSet<ExecutionSpace> active_;  ///< empty under Stepping::pull
   agent_index listed_ = -1;
+  int skipped_estimates_ = 0;  ///< pull steps left before the automatic mode estimates again
   SteppingStats stats_;
 };
 
