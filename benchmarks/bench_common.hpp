@@ -77,6 +77,7 @@ inline void add_build_context() {
   benchmark::AddCustomContext("kokkos_version", std::to_string(KOKKOS_VERSION));
   benchmark::AddCustomContext("backend", Exec::name());
   benchmark::AddCustomContext("threads", std::to_string(compat::concurrency(Exec())));
+  benchmark::AddCustomContext("half_conversion", HERD_HALF_USES_F16C ? "f16c" : "integer");
 }
 
 /// Bytes a SEIR-family step on `g` must move, counted as the minimum (each array element once):

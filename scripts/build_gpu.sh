@@ -27,6 +27,10 @@ fi
 if [[ $backend == cuda ]]; then
   command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
   compiler=$Kokkos_ROOT/bin/nvcc_wrapper
+  # A host-only function called from device code is only a warning by default, and a crash or a
+  # silent wrong result at run time; make it an error. nvcc_wrapper would hand -Werror to the host
+  # compiler, so the flag goes to nvcc through its environment.
+  export NVCC_APPEND_FLAGS="${NVCC_APPEND_FLAGS:+$NVCC_APPEND_FLAGS }-Werror cross-execution-space-call"
 else
   compiler=$(command -v hipcc)
   # Without an AMD GPU, hipcc asks rocm_agent_enumerator for one at every link and prints its

@@ -4,6 +4,10 @@
 #include <cstring>
 #include <limits>
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__CUDACC__) && !defined(__HIPCC__)
+#include <immintrin.h>
+#endif
+
 namespace {
 
 using herd::bfloat16;
@@ -71,6 +75,39 @@ TEST(Half, AllValuesRoundTripAndMidpointsRound) {
     }
   }
 }
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__CUDACC__) && !defined(__HIPCC__)
+// The conversion instructions, whatever this build targets: the test asks the CPU first.
+__attribute__((target("f16c"))) std::uint16_t f16c_from_float(float x) {
+  return static_cast<std::uint16_t>(_cvtss_sh(x, _MM_FROUND_TO_NEAREST_INT));
+}
+__attribute__((target("f16c"))) float f16c_to_float(std::uint16_t bits) { return _cvtsh_ss(bits); }
+
+std::uint32_t float_bits(float x) {
+  std::uint32_t b;
+  std::memcpy(&b, &x, 4);
+  return b;
+}
+
+// A build for F16C converts with the instructions; every other build with integer operations. The
+// two must give the same bits, or trajectories would depend on the build.
+TEST(Half, IntegerConversionsMatchTheF16CInstructions) {
+  if (!__builtin_cpu_supports("f16c")) GTEST_SKIP() << "this CPU has no F16C";
+  // Every half, NaNs included (both make them quiet).
+  for (std::uint32_t b = 0; b <= 0xffff; ++b) {
+    auto const h = static_cast<std::uint16_t>(b);
+    ASSERT_EQ(float_bits(herd::Details::half_bits_to_float(h)), float_bits(f16c_to_float(h))) << std::hex << b;
+  }
+  // Every sign, exponent and high 14 significand bits of a float, with low 9 bits of 0, 1, 0x100
+  // and 0x1ff: exact ties and their neighbours at every rounding position (bit 13 for normal
+  // halves, up to bit 23 for subnormal ones), and all the non-finite values' classes.
+  for (std::uint32_t high = 0; high < (1u << 23); ++high)
+    for (std::uint32_t low : {0u, 1u, 0x100u, 0x1ffu}) {
+      float const x = bits_to_float(high << 9 | low);
+      ASSERT_EQ(herd::Details::float_to_half_bits(x), f16c_from_float(x)) << std::hex << (high << 9 | low);
+    }
+}
+#endif
 
 // Converts values spread over the half range on the device. (A free function: CUDA does not
 // allow device lambdas in the private TestBody of a test.)

@@ -5,13 +5,23 @@
 // Kokkos' half_t is a 4-byte float on CPU-only builds, so it cannot halve memory traffic there.
 // herd::half (IEEE 754 binary16) and herd::bfloat16 hold only the bits; arithmetic happens in
 // float after a load, and a store rounds to nearest, ties to even. The conversions use integer
-// operations only, so a value rounds the same way on every backend.
+// operations only, so a value rounds the same way on every backend. On x86-64 CPUs built with F16C
+// (-mf16c, or -march= any CPU since 2012) half uses the conversion instructions instead, one each
+// way, which give the same bits (tested against the integer conversions).
 
 #include <herd/core/bit_cast.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+
+// Host code only: device passes of CUDA and HIP see no F16C.
+#if defined(__F16C__) && !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
+#define HERD_HALF_USES_F16C 1
+#include <immintrin.h>
+#else
+#define HERD_HALF_USES_F16C 0
+#endif
 
 namespace herd {
 
@@ -49,7 +59,10 @@ KOKKOS_INLINE_FUNCTION float half_bits_to_float(std::uint16_t bits) {
   std::uint32_t const sign = static_cast<std::uint32_t>(bits & 0x8000u) << 16;
   std::uint32_t const exponent = (bits >> 10) & 0x1fu;
   std::uint32_t const mantissa = bits & 0x3ffu;
-  if (exponent == 0x1fu) return bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));
+  if (exponent == 0x1fu) {  // infinity, or a NaN made quiet (as the conversion instructions do)
+    std::uint32_t const quiet = mantissa != 0 ? 0x400000u : 0u;
+    return bit_cast<float>(sign | 0x7f800000u | quiet | (mantissa << 13));
+  }
   if (exponent == 0) {  // zero or subnormal: mantissa * 2^-24 is exact in float
     float const magnitude = static_cast<float>(mantissa) * 5.9604644775390625e-8f;
     return sign ? -magnitude : magnitude;
@@ -68,6 +81,23 @@ KOKKOS_INLINE_FUNCTION float bfloat16_bits_to_float(std::uint16_t bits) {
   return bit_cast<float>(static_cast<std::uint32_t>(bits) << 16);
 }
 
+// The conversions half uses: the instructions where the build targets F16C, else the integer ones.
+KOKKOS_INLINE_FUNCTION std::uint16_t float_to_half(float value) {
+#if HERD_HALF_USES_F16C
+  return static_cast<std::uint16_t>(_cvtss_sh(value, _MM_FROUND_TO_NEAREST_INT));
+#else
+  return float_to_half_bits(value);
+#endif
+}
+
+KOKKOS_INLINE_FUNCTION float half_to_float(std::uint16_t bits) {
+#if HERD_HALF_USES_F16C
+  return _cvtsh_ss(bits);
+#else
+  return half_bits_to_float(bits);
+#endif
+}
+
 }  // namespace Details
 
 /// IEEE 754 binary16 storage: 2 bytes, converted to and from float with round-to-nearest-even.
@@ -75,8 +105,8 @@ struct half {
   std::uint16_t bits;
 
   half() = default;
-  KOKKOS_INLINE_FUNCTION explicit half(float value) : bits(Details::float_to_half_bits(value)) {}
-  KOKKOS_INLINE_FUNCTION explicit operator float() const { return Details::half_bits_to_float(bits); }
+  KOKKOS_INLINE_FUNCTION explicit half(float value) : bits(Details::float_to_half(value)) {}
+  KOKKOS_INLINE_FUNCTION explicit operator float() const { return Details::half_to_float(bits); }
   KOKKOS_INLINE_FUNCTION static half from_bits(std::uint16_t b) {
     half h;
     h.bits = b;

@@ -99,11 +99,16 @@ class Consensus {
   KOKKOS_FORCEINLINE_FUNCTION static std::int64_t fixed(float x) {
     return (static_cast<std::int64_t>(static_cast<double>(x) * 33554432.0) + 1) >> 1;
   }
-  // Exact for binary16 and integer-only (no conversion through float, which CPUs without F16C do
-  // in software): a normal half is (1024 + m) 2^(e - 25), a subnormal m 2^-24.
+  // Exact for binary16 (a half is a multiple of 2^-24) either way: through the F16C conversion
+  // where the build has it, else with integer operations only: a normal half is
+  // (1024 + m) 2^(e - 25), a subnormal m 2^-24.
   KOKKOS_FORCEINLINE_FUNCTION static std::int64_t fixed(half x) {
+#if HERD_HALF_USES_F16C
+    return fixed(static_cast<float>(x));
+#else
     std::int64_t const e = (x.bits >> 10) & 0x1f, m = x.bits & 0x3ff;
     return e == 0 ? m : (1024 + m) << (e - 1);
+#endif
   }
   template <class S>
   KOKKOS_FORCEINLINE_FUNCTION static std::int64_t fixed(S x) {
