@@ -3,6 +3,7 @@
 #include <herd/engine/active_set.hpp>
 
 #include <algorithm>
+#include <string>
 
 namespace {
 
@@ -163,6 +164,46 @@ TEST(ActiveSet, StateSetBetweenRunsIsFoundAgain) {
   EXPECT_EQ(final_state(graph, Stepping::active, true), pull);
   EXPECT_EQ(final_state(graph, Stepping::automatic, true), pull);
   EXPECT_NE(final_state(graph, Stepping::active, false), pull) << "the comparison should see stale sources";
+}
+
+// Counts the launches of the automatic mode's estimate pass (a Kokkos Tools callback).
+struct EstimateCounter {
+  static inline int passes = 0;
+  static void begin_reduce(char const* name, std::uint32_t, std::uint64_t*) {
+    if (std::string(name) == "herd::active::estimate") ++passes;
+  }
+};
+
+// Far above the threshold, automatic mode pulls several steps on one estimate: fewer estimate
+// passes than pull steps, and the same trajectory.
+TEST(ActiveSet, AutomaticModeSkipsEstimatesFarAboveTheThreshold) {
+  namespace tools = Kokkos::Tools::Experimental;
+  auto const graph = build_csr(Exec(), generate_edges(Exec(), ErdosRenyi{20000, 16.0}, 8));
+  SeirParameters p;
+  p.beta = 0.2;
+  p.infectious = Period::fixed(6);
+  p.initial_infected = 20;
+  Seir<> model(graph.num_agents(), p);
+  Simulation<Exec> pulled_sim(Exec(), graph, 5);
+  model.initialise(pulled_sim, graph.num_agents());
+  auto const pull = to_vector(run(pulled_sim, model, 40));
+  Simulation<Exec> sim(Exec(), graph, 5);
+  sim.set_stepping(Stepping::automatic, true);
+  model.initialise(sim, graph.num_agents());
+  auto const original = tools::get_callbacks();
+  auto counting = original;
+  counting.begin_parallel_reduce = EstimateCounter::begin_reduce;
+  tools::set_callbacks(counting);
+  EstimateCounter::passes = 0;
+  auto const automatic = to_vector(run(sim, model, 40));
+  tools::set_callbacks(original);
+  auto const& stats = sim.stepping_stats();
+  auto const pulled = stats.steps - stats.active_steps;
+  EXPECT_EQ(automatic, pull);
+  EXPECT_GT(stats.active_steps, 0);
+  EXPECT_GE(pulled, 8) << "the epidemic should spend steps far above the threshold";
+  EXPECT_GT(EstimateCounter::passes, 0);
+  EXPECT_LT(EstimateCounter::passes, pulled);
 }
 
 // A model that declares no activity is stepped in full whatever is asked.

@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 #include <Kokkos_Core.hpp>
 
+#include <string>
 #include <vector>
+
+#include <unistd.h>
 
 namespace herd::test {
 
@@ -19,6 +22,12 @@ using HostExecutionSpaces = ::testing::Types<
     Kokkos::Serial
 #endif
     >;
+
+// A file name in the test's temporary folder that no other test process uses: CTest runs the unit
+// tests on one and two threads at once, and two processes writing one file make tests flaky.
+inline std::string temp_path(std::string const& name) {
+  return ::testing::TempDir() + "/herd_" + std::to_string(::getpid()) + "_" + name;
+}
 
 template <class View>
 std::vector<typename View::non_const_value_type> to_vector(View const& view) {

@@ -237,18 +237,18 @@ TYPED_TEST(Graph, ReorderingIsAPermutationThatImprovesLocality) {
 }
 
 TEST(EdgeListReader, ReadsSnapAndLgFiles) {
-  std::string const snap = ::testing::TempDir() + "/snap.txt";
+  std::string const snap = herd::test::temp_path("snap.txt");
   std::ofstream(snap) << "# Directed graph\n# FromNodeId\tToNodeId\n0\t1\n1\t2\n\n5 0\n";
   auto e = read_edge_list(snap);
   EXPECT_EQ(e.num_agents, 6);
   EXPECT_EQ(e.sources, (std::vector<global_id>{0, 1, 5}));
   EXPECT_EQ(e.targets, (std::vector<global_id>{1, 2, 0}));
-  std::string const lg = ::testing::TempDir() + "/g.lg.txt";
+  std::string const lg = herd::test::temp_path("g.lg.txt");
   std::ofstream(lg) << "4,2,u,graph\n1,2\n3,4\n";
   e = read_edge_list(lg);
   EXPECT_EQ(e.num_agents, 4);
   EXPECT_EQ(e.sources, (std::vector<global_id>{0, 2}));
-  std::string const weighted = ::testing::TempDir() + "/w.txt";
+  std::string const weighted = herd::test::temp_path("w.txt");
   std::ofstream(weighted) << "0 1 0.5\n1 2 2\n";
   e = read_edge_list(weighted);
   EXPECT_EQ(e.weights, (std::vector<float>{0.5f, 2.0f}));
@@ -256,7 +256,7 @@ TEST(EdgeListReader, ReadsSnapAndLgFiles) {
 
 TEST(EdgeListReader, NamesFileLineAndProblem) {
   auto error_of = [](std::string const& content) {
-    std::string const path = ::testing::TempDir() + "/bad.txt";
+    std::string const path = herd::test::temp_path("bad.txt");
     std::ofstream(path) << content;
     try {
       read_edge_list(path);

@@ -54,12 +54,164 @@ template <class Model>
 inline constexpr bool declares_activity_v = Details::declares_activity<Model>::value;
 
 namespace Details {
+
+// The active set's kernels, outside the class: CUDA allows device lambdas only in functions that
+// are not private members.
+
 // What push estimates add up per agent: 1 in the high 32 bits if it spreads, 1 in the low 32 if it
 // is stepped and changes on its own.
 KOKKOS_INLINE_FUNCTION std::uint64_t packed_activity(std::uint8_t a, bool stepped) {
   auto const spreads = static_cast<std::uint64_t>((a & activity::spreads) != 0);
   auto const changes = static_cast<std::uint64_t>((a & activity::changes) != 0 && stepped);
   return (spreads << 32) + changes;
+}
+
+inline constexpr agent_index marks_per_word = sizeof(std::uint64_t);
+
+// One agent's part of finding the active agents: marks it if it changes on its own, and its
+// readers that receive if it spreads. Every writer of a mark stores the same 1, so races between
+// pushes are benign. Marks are bytes, stored in 8-byte words so that they can be compacted eight
+// at a time.
+template <class Model, class MemorySpace>
+struct MarkActive {
+  Model model;
+  Kokkos::View<std::uint64_t*, MemorySpace> words;
+  Kokkos::View<edge_offset*, MemorySpace> offsets;
+  Kokkos::View<agent_index*, MemorySpace> readers;
+  agent_index stepped;
+
+  KOKKOS_INLINE_FUNCTION void operator()(agent_index i) const {
+    auto* const marks = reinterpret_cast<std::uint8_t*>(words.data());
+    auto const a = model.activity(i);
+    if (i < stepped && (a & activity::changes)) marks[i] = 1;
+    if (a & activity::spreads) {
+      for (edge_offset e = offsets(i); e < offsets(i + 1); ++e) {
+        agent_index const k = readers(e);
+        // Reading first spares the cache line, and the reader's state, when k is marked already.
+        if (k < stepped && marks[k] == 0 && (model.activity(k) & activity::receives)) marks[k] = 1;
+      }
+    }
+  }
+};
+
+// Marks from the agents [first, last).
+template <class ExecutionSpace, class Mark>
+void mark_range(ExecutionSpace const& exec, char const* label, Mark const& mark, agent_index first, agent_index last) {
+  if (first < last)
+    Kokkos::parallel_for(
+        label, Kokkos::RangePolicy<ExecutionSpace>(exec, first, last), KOKKOS_LAMBDA(agent_index i) { mark(i); });
+}
+
+// Marks from the agents agents(0 .. count).
+template <class ExecutionSpace, class Mark, class Agents>
+void mark_listed(ExecutionSpace const& exec, Mark const& mark, Agents const& agents, agent_index count) {
+  Kokkos::parallel_for(
+      "herd::active::mark", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count),
+      KOKKOS_LAMBDA(agent_index k) { mark(agents(k)); });
+}
+
+// Writes the marked agents to `list`, in increasing order, eight marks at a time (an eighth of the
+// iterations of a pass per agent); returns how many. Waits for the device.
+template <class ExecutionSpace, class Words, class List>
+agent_index compact_marks(ExecutionSpace const& exec, Words const& words, List const& list) {
+  agent_index found = 0;
+  Kokkos::parallel_scan(
+      "herd::active::compact", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, words.extent(0)),
+      KOKKOS_LAMBDA(agent_index c, agent_index & partial, bool final) {
+        std::uint64_t const word = words(c);
+        if (word == 0) return;
+        if (final) {
+          auto const* marks = reinterpret_cast<std::uint8_t const*>(&words(c));
+          agent_index at = partial;
+          for (agent_index b = 0; b < marks_per_word; ++b)
+            if (marks[b]) list(at++) = c * marks_per_word + b;
+        }
+        // Each mark is 0 or 1: the product's top byte sums the eight.
+        partial += static_cast<agent_index>((word * 0x0101010101010101u) >> 56);
+      },
+      found);
+  return found;
+}
+
+// Clears the marks of list(0 .. count) (touches only those).
+template <class ExecutionSpace, class Words, class List>
+void clear_marks(ExecutionSpace const& exec, Words const& words, List const& list, agent_index count) {
+  Kokkos::parallel_for(
+      "herd::active::clear", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count),
+      KOKKOS_LAMBDA(agent_index k) { reinterpret_cast<std::uint8_t*>(words.data())[list(k)] = 0; });
+}
+
+template <class Keep>
+KOKKOS_INLINE_FUNCTION bool passes(Keep const& keep, agent_index k, agent_index i) {
+  if constexpr (std::is_same_v<Keep, bool>) {
+    (void)k;
+    (void)i;
+    return keep;
+  } else {
+    return keep(k, i);
+  }
+}
+
+// Writes to `out`, in order, the candidates candidate(0 .. count) that change or spread and pass
+// `keep`; returns how many (low 32 bits) and how many of them spread (high 32). Waits for the device.
+template <class ExecutionSpace, class Model, class Candidate, class Out, class Keep = bool>
+std::uint64_t keep_sources(ExecutionSpace const& exec, Model const& model, agent_index count,
+                           Candidate const& candidate, Out const& out, Keep const& keep = true) {
+  std::uint64_t packed = 0;
+  Kokkos::parallel_scan(
+      "herd::active::sources", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count),
+      KOKKOS_LAMBDA(agent_index k, std::uint64_t & partial, bool final) {
+        agent_index const i = candidate(k);
+        auto const a = model.activity(i);
+        if (!(a & (activity::changes | activity::spreads)) || !passes(keep, k, i)) return;
+        if (final) out(static_cast<agent_index>(partial & 0xffffffffu)) = i;
+        // Low 32 bits: the position (sources so far); high: the spreading ones among them.
+        partial += (static_cast<std::uint64_t>((a & activity::spreads) != 0) << 32) + 1;
+      },
+      packed);
+  return packed;
+}
+
+// The candidates for the sources after a step on the list: the listed agents, then the old
+// sources; the old sources that the list holds too are left out (the marks tell).
+template <class MemorySpace>
+struct ListThenSources {
+  Kokkos::View<agent_index*, MemorySpace> list, sources;
+  Kokkos::View<std::uint64_t*, MemorySpace> words;
+  agent_index listed;
+
+  KOKKOS_INLINE_FUNCTION agent_index operator()(agent_index k) const {
+    return k < listed ? list(k) : sources(k - listed);
+  }
+  KOKKOS_INLINE_FUNCTION bool operator()(agent_index k, agent_index i) const {
+    return k < listed || reinterpret_cast<std::uint8_t const*>(words.data())[i] == 0;
+  }
+};
+
+struct EveryAgent {
+  KOKKOS_INLINE_FUNCTION agent_index operator()(agent_index i) const { return i; }
+};
+
+// packed_activity summed over the agents [0, agents), of which the first `stepped` are stepped.
+// Waits for the device.
+template <class ExecutionSpace, class Model>
+std::uint64_t sum_activity(ExecutionSpace const& exec, Model const& model, agent_index agents, agent_index stepped) {
+  // On CPUs each thread sums a block in a local: the states are read as bytes, which may alias
+  // the reduction's accumulator and keep it in memory (measured: the block pass is 10 % faster).
+  // GPU threads take one agent each, for coalesced reads.
+  constexpr agent_index block =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible ? 1024 : 1;
+  std::uint64_t packed = 0;
+  Kokkos::parallel_reduce(
+      "herd::active::estimate", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, (agents + block - 1) / block),
+      KOKKOS_LAMBDA(agent_index b, std::uint64_t & sum) {
+        std::uint64_t local = 0;
+        agent_index const last = b * block + block < agents ? b * block + block : agents;
+        for (agent_index i = b * block; i < last; ++i) local += packed_activity(model.activity(i), i < stepped);
+        sum += local;
+      },
+      packed);
+  return packed;
 }
 
 }  // namespace Details
@@ -88,7 +240,8 @@ class ActiveSet {
         offsets_(push_graph.row_offsets),
         readers_(push_graph.neighbours),
         stepped_(stepped),
-        marks_("herd::active::marks", (static_cast<std::size_t>(stepped) + chunk - 1) / chunk),
+        marks_("herd::active::marks",
+               (static_cast<std::size_t>(stepped) + Details::marks_per_word - 1) / Details::marks_per_word),
         list_(Kokkos::ViewAllocateWithoutInitializing("herd::active::list"), stepped),
         sources_(Kokkos::ViewAllocateWithoutInitializing("herd::active::sources"), push_graph.num_agents()),
         next_sources_(Kokkos::ViewAllocateWithoutInitializing("herd::active::next_sources"), push_graph.num_agents()) {}
@@ -123,70 +276,25 @@ class ActiveSet {
   template <class Model>
   double push_estimate(Model const& model) const {
     if (sources_known_) return estimate_of(source_activity_);
-    agent_index const stepped = stepped_, agents = static_cast<agent_index>(sources_.extent(0));
-    // On CPUs each thread sums a block in a local: the states are read as bytes, which may alias
-    // the reduction's accumulator and keep it in memory (measured: the block pass is 10 % faster).
-    // GPU threads take one agent each, for coalesced reads.
-    constexpr agent_index block = Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible ? 1024 : 1;
-    std::uint64_t packed = 0;
-    Kokkos::parallel_reduce(
-        "herd::active::estimate", Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, (agents + block - 1) / block),
-        KOKKOS_LAMBDA(agent_index b, std::uint64_t & sum) {
-          std::uint64_t local = 0;
-          agent_index const last = b * block + block < agents ? b * block + block : agents;
-          for (agent_index i = b * block; i < last; ++i)
-            local += Details::packed_activity(model.activity(i), i < stepped);
-          sum += local;
-        },
-        packed);
-    return estimate_of(packed);
+    return estimate_of(Details::sum_activity(exec_, model, static_cast<agent_index>(sources_.extent(0)), stepped_));
   }
 
   /// Marks and lists, in increasing order, the agents among the first `stepped` that may change
   /// this step; returns how many (waits for the device).
   template <class Model>
   agent_index find(Model const& model) {
-    auto const sources = sources_;
-    Mark<Model> const mark{model, marks_, offsets_, readers_, stepped_};
-    agent_index const rows = static_cast<agent_index>(sources.extent(0));
+    agent_index const rows = static_cast<agent_index>(sources_.extent(0));
+    Details::MarkActive<Model, memory_space> const mark{model, marks_, offsets_, readers_, stepped_};
     if (!sources_known_) {
-      Kokkos::parallel_for(
-          "herd::active::mark_all", Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, rows),
-          KOKKOS_LAMBDA(agent_index i) { mark(i); });
+      Details::mark_range(exec_, "herd::active::mark_all", mark, 0, rows);
       // The sources among the stepped agents, for the steps that follow.
-      keep_sources(
-          model, stepped_, KOKKOS_LAMBDA(agent_index i) { return i; }, sources_);
+      record_sources(Details::keep_sources(exec_, model, stepped_, Details::EveryAgent{}, sources_));
     } else {
-      Kokkos::parallel_for(
-          "herd::active::mark", Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, source_count_),
-          KOKKOS_LAMBDA(agent_index k) { mark(sources(k)); });
+      Details::mark_listed(exec_, mark, sources_, source_count_);
       // Ghosts change through the halo, not through the list: each step looks at all of them.
-      if (rows > stepped_)
-        Kokkos::parallel_for(
-            "herd::active::mark_ghosts", Kokkos::RangePolicy<ExecutionSpace>(exec_, stepped_, rows),
-            KOKKOS_LAMBDA(agent_index i) { mark(i); });
+      Details::mark_range(exec_, "herd::active::mark_ghosts", mark, stepped_, rows);
     }
-    // The list from the marks, eight at a time: an eighth of the iterations of a pass per agent,
-    // and the list in agent order (rows then read in the order they are stored).
-    auto const words = marks_;
-    auto const list = list_;
-    agent_index found = 0;
-    Kokkos::parallel_scan(
-        "herd::active::compact", Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, words.extent(0)),
-        KOKKOS_LAMBDA(agent_index c, agent_index & partial, bool final) {
-          std::uint64_t const word = words(c);
-          if (word == 0) return;
-          if (final) {
-            auto const* marks = reinterpret_cast<std::uint8_t const*>(&words(c));
-            agent_index at = partial;
-            for (agent_index b = 0; b < chunk; ++b)
-              if (marks[b]) list(at++) = c * chunk + b;
-          }
-          // Each mark is 0 or 1: the product's top byte sums the eight.
-          partial += static_cast<agent_index>((word * 0x0101010101010101u) >> 56);
-        },
-        found);
-    found_ = found;
+    found_ = Details::compact_marks(exec_, marks_, list_);
     return found_;
   }
 
@@ -198,102 +306,34 @@ class ActiveSet {
   /// Sources known from the last step (-1: to be found by a pass over every agent).
   agent_index source_count() const { return sources_known_ ? source_count_ : -1; }
 
-  // Internals from here on; public only because CUDA allows device lambdas in public members only.
-
-  static constexpr agent_index chunk = sizeof(std::uint64_t);  ///< marks per word
-
+ private:
   double estimate_of(std::uint64_t packed) const {
     double const agents = static_cast<double>(sources_.extent(0));
     double const mean_readers = agents > 0 ? static_cast<double>(readers_.extent(0)) / agents : 0.0;
     return static_cast<double>(packed & 0xffffffffu) + static_cast<double>(packed >> 32) * mean_readers;
   }
 
-  // One agent's part of find(): marks it if it changes on its own, and its readers that receive if
-  // it spreads. Every writer of a mark stores the same 1, so races between pushes are benign. Marks
-  // are bytes, stored in 8-byte words so that find() can compact eight at a time.
-  template <class Model>
-  struct Mark {
-    Model model;
-    Kokkos::View<std::uint64_t*, memory_space> words;
-    Kokkos::View<edge_offset*, memory_space> offsets;
-    Kokkos::View<agent_index*, memory_space> readers;
-    agent_index stepped;
-
-    KOKKOS_INLINE_FUNCTION void operator()(agent_index i) const {
-      auto* const marks = reinterpret_cast<std::uint8_t*>(words.data());
-      auto const a = model.activity(i);
-      if (i < stepped && (a & activity::changes)) marks[i] = 1;
-      if (a & activity::spreads) {
-        for (edge_offset e = offsets(i); e < offsets(i + 1); ++e) {
-          agent_index const k = readers(e);
-          // Reading first spares the cache line, and the reader's state, when k is marked already.
-          if (k < stepped && marks[k] == 0 && (model.activity(k) & activity::receives)) marks[k] = 1;
-        }
-      }
-    }
-  };
-
-  // Writes to `out`, in order, the candidates candidate(0..count-1) that change or spread and pass
-  // `keep`, and records how many and how many of them spread.
-  template <class Model, class Candidate, class Keep = bool>
-  void keep_sources(Model const& model, agent_index count, Candidate const& candidate,
-                    Kokkos::View<agent_index*, memory_space> const& out, Keep const& keep = true) {
-    std::uint64_t packed = 0;
-    Kokkos::parallel_scan(
-        "herd::active::sources", Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, count),
-        KOKKOS_LAMBDA(agent_index k, std::uint64_t & partial, bool final) {
-          agent_index const i = candidate(k);
-          auto const a = model.activity(i);
-          if (!(a & (activity::changes | activity::spreads)) || !passes(keep, k, i)) return;
-          if (final) out(static_cast<agent_index>(partial & 0xffffffffu)) = i;
-          // Low 32 bits: the position (sources so far); high: the spreading ones among them.
-          partial += (static_cast<std::uint64_t>((a & activity::spreads) != 0) << 32) + 1;
-        },
-        packed);
+  void record_sources(std::uint64_t packed) {
     source_count_ = static_cast<agent_index>(packed & 0xffffffffu);
     source_activity_ = packed;
     sources_known_ = true;
-  }
-
-  template <class Keep>
-  KOKKOS_INLINE_FUNCTION static bool passes(Keep const& keep, agent_index k, agent_index i) {
-    if constexpr (std::is_same_v<Keep, bool>) {
-      (void)k;
-      (void)i;
-      return keep;
-    } else {
-      return keep(k, i);
-    }
   }
 
   // The sources after a step on the list: the listed agents that still change or spread, and the
   // sources the list left out (unchanged, so still sources). The marks tell the two apart.
   template <class Model>
   void update_sources(Model const& model) {
-    auto const words = marks_;
-    auto const list = list_;
-    auto const sources = sources_;
-    agent_index const listed = found_;
-    keep_sources(
-        model, listed + source_count_,
-        KOKKOS_LAMBDA(agent_index k) { return k < listed ? list(k) : sources(k - listed); }, next_sources_,
-        KOKKOS_LAMBDA(agent_index k, agent_index i) {
-          return k < listed || reinterpret_cast<std::uint8_t const*>(words.data())[i] == 0;
-        });
+    Details::ListThenSources<memory_space> const candidates{list_, sources_, marks_, found_};
+    record_sources(Details::keep_sources(exec_, model, found_ + source_count_, candidates, next_sources_, candidates));
     std::swap(sources_, next_sources_);
   }
 
-  // Clears the marks of the listed agents, ready for the next find() (touches only those).
+  // Clears the marks of the listed agents, ready for the next find().
   void clear() {
-    auto const words = marks_;
-    auto const list = list_;
-    Kokkos::parallel_for(
-        "herd::active::clear", Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, found_),
-        KOKKOS_LAMBDA(agent_index k) { reinterpret_cast<std::uint8_t*>(words.data())[list(k)] = 0; });
+    Details::clear_marks(exec_, marks_, list_, found_);
     found_ = -1;
   }
 
- private:
   ExecutionSpace exec_;
   Kokkos::View<edge_offset*, memory_space> offsets_;
   Kokkos::View<agent_index*, memory_space> readers_;
