@@ -97,6 +97,8 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
 bool is_epidemic(Options const& o) { return o.model == "sir" || o.model == "seir"; }
 bool is_consensus(Options const& o) { return o.model == "degroot" || o.model == "bounded-confidence"; }
 bool is_covid(Options const& o) { return o.model == "covid"; }
+// Whether the model says which agents can change, so that --stepping applies to it.
+bool declares_activity(Options const& o) { return is_epidemic(o) || is_covid(o); }
 
 ConsensusParameters consensus_parameters(Options const& o) {
   ConsensusParameters p;
@@ -230,7 +232,7 @@ JobResult run_single(Options const& o, std::function<void(int, int)> const& prog
     ids = global_ids_of(exec, permutation);
   }
   Simulation<Exec, WeightStorage> sim(exec, graph, o.seed, parse_schedule(o.schedule), ids);
-  bool const activity = is_epidemic(o) || is_covid(o);
+  bool const activity = declares_activity(o);
   // Generated graphs and symmetrised edge lists push along their own rows; other graphs (directed,
   // or a population file, which may be) through their transpose.
   bool const symmetric = is_generator(o.graph) || (!o.directed && !is_population_file(o.graph));
@@ -278,7 +280,7 @@ JobResult run_distributed(Options const& o, std::function<void(int, int)> const&
   options.device_buffers = o.device_buffers;
   options.sparse_halo = o.sparse_halo;
   mpi::DistributedSimulation<Exec, WeightStorage> sim(exec, comm, std::move(local), o.seed, options);
-  bool const activity = is_epidemic(o) || is_covid(o);
+  bool const activity = declares_activity(o);
   if (activity) sim.set_stepping(parse_stepping(o.stepping));
   double const setup_seconds = setup.seconds();
   double state_bytes = 0.0;
