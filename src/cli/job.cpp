@@ -97,8 +97,20 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
 bool is_epidemic(Options const& o) { return o.model == "sir" || o.model == "seir"; }
 bool is_consensus(Options const& o) { return o.model == "degroot" || o.model == "bounded-confidence"; }
 bool is_covid(Options const& o) { return o.model == "covid"; }
-// Whether the model says which agents can change, so that --stepping applies to it.
+// Whether the model says which agents can change, so that --stepping applies to it (all of these
+// also declare contributions, pushed on active steps).
 bool declares_activity(Options const& o) { return is_epidemic(o) || is_covid(o); }
+
+// Adds the memory of active-set stepping: the active set (a mark, list and sources entries and a
+// pushed sum per agent) and, unless the graph pushes along its own rows, its transpose.
+template <class WeightStorage>
+void add_active_memory(JobResult& result, Options const& o, bool transposed, bool weighted) {
+  if (!declares_activity(o) || o.stepping == "pull") return;
+  result.bytes_per_agent += ActiveSet<Exec, WeightStorage>::bytes_per_agent(true);
+  if (!transposed) return;
+  result.bytes_per_agent += sizeof(edge_offset);
+  result.bytes_per_edge += sizeof(agent_index) + (weighted ? sizeof(WeightStorage) : 0);
+}
 
 ConsensusParameters consensus_parameters(Options const& o) {
   ConsensusParameters p;
@@ -242,13 +254,8 @@ JobResult run_single(Options const& o, std::function<void(int, int)> const& prog
   JobResult result = run_model(o, sim, inputs, progress, state_bytes, input.graph.num_edges(), false);
   result.setup_seconds = setup_seconds;
   if (activity) record_stepping(result, o, sim, false);
-  bool const active_memory = activity && o.stepping != "pull";
   describe(result, input, exec, to_string(sim.plan().schedule), state_bytes, ids.extent(0) != 0);
-  if (active_memory) {
-    // The active set (a mark bit, list and sources entries per agent); a transpose when pushed through one.
-    result.bytes_per_agent += ActiveSet<Exec>::bytes_per_agent() + (symmetric ? 0 : sizeof(edge_offset));
-    result.bytes_per_edge += symmetric ? 0 : sizeof(agent_index);
-  }
+  add_active_memory<WeightStorage>(result, o, !symmetric, graph.weighted());
   RankStats only;
   only.owned = result.agents;
   only.edges = result.edges;
@@ -292,14 +299,9 @@ JobResult run_distributed(Options const& o, std::function<void(int, int)> const&
   JobResult result = run_model(o, sim, inputs, rank_progress, state_bytes, input.graph.num_edges(), true);
   result.setup_seconds = setup_seconds;
   describe(result, input, exec, to_string(sim.plan().schedule), state_bytes, true);
-  if (activity) {
-    record_stepping(result, o, sim, true);
-    // The active set, and the transpose of the rank's graph it pushes through.
-    if (o.stepping != "pull") {
-      result.bytes_per_agent += ActiveSet<Exec>::bytes_per_agent() + sizeof(edge_offset);
-      result.bytes_per_edge += sizeof(agent_index);
-    }
-  }
+  if (activity) record_stepping(result, o, sim, true);
+  // A rank always pushes through the transpose of its graph.
+  add_active_memory<WeightStorage>(result, o, true, input.graph.weighted());
 
   // Per-rank figures, gathered on rank 0; the run takes as long as its slowest rank.
   auto const& times = sim.halo().times();

@@ -3,7 +3,10 @@
 #include <herd/engine/active_set.hpp>
 
 #include <algorithm>
+#include <cstring>
+#include <random>
 #include <string>
+#include <tuple>
 
 namespace {
 
@@ -35,6 +38,101 @@ TEST(ActiveSet, TransposeReversesEveryEdge) {
   // On a larger random directed graph, transposing twice gives the graph back.
   auto const big = build_csr(Exec(), generate_edges(Exec(), ErdosRenyi{3000, 7.0}, 4), directed);
   EXPECT_EQ(rows_of(transpose(Exec(), transpose(Exec(), big))), rows_of(big));
+}
+
+// A directed graph whose edges carry weights that differ between i -> j and j -> i (some of them 1,
+// which the epidemic models treat apart).
+Graph weighted_directed_graph(agent_index agents, int edges_per_agent, std::uint32_t seed) {
+  std::mt19937 random(seed);
+  std::uniform_int_distribution<global_id> agent(0, agents - 1);
+  std::uniform_int_distribution<int> weight(1, 8);
+  std::vector<global_id> sources, targets;
+  std::vector<float> weights;
+  for (agent_index i = 0; i < agents; ++i)
+    for (int k = 0; k < edges_per_agent; ++k) {
+      sources.push_back(i);
+      targets.push_back(agent(random));
+      weights.push_back(0.25f * static_cast<float>(weight(random)));
+    }
+  BuildOptions directed;
+  directed.symmetrise = false;
+  return build_csr(Exec(), herd::test::edge_list<Exec>(agents, sources, targets, weights), directed);
+}
+
+// (row, column, weight) of every edge, sorted; `reversed` swaps row and column.
+std::vector<std::tuple<agent_index, agent_index, float>> edges_of(Graph const& g, bool reversed) {
+  auto const offsets = to_vector(g.row_offsets);
+  auto const neighbours = to_vector(g.neighbours);
+  auto const weights = to_vector(g.weights);
+  std::vector<std::tuple<agent_index, agent_index, float>> out;
+  for (agent_index i = 0; i < g.num_agents(); ++i)
+    for (auto e = offsets[static_cast<std::size_t>(i)]; e < offsets[static_cast<std::size_t>(i) + 1]; ++e) {
+      auto const j = neighbours[static_cast<std::size_t>(e)];
+      out.emplace_back(reversed ? j : i, reversed ? i : j, weights[static_cast<std::size_t>(e)]);
+    }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The agents that read j over an edge of weight w are found in row j of the transpose with w.
+TEST(ActiveSet, TransposeCarriesTheWeights) {
+  auto const g = weighted_directed_graph(2000, 6, 1);
+  auto const t = transpose(Exec(), g);
+  ASSERT_TRUE(t.weighted());
+  EXPECT_EQ(edges_of(t, true), edges_of(g, false));
+  EXPECT_NE(edges_of(g, true), edges_of(g, false)) << "the weights should not be symmetric";
+}
+
+// SIR with a fixed infectious period (the default).
+SeirParameters sir(double beta, global_id infected) {
+  SeirParameters p;
+  p.beta = beta;
+  p.initial_infected = infected;
+  return p;
+}
+
+// Finding the list pushes each infectious agent's hazard into the sums of the susceptible agents
+// that read it: for each listed susceptible agent the sum over its row, with its row's weights;
+// nothing anywhere else; all cleared when the next step begins.
+TEST(ActiveSet, PushedSumsAreTheSumsOverTheRows) {
+  auto const g = weighted_directed_graph(3000, 8, 2);
+  SeirParameters const p = sir(0.1, 150);
+  Seir<> model(g.num_agents(), p);
+  Simulation<Exec> sim(Exec(), g, 3);
+  model.initialise(sim, g.num_agents());
+  ActiveSet<Exec> set(Exec(), transpose(Exec(), g), g.num_agents());
+  set.reserve(model);
+  agent_index const listed = set.find(model);
+  auto const sums_view = set.sums();
+  ASSERT_EQ(sums_view.extent(0), static_cast<std::size_t>(g.num_agents()));
+  auto const sums = to_vector(sums_view);
+  auto const list = to_vector(set.list());
+  std::vector<bool> is_listed(static_cast<std::size_t>(g.num_agents()), false);
+  for (agent_index k = 0; k < listed; ++k)
+    is_listed[static_cast<std::size_t>(list[static_cast<std::size_t>(k)])] = true;
+  auto const state = to_vector(model.state.current());
+  auto const offsets = to_vector(g.row_offsets);
+  auto const neighbours = to_vector(g.neighbours);
+  auto const weights = to_vector(g.weights);
+  int receivers = 0;
+  for (std::size_t i = 0; i < state.size(); ++i) {
+    std::uint64_t expected = 0;
+    for (auto e = offsets[i]; e < offsets[i + 1]; ++e)
+      if (state[static_cast<std::size_t>(neighbours[static_cast<std::size_t>(e)])] == Seir<>::infectious)
+        expected += Seir<>::edge_hazard_of(p.beta, weights[static_cast<std::size_t>(e)]);
+    if (state[i] == Seir<>::susceptible && expected != 0) {
+      ++receivers;
+      EXPECT_TRUE(is_listed[i]) << "agent " << i;
+      EXPECT_EQ(sums[i], expected) << "agent " << i;
+    } else {
+      EXPECT_EQ(sums[i], 0u) << "agent " << i << " receives nothing";
+    }
+  }
+  EXPECT_GT(receivers, 500);
+  set.begin_step(model);
+  auto const cleared = to_vector(sums_view);
+  EXPECT_EQ(std::count(cleared.begin(), cleared.end(), 0u), static_cast<std::ptrdiff_t>(cleared.size()));
+  EXPECT_EQ(set.sums().extent(0), 0u) << "no sums until the next find()";
 }
 
 // Every property of every agent (current buffers, as bytes) after each step.
@@ -105,19 +203,133 @@ TEST(ActiveSet, EpidemicsAreBitwiseTheSameAsThePullStep) {
   }
 }
 
-// COVID on a directed graph: exposed and infected agents spread along the transpose.
-TEST(ActiveSet, CovidOnADirectedGraphIsBitwiseTheSame) {
-  BuildOptions directed;
-  directed.symmetrise = false;
-  auto const graph = build_csr(Exec(), generate_edges(Exec(), ErdosRenyi{30000, 5.0}, 9), directed);
+// COVID (seeded with 20 exposed agents) stepped on its active agents, through the transpose of
+// `graph`, against the pull step; its steps should visit under `max_share` of the agents.
+void expect_covid_matches_pull(Graph const& graph, int steps, std::uint64_t seed, double max_share) {
   CovidParameters p;
   p.transmission_rate = 10.0;
   p.initial_exposed = 20;
   Covid<> model(graph.num_agents(), p);
-  auto const pull = trajectory(graph, model, Stepping::pull, false, 50, 5);
+  auto const pull = trajectory(graph, model, Stepping::pull, false, steps, seed);
   double share = 1.0;
-  EXPECT_EQ(trajectory(graph, model, Stepping::active, false, 50, 5, &share), pull);
-  EXPECT_LT(share, 0.5);
+  EXPECT_EQ(trajectory(graph, model, Stepping::active, false, steps, seed, &share), pull);
+  EXPECT_LT(share, max_share);
+}
+
+// On a directed graph whose weights differ between the two directions, each spreading agent
+// pushes with the weight its reader reads it with (the transpose's), for SIR and COVID.
+TEST(ActiveSet, WeightedDirectedGraphsPushTheReadersWeights) {
+  auto const graph = weighted_directed_graph(20000, 6, 4);
+  Seir<> seir_model(graph.num_agents(), sir(0.15, 10));
+  auto const pull = trajectory(graph, seir_model, Stepping::pull, false, 40, 2);
+  double share = 1.0;
+  EXPECT_EQ(trajectory(graph, seir_model, Stepping::active, false, 40, 2, &share), pull);
+  EXPECT_LT(share, 0.9);
+  expect_covid_matches_pull(graph, 40, 2, 0.9);
+}
+
+// COVID on a directed graph: exposed and infected agents spread along the transpose.
+TEST(ActiveSet, CovidOnADirectedGraphIsBitwiseTheSame) {
+  BuildOptions directed;
+  directed.symmetrise = false;
+  expect_covid_matches_pull(build_csr(Exec(), generate_edges(Exec(), ErdosRenyi{30000, 5.0}, 9), directed), 50, 5, 0.5);
+}
+
+// A two-phase epidemic: the first phase infects (from the number of infectious neighbours), the
+// second has each agent infected this step record the infectious neighbours it has after the first
+// phase, infections of the same step included. The sums pushed before the step are the first
+// phase's: the second must sum its row, or it misses those.
+struct TwoPhaseEpidemic {
+  enum : std::uint8_t { susceptible, infectious, recovered };
+  static constexpr std::uint8_t infectious_days = 3;
+  Property<std::uint8_t> state, days;
+  Property<std::uint32_t> seen;
+
+  explicit TwoPhaseEpidemic(agent_index agents)
+      : state("state", agents), days("days", agents, Visibility::own), seen("seen", agents, Visibility::own) {}
+
+  template <class Sim>
+  void initialise(Sim& sim, agent_index agents) {
+    auto const s = state.current();
+    auto const d = days.current();
+    auto const k = seen.current();
+    Kokkos::parallel_for(
+        Kokkos::RangePolicy<typename Sim::execution_space>(sim.execution_space_instance(), 0, agents),
+        KOKKOS_LAMBDA(agent_index i) {
+          s(i) = i % 251 == 0 ? infectious : susceptible;
+          d(i) = i % 251 == 0 ? infectious_days : 0;
+          k(i) = 0;
+        });
+  }
+
+  KOKKOS_INLINE_FUNCTION std::uint32_t contribution(agent_index j, float) const {
+    return state(j) == infectious ? 1u : 0u;
+  }
+  KOKKOS_INLINE_FUNCTION std::uint8_t activity(agent_index i) const {
+    std::uint8_t const s = state(i);
+    return s == susceptible  ? activity::receives
+           : s == infectious ? static_cast<std::uint8_t>(activity::changes | activity::spreads)
+                             : activity::none;
+  }
+
+  template <class Sim>
+  void step(Sim& sim);
+  template <class F>
+  void for_each_property(F&& f) const {
+    f(state);
+    f(days);
+    f(seen);
+  }
+};
+
+struct TwoPhaseInfect {
+  TwoPhaseEpidemic model;
+  template <class Agent>
+  KOKKOS_INLINE_FUNCTION void operator()(Agent const& a) const {
+    agent_index const i = a.index();
+    if (model.state(i) == TwoPhaseEpidemic::susceptible) {
+      std::uint32_t const k = a.sum_of_contributions(model);
+      if (k != 0 && a.random(0) < k * 600000000u) {
+        a.set(model.state, TwoPhaseEpidemic::infectious);
+        a.set(model.days, TwoPhaseEpidemic::infectious_days);
+      }
+    } else if (model.state(i) == TwoPhaseEpidemic::infectious) {
+      std::uint8_t const d = model.days(i);
+      a.set(model.state, d <= 1 ? TwoPhaseEpidemic::recovered : TwoPhaseEpidemic::infectious);
+      a.set(model.days, d - 1);
+    }
+  }
+};
+
+struct TwoPhaseRecord {
+  TwoPhaseEpidemic model;
+  template <class Agent>
+  KOKKOS_INLINE_FUNCTION void operator()(Agent const& a) const {
+    agent_index const i = a.index();
+    if (model.state(i) == TwoPhaseEpidemic::infectious && model.days(i) == TwoPhaseEpidemic::infectious_days)
+      a.set(model.seen, a.sum_of_contributions(model));
+  }
+};
+
+template <class Sim>
+void TwoPhaseEpidemic::step(Sim& sim) {
+  sim.apply(TwoPhaseInfect{*this}, state, days);
+  sim.apply(TwoPhaseRecord{*this}, seen);
+}
+
+TEST(ActiveSet, OnlyTheFirstPhaseReadsPushedSums) {
+  auto const graph = build_csr(Exec(), generate_edges(Exec(), ErdosRenyi{20000, 8.0}, 12));
+  TwoPhaseEpidemic model(graph.num_agents());
+  auto const pull = trajectory(graph, model, Stepping::pull, true, 30, 4);
+  double share = 1.0;
+  EXPECT_TRUE(trajectory(graph, model, Stepping::active, true, 30, 4, &share) == pull);
+  EXPECT_LT(share, 0.9);
+  // The last step's bytes: state and days (a byte each per agent), then `seen`.
+  auto const agents = static_cast<std::size_t>(graph.num_agents());
+  std::vector<std::uint32_t> seen(agents);
+  std::memcpy(seen.data(), pull.back().data() + 2 * agents, agents * sizeof(std::uint32_t));
+  EXPECT_GT(std::count_if(seen.begin(), seen.end(), [](std::uint32_t k) { return k > 1; }), 100)
+      << "infected agents should see infectious neighbours";
 }
 
 // Infects every 97th agent from outside the steps (as a user or a file would).

@@ -54,6 +54,21 @@ template <class Model>
 inline constexpr bool declares_activity_v = Details::declares_activity<Model>::value;
 
 namespace Details {
+template <class Model, class = void>
+struct declares_contribution : std::false_type {};
+template <class Model>
+struct declares_contribution<Model,
+                             std::void_t<decltype(std::declval<Model const&>().contribution(agent_index{}, float{}))>>
+    : std::true_type {};
+}  // namespace Details
+
+/// Whether a model says what each neighbour adds to the sum its agents read
+/// (Model::contribution(j, w), read through Agent::sum_of_contributions): active-set stepping then
+/// pushes that sum from the spreading agents, and a listed agent reads one value, not its row.
+template <class Model>
+inline constexpr bool declares_contribution_v = Details::declares_contribution<Model>::value;
+
+namespace Details {
 
 // The active set's kernels, outside the class: CUDA allows device lambdas only in functions that
 // are not private members.
@@ -71,25 +86,41 @@ inline constexpr agent_index marks_per_word = sizeof(std::uint64_t);
 // One agent's part of finding the active agents: marks it if it changes on its own, and its
 // readers that receive if it spreads. Every writer of a mark stores the same 1, so races between
 // pushes are benign. Marks are bytes, stored in 8-byte words so that they can be compacted eight
-// at a time.
-template <class Model, class MemorySpace>
+// at a time. With `sums` (a model that declares contributions) a spreading agent also adds its
+// contribution to each receiving reader's sum: integer atomics, whose total does not depend on the
+// order they land in.
+template <class Model, class Graph>
 struct MarkActive {
+  using memory_space = typename Graph::memory_space;
   Model model;
-  Kokkos::View<std::uint64_t*, MemorySpace> words;
-  Kokkos::View<edge_offset*, MemorySpace> offsets;
-  Kokkos::View<agent_index*, MemorySpace> readers;
+  Kokkos::View<std::uint64_t*, memory_space> words;
+  Graph push;  ///< row j: the agents that read j, with the weights they read it with
+  Kokkos::View<std::uint64_t*, memory_space> sums;  ///< empty: marks only
   agent_index stepped;
 
   KOKKOS_INLINE_FUNCTION void operator()(agent_index i) const {
     auto* const marks = reinterpret_cast<std::uint8_t*>(words.data());
     auto const a = model.activity(i);
     if (i < stepped && (a & activity::changes)) marks[i] = 1;
-    if (a & activity::spreads) {
-      for (edge_offset e = offsets(i); e < offsets(i + 1); ++e) {
-        agent_index const k = readers(e);
-        // Reading first spares the cache line, and the reader's state, when k is marked already.
-        if (k < stepped && marks[k] == 0 && (model.activity(k) & activity::receives)) marks[k] = 1;
+    if (!(a & activity::spreads)) return;
+    edge_offset const begin = push.row_offsets(i), end = push.row_offsets(i + 1);
+    if constexpr (declares_contribution_v<Model>) {
+      if (sums.extent(0)) {
+        for (edge_offset e = begin; e < end; ++e) {
+          agent_index const k = push.neighbours(e);
+          // Only receivers: each is listed, so its sum is read and cleared this step.
+          if (k >= stepped || !(model.activity(k) & activity::receives)) continue;
+          marks[k] = 1;
+          auto const c = static_cast<std::uint64_t>(model.contribution(i, push.weight(e)));
+          if (c != 0) Kokkos::atomic_add(&sums(k), c);
+        }
+        return;
       }
+    }
+    for (edge_offset e = begin; e < end; ++e) {
+      agent_index const k = push.neighbours(e);
+      // Reading first spares the cache line, and the reader's state, when k is marked already.
+      if (k < stepped && marks[k] == 0 && (model.activity(k) & activity::receives)) marks[k] = 1;
     }
   }
 };
@@ -133,12 +164,16 @@ agent_index compact_marks(ExecutionSpace const& exec, Words const& words, List c
   return found;
 }
 
-// Clears the marks of list(0 .. count) (touches only those).
-template <class ExecutionSpace, class Words, class List>
-void clear_marks(ExecutionSpace const& exec, Words const& words, List const& list, agent_index count) {
+// Clears the marks, and the pushed sums if any, of list(0 .. count) (touches only those).
+template <class ExecutionSpace, class Words, class List, class Sums>
+void clear_marks(ExecutionSpace const& exec, Words const& words, List const& list, agent_index count,
+                 Sums const& sums) {
   Kokkos::parallel_for(
-      "herd::active::clear", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count),
-      KOKKOS_LAMBDA(agent_index k) { reinterpret_cast<std::uint8_t*>(words.data())[list(k)] = 0; });
+      "herd::active::clear", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count), KOKKOS_LAMBDA(agent_index k) {
+        agent_index const i = list(k);
+        reinterpret_cast<std::uint8_t*>(words.data())[i] = 0;
+        if (sums.extent(0)) sums(i) = 0;
+      });
 }
 
 template <class Keep>
@@ -217,7 +252,8 @@ std::uint64_t sum_activity(ExecutionSpace const& exec, Model const& model, agent
 }  // namespace Details
 
 /// The active agents of one step, found on the device. `push_graph` lists for each agent the agents
-/// that read it: the graph itself when it is symmetric, else its transpose (see transpose()).
+/// that read it, with the weights they read it with: the graph itself when it is symmetric (every
+/// edge in both directions, with the same weight), else its transpose (see transpose()).
 /// Its rows may go beyond the `stepped` agents: ghosts, agents of other ranks that stepped agents
 /// read, which are only ever pushed from (a ghost's activity counts for its `spreads` bit only, so
 /// it must follow from the properties neighbours read).
@@ -228,17 +264,20 @@ std::uint64_t sum_activity(ExecutionSpace const& exec, Model const& model, agent
 /// follows the epidemic in time proportional to the active agents, without a pass over everyone.
 /// After a step that pulled every agent (or when told the state changed, forget()) one pass over
 /// all agents finds them again.
-template <class ExecutionSpace>
+///
+/// For a model that declares contributions, finding the list also pushes each spreading agent's
+/// contribution into its receiving readers' sums (sums()), which the listed step reads instead of
+/// its neighbours' states.
+template <class ExecutionSpace, class WeightStorage = float>
 class ActiveSet {
  public:
   using memory_space = typename ExecutionSpace::memory_space;
+  using graph_type = CsrGraph<memory_space, WeightStorage>;
 
   ActiveSet() = default;
-  template <class WeightStorage>
-  ActiveSet(ExecutionSpace const& exec, CsrGraph<memory_space, WeightStorage> const& push_graph, agent_index stepped)
+  ActiveSet(ExecutionSpace const& exec, graph_type const& push_graph, agent_index stepped)
       : exec_(exec),
-        offsets_(push_graph.row_offsets),
-        readers_(push_graph.neighbours),
+        push_(push_graph),
         stepped_(stepped),
         marks_("herd::active::marks",
                (static_cast<std::size_t>(stepped) + Details::marks_per_word - 1) / Details::marks_per_word),
@@ -246,8 +285,21 @@ class ActiveSet {
         sources_(Kokkos::ViewAllocateWithoutInitializing("herd::active::sources"), push_graph.num_agents()),
         next_sources_(Kokkos::ViewAllocateWithoutInitializing("herd::active::next_sources"), push_graph.num_agents()) {}
 
-  /// Bytes per agent it stores (a mark, list and sources entries in two buffers), besides a transpose.
-  static constexpr double bytes_per_agent() { return 1 + 3 * sizeof(agent_index); }
+  /// Bytes per agent it stores (a mark, list and sources entries in two buffers, and a pushed sum
+  /// for a model that declares contributions), besides a transpose.
+  static constexpr double bytes_per_agent(bool contributions) {
+    return 1 + 3 * sizeof(agent_index) + (contributions ? sizeof(std::uint64_t) : 0);
+  }
+
+  /// Allocates what stepping `model` on its active agents needs beyond the marks and lists: the
+  /// pushed sums, for a model that declares contributions. find() does it if not done before.
+  template <class Model>
+  void reserve(Model const& /*model*/) {
+    if constexpr (declares_contribution_v<Model>) {
+      if (sums_.extent(0) != static_cast<std::size_t>(stepped_))
+        sums_ = Kokkos::View<std::uint64_t*, memory_space>("herd::active::sums", stepped_);
+    }
+  }
 
   /// Brings the sources up to date with the state the last step left: from the list it stepped if
   /// find() was called since the last begin_step(), else (a pull step, or the first) by a pass over
@@ -283,8 +335,11 @@ class ActiveSet {
   /// this step; returns how many (waits for the device).
   template <class Model>
   agent_index find(Model const& model) {
+    reserve(model);
     agent_index const rows = static_cast<agent_index>(sources_.extent(0));
-    Details::MarkActive<Model, memory_space> const mark{model, marks_, offsets_, readers_, stepped_};
+    pushed_ = declares_contribution_v<Model>;
+    Details::MarkActive<Model, graph_type> const mark{
+        model, marks_, push_, pushed_ ? sums_ : Kokkos::View<std::uint64_t*, memory_space>(), stepped_};
     if (!sources_known_) {
       Details::mark_range(exec_, "herd::active::mark_all", mark, 0, rows);
       // The sources among the stepped agents, for the steps that follow.
@@ -303,13 +358,18 @@ class ActiveSet {
   std::uint8_t const* marks() const { return reinterpret_cast<std::uint8_t const*>(marks_.data()); }
   /// Agents listed by the last find(), or -1 when none since the last begin_step().
   agent_index count() const { return found_; }
+  /// The sums the last find() pushed, one per stepped agent (valid for the listed receivers until
+  /// the next begin_step()); empty when it pushed none (the model declares no contributions).
+  Kokkos::View<std::uint64_t*, memory_space> sums() const {
+    return found_ >= 0 && pushed_ ? sums_ : Kokkos::View<std::uint64_t*, memory_space>();
+  }
   /// Sources known from the last step (-1: to be found by a pass over every agent).
   agent_index source_count() const { return sources_known_ ? source_count_ : -1; }
 
  private:
   double estimate_of(std::uint64_t packed) const {
     double const agents = static_cast<double>(sources_.extent(0));
-    double const mean_readers = agents > 0 ? static_cast<double>(readers_.extent(0)) / agents : 0.0;
+    double const mean_readers = agents > 0 ? static_cast<double>(push_.num_edges()) / agents : 0.0;
     return static_cast<double>(packed & 0xffffffffu) + static_cast<double>(packed >> 32) * mean_readers;
   }
 
@@ -328,17 +388,20 @@ class ActiveSet {
     std::swap(sources_, next_sources_);
   }
 
-  // Clears the marks of the listed agents, ready for the next find().
+  // Clears the marks and pushed sums of the listed agents (the only ones pushed to), ready for the
+  // next find().
   void clear() {
-    Details::clear_marks(exec_, marks_, list_, found_);
+    Details::clear_marks(exec_, marks_, list_, found_, pushed_ ? sums_ : Kokkos::View<std::uint64_t*, memory_space>());
     found_ = -1;
+    pushed_ = false;
   }
 
   ExecutionSpace exec_;
-  Kokkos::View<edge_offset*, memory_space> offsets_;
-  Kokkos::View<agent_index*, memory_space> readers_;
+  graph_type push_;
   agent_index stepped_ = 0;
   Kokkos::View<std::uint64_t*, memory_space> marks_;  ///< one byte per agent, 0 or 1
+  Kokkos::View<std::uint64_t*, memory_space> sums_;   ///< pushed contributions, one per agent
+  bool pushed_ = false;                               ///< whether the last find() pushed sums
   Kokkos::View<agent_index*, memory_space> list_;
   Kokkos::View<agent_index*, memory_space> sources_, next_sources_;
   bool sources_known_ = false;
@@ -355,22 +418,26 @@ struct SteppingStats {
   double mean_active_share() const { return steps ? active_share_sum / static_cast<double>(steps) : 1.0; }
 };
 
-/// The transpose of a graph's structure (weights dropped): row j lists the agents whose rows list
-/// j, in no particular order. For pushing from agents to the agents that read them on a directed
-/// graph. `columns` (at least the rows) gives the transpose a row for every index the rows may
-/// list: a rank's graph also lists its ghosts, which have no rows of their own.
+/// The transpose of a graph: row j lists the agents whose rows list j, in no particular order, with
+/// the weights of those edges when the graph has weights. For pushing from agents to the agents
+/// that read them on a directed graph. `columns` (at least the rows) gives the transpose a row for
+/// every index the rows may list: a rank's graph also lists its ghosts, which have no rows of their
+/// own.
 template <class ExecutionSpace, class WeightStorage>
-CsrGraph<typename ExecutionSpace::memory_space> transpose(
+CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> transpose(
     ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& graph,
     agent_index columns = -1) {
   using memory_space = typename ExecutionSpace::memory_space;
   require(columns < 0 || columns >= graph.num_agents(), "transpose: fewer columns than rows");
   agent_index const rows = graph.num_agents();
   agent_index const n = columns < 0 ? rows : columns;
-  CsrGraph<memory_space> t;
+  CsrGraph<memory_space, WeightStorage> t;
   t.row_offsets = Kokkos::View<edge_offset*, memory_space>("herd::transpose::offsets", n + 1);
   t.neighbours = Kokkos::View<agent_index*, memory_space>(
       Kokkos::ViewAllocateWithoutInitializing("herd::transpose::neighbours"), graph.num_edges());
+  if (graph.weighted())
+    t.weights = Kokkos::View<WeightStorage*, memory_space>(
+        Kokkos::ViewAllocateWithoutInitializing("herd::transpose::weights"), graph.num_edges());
   auto const offsets = graph.row_offsets;
   auto const neighbours = graph.neighbours;
   auto const counts = t.row_offsets;
@@ -387,10 +454,15 @@ CsrGraph<typename ExecutionSpace::memory_space> transpose(
                                                   n);
   Kokkos::deep_copy(exec, cursor, Kokkos::subview(t.row_offsets, std::make_pair(agent_index{0}, n)));
   auto const out = t.neighbours;
+  auto const weights = graph.weights;
+  auto const out_weights = t.weights;
   Kokkos::parallel_for(
       "herd::transpose::fill", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, rows), KOKKOS_LAMBDA(agent_index i) {
-        for (edge_offset e = offsets(i); e < offsets(i + 1); ++e)
-          out(Kokkos::atomic_fetch_add(&cursor(neighbours(e)), edge_offset{1})) = i;
+        for (edge_offset e = offsets(i); e < offsets(i + 1); ++e) {
+          edge_offset const at = Kokkos::atomic_fetch_add(&cursor(neighbours(e)), edge_offset{1});
+          out(at) = i;
+          if (out_weights.extent(0)) out_weights(at) = weights(e);
+        }
       });
   return t;
 }

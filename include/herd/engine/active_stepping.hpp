@@ -21,13 +21,14 @@ inline double default_active_threshold() { return 0.5; }
 
 namespace Details {
 
-template <class ExecutionSpace>
+template <class ExecutionSpace, class WeightStorage = float>
 class ActiveStepping {
  public:
   using memory_space = typename ExecutionSpace::memory_space;
+  using active_set = ActiveSet<ExecutionSpace, WeightStorage>;
 
   /// `active` is empty under Stepping::pull.
-  void set(Stepping stepping, double threshold, ActiveSet<ExecutionSpace> active) {
+  void set(Stepping stepping, double threshold, active_set active) {
     stepping_ = stepping;
     threshold_ = threshold;
     active_ = std::move(active);
@@ -39,6 +40,17 @@ class ActiveStepping {
   void forget() {
     if (stepping_ != Stepping::pull) active_.forget();
     skipped_estimates_ = 0;
+  }
+
+  /// Before a step loop: forgets, and allocates what stepping `model` on its active agents needs.
+  template <class Model>
+  void prepare(Model const& model) {
+    forget();
+    if constexpr (declares_activity_v<Model>) {
+      if (stepping_ != Stepping::pull) active_.reserve(model);
+    } else {
+      (void)model;
+    }
   }
 
   /// Finds the agents among the first `owned` that may change this step and, when few enough,
@@ -74,6 +86,12 @@ class ActiveStepping {
   Kokkos::View<agent_index*, memory_space> const& list() const { return active_.list(); }
   /// One byte per agent, 1 for the listed ones (valid while listed() >= 0).
   std::uint8_t const* marks() const { return active_.marks(); }
+  /// The sums pushed for phase `phase` of a listed step: the first phase's only, as later phases
+  /// read what the earlier ones wrote. Empty when none (the phase pulls its sums).
+  Kokkos::View<std::uint64_t const*, memory_space> pushed_sums(std::uint32_t phase) const {
+    if (listed_ < 0 || phase != 0) return {};
+    return active_.sums();
+  }
 
  private:
   // Whether the automatic mode pulls this step: when the estimated pushes exceed `limit`. After a
@@ -97,7 +115,7 @@ class ActiveStepping {
 
   Stepping stepping_ = Stepping::pull;
   double threshold_ = default_active_threshold();
-  ActiveSet<ExecutionSpace> active_;  ///< empty under Stepping::pull
+  active_set active_;  ///< empty under Stepping::pull
   agent_index listed_ = -1;
   int skipped_estimates_ = 0;  ///< pull steps left before the automatic mode estimates again
   SteppingStats stats_;

@@ -22,9 +22,11 @@ namespace herd {
 template <class Graph, Details::Lanes Mode, class TeamMember = int>
 class Agent {
  public:
+  /// `pushed`: the sums of contributions the active set pushed for this step, indexed by agent, or
+  /// null when the agent sums its neighbours' itself.
   KOKKOS_INLINE_FUNCTION Agent(Graph const& graph, agent_index index, global_id id, CounterRng rng, std::uint32_t step,
-                               std::uint32_t stream, TeamMember const& team)
-      : graph_(graph), team_(team), index_(index), id_(id), rng_(rng), step_(step), stream_(stream) {}
+                               std::uint32_t stream, TeamMember const& team, std::uint64_t const* pushed = nullptr)
+      : graph_(graph), team_(team), pushed_(pushed), index_(index), id_(id), rng_(rng), step_(step), stream_(stream) {}
 
   /// Local index: use it to read this agent's properties, `state(a.index())`.
   KOKKOS_INLINE_FUNCTION agent_index index() const { return index_; }
@@ -60,6 +62,24 @@ class Agent {
       Kokkos::parallel_reduce(Kokkos::TeamVectorRange(team_, begin, end), body, total);
     }
     return total;
+  }
+
+  /// Sum over the neighbours j of model.contribution(j, w), w the weight of the edge to j (1 in an
+  /// unweighted graph): what each neighbour adds to this agent's sum, an integer that must be 0
+  /// unless j's activity has `spreads`. The sum's type is the contribution's, an integer of at most
+  /// 64 bits. When the step runs on the active list, the spreading agents have already pushed the
+  /// sum to the agents that receive (integer adds, in no particular order, hence the same sum) and
+  /// it is read here in one load instead of a pass over the row: so read it only in states whose
+  /// activity has `receives`, in the model's first phase (later phases sum their rows).
+  template <class Model>
+  KOKKOS_INLINE_FUNCTION auto sum_of_contributions(Model const& model) const {
+    using T = decltype(model.contribution(agent_index{}, 1.0f));
+    static_assert(std::is_integral<T>::value && sizeof(T) <= sizeof(std::uint64_t),
+                  "contributions must be integers of at most 64 bits (fixed point for fractions)");
+    if (pushed_ != nullptr) return static_cast<T>(pushed_[index_]);
+    // A constant weight on unweighted graphs lets the compiler fold the weight out of the sum.
+    if (!weighted()) return sum_over_neighbours<T>([&](agent_index j, float) { return model.contribution(j, 1.0f); });
+    return sum_over_neighbours<T>([&](agent_index j, float w) { return model.contribution(j, w); });
   }
 
   /// Number of neighbours for which `predicate(neighbour, weight)` holds.
@@ -108,6 +128,7 @@ class Agent {
  private:
   Graph const& graph_;
   TeamMember const& team_;
+  std::uint64_t const* pushed_;
   agent_index index_;
   global_id id_;
   CounterRng rng_;

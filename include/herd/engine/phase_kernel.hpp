@@ -61,12 +61,13 @@ struct PhaseKernel {
   std::uint32_t stream;
   Carry<Written...> written;
   int rows_per_team;
+  Kokkos::View<std::uint64_t const*, typename Graph::memory_space> pushed;  // empty: sums are pulled
 
   KOKKOS_INLINE_FUNCTION agent_index agent(agent_index k) const { return agents.extent(0) ? agents(k) : first + k; }
 
   template <Lanes Mode, class Member>
   KOKKOS_INLINE_FUNCTION void run(agent_index i, Member const& member) const {
-    Agent<Graph, Mode, Member> const a(graph, i, ids(i), rng, step, stream, member);
+    Agent<Graph, Mode, Member> const a(graph, i, ids(i), rng, step, stream, member, pushed.data());
     a.single([&]() { written.keep(i); });
     phase(a);
   }

@@ -64,7 +64,8 @@ class Simulation {
                              step_,
                              streams::first_model_stream + phase_,
                              Details::make_carry(written...),
-                             0};
+                             0,
+                             active_.pushed_sums(phase_)};
     if (active_.listed() >= 0) {
       Details::launch_listed(exec_, active_.list(), active_.listed(), kernel);
     } else {
@@ -76,11 +77,11 @@ class Simulation {
 
   /// Chooses how the following steps pick their agents. Stepping::active and automatic apply to
   /// models that declare their agents' activity (others are always pulled); they push from the
-  /// spreading agents to the agents that read them, which on a graph that is not `symmetric` takes
-  /// its transpose (built here, as much memory as the graph's structure). Allocates; call it before
-  /// the step loop.
+  /// spreading agents to the agents that read them, which on a graph that is not `symmetric`
+  /// (every edge in both directions with the same weight) takes its transpose (built here, as much
+  /// memory as the graph). Allocates; call it before the step loop.
   void set_stepping(Stepping stepping, bool symmetric, double threshold = default_active_threshold()) {
-    using Set = ActiveSet<ExecutionSpace>;
+    using Set = ActiveSet<ExecutionSpace, WeightStorage>;
     active_.set(stepping, threshold,
                 stepping == Stepping::pull ? Set()
                 : symmetric                ? Set(exec_, graph_, num_owned())
@@ -93,8 +94,8 @@ class Simulation {
   /// forgets what it knew of the agents, whose state may have been set since the last step. Call
   /// it after changing the model's state outside the steps when stepping them one by one.
   template <class Model>
-  void prepare(Model const& /*model*/) {
-    active_.forget();
+  void prepare(Model const& model) {
+    active_.prepare(model);
   }
 
   /// Called before each step (herd::run does): finds the agents that may change this step and,
@@ -140,7 +141,7 @@ class Simulation {
   StepPlan<memory_space> plan_;
   std::uint32_t step_ = 0;
   std::uint32_t phase_ = 0;
-  Details::ActiveStepping<ExecutionSpace> active_;
+  Details::ActiveStepping<ExecutionSpace, WeightStorage> active_;
 };
 
 }  // namespace herd

@@ -158,24 +158,7 @@ class Covid {
     agent_index const i = a.index();
     std::uint8_t const s = stage.stored(i);
     if (s == susceptible) {
-      auto const st = stage;
-      auto const dy = days;
-      auto const fixed = pressure_fixed_;
-      std::uint64_t pressure;
-      if (a.weighted()) {
-        auto const real = pressure_real_;
-        pressure = a.template sum_over_neighbours<std::uint64_t>([&](agent_index j, float w) -> std::uint64_t {
-          std::uint8_t const sj = st.stored(j);
-          if (sj != exposed && sj != infected) return 0;
-          return static_cast<std::uint64_t>(real(table_index(sj, dy.stored(j))) * static_cast<double>(w) *
-                                            4294967296.0);
-        });
-      } else {
-        pressure = a.template sum_over_neighbours<std::uint64_t>([&](agent_index j, float) -> std::uint64_t {
-          std::uint8_t const sj = st.stored(j);
-          return sj == exposed || sj == infected ? fixed(table_index(sj, dy.stored(j))) : 0;
-        });
-      }
+      std::uint64_t const pressure = a.sum_of_contributions(*this);
       if (pressure != 0) {
         double const lambda = exposure_scale_(age.stored(i)) * (static_cast<double>(pressure) * (1.0 / 4294967296.0));
         if (static_cast<double>(a.random(0)) < (1.0 - portable::exp_neg(lambda)) * 4294967296.0) {
@@ -200,6 +183,18 @@ class Covid {
   }
 
   KOKKOS_INLINE_FUNCTION void observe(agent_index i, std::int64_t* totals) const { totals[stage.stored(i)] += 1; }
+
+  /// The infection pressure neighbour j puts on a susceptible agent over an edge of weight w, in
+  /// units of 2^-32 (0 unless j is exposed or infected): summed over the neighbours by the step, or
+  /// pushed by the exposed and infected agents when the step runs on the active list. A weight of 1
+  /// takes the fixed-point table, the same bits as the real one times 1.
+  KOKKOS_INLINE_FUNCTION std::uint64_t contribution(agent_index j, float w) const {
+    std::uint8_t const sj = stage.stored(j);
+    if (sj != exposed && sj != infected) return 0;
+    int const k = table_index(sj, days.stored(j));
+    if (w == 1.0f) return pressure_fixed_(k);
+    return static_cast<std::uint64_t>(pressure_real_(k) * static_cast<double>(w) * 4294967296.0);
+  }
 
   /// For active-set stepping: susceptible agents change only next to an exposed or infected one;
   /// exposed and infected agents count their days and infect; recovered and dead ones never change.

@@ -100,16 +100,7 @@ class Seir {
     std::uint8_t const s = state(i);
     std::uint16_t const t = timer(i);
     if (s == susceptible) {
-      auto const st = state;
-      std::uint64_t hazard;
-      if (a.weighted()) {
-        double const beta = params_.beta;
-        hazard = a.template sum_over_neighbours<std::uint64_t>(
-            [&](agent_index j, float w) -> std::uint64_t { return st(j) == infectious ? edge_hazard_of(beta, w) : 0; });
-      } else {
-        hazard = unit_hazard_ * static_cast<std::uint64_t>(
-                                    a.count_neighbours([&](agent_index j, float) { return st(j) == infectious; }));
-      }
+      std::uint64_t const hazard = a.sum_of_contributions(*this);
       if (hazard != 0 && static_cast<double>(a.random(0)) < infection_probability(hazard) * 4294967296.0) {
         bool const latent = params_.latent.kind != Period::Kind::none;
         a.set(state, latent ? exposed : infectious);
@@ -133,6 +124,15 @@ class Seir {
   }
 
   KOKKOS_INLINE_FUNCTION void observe(agent_index i, std::int64_t* totals) const { totals[state(i)] += 1; }
+
+  /// The hazard neighbour j puts on a susceptible agent over an edge of weight w (0 unless j is
+  /// infectious): summed over the neighbours by the step, or pushed by the infectious agents when
+  /// the step runs on the active list. A weight of 1 (every edge of an unweighted graph) takes the
+  /// precomputed value, the same bits as edge_hazard_of(beta, 1).
+  KOKKOS_INLINE_FUNCTION std::uint64_t contribution(agent_index j, float w) const {
+    if (state(j) != infectious) return 0;
+    return w == 1.0f ? unit_hazard_ : edge_hazard_of(params_.beta, w);
+  }
 
   /// For active-set stepping: susceptible agents change only next to an infectious one; exposed and
   /// infectious agents count down or draw every step; recovered agents never change.

@@ -114,7 +114,8 @@ class DistributedSimulation {
                              step_,
                              streams::first_model_stream + phase_,
                              herd::Details::make_carry(written...),
-                             0};
+                             0,
+                             active_.pushed_sums(phase_)};
     bool const listed = active_.listed() >= 0;
     if (listed) {
       halo_->finish();
@@ -147,7 +148,7 @@ class DistributedSimulation {
   /// buffers at its first exchange instead.
   template <class Model>
   void prepare(Model const& model) {
-    active_.forget();
+    active_.prepare(model);
     if constexpr (lists_properties_v<Model>) {
       HaloFields fields;
       model.for_each_property([&](auto const& property) { add_if_visible(fields, property); });
@@ -161,7 +162,7 @@ class DistributedSimulation {
   /// ghosts, which have none in the rank's graph), as much memory as the rank's graph structure.
   /// Allocates; call it before the step loop.
   void set_stepping(Stepping stepping, double threshold = default_active_threshold()) {
-    using Set = ActiveSet<ExecutionSpace>;
+    using Set = ActiveSet<ExecutionSpace, WeightStorage>;
     active_.set(
         stepping, threshold,
         stepping == Stepping::pull ? Set() : Set(exec_, transpose(exec_, local_.graph, local_.local()), local_.owned));
@@ -247,7 +248,7 @@ class DistributedSimulation {
   DistributedOptions options_;
   StepPlan<memory_space> interior_, boundary_;
   std::shared_ptr<Halo<ExecutionSpace>> halo_;
-  herd::Details::ActiveStepping<ExecutionSpace> active_;
+  herd::Details::ActiveStepping<ExecutionSpace, WeightStorage> active_;
   std::uint32_t step_ = 0;
   std::uint32_t phase_ = 0;
 };
