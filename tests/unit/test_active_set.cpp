@@ -241,7 +241,7 @@ TEST(ActiveSet, CovidOnADirectedGraphIsBitwiseTheSame) {
 // phase's: the second must sum its row, or it misses those.
 struct TwoPhaseEpidemic {
   enum : std::uint8_t { susceptible, infectious, recovered };
-  static constexpr std::uint8_t infectious_days = 3;
+  enum : std::uint8_t { infectious_days = 3 };  // an enumerator, usable in device code unlike a static member
   Property<std::uint8_t> state, days;
   Property<std::uint32_t> seen;
 

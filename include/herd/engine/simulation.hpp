@@ -91,8 +91,10 @@ class Simulation {
   SteppingStats const& stepping_stats() const { return active_.stats(); }
 
   /// Readies the step loop of `model` (herd::run calls it before its loop): active-set stepping
-  /// forgets what it knew of the agents, whose state may have been set since the last step. Call
-  /// it after changing the model's state outside the steps when stepping them one by one.
+  /// forgets what it knew of the agents, whose state may have been set since the last step, and
+  /// allocates the pushed sums of a model that declares contributions (else the first active step
+  /// would). Call it after changing the model's state outside the steps when stepping them one by
+  /// one.
   template <class Model>
   void prepare(Model const& model) {
     active_.prepare(model);

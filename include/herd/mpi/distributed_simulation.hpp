@@ -144,8 +144,8 @@ class DistributedSimulation {
 
   /// Sizes the halo's buffers for every property of `model` that neighbours read, so that the
   /// step loop allocates nothing (herd::run calls it before its loop); active-set stepping forgets
-  /// what it knew of the agents, as Simulation::prepare. A model without for_each_property gets its
-  /// buffers at its first exchange instead.
+  /// what it knew of the agents and allocates its pushed sums, as Simulation::prepare. A model
+  /// without for_each_property gets its buffers at its first exchange instead.
   template <class Model>
   void prepare(Model const& model) {
     active_.prepare(model);
