@@ -338,8 +338,7 @@ class ActiveSet {
     reserve(model);
     agent_index const rows = static_cast<agent_index>(sources_.extent(0));
     pushed_ = declares_contribution_v<Model>;
-    Details::MarkActive<Model, graph_type> const mark{
-        model, marks_, push_, pushed_ ? sums_ : Kokkos::View<std::uint64_t*, memory_space>(), stepped_};
+    Details::MarkActive<Model, graph_type> const mark{model, marks_, push_, pushed_sums(), stepped_};
     if (!sources_known_) {
       Details::mark_range(exec_, "herd::active::mark_all", mark, 0, rows);
       // The sources among the stepped agents, for the steps that follow.
@@ -361,7 +360,7 @@ class ActiveSet {
   /// The sums the last find() pushed, one per stepped agent (valid for the listed receivers until
   /// the next begin_step()); empty when it pushed none (the model declares no contributions).
   Kokkos::View<std::uint64_t*, memory_space> sums() const {
-    return found_ >= 0 && pushed_ ? sums_ : Kokkos::View<std::uint64_t*, memory_space>();
+    return found_ >= 0 ? pushed_sums() : Kokkos::View<std::uint64_t*, memory_space>();
   }
   /// Sources known from the last step (-1: to be found by a pass over every agent).
   agent_index source_count() const { return sources_known_ ? source_count_ : -1; }
@@ -388,10 +387,15 @@ class ActiveSet {
     std::swap(sources_, next_sources_);
   }
 
+  // The sums when the current (or coming) find() pushes them, else an empty View.
+  Kokkos::View<std::uint64_t*, memory_space> pushed_sums() const {
+    return pushed_ ? sums_ : Kokkos::View<std::uint64_t*, memory_space>();
+  }
+
   // Clears the marks and pushed sums of the listed agents (the only ones pushed to), ready for the
   // next find().
   void clear() {
-    Details::clear_marks(exec_, marks_, list_, found_, pushed_ ? sums_ : Kokkos::View<std::uint64_t*, memory_space>());
+    Details::clear_marks(exec_, marks_, list_, found_, pushed_sums());
     found_ = -1;
     pushed_ = false;
   }
