@@ -16,35 +16,48 @@ namespace herd::bench {
 using Exec = Kokkos::DefaultExecutionSpace;
 using Memory = Exec::memory_space;
 
-enum GraphKind { erdos_renyi = 0, power_law = 1, population = 2 };
+enum GraphKind { erdos_renyi = 0, power_law = 1, population = 2, watts_strogatz = 3 };
 inline char const* graph_name(int kind) {
-  return kind == erdos_renyi ? "erdos-renyi" : kind == power_law ? "power-law" : "population";
+  return kind == erdos_renyi      ? "erdos-renyi"
+         : kind == power_law      ? "power-law"
+         : kind == watts_strogatz ? "watts-strogatz"
+                                  : "population";
 }
 
-/// Graphs of mean degree 16 (the population: its own), generated once per (kind, agents, ordering)
-/// and shared by all benchmarks of the run. Ordering::none keeps the generator's labels, which
-/// carry no locality for Erdos-Renyi and power-law graphs (agents are labelled at random).
+/// Graphs of mean degree 16 (the population: its own), generated once per (kind, agents, ordering,
+/// shuffled) and shared by all benchmarks of the run. Ordering::none keeps the generator's labels,
+/// which carry no locality for Erdos-Renyi and power-law graphs (agents are labelled at random) but
+/// do for the Watts-Strogatz ring (neighbours on the ring are neighbours in memory) and the
+/// population (households, classes and workplaces are runs of consecutive agents). `shuffled`
+/// first relabels the agents at random, as ids drawn from a database or a file would be, and then
+/// applies `ordering`: what reordering recovers from input without locality.
 template <class WeightStorage = float>
-CsrGraph<Memory, WeightStorage> const& graph(int kind, agent_index agents, Ordering ordering) {
-  static std::map<std::tuple<int, agent_index, Ordering>, CsrGraph<Memory, WeightStorage>> cache;
+CsrGraph<Memory, WeightStorage> const& graph(int kind, agent_index agents, Ordering ordering, bool shuffled = false) {
+  static std::map<std::tuple<int, agent_index, Ordering, bool>, CsrGraph<Memory, WeightStorage>> cache;
   // Views must be released before Kokkos::finalize, not at static destruction after it.
   static bool const hooked = (Kokkos::push_finalize_hook([] { cache.clear(); }), true);
   (void)hooked;
-  auto const key = std::make_tuple(kind, agents, ordering);
+  auto const key = std::make_tuple(kind, agents, ordering, shuffled);
   auto found = cache.find(key);
   if (found != cache.end()) return found->second;
-  if (cache.size() > 4) cache.clear();  // bound memory: graphs of 10^7 agents take gigabytes
+  // Bound memory: graphs of 10^7 agents take gigabytes, and generating one needs as much again.
+  std::size_t cached_edges = 0;
+  for (auto const& entry : cache) cached_edges += entry.second.num_edges();
+  if (cache.size() > 4 || cached_edges > 1000000000) cache.clear();
   Exec exec;
   CsrGraph<Memory, WeightStorage> g;
   if (kind == erdos_renyi) {
     g = build_csr<WeightStorage>(exec, generate_edges(exec, ErdosRenyi{agents, 16.0}, 1));
   } else if (kind == power_law) {
     g = build_csr<WeightStorage>(exec, generate_edges(exec, PowerLaw{agents, 2.1, 16.0, 0.0}, 1));
+  } else if (kind == watts_strogatz) {
+    g = build_csr<WeightStorage>(exec, generate_edges(exec, WattsStrogatz{agents, 8, 0.1}, 1));
   } else {
     LayeredPopulation spec;
     spec.agents = agents;
     g = build_csr<WeightStorage>(exec, generate_population(exec, spec, 1).edges);
   }
+  if (shuffled) g = permute(exec, g, compute_ordering(exec, g, Ordering::random, 2));
   if (ordering != Ordering::none) g = permute(exec, g, compute_ordering(exec, g, ordering, 1));
   return cache.emplace(key, g).first->second;
 }

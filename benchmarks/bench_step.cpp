@@ -6,17 +6,14 @@
 namespace herd::bench {
 namespace {
 
+/// Times the full pull step of SIR on `g`. beta = 0 keeps every susceptible agent scanning all its
+/// neighbours every step: the same work in every iteration.
 template <class WeightStorage>
-void sir_step(benchmark::State& state) {
-  int const kind = static_cast<int>(state.range(0));
-  auto const agents = static_cast<agent_index>(state.range(1));
-  auto const ordering = static_cast<Ordering>(state.range(2));
-  auto const schedule = static_cast<Schedule>(state.range(3));
-  auto const& g = graph<WeightStorage>(kind, agents, ordering);
+void time_sir_step(benchmark::State& state, CsrGraph<Memory, WeightStorage> const& g, Schedule schedule,
+                   std::string const& graph_label) {
   Exec exec;
+  auto const agents = g.num_agents();
   Simulation<Exec, WeightStorage> sim(exec, g, 7, schedule);
-  // beta = 0 keeps every susceptible agent scanning all its neighbours every step: the full pull
-  // step, the same work in every iteration.
   SeirParameters p;
   p.beta = 0.0;
   p.infectious = Period::fixed(60000);
@@ -29,8 +26,17 @@ void sir_step(benchmark::State& state) {
   });
   double const edges = static_cast<double>(g.num_edges());
   set_rates(state, agents, edges, seir_step_bytes(g));
-  state.SetLabel(std::string(graph_name(kind)) + " order=" + to_string(ordering) +
-                 " schedule=" + to_string(sim.plan().schedule));
+  state.SetLabel(graph_label + " schedule=" + to_string(sim.plan().schedule));
+}
+
+template <class WeightStorage>
+void sir_step(benchmark::State& state) {
+  int const kind = static_cast<int>(state.range(0));
+  auto const agents = static_cast<agent_index>(state.range(1));
+  auto const ordering = static_cast<Ordering>(state.range(2));
+  auto const schedule = static_cast<Schedule>(state.range(3));
+  time_sir_step(state, graph<WeightStorage>(kind, agents, ordering), schedule,
+                std::string(graph_name(kind)) + " order=" + to_string(ordering));
 }
 
 void sizes(benchmark::internal::Benchmark* b, std::vector<int> kinds, std::vector<Schedule> schedules) {
@@ -54,6 +60,63 @@ void weighted(benchmark::internal::Benchmark* b) {
 }
 BENCHMARK_TEMPLATE(sir_step, float)->Apply(weighted)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(sir_step, half)->Apply(weighted)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// Graphs with structure (the Watts-Strogatz ring, rewired 10 %; the layered population) whose
+// agents arrive labelled at random: `shuffled` 0 keeps the generator's labels (the locality the
+// graph has), 1 shuffles them and then applies `order`. The step's speed-up from the shuffled labels
+// to a reordering is what reordering recovers; edge_span is the mean |i - j| over the edges.
+void sir_step_relabelled(benchmark::State& state) {
+  int const kind = static_cast<int>(state.range(0));
+  auto const agents = static_cast<agent_index>(state.range(1));
+  bool const shuffled = state.range(2) != 0;
+  auto const ordering = static_cast<Ordering>(state.range(3));
+  auto const& g = graph(kind, agents, ordering, shuffled);
+  time_sir_step(state, g, Schedule::automatic,
+                std::string(graph_name(kind)) + (shuffled ? " labels=shuffled" : " labels=generator") +
+                    " order=" + to_string(ordering));
+  state.counters["edge_span"] = mean_edge_span(Exec(), g);
+}
+
+/// The reorderings applied to shuffled labels: degree, and RCM where Kokkos Kernels is built in.
+std::vector<Ordering> reorderings() {
+  std::vector<Ordering> all{Ordering::degree};
+  for (Ordering o : orderings())
+    if (o != Ordering::none) all.push_back(o);
+  return all;
+}
+
+void relabelled(benchmark::internal::Benchmark* b) {
+  for (int kind : {watts_strogatz, population})
+    for (std::int64_t n : {1000000, 10000000}) {
+      b->Args({kind, n, 0, static_cast<std::int64_t>(Ordering::none)});
+      b->Args({kind, n, 1, static_cast<std::int64_t>(Ordering::none)});
+      for (Ordering o : reorderings()) b->Args({kind, n, 1, static_cast<std::int64_t>(o)});
+    }
+  // States beyond the last-level cache: 4 x 10^7 agents, 6.4 x 10^8 entries (about 14 GB and
+  // minutes to generate, shuffle and reorder).
+  for (Ordering o : orderings()) b->Args({watts_strogatz, 40000000, 1, static_cast<std::int64_t>(o)});
+  b->ArgNames({"graph", "agents", "shuffled", "order"});
+}
+BENCHMARK(sir_step_relabelled)->Apply(relabelled)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// What a reordering costs (computing the permutation and relabelling the graph), to set against the
+// steps it saves.
+void reordering(benchmark::State& state) {
+  int const kind = static_cast<int>(state.range(0));
+  auto const agents = static_cast<agent_index>(state.range(1));
+  auto const ordering = static_cast<Ordering>(state.range(2));
+  auto const& g = graph(kind, agents, Ordering::none, true);
+  Exec exec;
+  timed(state, [&] { benchmark::DoNotOptimize(permute(exec, g, compute_ordering(exec, g, ordering, 1))); });
+  state.SetLabel(std::string(graph_name(kind)) + " order=" + to_string(ordering));
+}
+void reordering_sizes(benchmark::internal::Benchmark* b) {
+  for (int kind : {watts_strogatz, population})
+    for (std::int64_t n : {1000000, 10000000})
+      for (Ordering o : reorderings()) b->Args({kind, n, static_cast<std::int64_t>(o)});
+  b->ArgNames({"graph", "agents", "order"});
+}
+BENCHMARK(reordering)->Apply(reordering_sizes)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 // DeGroot on the unweighted Erdos-Renyi graph with opinions stored as float or half. Minimum
 // bytes: per agent the row offset (8), the own opinion read and the new one written (2 x storage);

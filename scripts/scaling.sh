@@ -28,6 +28,7 @@ while getopts "o:r:t:n:s:h" flag; do
 done
 shift $((OPTIND - 1))
 
+source scripts/huge_pages.sh
 herd=${HERD:-build/bin/herd}
 [[ -x $herd ]] || { echo "scaling.sh: $herd not found: run scripts/build.sh first" >&2; exit 1; }
 mpiexec=${MPIEXEC:-mpiexec}
