@@ -2,7 +2,6 @@
 
 #include "row_sort.hpp"
 
-#include <herd/core/bit_cast.hpp>
 #include <herd/core/error.hpp>
 #include <herd/core/execution_spaces.hpp>
 
@@ -16,18 +15,6 @@ namespace herd {
 
 // Not an anonymous namespace: CUDA's extended lambdas need enclosing functions with external linkage.
 namespace Details {
-
-// Sort key of one stored edge: neighbour in the high word, then weight descending, so that after
-// sorting the first of a run of duplicates carries the largest weight. Non-negative floats order
-// like their bit patterns.
-KOKKOS_INLINE_FUNCTION std::uint64_t edge_key(agent_index neighbour, float weight) {
-  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(neighbour)) << 32) |
-         (0xffffffffu - Details::bit_cast<std::uint32_t>(weight));
-}
-KOKKOS_INLINE_FUNCTION agent_index key_neighbour(std::uint64_t key) { return static_cast<agent_index>(key >> 32); }
-KOKKOS_INLINE_FUNCTION float key_weight(std::uint64_t key) {
-  return Details::bit_cast<float>(0xffffffffu - static_cast<std::uint32_t>(key));
-}
 
 template <class ExecutionSpace>
 void check_edges(ExecutionSpace const& exec, EdgeList<typename ExecutionSpace::memory_space> const& edges) {
@@ -121,36 +108,50 @@ CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> build_csr(
   Details::exclusive_scan(exec, offsets, "herd::build_csr::scan_degrees");
   edge_offset const stored = Details::last_entry(exec, offsets);
 
-  // 2. Scatter each edge into its row as a sort key. The slot order depends on thread timing; the
-  //    row sort below removes that dependence.
+  // 2. Scatter each edge into its row. The slot order depends on thread timing; the row sort below
+  //    removes that dependence.
   Kokkos::View<edge_offset*, memory_space> cursor(Kokkos::ViewAllocateWithoutInitializing("herd::build_csr::cursor"),
                                                   n);
   Kokkos::deep_copy(exec, cursor, Kokkos::subview(offsets, Kokkos::make_pair(std::size_t{0}, n)));
-  Kokkos::View<std::uint64_t*, memory_space> keys(Kokkos::ViewAllocateWithoutInitializing("herd::build_csr::keys"),
-                                                  stored);
+  Kokkos::View<agent_index*, memory_space> slots(Kokkos::ViewAllocateWithoutInitializing("herd::graph::neighbours"),
+                                                 stored);
+  Kokkos::View<float*, memory_space> slot_weights(Kokkos::ViewAllocateWithoutInitializing("herd::build_csr::weights"),
+                                                  weighted ? stored : 0);
   Kokkos::parallel_for(
       "herd::build_csr::scatter", policy(exec, 0, edges.size()), KOKKOS_LAMBDA(std::size_t e) {
         auto const s = static_cast<agent_index>(sources(e)), t = static_cast<agent_index>(targets(e));
         if (drop_loops && s == t) return;
-        float const w = weighted ? in_weights(e) : 1.0f;
-        keys(Kokkos::atomic_fetch_add(&cursor(s), edge_offset{1})) = Details::edge_key(t, w);
-        if (both_ways && s != t) keys(Kokkos::atomic_fetch_add(&cursor(t), edge_offset{1})) = Details::edge_key(s, w);
+        edge_offset const k = Kokkos::atomic_fetch_add(&cursor(s), edge_offset{1});
+        slots(k) = t;
+        if (weighted) slot_weights(k) = in_weights(e);
+        if (both_ways && s != t) {
+          edge_offset const back = Kokkos::atomic_fetch_add(&cursor(t), edge_offset{1});
+          slots(back) = s;
+          if (weighted) slot_weights(back) = in_weights(e);
+        }
       });
 
-  // 3. Sort every row; dynamic scheduling keeps hub rows from stalling a static chunk.
+  // 3. Sort every row (by neighbour, duplicates by weight descending); dynamic scheduling keeps
+  //    hub rows from stalling a static chunk.
   Kokkos::parallel_for(
       "herd::build_csr::sort_rows", Kokkos::RangePolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec, 0, n),
-      KOKKOS_LAMBDA(std::size_t i) { Details::sort_row(keys.data() + offsets(i), offsets(i + 1) - offsets(i)); });
+      KOKKOS_LAMBDA(std::size_t i) {
+        edge_offset const first = offsets(i), length = offsets(i + 1) - offsets(i);
+        if (weighted)
+          Details::sort_row(Details::WeightedRow<float>{slots.data() + first, slot_weights.data() + first}, length);
+        else
+          Details::sort_row(Details::NeighbourRow{slots.data() + first}, length);
+      });
 
-  // 4. Count what each row keeps, scan, and compact.
+  // 4. Count what each row keeps (the first of each run of duplicates, which carries the largest
+  //    weight), scan, and compact.
   bool const unique = options.drop_duplicates;
   Kokkos::View<edge_offset*, memory_space> kept("herd::graph::row_offsets", n + 1);
   Kokkos::parallel_for(
       "herd::build_csr::count_kept", policy(exec, 0, n), KOKKOS_LAMBDA(std::size_t i) {
         edge_offset count = 0;
         for (edge_offset e = offsets(i); e < offsets(i + 1); ++e)
-          if (!unique || e == offsets(i) || Details::key_neighbour(keys(e)) != Details::key_neighbour(keys(e - 1)))
-            ++count;
+          if (!unique || e == offsets(i) || slots(e) != slots(e - 1)) ++count;
         kept(i) = count;
       });
   Details::exclusive_scan(exec, kept, "herd::build_csr::scan_kept");
@@ -158,24 +159,32 @@ CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> build_csr(
 
   CsrGraph<memory_space, WeightStorage> graph;
   graph.row_offsets = kept;
-  graph.neighbours =
-      Kokkos::View<agent_index*, memory_space>(Kokkos::ViewAllocateWithoutInitializing("herd::graph::neighbours"), nnz);
+  // Without duplicates the sorted slots are the neighbours already: no second array.
+  bool const compact = nnz != stored;
+  graph.neighbours = compact ? Kokkos::View<agent_index*, memory_space>(
+                                   Kokkos::ViewAllocateWithoutInitializing("herd::graph::neighbours"), nnz)
+                             : slots;
   if (weighted)
     graph.weights = Kokkos::View<WeightStorage*, memory_space>(
         Kokkos::ViewAllocateWithoutInitializing("herd::graph::weights"), nnz);
   auto out_neighbours = graph.neighbours;
   auto out_weights = graph.weights;
-  Kokkos::parallel_for(
-      "herd::build_csr::compact", policy(exec, 0, n), KOKKOS_LAMBDA(std::size_t i) {
-        edge_offset out = kept(i);
-        for (edge_offset e = offsets(i); e < offsets(i + 1); ++e) {
-          if (unique && e != offsets(i) && Details::key_neighbour(keys(e)) == Details::key_neighbour(keys(e - 1)))
-            continue;
-          out_neighbours(out) = Details::key_neighbour(keys(e));
-          if (weighted) out_weights(out) = storage_traits<WeightStorage>::store(Details::key_weight(keys(e)));
-          ++out;
-        }
-      });
+  if (compact) {
+    Kokkos::parallel_for(
+        "herd::build_csr::compact", policy(exec, 0, n), KOKKOS_LAMBDA(std::size_t i) {
+          edge_offset out = kept(i);
+          for (edge_offset e = offsets(i); e < offsets(i + 1); ++e) {
+            if (unique && e != offsets(i) && slots(e) == slots(e - 1)) continue;
+            out_neighbours(out) = slots(e);
+            if (weighted) out_weights(out) = storage_traits<WeightStorage>::store(slot_weights(e));
+            ++out;
+          }
+        });
+  } else if (weighted) {
+    Kokkos::parallel_for(
+        "herd::build_csr::store_weights", policy(exec, 0, stored),
+        KOKKOS_LAMBDA(edge_offset e) { out_weights(e) = storage_traits<WeightStorage>::store(slot_weights(e)); });
+  }
   exec.fence();
   Kokkos::Profiling::popRegion();
   return graph;

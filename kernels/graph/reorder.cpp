@@ -157,19 +157,17 @@ CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> permute(
         Kokkos::ViewAllocateWithoutInitializing("herd::graph::weights"), graph.num_edges());
   auto neighbours = out.neighbours;
   auto weights = out.weights;
-  // Sort (new neighbour, position of the entry in the old row) pairs, then gather the weights.
-  Kokkos::View<std::uint64_t*, memory_space> keys(Kokkos::ViewAllocateWithoutInitializing("herd::permute::keys"),
-                                                  graph.num_edges());
+  // Relabel each row into its new place, then sort it there, weights moving with their neighbours.
   Kokkos::parallel_for(
       "herd::permute::rows", Kokkos::RangePolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec, 0, n),
       KOKKOS_LAMBDA(agent_index r) {
         edge_offset const from = in_offsets(old_of_new(r)), to = offsets(r), length = offsets(r + 1) - offsets(r);
-        for (edge_offset k = 0; k < length; ++k)
-          keys(to + k) = (static_cast<std::uint64_t>(new_of_old(in_neighbours(from + k))) << 32) | k;
-        Details::sort_row(keys.data() + to, length);
-        for (edge_offset k = 0; k < length; ++k) {
-          neighbours(to + k) = static_cast<agent_index>(keys(to + k) >> 32);
-          if (weighted) weights(to + k) = in_weights(from + (keys(to + k) & 0xffffffffu));
+        for (edge_offset k = 0; k < length; ++k) neighbours(to + k) = new_of_old(in_neighbours(from + k));
+        if (weighted) {
+          for (edge_offset k = 0; k < length; ++k) weights(to + k) = in_weights(from + k);
+          Details::sort_row(Details::WeightedRow<WeightStorage>{neighbours.data() + to, weights.data() + to}, length);
+        } else {
+          Details::sort_row(Details::NeighbourRow{neighbours.data() + to}, length);
         }
       });
   exec.fence();

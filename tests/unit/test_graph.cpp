@@ -1,7 +1,9 @@
 #include "test_common.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <set>
 
 namespace {
@@ -234,6 +236,55 @@ TYPED_TEST(Graph, ReorderingIsAPermutationThatImprovesLocality) {
       EXPECT_LT(mean_edge_span(exec, g), 10.0);
     }
   }
+}
+
+TYPED_TEST(Graph, RelabellingCarriesEachWeightWithItsEdge) {
+  using Exec = TypeParam;
+  Exec exec;
+  // A hub (row of 59, sorted by heap sort) joined to everyone, a ring (rows of 3-4, insertion sort)
+  // and one edge given twice with different weights, kept: every weight names its edge.
+  agent_index const n = 60;
+  std::vector<global_id> sources, targets;
+  std::vector<float> weights;
+  auto link = [&](global_id i, global_id j, float w) {
+    sources.push_back(i);
+    targets.push_back(j);
+    weights.push_back(w);
+  };
+  for (agent_index j = 1; j < n; ++j) link(0, j, 1.0f + static_cast<float>(j));
+  for (agent_index i = 1; i + 1 < n; ++i) link(i, i + 1, 100.0f + static_cast<float>(i));
+  link(1, 2, 7.0f);
+  BuildOptions options;
+  options.drop_duplicates = false;
+  auto g = build_csr(exec, herd::test::edge_list<Exec>(n, sources, targets, weights), options);
+  auto p = compute_ordering(exec, g, Ordering::random, 5);
+  auto h = permute(exec, g, p);
+  validate(exec, h);
+
+  auto rows_of = [](auto const& graph, auto const& label) {
+    auto offsets = to_vector(graph.row_offsets);
+    auto neighbours = to_vector(graph.neighbours);
+    auto w = to_vector(graph.weights);
+    std::map<agent_index, std::vector<std::pair<agent_index, float>>> rows;
+    for (agent_index i = 0; i + 1 < static_cast<agent_index>(offsets.size()); ++i)
+      for (auto e = offsets[i]; e < offsets[i + 1]; ++e) rows[label(i)].emplace_back(label(neighbours[e]), w[e]);
+    return rows;
+  };
+  auto old_of_new = to_vector(p.old_of_new);
+  auto before = rows_of(g, [](agent_index i) { return i; });
+  auto after = rows_of(h, [&](agent_index i) { return old_of_new[i]; });
+  for (auto& [agent, row] : before) std::sort(row.begin(), row.end());
+  // Rows come out by neighbour and, among duplicate edges, by weight descending.
+  auto new_of_old = to_vector(p.new_of_old);
+  for (auto& [agent, row] : after) {
+    for (std::size_t k = 1; k < row.size(); ++k) {
+      auto const a = new_of_old[row[k - 1].first], b = new_of_old[row[k].first];
+      EXPECT_TRUE(a < b || (a == b && row[k - 1].second > row[k].second)) << "agent " << agent << " entry " << k;
+    }
+    std::sort(row.begin(), row.end());
+  }
+  EXPECT_EQ(after, before);
+  EXPECT_EQ(before.at(1).size(), 3u);  // the hub and agent 2, twice
 }
 
 TEST(EdgeListReader, ReadsSnapAndLgFiles) {
