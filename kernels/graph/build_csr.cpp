@@ -4,12 +4,15 @@
 
 #include <herd/core/error.hpp>
 #include <herd/core/execution_spaces.hpp>
+#include <herd/core/kokkos_compat.hpp>
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 namespace herd {
 
@@ -77,6 +80,143 @@ edge_offset last_entry(ExecutionSpace const& exec,
   return value;
 }
 
+// The CSR entries one edge makes: none for a dropped self-loop, one, or two when symmetrising.
+template <class MemorySpace>
+struct EdgeEntries {
+  EdgeList<MemorySpace> edges;
+  bool drop_loops;
+  bool both_ways;
+  /// Calls put(row, neighbour, weight) for each entry of edge e.
+  template <class F>
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t e, F const& put) const {
+    auto const s = static_cast<agent_index>(edges.sources(e)), t = static_cast<agent_index>(edges.targets(e));
+    if (drop_loops && s == t) return;
+    float const w = edges.weights.extent(0) ? edges.weights(e) : 1.0f;
+    put(s, t, w);
+    if (both_ways && s != t) put(t, s, w);
+  }
+};
+
+// Where each entry goes, for the row sort: the rows' offsets (n + 1, the last the entry count), and
+// each entry's neighbour and weight (weights only when the edges have them) in its row's slots, in
+// an order that depends on thread timing.
+template <class MemorySpace>
+struct PlacedEntries {
+  Kokkos::View<edge_offset*, MemorySpace> offsets;
+  Kokkos::View<agent_index*, MemorySpace> neighbours;
+  Kokkos::View<float*, MemorySpace> weights;
+};
+
+template <class ExecutionSpace>
+PlacedEntries<typename ExecutionSpace::memory_space> allocate_slots(
+    ExecutionSpace const& exec, Kokkos::View<edge_offset*, typename ExecutionSpace::memory_space> offsets,
+    bool weighted) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  edge_offset const stored = last_entry(exec, offsets);
+  return {offsets,
+          Kokkos::View<agent_index*, memory_space>(Kokkos::ViewAllocateWithoutInitializing("herd::graph::neighbours"),
+                                                   stored),
+          Kokkos::View<float*, memory_space>(Kokkos::ViewAllocateWithoutInitializing("herd::build_csr::weights"),
+                                             weighted ? stored : 0)};
+}
+
+// Counts and places entries with atomic increments of one counter per row: what a GPU does well.
+template <class ExecutionSpace>
+PlacedEntries<typename ExecutionSpace::memory_space> place_by_atomics(
+    ExecutionSpace const& exec, EdgeEntries<typename ExecutionSpace::memory_space> const& entries) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  using policy = Kokkos::RangePolicy<ExecutionSpace>;
+  auto const n = static_cast<std::size_t>(entries.edges.num_agents);
+  Kokkos::View<edge_offset*, memory_space> offsets("herd::graph::row_offsets", n + 1);
+  Kokkos::parallel_for(
+      "herd::build_csr::count", policy(exec, 0, entries.edges.size()), KOKKOS_LAMBDA(std::size_t e) {
+        entries(e, [&](agent_index row, agent_index, float) { Kokkos::atomic_increment(&offsets(row)); });
+      });
+  exclusive_scan(exec, offsets, "herd::build_csr::scan_degrees");
+  auto placed = allocate_slots(exec, offsets, entries.edges.weights.extent(0) != 0);
+  Kokkos::View<edge_offset*, memory_space> cursor(Kokkos::ViewAllocateWithoutInitializing("herd::build_csr::cursor"),
+                                                  n);
+  Kokkos::deep_copy(exec, cursor, Kokkos::subview(offsets, Kokkos::make_pair(std::size_t{0}, n)));
+  Kokkos::parallel_for(
+      "herd::build_csr::scatter", policy(exec, 0, entries.edges.size()), KOKKOS_LAMBDA(std::size_t e) {
+        entries(e, [&](agent_index row, agent_index neighbour, float w) {
+          edge_offset const k = Kokkos::atomic_fetch_add(&cursor(row), edge_offset{1});
+          placed.neighbours(k) = neighbour;
+          if (placed.weights.extent(0)) placed.weights(k) = w;
+        });
+      });
+  return placed;
+}
+
+// Worker w's share of the edges: [first, second).
+KOKKOS_INLINE_FUNCTION Kokkos::pair<std::size_t, std::size_t> share(std::size_t edges, int workers, int w) {
+  auto const parts = static_cast<std::size_t>(workers);
+  return {edges * static_cast<std::size_t>(w) / parts, edges * static_cast<std::size_t>(w + 1) / parts};
+}
+
+// Counts and places entries with plain increments: each of `workers` takes a fixed share of the
+// edges and counts its entries per row in counters of its own, which then become its own cursors
+// into each row. On CPUs an atomic increment waits for its cache miss before the next may start,
+// while plain ones overlap their misses: at 10^8 agents and 10^9 entries, where every row's
+// counter misses the cache, the atomics made construction take minutes.
+template <class ExecutionSpace>
+PlacedEntries<typename ExecutionSpace::memory_space> place_by_workers(
+    ExecutionSpace const& exec, EdgeEntries<typename ExecutionSpace::memory_space> const& entries, int workers) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  using policy = Kokkos::RangePolicy<ExecutionSpace>;
+  auto const n = static_cast<std::size_t>(entries.edges.num_agents);
+  std::size_t const edges = entries.edges.size();
+  Kokkos::View<edge_offset**, Kokkos::LayoutRight, memory_space> cursors("herd::build_csr::cursors", workers, n);
+  Kokkos::parallel_for(
+      "herd::build_csr::count", policy(exec, 0, workers), KOKKOS_LAMBDA(int w) {
+        auto const range = share(edges, workers, w);
+        for (std::size_t e = range.first; e < range.second; ++e)
+          entries(e, [&](agent_index row, agent_index, float) { ++cursors(w, row); });
+      });
+  Kokkos::View<edge_offset*, memory_space> offsets("herd::graph::row_offsets", n + 1);
+  Kokkos::parallel_for(
+      "herd::build_csr::degrees", policy(exec, 0, n), KOKKOS_LAMBDA(std::size_t i) {
+        edge_offset degree = 0;
+        for (int w = 0; w < workers; ++w) degree += cursors(w, i);
+        offsets(i) = degree;
+      });
+  exclusive_scan(exec, offsets, "herd::build_csr::scan_degrees");
+  auto placed = allocate_slots(exec, offsets, entries.edges.weights.extent(0) != 0);
+  // Worker w's entries of row i go after those of workers 0 .. w-1.
+  Kokkos::parallel_for(
+      "herd::build_csr::cursors", policy(exec, 0, n), KOKKOS_LAMBDA(std::size_t i) {
+        edge_offset at = offsets(i);
+        for (int w = 0; w < workers; ++w) {
+          edge_offset const count = cursors(w, i);
+          cursors(w, i) = at;
+          at += count;
+        }
+      });
+  Kokkos::parallel_for(
+      "herd::build_csr::scatter", policy(exec, 0, workers), KOKKOS_LAMBDA(int w) {
+        auto const range = share(edges, workers, w);
+        for (std::size_t e = range.first; e < range.second; ++e)
+          entries(e, [&](agent_index row, agent_index neighbour, float weight) {
+            edge_offset const k = cursors(w, row)++;
+            placed.neighbours(k) = neighbour;
+            if (placed.weights.extent(0)) placed.weights(k) = weight;
+          });
+      });
+  return placed;
+}
+
+// Workers for place_by_workers on a CPU, or 0 for atomics: a GPU has far more threads than a
+// worker's counters could be afforded for, and does atomics well. The counters (8 bytes per agent
+// and worker) may take about as much memory as the entries' neighbours (4 bytes per entry, two
+// entries per symmetrised edge), no more.
+template <class ExecutionSpace>
+int host_workers(ExecutionSpace const& exec, std::size_t agents, std::size_t edges) {
+  if (!std::is_same<typename ExecutionSpace::memory_space, Kokkos::HostSpace>::value) return 0;
+  std::size_t const affordable = agents == 0 ? 1 : edges / agents;
+  auto const threads = static_cast<std::size_t>(compat::concurrency(exec));
+  return threads < 2 ? 0 : static_cast<int>(std::max<std::size_t>(1, std::min(threads, affordable)));
+}
+
 }  // namespace Details
 
 template <class WeightStorage, class ExecutionSpace>
@@ -90,48 +230,18 @@ CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> build_csr(
 
   auto const n = static_cast<std::size_t>(edges.num_agents);
   bool const weighted = edges.weights.extent(0) != 0;
-  bool const both_ways = options.symmetrise;
-  bool const drop_loops = options.drop_self_loops;
-  auto sources = edges.sources;
-  auto targets = edges.targets;
-  auto in_weights = edges.weights;
 
-  // 1. Degrees by atomic increments: integer counts do not depend on the order of updates.
-  Kokkos::View<edge_offset*, memory_space> offsets("herd::graph::row_offsets", n + 1);
-  Kokkos::parallel_for(
-      "herd::build_csr::count", policy(exec, 0, edges.size()), KOKKOS_LAMBDA(std::size_t e) {
-        auto const s = sources(e), t = targets(e);
-        if (drop_loops && s == t) return;
-        Kokkos::atomic_add(&offsets(s), edge_offset(1));
-        if (both_ways && s != t) Kokkos::atomic_add(&offsets(t), edge_offset(1));
-      });
-  Details::exclusive_scan(exec, offsets, "herd::build_csr::scan_degrees");
-  edge_offset const stored = Details::last_entry(exec, offsets);
+  // 1. Count each row's entries, scan, and place every entry in its row.
+  Details::EdgeEntries<memory_space> const entries{edges, options.drop_self_loops, options.symmetrise};
+  int const workers = Details::host_workers(exec, n, edges.size());
+  auto const placed =
+      workers > 0 ? Details::place_by_workers(exec, entries, workers) : Details::place_by_atomics(exec, entries);
+  auto const offsets = placed.offsets;
+  auto const slots = placed.neighbours;
+  auto const slot_weights = placed.weights;
+  auto const stored = static_cast<edge_offset>(slots.extent(0));
 
-  // 2. Scatter each edge into its row. The slot order depends on thread timing; the row sort below
-  //    removes that dependence.
-  Kokkos::View<edge_offset*, memory_space> cursor(Kokkos::ViewAllocateWithoutInitializing("herd::build_csr::cursor"),
-                                                  n);
-  Kokkos::deep_copy(exec, cursor, Kokkos::subview(offsets, Kokkos::make_pair(std::size_t{0}, n)));
-  Kokkos::View<agent_index*, memory_space> slots(Kokkos::ViewAllocateWithoutInitializing("herd::graph::neighbours"),
-                                                 stored);
-  Kokkos::View<float*, memory_space> slot_weights(Kokkos::ViewAllocateWithoutInitializing("herd::build_csr::weights"),
-                                                  weighted ? stored : 0);
-  Kokkos::parallel_for(
-      "herd::build_csr::scatter", policy(exec, 0, edges.size()), KOKKOS_LAMBDA(std::size_t e) {
-        auto const s = static_cast<agent_index>(sources(e)), t = static_cast<agent_index>(targets(e));
-        if (drop_loops && s == t) return;
-        edge_offset const k = Kokkos::atomic_fetch_add(&cursor(s), edge_offset{1});
-        slots(k) = t;
-        if (weighted) slot_weights(k) = in_weights(e);
-        if (both_ways && s != t) {
-          edge_offset const back = Kokkos::atomic_fetch_add(&cursor(t), edge_offset{1});
-          slots(back) = s;
-          if (weighted) slot_weights(back) = in_weights(e);
-        }
-      });
-
-  // 3. Sort every row (by neighbour, duplicates by weight descending); dynamic scheduling keeps
+  // 2. Sort every row (by neighbour, duplicates by weight descending); dynamic scheduling keeps
   //    hub rows from stalling a static chunk.
   Kokkos::parallel_for(
       "herd::build_csr::sort_rows", Kokkos::RangePolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec, 0, n),
@@ -143,7 +253,7 @@ CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> build_csr(
           Details::sort_row(Details::NeighbourRow{slots.data() + first}, length);
       });
 
-  // 4. Count what each row keeps (the first of each run of duplicates, which carries the largest
+  // 3. Count what each row keeps (the first of each run of duplicates, which carries the largest
   //    weight), scan, and compact.
   bool const unique = options.drop_duplicates;
   Kokkos::View<edge_offset*, memory_space> kept("herd::graph::row_offsets", n + 1);
