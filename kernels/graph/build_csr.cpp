@@ -208,13 +208,16 @@ PlacedEntries<typename ExecutionSpace::memory_space> place_by_workers(
 // Workers for place_by_workers on a CPU, or 0 for atomics: a GPU has far more threads than a
 // worker's counters could be afforded for, and does atomics well. The counters (8 bytes per agent
 // and worker) may take about as much memory as the entries' neighbours (4 bytes per entry, two
-// entries per symmetrised edge), no more.
+// entries per symmetrised edge), no more; a single worker would leave the other threads idle, so
+// a graph with fewer edges than agents keeps the atomics too. On a many-core CPU the cap leaves
+// threads idle during the count and the scatter: fewer misses in flight than the atomics of all
+// threads might have, which is to be measured there.
 template <class ExecutionSpace>
 int host_workers(ExecutionSpace const& exec, std::size_t agents, std::size_t edges) {
-  if (!std::is_same<typename ExecutionSpace::memory_space, Kokkos::HostSpace>::value) return 0;
-  std::size_t const affordable = agents == 0 ? 1 : edges / agents;
+  if (!std::is_same<typename ExecutionSpace::memory_space, Kokkos::HostSpace>::value || agents == 0) return 0;
   auto const threads = static_cast<std::size_t>(compat::concurrency(exec));
-  return threads < 2 ? 0 : static_cast<int>(std::max<std::size_t>(1, std::min(threads, affordable)));
+  std::size_t const workers = std::min(threads, edges / agents);
+  return workers < 2 ? 0 : static_cast<int>(workers);
 }
 
 }  // namespace Details
