@@ -105,6 +105,11 @@ struct PlacedEntries {
   Kokkos::View<edge_offset*, MemorySpace> offsets;
   Kokkos::View<agent_index*, MemorySpace> neighbours;
   Kokkos::View<float*, MemorySpace> weights;
+  /// Puts an entry in slot k.
+  KOKKOS_INLINE_FUNCTION void put(edge_offset k, agent_index neighbour, float weight) const {
+    neighbours(k) = neighbour;
+    if (weights.extent(0)) weights(k) = weight;
+  }
 };
 
 template <class ExecutionSpace>
@@ -140,9 +145,7 @@ PlacedEntries<typename ExecutionSpace::memory_space> place_by_atomics(
   Kokkos::parallel_for(
       "herd::build_csr::scatter", policy(exec, 0, entries.edges.size()), KOKKOS_LAMBDA(std::size_t e) {
         entries(e, [&](agent_index row, agent_index neighbour, float w) {
-          edge_offset const k = Kokkos::atomic_fetch_add(&cursor(row), edge_offset{1});
-          placed.neighbours(k) = neighbour;
-          if (placed.weights.extent(0)) placed.weights(k) = w;
+          placed.put(Kokkos::atomic_fetch_add(&cursor(row), edge_offset{1}), neighbour, w);
         });
       });
   return placed;
@@ -197,9 +200,7 @@ PlacedEntries<typename ExecutionSpace::memory_space> place_by_workers(
         auto const range = share(edges, workers, w);
         for (std::size_t e = range.first; e < range.second; ++e)
           entries(e, [&](agent_index row, agent_index neighbour, float weight) {
-            edge_offset const k = cursors(w, row)++;
-            placed.neighbours(k) = neighbour;
-            if (placed.weights.extent(0)) placed.weights(k) = weight;
+            placed.put(cursors(w, row)++, neighbour, weight);
           });
       });
   return placed;
