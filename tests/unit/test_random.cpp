@@ -1,6 +1,7 @@
 #include "test_common.hpp"
 
 #include <cmath>
+#include <vector>
 
 namespace {
 
@@ -58,6 +59,43 @@ TEST(CounterRng, ThresholdsAndUniformBelow) {
   EXPECT_EQ(herd::uniform_below(0, 10), 0u);
   EXPECT_EQ(herd::uniform_below64(~0ull, 1000000007ull), 1000000006ull);
   EXPECT_EQ(herd::uniform_below64(1ull << 63, 1000ull), 500ull);
+}
+
+// The bounds that spare the exponential must never change a decision: compare with the exact test
+// on the draws next to the true threshold and next to each bound, and on random draws, for hazards
+// from tiny to past the point where the bounds stop deciding anything.
+TEST(CounterRng, HazardDecisionsMatchTheExactTest) {
+  auto exact = [](std::uint32_t draw, double x) {
+    return static_cast<double>(draw) < (1.0 - herd::portable::exp_neg(x)) * 4294967296.0;
+  };
+  std::vector<double> hazards = {
+      0.0,   1e-12, 2.3283064365386963e-10, 1e-9, 1e-6, 1e-3, 0.03, 0.1, 0.5, 0.99, 1.0, 1.5, 2.0, 2.5, 10.0,
+      699.0, 800.0};
+  herd::CounterRng rng{2024};
+  for (std::uint32_t k = 0; k < 2000; ++k) {  // hazards spread over 2^-32 .. 4 on a log scale
+    hazards.push_back(std::ldexp(1.0 + rng.bits(k, 0, 0, 0) * 0x1p-32, -32 + static_cast<int>(k % 34)));
+  }
+  int checked = 0;
+  for (std::size_t h = 0; h < hazards.size(); ++h) {
+    double const x = hazards[h];
+    double const scaled = x * 4294967296.0;
+    double const threshold = (1.0 - herd::portable::exp_neg(x)) * 4294967296.0;
+    for (double centre : {threshold, scaled, scaled - scaled * x * 0.5}) {
+      for (double offset = -3.0; offset <= 3.0; offset += 1.0) {
+        double const d = std::floor(centre) + offset;
+        if (d < 0.0 || d > 4294967295.0) continue;
+        auto const draw = static_cast<std::uint32_t>(d);
+        ASSERT_EQ(herd::happens_at_hazard(draw, x), exact(draw, x)) << "draw " << draw << ", hazard " << x;
+        ++checked;
+      }
+    }
+    for (std::uint32_t k = 0; k < 64; ++k) {
+      std::uint32_t const draw = rng.bits(static_cast<herd::global_id>(h), 1, 0, k);
+      ASSERT_EQ(herd::happens_at_hazard(draw, x), exact(draw, x)) << "draw " << draw << ", hazard " << x;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 100000);
 }
 
 TEST(PortableMath, ExpAndLogAreAccurate) {

@@ -6,6 +6,7 @@
 // generator state to store, split or communicate, so a trajectory does not depend on which thread,
 // backend or MPI rank updates an agent. Only 32-bit integer multiplies and xors are used.
 
+#include <herd/core/portable_math.hpp>
 #include <herd/core/types.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -76,6 +77,22 @@ inline probability_threshold to_threshold(double p) {
 
 KOKKOS_INLINE_FUNCTION bool happens(std::uint32_t draw, probability_threshold threshold) {
   return static_cast<std::uint64_t>(draw) < threshold;
+}
+
+/// Whether an event of hazard x >= 0 (probability 1 - e^-x) happens for a 32-bit draw: exactly
+/// `draw < (1 - portable::exp_neg(x)) 2^32`, the same bits on every backend.
+///
+/// The exponential (16 dependent divisions) dominated a step where many agents draw. With X = x 2^32,
+/// the probability times 2^32 lies between X - X x / 2 and X (alternating Taylor series), and
+/// exp_neg's error moves it by under 10^-5 of a unit; so a draw at least one unit above X never
+/// happens, one at least one unit below the lower bound always does, and only the draws in between
+/// (a fraction x^2 / 2 of them) need the exponential. The answer is the exact test's, bit for bit.
+KOKKOS_INLINE_FUNCTION bool happens_at_hazard(std::uint32_t draw, double x) {
+  double const d = static_cast<double>(draw);
+  double const scaled = x * 4294967296.0;
+  if (d >= scaled + 1.0) return false;
+  if (d + 1.0 < scaled - scaled * x * 0.5) return true;
+  return d < (1.0 - portable::exp_neg(x)) * 4294967296.0;
 }
 
 /// Uniform integer in [0, n) from 32 random bits (multiply-shift; bias below n / 2^32).

@@ -161,7 +161,7 @@ class Covid {
       std::uint64_t const pressure = a.sum_of_contributions(*this);
       if (pressure != 0) {
         double const lambda = exposure_scale_(age.stored(i)) * (static_cast<double>(pressure) * (1.0 / 4294967296.0));
-        if (static_cast<double>(a.random(0)) < (1.0 - portable::exp_neg(lambda)) * 4294967296.0) {
+        if (happens_at_hazard(a.random(0), lambda)) {
           a.set(stage, exposed);
           a.set(days, 1);
           a.set(timer, exposed_to_infected_);

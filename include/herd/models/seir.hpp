@@ -101,7 +101,7 @@ class Seir {
     std::uint16_t const t = timer(i);
     if (s == susceptible) {
       std::uint64_t const hazard = a.sum_of_contributions(*this);
-      if (hazard != 0 && static_cast<double>(a.random(0)) < infection_probability(hazard) * 4294967296.0) {
+      if (hazard != 0 && happens_at_hazard(a.random(0), static_cast<double>(hazard) * (1.0 / 4294967296.0))) {
         bool const latent = params_.latent.kind != Period::Kind::none;
         a.set(state, latent ? exposed : infectious);
         a.set(timer, latent ? params_.latent.steps : params_.infectious.steps);
@@ -149,9 +149,6 @@ class Seir {
     double const p = beta * static_cast<double>(w);
     double const h = p >= 1.0 ? cap : -portable::log(1.0 - p);
     return static_cast<std::uint64_t>((h < cap ? h : cap) * 4294967296.0);
-  }
-  KOKKOS_INLINE_FUNCTION static double infection_probability(std::uint64_t hazard) {
-    return 1.0 - portable::exp_neg(static_cast<double>(hazard) * (1.0 / 4294967296.0));
   }
 
  private:
