@@ -60,6 +60,7 @@ class Simulation {
                              id_map(),
                              {},
                              0,
+                             0,
                              rng_,
                              step_,
                              streams::first_model_stream + phase_,

@@ -110,6 +110,7 @@ class DistributedSimulation {
                              id_map(),
                              {},
                              0,
+                             0,
                              rng_,
                              step_,
                              streams::first_model_stream + phase_,
