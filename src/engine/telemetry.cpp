@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstring>
 #include <numeric>
+#include <utility>
 
 namespace herd {
 
@@ -122,15 +123,24 @@ MemoryEvents MemoryEventCounter::events() const { return current_counts() - star
 
 double Telemetry::total_seconds() const { return std::accumulate(seconds_.begin(), seconds_.end(), 0.0); }
 
-void Telemetry::start(LoopPhase phase) {
-  Kokkos::fence();
+void Telemetry::fence() const {
+  if (fence_) {
+    fence_();
+  } else {
+    Kokkos::fence();
+  }
+}
+
+void Telemetry::start(LoopPhase phase, std::function<void()> fence) {
+  fence_ = std::move(fence);
+  this->fence();
   counter_ = std::make_unique<MemoryEventCounter>();
   current_ = phase;
   timer_.reset();
 }
 
 LoopPhase Telemetry::enter(LoopPhase phase) {
-  Kokkos::fence();
+  fence();
   seconds_[static_cast<std::size_t>(current_)] += timer_.seconds();
   timer_.reset();
   auto const left = current_;
@@ -140,6 +150,7 @@ LoopPhase Telemetry::enter(LoopPhase phase) {
 
 void Telemetry::stop() {
   enter(current_);
+  fence_ = nullptr;
   if (counter_) {
     memory_ += counter_->events();
     counter_.reset();

@@ -56,7 +56,7 @@ class LoopTimer {
     if (!telemetry_) return;
     start_ = last_ = halo_clock(sim_);
     stepping_ = sim_.stepping_stats();
-    telemetry_->start(LoopPhase::reduce);
+    telemetry_->start(LoopPhase::reduce, [exec = sim_.execution_space_instance()] { exec.fence(); });
   }
   void enter(LoopPhase phase) {
     if (!telemetry_) return;

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 namespace herd {
@@ -74,8 +75,11 @@ class Telemetry {
   /// Active-set stepping over the runs (all zero when the model was always pulled).
   SteppingStats const& stepping() const { return stepping_; }
 
-  /// Starts timing a loop in `phase`: fences, starts counting memory events.
-  void start(LoopPhase phase);
+  /// Starts timing a loop in `phase`: fences, starts counting memory events. `fence` waits for the
+  /// loop's work, at this call and at every phase boundary until stop(): herd::run passes one that
+  /// fences its simulation's execution space instance only, so that timing one simulation does not
+  /// wait for work queued on other instances. Without one, every instance is fenced.
+  void start(LoopPhase phase, std::function<void()> fence = {});
   /// Fences and charges the time since the last call to the phase it leaves; returns that phase.
   LoopPhase enter(LoopPhase phase);
   /// Fences and closes the loop; the memory events it counted are added.
@@ -96,6 +100,9 @@ class Telemetry {
   MemoryEvents memory_;
   SteppingStats stepping_;
   std::unique_ptr<MemoryEventCounter> counter_;  ///< while a loop is timed
+  std::function<void()> fence_;                  ///< empty: Kokkos::fence()
+
+  void fence() const;
 };
 
 }  // namespace herd
