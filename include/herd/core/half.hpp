@@ -10,13 +10,14 @@
 // way, which give the same bits (tested against the integer conversions).
 
 #include <herd/core/bit_cast.hpp>
+#include <herd/core/device_pass.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
 
 // Host code only: device passes of CUDA and HIP see no F16C.
-#if defined(__F16C__) && !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
+#if defined(__F16C__) && !HERD_DEVICE_PASS
 #define HERD_HALF_USES_F16C 1
 #include <immintrin.h>
 #else

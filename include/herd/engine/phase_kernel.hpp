@@ -3,6 +3,7 @@
 // The kernels behind Simulation::apply and Simulation::observe, shared by the single-process and
 // the distributed simulation.
 
+#include <herd/core/device_pass.hpp>
 #include <herd/core/kokkos_compat.hpp>
 #include <herd/core/random.hpp>
 #include <herd/engine/agent.hpp>
@@ -81,7 +82,7 @@ struct PhaseKernel {
   // those misses with other warps. (Written here, not in a function of its own: GCC takes a
   // function that only prefetches for one without effect and drops it.)
   KOKKOS_INLINE_FUNCTION void operator()(agent_index k) const {
-#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__) && (defined(__GNUC__) || defined(__clang__))
+#if !HERD_DEVICE_PASS && (defined(__GNUC__) || defined(__clang__))
     if (k + 16 < count && pushed.extent(0) == 0) {
       edge_offset const ahead = graph.row_offsets(agent(k + 16));
       __builtin_prefetch(graph.neighbours.data() + ahead);

@@ -9,6 +9,7 @@
 // herd::portable, which gives the same bits on every backend.
 
 #include <herd/agents/property.hpp>
+#include <herd/core/device_pass.hpp>
 #include <herd/core/error.hpp>
 #include <herd/core/portable_math.hpp>
 #include <herd/core/random.hpp>
@@ -157,7 +158,7 @@ class Seir {
  private:
   // The hazard of an unweighted edge from neighbour j, without a branch on its state.
   KOKKOS_INLINE_FUNCTION std::uint64_t unit_hazard(agent_index j) const {
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#if HERD_DEVICE_PASS
     // GPUs select without branching; a table indexed at run time would be copied to local memory.
     return state(j) == infectious ? unit_hazard_by_state_[infectious] : 0;
 #else
