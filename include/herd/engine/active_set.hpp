@@ -332,29 +332,31 @@ class ActiveSet {
   }
 
   /// Marks and lists, in increasing order, the agents among the first `stepped` that may change
-  /// this step; returns how many (waits for the device).
-  template <class Model>
-  agent_index find(Model const& model) {
+  /// this step; returns how many (waits for the device). Marks from the stepped agents first, then
+  /// calls `ready()` and marks from the agents beyond them (ghosts), whose values may still be on
+  /// their way: a distributed simulation completes its halo in `ready()` while the first marks run.
+  template <class Model, class Ready = void (*)()>
+  agent_index find(
+      Model const& model, Ready&& ready = [] {}) {
     reserve(model);
     agent_index const rows = static_cast<agent_index>(sources_.extent(0));
     pushed_ = declares_contribution_v<Model>;
     Details::MarkActive<Model, graph_type> const mark{model, marks_, push_, pushed_sums(), stepped_};
-    if (!sources_known_) {
-      Details::mark_range(exec_, "herd::active::mark_all", mark, 0, rows);
-      // The sources among the stepped agents, for the steps that follow.
-      record_sources(Details::keep_sources(exec_, model, stepped_, Details::EveryAgent{}, sources_));
-    } else {
+    bool const known = sources_known_;
+    if (known)
       Details::mark_listed(exec_, mark, sources_, source_count_);
-      // Ghosts change through the halo, not through the list: each step looks at all of them.
-      Details::mark_range(exec_, "herd::active::mark_ghosts", mark, stepped_, rows);
-    }
+    else
+      Details::mark_range(exec_, "herd::active::mark_all", mark, 0, stepped_);
+    ready();
+    // Ghosts change through the halo, not through the list: each step looks at all of them.
+    Details::mark_range(exec_, "herd::active::mark_ghosts", mark, stepped_, rows);
+    // The sources among the stepped agents, for the steps that follow.
+    if (!known) record_sources(Details::keep_sources(exec_, model, stepped_, Details::EveryAgent{}, sources_));
     found_ = Details::compact_marks(exec_, marks_, list_);
     return found_;
   }
 
   Kokkos::View<agent_index*, memory_space> const& list() const { return list_; }
-  /// One byte per stepped agent: 1 for the agents the last find() listed (until the next begin_step()).
-  std::uint8_t const* marks() const { return reinterpret_cast<std::uint8_t const*>(marks_.data()); }
   /// Agents listed by the last find(), or -1 when none since the last begin_step().
   agent_index count() const { return found_; }
   /// The sums the last find() pushed, one per stepped agent (valid for the listed receivers until
@@ -448,15 +450,7 @@ CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> transpose(
   Kokkos::parallel_for(
       "herd::transpose::count", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, graph.num_edges()),
       KOKKOS_LAMBDA(edge_offset e) { Kokkos::atomic_increment(&counts(neighbours(e) + 1)); });
-  Kokkos::parallel_scan(
-      "herd::transpose::scan", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, n + 1),
-      KOKKOS_LAMBDA(agent_index i, edge_offset & partial, bool final) {
-        partial += counts(i);
-        if (final) counts(i) = partial;
-      });
-  Kokkos::View<edge_offset*, memory_space> cursor(Kokkos::ViewAllocateWithoutInitializing("herd::transpose::cursor"),
-                                                  n);
-  Kokkos::deep_copy(exec, cursor, Kokkos::subview(t.row_offsets, std::make_pair(agent_index{0}, n)));
+  auto const cursor = Details::counts_to_offsets(exec, t.row_offsets, "herd::transpose::cursor");
   auto const out = t.neighbours;
   auto const weights = graph.weights;
   auto const out_weights = t.weights;

@@ -54,9 +54,9 @@ class ActiveStepping {
   }
 
   /// Finds the agents among the first `owned` that may change this step and, when few enough,
-  /// lists them for the step's phases; `ready()` is called before listing them (a distributed
-  /// simulation completes its ghosts there). Waits for the device (the counts of the sources and
-  /// of the list).
+  /// lists them for the step's phases; `ready()` is called before the agents beyond the first
+  /// `owned` are read (a distributed simulation completes its ghosts there, after marking from
+  /// its owned agents). Waits for the device (the counts of the sources and of the list).
   template <class Model, class Ready = void (*)()>
   void before_step(
       Model const& model, agent_index owned, Ready&& ready = [] {}) {
@@ -69,8 +69,7 @@ class ActiveStepping {
         stats_.active_share_sum += 1.0;
         return;
       }
-      ready();
-      listed_ = active_.find(model);
+      listed_ = active_.find(model, ready);
       stats_.active_share_sum += static_cast<double>(listed_) / agents;
       ++stats_.active_steps;
     } else {
@@ -84,8 +83,6 @@ class ActiveStepping {
   /// Agents this step's phases run on, the first listed() of list(); -1 when they run on all.
   agent_index listed() const { return listed_; }
   Kokkos::View<agent_index*, memory_space> const& list() const { return active_.list(); }
-  /// One byte per agent, 1 for the listed ones (valid while listed() >= 0).
-  std::uint8_t const* marks() const { return active_.marks(); }
   /// The sums pushed for phase `phase` of a listed step: the first phase's only, as later phases
   /// read what the earlier ones wrote. Empty when none (the phase pulls its sums).
   Kokkos::View<std::uint64_t const*, memory_space> pushed_sums(std::uint32_t phase) const {

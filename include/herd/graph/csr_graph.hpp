@@ -5,6 +5,9 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cstddef>
+#include <utility>
+
 namespace herd {
 
 /// A directed neighbour graph in compressed sparse row form: the neighbours of agent i are
@@ -50,5 +53,29 @@ struct BuildOptions {
   bool drop_self_loops = true;  ///< drop edges i -> i
   bool drop_duplicates = true;  ///< keep one of each repeated edge: the one with the largest weight
 };
+
+namespace Details {
+
+/// Turns the rows' counts, stored at offsets(i + 1) with offsets(0) = 0, into the rows' offsets,
+/// in place, and returns each row's first position in a new View (`cursor_label`): where a fill
+/// that follows puts the row's next entry.
+template <class ExecutionSpace, class Offset>
+Kokkos::View<Offset*, typename ExecutionSpace::memory_space> counts_to_offsets(
+    ExecutionSpace const& exec, Kokkos::View<Offset*, typename ExecutionSpace::memory_space> const& offsets,
+    char const* cursor_label) {
+  auto const n = static_cast<std::size_t>(offsets.extent(0));
+  Kokkos::parallel_scan(
+      "herd::csr::counts_to_offsets", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, n),
+      KOKKOS_LAMBDA(std::size_t i, Offset & partial, bool final) {
+        partial += offsets(i);
+        if (final) offsets(i) = partial;
+      });
+  Kokkos::View<Offset*, typename ExecutionSpace::memory_space> cursor(
+      Kokkos::ViewAllocateWithoutInitializing(cursor_label), n > 0 ? n - 1 : 0);
+  Kokkos::deep_copy(exec, cursor, Kokkos::subview(offsets, std::make_pair(std::size_t{0}, cursor.extent(0))));
+  return cursor;
+}
+
+}  // namespace Details
 
 }  // namespace herd

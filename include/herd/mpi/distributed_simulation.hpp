@@ -16,9 +16,10 @@
 // With active-set stepping each rank chooses per step, on its own, whether to pull all its owned
 // agents or to step its active list (the trajectory is the same either way). The push graph is the
 // transpose of the rank's graph with a row per ghost, so that ghosts that spread mark the owned
-// agents that read them: the list is found once the ghosts are current, so a listed step does not
-// overlap its halo (the list is short). A listed phase commits its agents in place; its sparse
-// halo messages then look for changes among the listed agents only.
+// agents that read them: the owned sources mark while the exchange in flight completes, the ghosts
+// once it has, and the listed phase steps only then (the list is short). A listed phase commits its
+// agents in place; its sparse halo messages then look for changes among the listed agents only,
+// through the plan's slots of each agent, not among every agent sent.
 
 #include <herd/agents/property.hpp>
 #include <herd/engine/active_stepping.hpp>
@@ -133,7 +134,11 @@ class DistributedSimulation {
     if (!listed) (written.swap(), ...);
     HaloFields fields;
     bool const sparse = options_.sparse_halo && options_.exchange_every == 1;
-    (add_if_visible(fields, written, sparse, listed ? active_.marks() : nullptr), ...);
+    (add_if_visible(fields, written, sparse), ...);
+    if (listed) {
+      fields.list = active_.list().data();
+      fields.listed = active_.listed();
+    }
     if (fields.count > 0) {
       if ((step_ + 1) % static_cast<std::uint32_t>(options_.exchange_every) == 0)
         halo_->start(fields);
@@ -221,16 +226,12 @@ class DistributedSimulation {
  private:
   // After the swap, the other buffer holds the values of the last exchange (owned agents' values
   // sent, ghosts' received): what a sparse message is relative to. After a listed phase it holds
-  // them for the listed agents only, which `listed` marks.
+  // them for the listed agents only (HaloFields::list).
   template <class Property>
-  static void add_if_visible(HaloFields& fields, Property const& property, bool sparse = false,
-                             std::uint8_t const* listed = nullptr) {
+  static void add_if_visible(HaloFields& fields, Property const& property, bool sparse = false) {
     if (property.visibility() != Visibility::neighbours) return;
     auto field = halo_field(property);
-    if (sparse) {
-      field.previous = property.next().data();
-      field.listed = listed;
-    }
+    if (sparse) field.previous = property.next().data();
     fields.add(field);
   }
 

@@ -9,6 +9,11 @@
 // allocated the first time they are needed and reused; the communicator is a duplicate, so halo
 // messages never match a user's.
 //
+// Sparse messages (HaloField::previous) carry only the values that changed since the last
+// exchange, with their slots, where that is shorter than all of them. After a pulled phase the
+// changes are found by comparing every value sent; after a listed phase (HaloFields::list) among
+// the listed agents only, through each one's send slots.
+//
 // With GPU-aware MPI (`device_buffers`) device buffers go straight to MPI; otherwise they are
 // staged through page-locked host buffers, which works with any MPI. On host backends both are
 // the same memory and nothing is staged.
@@ -40,22 +45,24 @@ struct HaloTimes {
 /// The current buffer of one property, as the halo sees it: bytes per agent and where they are;
 /// `previous`, when set, holds the values the last exchange sent and received (the other buffer
 /// of a double-buffered property), so that only the values that changed need to travel.
-///
-/// `listed`, when set, says the phase stepped only the agents marked 1 there (one byte per owned
-/// agent) and committed them in place instead of swapping the buffers: `previous` then holds the
-/// values before the phase for those agents only (the others did not change), and the ghosts of
-/// `data` still hold the values last received.
 struct HaloField {
   void* data = nullptr;
   int size = 0;
   void const* previous = nullptr;
-  std::uint8_t const* listed = nullptr;
 };
 
 /// The fields of one exchange (at most eight properties at once).
+///
+/// `list`, when set, says the phase that wrote them stepped only the owned agents list[0 .. listed)
+/// (ascending) and committed them in place instead of swapping the buffers: a field's `previous`
+/// then holds the values before the phase for those agents only (the others did not change), the
+/// ghosts of `data` still hold the values last received, and changes are looked for among the
+/// listed agents only.
 struct HaloFields {
   std::array<HaloField, 8> field;
   int count = 0;
+  agent_index const* list = nullptr;
+  agent_index listed = 0;
 
   void add(HaloField f) {
     require(count < static_cast<int>(field.size()), "a halo exchange carries at most 8 properties at once");
@@ -73,15 +80,15 @@ namespace Details {
 // The halo's kernels, outside the class: CUDA allows device lambdas only in functions that are
 // not private members.
 
-// out[m] = values[agents[m]] for the m < sends values to send.
+// out[m] = values[agents[m]] for the slots m in [first, last).
 template <class T, class ExecutionSpace, class Agents>
 void pack_values(ExecutionSpace const& exec, Agents const& agents, void const* data, unsigned char* buffer,
-                 std::size_t sends) {
+                 agent_index first, agent_index last) {
   T const* values = static_cast<T const*>(data);
   T* out = reinterpret_cast<T*>(buffer);
   Kokkos::parallel_for(
-      "herd::halo::pack", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, sends),
-      KOKKOS_LAMBDA(std::size_t m) { out[m] = values[agents(m)]; });
+      "herd::halo::pack", Kokkos::RangePolicy<ExecutionSpace>(exec, first, last),
+      KOKKOS_LAMBDA(agent_index m) { out[m] = values[agents(m)]; });
 }
 
 // Ghost slots [first, last) of a property whose ghosts start at local index `owned`.
@@ -100,12 +107,6 @@ KOKKOS_INLINE_FUNCTION void copy_bytes(unsigned char* to, unsigned char const* f
   for (std::size_t b = 0; b < bytes; ++b) to[b] = from[b];
 }
 
-// Whether agent i's value differs from the one the last exchange carried (see HaloField::listed).
-template <class T>
-KOKKOS_INLINE_FUNCTION bool changed_since(T value, T const* before, std::uint8_t const* listed, agent_index i) {
-  return (listed == nullptr || listed[i] != 0) && value != before[i];
-}
-
 // pack_values for the values [first, last) to one destination, returning how many of them changed
 // (one pass: the count decides between a dense and a sparse message).
 template <class T, class ExecutionSpace, class Agents>
@@ -113,7 +114,6 @@ agent_index pack_counting_changes(ExecutionSpace const& exec, Agents const& agen
                                   unsigned char* buffer, agent_index first, agent_index last) {
   T const* values = static_cast<T const*>(field.data);
   T const* before = static_cast<T const*>(field.previous);
-  std::uint8_t const* listed = field.listed;
   T* out = reinterpret_cast<T*>(buffer);
   agent_index changed = 0;
   Kokkos::parallel_reduce(
@@ -122,45 +122,110 @@ agent_index pack_counting_changes(ExecutionSpace const& exec, Agents const& agen
         agent_index const i = agents(m);
         T const value = values[i];
         out[m] = value;
-        sum += changed_since(value, before, listed, i) ? 1 : 0;
+        sum += value != before[i] ? 1 : 0;
       },
       changed);
   return changed;
 }
 
+// Writes change j of a sparse message of `changed` changes: its value among the values, its slot
+// (4 bytes, counted from the destination's first) among the slots, byte by byte.
+template <class T>
+KOKKOS_INLINE_FUNCTION void write_change(unsigned char* message, agent_index changed, agent_index j, T value,
+                                         agent_index slot) {
+  auto const at = static_cast<std::size_t>(j);
+  auto const bits = static_cast<std::uint32_t>(slot);
+  copy_bytes(message + at * sizeof(T), reinterpret_cast<unsigned char const*>(&value), sizeof(T));
+  copy_bytes(message + static_cast<std::size_t>(changed) * sizeof(T) + at * sizeof(bits),
+             reinterpret_cast<unsigned char const*>(&bits), sizeof(bits));
+}
+
 // A sparse message for the values [first, last) to one destination: the `changed` values that
-// changed, then their slots (4 bytes each, counted from first), written byte by byte.
+// changed, then their slots.
 template <class T, class ExecutionSpace, class Agents>
 void pack_changes(ExecutionSpace const& exec, Agents const& agents, HaloField const& field, unsigned char* message,
                   agent_index first, agent_index last, agent_index changed) {
   T const* values = static_cast<T const*>(field.data);
   T const* before = static_cast<T const*>(field.previous);
-  std::uint8_t const* listed = field.listed;
   Kokkos::parallel_scan(
       "herd::halo::pack_changes", Kokkos::RangePolicy<ExecutionSpace>(exec, first, last),
       KOKKOS_LAMBDA(agent_index m, agent_index & position, bool final) {
         agent_index const i = agents(m);
         T const value = values[i];
-        if (!changed_since(value, before, listed, i)) return;
-        if (final) {
-          auto const j = static_cast<std::size_t>(position);
-          auto const slot = static_cast<std::uint32_t>(m - first);
-          copy_bytes(message + j * sizeof(T), reinterpret_cast<unsigned char const*>(&value), sizeof(T));
-          copy_bytes(message + static_cast<std::size_t>(changed) * sizeof(T) + j * sizeof(slot),
-                     reinterpret_cast<unsigned char const*>(&slot), sizeof(slot));
-        }
+        if (value == before[i]) return;
+        if (final) write_change(message, changed, position, value, m - first);
         ++position;
       });
 }
 
+// The send slots of each owned agent (HaloPlan::slot_offsets, agent_slots), as kernels read them.
+template <class MemorySpace>
+struct AgentSlots {
+  Kokkos::View<agent_index*, MemorySpace> offsets, slots;
+
+  KOKKOS_INLINE_FUNCTION bool sent(agent_index i) const { return offsets(i) != offsets(i + 1); }
+  // The slot agent i is sent in to the destination of slots [first, last), or -1: an agent has few
+  // slots (one per destination), ascending.
+  KOKKOS_INLINE_FUNCTION agent_index in(agent_index i, agent_index first, agent_index last) const {
+    for (agent_index s = offsets(i); s < offsets(i + 1); ++s) {
+      if (slots(s) >= last) break;
+      if (slots(s) >= first) return slots(s);
+    }
+    return -1;
+  }
+};
+
+// After a listed phase (HaloFields::list): the listed agents whose value changed and that some
+// rank reads, written to `out` in list order; returns how many. Waits for the device.
+template <class T, class ExecutionSpace, class MemorySpace>
+agent_index changed_among_listed(ExecutionSpace const& exec, AgentSlots<MemorySpace> const& slots,
+                                 HaloField const& field, agent_index const* list, agent_index listed,
+                                 agent_index* out) {
+  T const* values = static_cast<T const*>(field.data);
+  T const* before = static_cast<T const*>(field.previous);
+  agent_index changed = 0;
+  Kokkos::parallel_scan(
+      "herd::halo::changed_among_listed", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, listed),
+      KOKKOS_LAMBDA(agent_index k, agent_index & position, bool final) {
+        agent_index const i = list[k];
+        if (!slots.sent(i) || values[i] == before[i]) return;
+        if (final) out[position] = i;
+        ++position;
+      },
+      changed);
+  return changed;
+}
+
+// The agents changed[0 .. count) whose changes go to the destination of slots [first, last), in
+// order. Counts them when `message` is null (waits for the device), else writes their sparse
+// message, of `sent` changes.
+template <class T, class ExecutionSpace, class MemorySpace>
+agent_index listed_changes_to(ExecutionSpace const& exec, AgentSlots<MemorySpace> const& slots, HaloField const& field,
+                              agent_index const* changed, agent_index count, agent_index first, agent_index last,
+                              unsigned char* message = nullptr, agent_index sent = 0) {
+  T const* values = static_cast<T const*>(field.data);
+  agent_index total = 0;
+  Kokkos::parallel_scan(
+      "herd::halo::listed_changes_to", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count),
+      KOKKOS_LAMBDA(agent_index k, agent_index & position, bool final) {
+        agent_index const i = changed[k];
+        agent_index const slot = slots.in(i, first, last);
+        if (slot < 0) return;
+        if (final && message != nullptr) write_change(message, sent, position, values[i], slot - first);
+        ++position;
+      },
+      total);
+  return total;
+}
+
 // Ghost slots [first, last) from a sparse message: the previous values (unless the ghosts still
-// hold them, HaloField::listed), then the `changed` ones.
+// hold them, `ghosts_current`: the receiving rank's phase was listed), then the `changed` ones.
 template <class T, class ExecutionSpace>
-void unpack_changes(ExecutionSpace const& exec, agent_index owned, HaloField const& field, unsigned char const* message,
-                    agent_index first, agent_index last, agent_index changed) {
+void unpack_changes(ExecutionSpace const& exec, agent_index owned, HaloField const& field, bool ghosts_current,
+                    unsigned char const* message, agent_index first, agent_index last, agent_index changed) {
   T* values = static_cast<T*>(field.data) + owned;
   T const* before = static_cast<T const*>(field.previous) + owned;
-  if (field.listed == nullptr)
+  if (!ghosts_current)
     Kokkos::parallel_for(
         "herd::halo::keep", Kokkos::RangePolicy<ExecutionSpace>(exec, first, last),
         KOKKOS_LAMBDA(agent_index m) { values[m] = before[m]; });
@@ -207,6 +272,8 @@ class Halo {
     MPI_Comm_dup(comm, &comm_);
     staged_ = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible && !device_buffers;
     message_bytes_.assign(8 * plan_.send_ranks.size(), 0);
+    changed_ = Kokkos::View<agent_index*, memory_space>(Kokkos::ViewAllocateWithoutInitializing("herd::halo::changed"),
+                                                        plan_.sends());
   }
   Halo(Halo const&) = delete;
   Halo& operator=(Halo const&) = delete;
@@ -247,7 +314,9 @@ class Halo {
       for (std::size_t k = 0; k < ranks; ++k)
         message_bytes_[static_cast<std::size_t>(f) * ranks + k] =
             (plan_.send_offsets[k + 1] - plan_.send_offsets[k]) * field.size;
-      if (field.previous)
+      if (field.previous && fields.list)
+        pack_listed_changes(f, field, fields.list, fields.listed);
+      else if (field.previous)
         pack_changes(f, field);
       else
         pack_field(field, send_.data() + send_offset_[f], sends);
@@ -279,6 +348,34 @@ class Halo {
                                  first, last, changed);
       });
     }
+  }
+
+  /// As pack_changes, after a phase that stepped the agents list[0 .. listed) only: the values that
+  /// changed are found among those, without reading every slot.
+  void pack_listed_changes(int f, HaloField const& field, agent_index const* list, agent_index listed) {
+    auto const ranks = plan_.send_ranks.size();
+    unsigned char* buffer = send_.data() + send_offset_[f];
+    Details::with_value_type(field.size, [&](auto type) {
+      using T = decltype(type);
+      Details::AgentSlots<memory_space> const slots{plan_.slot_offsets, plan_.agent_slots};
+      agent_index* changed = changed_.data();
+      agent_index const count = Details::changed_among_listed<T>(exec_, slots, field, list, listed, changed);
+      for (std::size_t k = 0; k < ranks; ++k) {
+        agent_index const first = plan_.send_offsets[k], last = plan_.send_offsets[k + 1];
+        agent_index const sent =
+            count > 0 ? Details::listed_changes_to<T>(exec_, slots, field, changed, count, first, last) : 0;
+        int const sparse = sent * static_cast<int>(sizeof(T) + sizeof(std::uint32_t));
+        int& bytes = message_bytes_[static_cast<std::size_t>(f) * ranks + k];
+        if (sparse >= bytes) {
+          Details::pack_values<T>(exec_, plan_.send_agents, field.data, buffer, first, last);
+          continue;
+        }
+        bytes = sparse;
+        if (sent > 0)
+          Details::listed_changes_to<T>(exec_, slots, field, changed, count, first, last,
+                                        buffer + static_cast<std::size_t>(first) * sizeof(T), sent);
+      }
+    });
   }
 
   /// Unpacks every ghost of the fields last packed from the receive buffer and waits for that,
@@ -388,7 +485,8 @@ class Halo {
 
   void pack_field(HaloField const& field, unsigned char* buffer, std::size_t sends) const {
     Details::with_value_type(field.size, [&](auto type) {
-      Details::pack_values<decltype(type)>(exec_, plan_.send_agents, field.data, buffer, sends);
+      Details::pack_values<decltype(type)>(exec_, plan_.send_agents, field.data, buffer, 0,
+                                           static_cast<agent_index>(sends));
     });
   }
 
@@ -404,7 +502,8 @@ class Halo {
     if (staged_) Kokkos::deep_copy(exec_, Kokkos::subview(recv_, range), Kokkos::subview(recv_host_, range));
     auto const changed = static_cast<agent_index>(static_cast<std::size_t>(bytes) / (size + sizeof(std::uint32_t)));
     Details::with_value_type(field.size, [&](auto type) {
-      Details::unpack_changes<decltype(type)>(exec_, plan_.owned, field, recv_.data() + start, first, last, changed);
+      Details::unpack_changes<decltype(type)>(exec_, plan_.owned, field, fields_.list != nullptr, recv_.data() + start,
+                                              first, last, changed);
     });
   }
 
@@ -433,6 +532,7 @@ class Halo {
   std::size_t send_bytes_ = 0;
   Kokkos::View<unsigned char*, memory_space> send_, recv_;
   Kokkos::View<unsigned char*, compat::HostPinnedSpace> send_host_, recv_host_;
+  Kokkos::View<agent_index*, memory_space> changed_;  ///< listed agents whose values changed, for one field
   std::vector<MPI_Request> requests_;
   std::vector<int> message_bytes_;  ///< of each message in flight, [field][destination]: dense or sparse
   HaloTimes times_;

@@ -13,6 +13,7 @@
 #include <mpi.h>
 #include <Kokkos_Core.hpp>
 
+#include <utility>
 #include <vector>
 
 namespace herd::mpi {
@@ -25,6 +26,11 @@ struct HaloPlan {
   std::vector<int> send_ranks;            ///< ranks this rank sends to, ascending
   std::vector<agent_index> send_offsets;  ///< send_agents[offsets[k] ... offsets[k+1]) go to send_ranks[k]
   Kokkos::View<agent_index*, MemorySpace> send_agents;  ///< local indices of owned agents, per destination
+  /// The send slots of owned agent i, by destination: agent_slots[slot_offsets[i] ... slot_offsets[i+1])
+  /// (send_agents inverted), so that a phase that stepped a few agents finds what they changed
+  /// without reading every slot.
+  Kokkos::View<agent_index*, MemorySpace> slot_offsets;
+  Kokkos::View<agent_index*, MemorySpace> agent_slots;
 
   agent_index receives() const { return recv_offsets.empty() ? 0 : recv_offsets.back(); }
   agent_index sends() const { return send_offsets.empty() ? 0 : send_offsets.back(); }
@@ -42,6 +48,30 @@ struct Requests {
 /// recv_offsets say) and returns what others read from this rank. Collective.
 Requests exchange_requests(MPI_Comm comm, std::vector<int> const& recv_ranks,
                            std::vector<agent_index> const& recv_offsets, std::vector<global_id> const& ghost_ids);
+
+/// Fills plan.slot_offsets and plan.agent_slots from plan.send_agents.
+template <class ExecutionSpace>
+void invert_send_agents(ExecutionSpace const& exec, HaloPlan<typename ExecutionSpace::memory_space>& plan) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  plan.slot_offsets = Kokkos::View<agent_index*, memory_space>("herd::halo::slot_offsets", plan.owned + 1);
+  plan.agent_slots = Kokkos::View<agent_index*, memory_space>(
+      Kokkos::ViewAllocateWithoutInitializing("herd::halo::agent_slots"), plan.sends());
+  auto const agents = plan.send_agents;
+  auto const offsets = plan.slot_offsets;
+  auto const slots = plan.agent_slots;
+  Kokkos::parallel_for(
+      "herd::halo::count_slots", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, plan.sends()),
+      KOKKOS_LAMBDA(agent_index m) { Kokkos::atomic_increment(&offsets(agents(m) + 1)); });
+  auto const cursor = herd::Details::counts_to_offsets(exec, offsets, "herd::halo::slot_cursor");
+  // One destination at a time: it reads each agent at most once, so the cursors need no atomics
+  // and every agent's slots come out in destination order.
+  for (std::size_t k = 0; k + 1 < plan.send_offsets.size(); ++k)
+    Kokkos::parallel_for(
+        "herd::halo::place_slots",
+        Kokkos::RangePolicy<ExecutionSpace>(exec, plan.send_offsets[k], plan.send_offsets[k + 1]),
+        KOKKOS_LAMBDA(agent_index m) { slots(cursor(agents(m))++) = m; });
+  exec.fence();
+}
 
 }  // namespace Details
 
@@ -104,6 +134,7 @@ HaloPlan<typename ExecutionSpace::memory_space> make_halo_plan(
                                          : std::to_string(missing) + " agents requested from rank " +
                                                std::to_string(local.rank) +
                                                " are not owned there: the ranks hold different partitions");
+  Details::invert_send_agents(exec, plan);
   return plan;
 }
 
