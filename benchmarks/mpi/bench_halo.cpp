@@ -94,6 +94,43 @@ void halo_kernel(benchmark::State& state) {
   label(state, kind, method, local);
 }
 
+// Packing sparse messages of a 1-byte property after a phase that changed one owned agent in
+// `every` (range 3): comparing every value sent, as after a pulled phase (Listed false), or
+// looking among the phase's list only, as after a listed phase (Listed true; a list of twice as
+// many agents as changed, every other one changed).
+template <bool Listed>
+void halo_pack_changes(benchmark::State& state) {
+  int const kind = static_cast<int>(state.range(0));
+  auto const method = method_arg(state);
+  auto const& local = local_share(kind, static_cast<agent_index>(state.range(1)), method);
+  auto const every = static_cast<agent_index>(state.range(3));
+  StateHalo h(local);
+  auto const current = h.state.current(), previous = h.state.next();
+  agent_index const stride = every / 2;
+  agent_index const listed = (local.owned + stride - 1) / stride;
+  Kokkos::View<agent_index*, Memory> list("herd::bench::list", listed);
+  Kokkos::parallel_for(
+      "herd::bench::changes", Kokkos::RangePolicy<Exec>(0, local.owned), KOKKOS_LAMBDA(agent_index i) {
+        current(i) = i % every == 0 ? 1 : 0;
+        previous(i) = 0;
+        if (i % stride == 0) list(i / stride) = i;
+      });
+  Kokkos::fence();
+  mpi::HaloFields fields;
+  auto field = mpi::halo_field(h.state);
+  field.previous = previous.data();
+  fields.add(field);
+  if (Listed) {
+    fields.list = list.data();
+    fields.listed = listed;
+  }
+  h.halo.pack(fields);  // sizes the buffers
+  timed_slowest(state, [&] { h.halo.pack(fields); });
+  state.counters["listed_max"] = max_over_ranks(Listed ? static_cast<double>(listed) : 0.0);
+  state.counters["sent_values_max"] = max_over_ranks(static_cast<double>(h.halo.plan().sends()));
+  label(state, kind, method, local, Listed ? " listed" : " every value compared");
+}
+
 // A full SEIR step (beta = 0: every susceptible agent reads all its neighbours, the same work each
 // step), with the halo overlapped with the interior update or waited for first.
 void distributed_step(benchmark::State& state) {
@@ -132,6 +169,13 @@ void halo_sizes(benchmark::internal::Benchmark* b) {
   b->ArgNames({"graph", "agents", "metis"});
 }
 
+void change_sizes(benchmark::internal::Benchmark* b) {
+  for (std::int64_t kind : {population, erdos_renyi})
+    for (std::int64_t method : {0, 1})
+      for (std::int64_t every : {1000, 100, 10}) b->Args({kind, 1000000, method, every});
+  b->ArgNames({"graph", "agents", "metis", "every"});
+}
+
 void step_sizes(benchmark::internal::Benchmark* b) {
   for (std::int64_t kind : {population, erdos_renyi})
     for (std::int64_t method : {0, 1})
@@ -149,6 +193,18 @@ BENCHMARK_TEMPLATE(halo_kernel, true)
 BENCHMARK_TEMPLATE(halo_kernel, false)
     ->Name("halo_unpack")
     ->Apply(halo_sizes)
+    ->Iterations(iterations)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(halo_pack_changes, false)
+    ->Name("halo_pack_changes_compared")
+    ->Apply(change_sizes)
+    ->Iterations(iterations)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(halo_pack_changes, true)
+    ->Name("halo_pack_changes_listed")
+    ->Apply(change_sizes)
     ->Iterations(iterations)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
