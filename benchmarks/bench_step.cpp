@@ -61,6 +61,80 @@ void weighted(benchmark::internal::Benchmark* b) {
 BENCHMARK_TEMPLATE(sir_step, float)->Apply(weighted)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(sir_step, half)->Apply(weighted)->UseManualTime()->Unit(benchmark::kMillisecond);
 
+/// Puts the agents of a SEIR-family model in the middle of an epidemic, each at random with the
+/// given percentages in S, E and I (the rest R); timers far from expiry. A model without a latent
+/// period takes its exposed share as recovered, so two runs see the same susceptible and
+/// infectious agents.
+template <class Simulation>
+void put_mid_epidemic(Simulation& sim, Seir<Memory>& model, std::uint32_t s, std::uint32_t e, std::uint32_t i) {
+  using State = Seir<Memory>::State;
+  auto states = model.state.current();
+  auto timers = model.timer.current();
+  auto ids = sim.id_map();
+  CounterRng const rng{sim.seed()};
+  bool const latent = model.has_latent();
+  Kokkos::parallel_for(
+      "herd::bench::mid_epidemic", Kokkos::RangePolicy<Exec>(0, sim.num_agents()), KOKKOS_LAMBDA(agent_index a) {
+        std::uint32_t const u = uniform_below(rng.bits(ids(a), 0, streams::initial_state, 0), 100);
+        State const x = u < s                 ? State::susceptible
+                        : u < s + e && latent ? State::exposed
+                        : u < s + e           ? State::recovered
+                        : u < s + e + i       ? State::infectious
+                                              : State::recovered;
+        states(a) = x;
+        timers(a) = x == State::exposed || x == State::infectious ? 30000 : 0;
+      });
+  Kokkos::fence();
+}
+
+// SEIR on the layered population (latent period, layer weights as float or half) against SIR on
+// the same edges without their weights, from the same state in the middle of an epidemic (S 60 %,
+// E 5 %, I 10 %, R 25 %; SIR has the exposed agents recovered): what the latent state and the
+// weights cost per step. beta is small enough that no state changes over the iterations, but not
+// zero, so each susceptible agent reads its infectious neighbours' weights and computes their
+// hazards as in a real step.
+template <class WeightStorage>
+void time_seir_mid_epidemic(benchmark::State& state, CsrGraph<Memory, WeightStorage> const& g, bool latent) {
+  auto const agents = g.num_agents();
+  Exec exec;
+  Simulation<Exec, WeightStorage> sim(exec, g, 7);
+  SeirParameters p;
+  p.beta = 1e-6;
+  p.infectious = Period::fixed(60000);
+  if (latent) p.latent = Period::fixed(60000);
+  p.initial_infected = 0;
+  Seir<Memory> model(agents, p);
+  model.initialise(sim, agents);
+  put_mid_epidemic(sim, model, 60, 5, 10);
+  timed(state, [&] {
+    model.step(sim);
+    sim.end_step();
+  });
+  set_rates(state, agents, static_cast<double>(g.num_edges()), seir_step_bytes(g));
+}
+
+void seir_against_sir(benchmark::State& state) {
+  auto const agents = static_cast<agent_index>(state.range(0));
+  int const variant = static_cast<int>(state.range(1));
+  if (variant == 0) {
+    CsrGraph<Memory> unweighted = graph(population, agents, Ordering::none);
+    unweighted.weights = {};
+    time_seir_mid_epidemic(state, unweighted, false);
+    state.SetLabel("sir unweighted");
+  } else if (variant == 1) {
+    time_seir_mid_epidemic(state, graph(population, agents, Ordering::none), true);
+    state.SetLabel("seir float weights");
+  } else {
+    time_seir_mid_epidemic(state, graph<half>(population, agents, Ordering::none), true);
+    state.SetLabel("seir half weights");
+  }
+}
+BENCHMARK(seir_against_sir)
+    ->ArgsProduct({{1000000, 10000000}, {0, 1, 2}})
+    ->ArgNames({"agents", "variant"})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
 // Graphs with structure (the Watts-Strogatz ring, rewired 10 %; the layered population) whose
 // agents arrive labelled at random: `shuffled` 0 keeps the generator's labels (the locality the
 // graph has), 1 shuffles them and then applies `order`. The step's speed-up from the shuffled labels
