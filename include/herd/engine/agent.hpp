@@ -19,6 +19,19 @@
 
 namespace herd {
 
+namespace Details {
+/// The weight of one edge, read and decoded (half storage) only where it converts to float: a
+/// contribution that returns 0 for most neighbours before looking at the weight then reads the
+/// weights of the others alone.
+template <class Graph>
+struct EdgeWeight {
+  Graph const& graph;
+  edge_offset edge;
+  // NOLINTNEXTLINE(google-explicit-constructor): it stands for a float wherever one is expected.
+  KOKKOS_INLINE_FUNCTION operator float() const { return graph.weight(edge); }
+};
+}  // namespace Details
+
 template <class Graph, Details::Lanes Mode, class TeamMember = int>
 class Agent {
  public:
@@ -51,26 +64,16 @@ class Agent {
   KOKKOS_INLINE_FUNCTION T sum_over_neighbours(F const& f) const {
     static_assert(std::is_integral<T>::value,
                   "neighbour sums must be integers (fixed point for fractions) to stay bitwise reproducible");
-    edge_offset const begin = graph_.row_offsets(index_), end = graph_.row_offsets(index_ + 1);
-    T total = 0;
-    auto body = [&](edge_offset e, T& sum) { sum += f(graph_.neighbours(e), graph_.weight(e)); };
-    if constexpr (Mode == Details::Lanes::thread) {
-      for (edge_offset e = begin; e < end; ++e) body(e, total);
-    } else if constexpr (Mode == Details::Lanes::vector) {
-      Kokkos::parallel_reduce(Kokkos::ThreadVectorRange(team_, begin, end), body, total);
-    } else {
-      Kokkos::parallel_reduce(Kokkos::TeamVectorRange(team_, begin, end), body, total);
-    }
-    return total;
+    return sum_over_edges<T>([&](edge_offset e) { return f(graph_.neighbours(e), graph_.weight(e)); });
   }
 
   /// Sum over the neighbours j of model.contribution(j, w), w the weight of the edge to j (1 in an
-  /// unweighted graph): what each neighbour adds to this agent's sum, an integer that must be 0
-  /// unless j's activity has `spreads`. The sum's type is the contribution's, an integer of at most
-  /// 64 bits. When the step runs on the active list, the spreading agents have already pushed the
-  /// sum to the agents that receive (integer adds, in no particular order, hence the same sum) and
-  /// it is read here in one load instead of a pass over the row: so read it only in states whose
-  /// activity has `receives`, in the model's first phase (later phases sum their rows).
+  /// unweighted graph; on a weighted graph a value that converts to float and is read when it
+  /// does): what each neighbour adds to this agent's sum, an integer that must be 0 unless j's
+  /// activity has `spreads`. The sum's type is the contribution's, an integer of at most 64 bits. When the step runs on
+  /// the active list, the spreading agents have already pushed the sum to the agents that receive (integer adds, in no
+  /// particular order, hence the same sum) and it is read here in one load instead of a pass over the row: so read it
+  /// only in states whose activity has `receives`, in the model's first phase (later phases sum their rows).
   template <class Model>
   KOKKOS_INLINE_FUNCTION auto sum_of_contributions(Model const& model) const {
     using T = decltype(model.contribution(agent_index{}, 1.0f));
@@ -79,7 +82,9 @@ class Agent {
     if (pushed_ != nullptr) return static_cast<T>(pushed_[index_]);
     // A constant weight on unweighted graphs lets the compiler fold the weight out of the sum.
     if (!weighted()) return sum_over_neighbours<T>([&](agent_index j, float) { return model.contribution(j, 1.0f); });
-    return sum_over_neighbours<T>([&](agent_index j, float w) { return model.contribution(j, w); });
+    return sum_over_edges<T>([&](edge_offset e) {
+      return model.contribution(graph_.neighbours(e), Details::EdgeWeight<Graph>{graph_, e});
+    });
   }
 
   /// Number of neighbours for which `predicate(neighbour, weight)` holds.
@@ -126,6 +131,22 @@ class Agent {
   }
 
  private:
+  // Sum of f(e) over this agent's edges e, split among the lanes of its schedule.
+  template <class T, class F>
+  KOKKOS_INLINE_FUNCTION T sum_over_edges(F const& f) const {
+    edge_offset const begin = graph_.row_offsets(index_), end = graph_.row_offsets(index_ + 1);
+    T total = 0;
+    auto body = [&](edge_offset e, T& sum) { sum += f(e); };
+    if constexpr (Mode == Details::Lanes::thread) {
+      for (edge_offset e = begin; e < end; ++e) body(e, total);
+    } else if constexpr (Mode == Details::Lanes::vector) {
+      Kokkos::parallel_reduce(Kokkos::ThreadVectorRange(team_, begin, end), body, total);
+    } else {
+      Kokkos::parallel_reduce(Kokkos::TeamVectorRange(team_, begin, end), body, total);
+    }
+    return total;
+  }
+
   Graph const& graph_;
   TeamMember const& team_;
   std::uint64_t const* pushed_;

@@ -187,11 +187,14 @@ class Covid {
   /// The infection pressure neighbour j puts on a susceptible agent over an edge of weight w, in
   /// units of 2^-32 (0 unless j is exposed or infected): summed over the neighbours by the step, or
   /// pushed by the exposed and infected agents when the step runs on the active list. A weight of 1
-  /// takes the fixed-point table, the same bits as the real one times 1.
-  KOKKOS_INLINE_FUNCTION std::uint64_t contribution(agent_index j, float w) const {
+  /// takes the fixed-point table, the same bits as the real one times 1. The weight is read (and
+  /// decoded) only for the exposed and infected neighbours.
+  template <class Weight>
+  KOKKOS_INLINE_FUNCTION std::uint64_t contribution(agent_index j, Weight const& weight) const {
     std::uint8_t const sj = stage.stored(j);
     if (sj != exposed && sj != infected) return 0;
     int const k = table_index(sj, days.stored(j));
+    float const w = weight;
     if (w == 1.0f) return pressure_fixed_(k);
     return static_cast<std::uint64_t>(pressure_real_(k) * static_cast<double>(w) * 4294967296.0);
   }

@@ -130,11 +130,16 @@ class Seir {
   /// infectious): summed over the neighbours by the step, or pushed by the infectious agents when
   /// the step runs on the active list. A weight of 1 (every edge of an unweighted graph, where the
   /// test folds away) takes the precomputed value, the same bits as edge_hazard_of(beta, 1).
-  /// The state is tested before the weight: on a weighted graph the weights of a row are mixed and
-  /// a test on them mispredicts, while most neighbours are not infectious.
-  KOKKOS_INLINE_FUNCTION std::uint64_t contribution(agent_index j, float w) const {
+  /// The state is tested before the weight is read: on a weighted graph the weights of a row are
+  /// mixed and a test on them mispredicts, while most neighbours are not infectious; and the step
+  /// passes a weight that is loaded (and decoded, in half storage) only when converted, here for
+  /// infectious neighbours alone. Their hazard costs a logarithm (a short series for beta w <= 1/8).
+  template <class Weight>
+  KOKKOS_INLINE_FUNCTION std::uint64_t contribution(agent_index j, Weight const& weight) const {
     std::uint64_t const unit = unit_hazard(j);
-    if (unit == 0 || w == 1.0f) return unit;
+    if (unit == 0) return unit;
+    float const w = weight;
+    if (w == 1.0f) return unit;
     return edge_hazard_of(params_.beta, w);
   }
 
@@ -151,7 +156,7 @@ class Seir {
   KOKKOS_INLINE_FUNCTION static std::uint64_t edge_hazard_of(double beta, float w) {
     constexpr double cap = 32.0;
     double const p = beta * static_cast<double>(w);
-    double const h = p >= 1.0 ? cap : -portable::log(1.0 - p);
+    double const h = p >= 1.0 ? cap : portable::neg_log1m(p);
     return static_cast<std::uint64_t>((h < cap ? h : cap) * 4294967296.0);
   }
 
