@@ -131,6 +131,17 @@ void halo_pack_changes(benchmark::State& state) {
   label(state, kind, method, local, Listed ? " listed" : " every value compared");
 }
 
+// SEIR with beta = 0 and `infected` agents that stay infectious: the same work every step.
+Seir<Memory> steady_seir(mpi::DistributedSimulation<Exec, float>& sim, global_id infected) {
+  SeirParameters p;
+  p.beta = 0.0;
+  p.infectious = Period::fixed(60000);
+  p.initial_infected = infected;
+  Seir<Memory> model(sim.num_agents(), p);
+  model.initialise(sim, sim.num_global());
+  return model;
+}
+
 // A full SEIR step (beta = 0: every susceptible agent reads all its neighbours, the same work each
 // step), with the halo overlapped with the interior update or waited for first.
 void distributed_step(benchmark::State& state) {
@@ -142,12 +153,7 @@ void distributed_step(benchmark::State& state) {
   mpi::DistributedOptions options;
   options.overlap = overlap;
   mpi::DistributedSimulation<Exec, float> sim(exec, MPI_COMM_WORLD, local_share(kind, agents, method), 7, options);
-  SeirParameters p;
-  p.beta = 0.0;
-  p.infectious = Period::fixed(60000);
-  p.initial_infected = agents / 100;
-  Seir<Memory> model(sim.num_agents(), p);
-  model.initialise(sim, sim.num_global());
+  auto model = steady_seir(sim, agents / 100);
   timed_slowest(state, [&] {
     model.step(sim);
     sim.end_step();
@@ -161,6 +167,34 @@ void distributed_step(benchmark::State& state) {
   auto const& g = graph(kind, agents, Ordering::none);
   set_rates(state, agents, static_cast<double>(g.num_edges()), seir_step_bytes(g));
   label(state, kind, method, sim.local_graph(), overlap ? " overlapped" : " not overlapped");
+}
+
+// A SEIR step late or early in an epidemic: 0.1 % of the agents infectious, for good, and beta = 0,
+// so the same agents are active every step (the infectious ones and their susceptible neighbours,
+// about 2 %) and no state changes. Pulled (range 3: 0) or listed (1). Listing marks from the
+// spreading ghosts too; as no ghost changes, sparse messages say so and the spreading ghosts are
+// carried from step to step, not found again among all the ghosts.
+void distributed_active_step(benchmark::State& state) {
+  int const kind = static_cast<int>(state.range(0));
+  auto const agents = static_cast<agent_index>(state.range(1));
+  auto const method = method_arg(state);
+  bool const active = state.range(3) != 0;
+  Exec exec;
+  mpi::DistributedSimulation<Exec, float> sim(exec, MPI_COMM_WORLD, local_share(kind, agents, method), 7);
+  sim.set_stepping(active ? Stepping::active : Stepping::pull);
+  auto model = steady_seir(sim, agents / 1000);
+  sim.prepare(model);
+  auto const step = [&] {
+    sim.before_step(model);
+    model.step(sim);
+    sim.end_step();
+    sim.wait_for_ghosts();  // the step's messages belong to this iteration
+  };
+  step();  // the first listing step finds the sources among every agent
+  timed_slowest(state, step);
+  auto const& stats = sim.stepping_stats();
+  state.counters["listed_share_max"] = max_over_ranks(active ? stats.mean_active_share() : 1.0);
+  label(state, kind, method, sim.local_graph(), active ? " listed" : " pulled");
 }
 
 void halo_sizes(benchmark::internal::Benchmark* b) {
@@ -181,6 +215,13 @@ void step_sizes(benchmark::internal::Benchmark* b) {
     for (std::int64_t method : {0, 1})
       for (std::int64_t overlap : {0, 1}) b->Args({kind, 1000000, method, overlap});
   b->ArgNames({"graph", "agents", "metis", "overlap"});
+}
+
+void active_sizes(benchmark::internal::Benchmark* b) {
+  for (std::int64_t kind : {population, erdos_renyi})
+    for (std::int64_t method : {0, 1})
+      for (std::int64_t active : {0, 1}) b->Args({kind, 1000000, method, active});
+  b->ArgNames({"graph", "agents", "metis", "listed"});
 }
 
 BENCHMARK(halo_exchange)->Apply(halo_sizes)->Iterations(iterations)->UseManualTime()->Unit(benchmark::kMillisecond);
@@ -209,6 +250,11 @@ BENCHMARK_TEMPLATE(halo_pack_changes, true)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(distributed_step)->Apply(step_sizes)->Iterations(iterations)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(distributed_active_step)
+    ->Apply(active_sizes)
+    ->Iterations(iterations)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace herd::bench

@@ -7,6 +7,7 @@
 #include <mpi.h>
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -71,13 +72,22 @@ Trajectory run_model(Sim& sim, Model& model, State const& state, int steps) {
   return t;
 }
 
-enum class Kind { sir, seir, voter };
+enum class Kind { sir, seir, voter, covid };
 
 template <class Sim>
 Trajectory simulate(Sim& sim, Kind kind, int steps) {
   if (kind == Kind::voter) {
     Opinion<Memory> model(sim.num_agents(), OpinionParameters{OpinionRule::voter, 0.4});
     return run_model(sim, model, model.opinion, steps);
+  }
+  if (kind == Kind::covid) {
+    // Exposed and infected agents spread, and their days since exposure change every step: ghosts
+    // change while they spread.
+    CovidParameters p;
+    p.transmission_rate = 12.0;
+    p.initial_exposed = 15;
+    Covid<Memory> model(sim.num_agents(), p);
+    return run_model(sim, model, model.stage, steps);
   }
   Seir<Memory> model(sim.num_agents(), seir_parameters(kind == Kind::seir));
   return run_model(sim, model, model.state, steps);
@@ -116,7 +126,9 @@ void expect_same(Trajectory const& got, Trajectory const& want, std::string cons
   EXPECT_EQ(total(owned), static_cast<long long>(want.state.size())) << what << ": agents owned once";
 }
 
-std::string name(Kind kind) { return kind == Kind::sir ? "sir" : kind == Kind::seir ? "seir" : "voter"; }
+std::string name(Kind kind) {
+  return kind == Kind::sir ? "sir" : kind == Kind::seir ? "seir" : kind == Kind::covid ? "covid" : "voter";
+}
 
 // The graph families the trajectories are compared on.
 struct GraphCase {
@@ -166,13 +178,17 @@ TEST(Distributed, OverlapSchedulesAndStagingDoNotChangeTheTrajectory) {
 }
 
 // Each rank steps its own active agents, choosing per step on its own; ghosts that spread mark the
-// owned agents that read them; sparse messages after a listed phase carry the listed agents'
-// changes. None of it changes a bit of the trajectory.
+// owned agents that read them, and are followed from the ghosts that sparse messages change;
+// sparse messages after a listed phase carry the listed agents' changes. None of it changes a bit
+// of the trajectory.
 TEST(Distributed, ActiveSteppingGivesThePullTrajectoryOnAnyRankCount) {
   for (GraphCase c : graph_cases()) {
     auto const graph = c.make();
-    for (Kind kind : {Kind::sir, Kind::seir}) {
+    for (Kind kind : {Kind::sir, Kind::seir, Kind::covid}) {
       auto const want = reference(graph, kind, 40);
+      std::int64_t touched = 0;
+      for (auto s : want.state) touched += s != 0;  // susceptible is 0 in every model here
+      EXPECT_GT(touched, 300) << c.graph << " " << name(kind) << ": the epidemic must spread";
       for (Stepping stepping : {Stepping::active, Stepping::automatic})
         for (bool sparse : {true, false}) {
           mpi::DistributedOptions options;
@@ -354,6 +370,77 @@ TEST(Distributed, UpdateGhostsCopiesOwnersValuesOfEverySize) {
   }
   EXPECT_EQ(total(wrong), 0);
   EXPECT_EQ(total(static_cast<long long>(h_ids.size()) - owned), total(sim.local_graph().ghosts()));
+}
+
+// Adds 1 to the owned values whose global id is a multiple of `every`. (A free function, as above.)
+template <class Ids, class Values>
+void change_owned(Ids ids, agent_index owned, Values values, global_id every) {
+  Kokkos::parallel_for(
+      Kokkos::RangePolicy<Exec>(0, owned), KOKKOS_LAMBDA(agent_index i) {
+        if (ids(i) % every == 0) values(i) = static_cast<std::uint8_t>(values(i) + 1);
+      });
+}
+
+// Active-set stepping follows the spreading ghosts from what the halo says changed: a sparse
+// message lists exactly the ghosts whose values changed, once each however many messages carry
+// them; a dense one leaves which changed unknown.
+TEST(Distributed, TheHaloReportsTheGhostsThatChanged) {
+  Exec exec;
+  auto local = mpi::distribute(exec, MPI_COMM_WORLD, erdos_renyi());
+  mpi::Halo<Exec> halo(exec, MPI_COMM_WORLD, mpi::make_halo_plan(exec, MPI_COMM_WORLD, local), false);
+  agent_index const owned = local.owned;
+  Property<std::uint8_t, Memory> a("a", local.local()), b("b", local.local());
+  auto const ids = local.ids;
+  mpi::HaloFields dense;  // of values that are all 0
+  dense.add(mpi::halo_field(a));
+  dense.add(mpi::halo_field(b));
+  halo.exchange(dense);
+  halo.record_ghost_changes(true);
+  EXPECT_FALSE(halo.ghost_changes().known) << "nothing recorded yet";
+
+  // The other buffers hold the values exchanged; change a few of them (sparse messages carry 5
+  // bytes per change of a 1-byte value, so fewer than a fifth), in both properties for the
+  // multiples of 143 (a ghost listed once).
+  Kokkos::deep_copy(a.next(), a.current());
+  Kokkos::deep_copy(b.next(), b.current());
+  change_owned(ids, owned, a.current(), 11);
+  change_owned(ids, owned, b.current(), 13);
+  mpi::HaloFields sparse;
+  sparse.add({a.current().data(), 1, a.next().data()});
+  sparse.add({b.current().data(), 1, b.next().data()});
+  halo.exchange(sparse);
+  auto const changes = halo.ghost_changes();
+  auto const h_ids = to_vector(ids);
+  std::vector<global_id> want, got;
+  for (auto i = static_cast<std::size_t>(owned); i < h_ids.size(); ++i)
+    if (h_ids[i] % 11 == 0 || h_ids[i] % 13 == 0) want.push_back(h_ids[i]);
+  if (world_size() > 1) {
+    EXPECT_FALSE(want.empty());
+  }
+  EXPECT_TRUE(changes.known);
+  auto const listed = to_vector(changes.list);
+  auto const flags = to_vector(changes.flags);
+  long long wrong = 0;
+  for (agent_index k = 0; k < changes.count; ++k) got.push_back(h_ids[static_cast<std::size_t>(listed[k])]);
+  for (std::size_t g = 0; g < flags.size(); ++g)
+    wrong += (flags[g] != 0) != (h_ids[static_cast<std::size_t>(owned) + g] % 11 == 0 ||
+                                 h_ids[static_cast<std::size_t>(owned) + g] % 13 == 0);
+  std::sort(got.begin(), got.end());
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(total(got == want ? 0 : 1), 0) << "listed ghosts differ on some rank";
+  EXPECT_EQ(total(wrong), 0) << "flags differ from the list";
+
+  // No exchange since: nothing changed. Then every value changes: dense messages, not known.
+  auto const quiet = halo.ghost_changes();
+  EXPECT_TRUE(quiet.known);
+  EXPECT_EQ(quiet.count, 0);
+  auto const cleared = to_vector(quiet.flags);
+  EXPECT_EQ(total(static_cast<long long>(std::count(cleared.begin(), cleared.end(), 0u)) - local.ghosts()), 0)
+      << "flags cleared";
+  Kokkos::deep_copy(a.next(), a.current());
+  change_owned(ids, owned, a.current(), 1);
+  halo.exchange(sparse);
+  EXPECT_EQ(halo.ghost_changes().known, world_size() == 1);
 }
 
 // Exchanging every k steps leaves ghosts stale in between: on one rank there are no ghosts and the

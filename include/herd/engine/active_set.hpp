@@ -19,6 +19,7 @@
 
 #include <herd/core/error.hpp>
 #include <herd/core/types.hpp>
+#include <herd/engine/ghost_changes.hpp>
 #include <herd/graph/csr_graph.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -83,6 +84,9 @@ KOKKOS_INLINE_FUNCTION std::uint64_t packed_activity(std::uint8_t a, bool steppe
 
 inline constexpr agent_index marks_per_word = sizeof(std::uint64_t);
 
+// The activity bits that make an agent a source: it changes on its own or it spreads.
+inline constexpr std::uint8_t source_bits = activity::changes | activity::spreads;
+
 // One agent's part of finding the active agents: marks it if it changes on its own, and its
 // readers that receive if it spreads. Every writer of a mark stores the same 1, so races between
 // pushes are benign. Marks are bytes, stored in 8-byte words so that they can be compacted eight
@@ -135,10 +139,10 @@ void mark_range(ExecutionSpace const& exec, char const* label, Mark const& mark,
 
 // Marks from the agents agents(0 .. count).
 template <class ExecutionSpace, class Mark, class Agents>
-void mark_listed(ExecutionSpace const& exec, Mark const& mark, Agents const& agents, agent_index count) {
+void mark_listed(ExecutionSpace const& exec, char const* label, Mark const& mark, Agents const& agents,
+                 agent_index count) {
   Kokkos::parallel_for(
-      "herd::active::mark", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count),
-      KOKKOS_LAMBDA(agent_index k) { mark(agents(k)); });
+      label, Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count), KOKKOS_LAMBDA(agent_index k) { mark(agents(k)); });
 }
 
 // Writes the marked agents to `list`, in increasing order, eight marks at a time (an eighth of the
@@ -187,10 +191,11 @@ KOKKOS_INLINE_FUNCTION bool passes(Keep const& keep, agent_index k, agent_index 
   }
 }
 
-// Writes to `out`, in order, the candidates candidate(0 .. count) that change or spread and pass
-// `keep`; returns how many (low 32 bits) and how many of them spread (high 32). Waits for the device.
+// Writes to `out`, in order, the candidates candidate(0 .. count) whose activity has a bit of
+// `bits` and that pass `keep`; returns how many (low 32 bits) and how many of them spread (high
+// 32). Waits for the device.
 template <class ExecutionSpace, class Model, class Candidate, class Out, class Keep = bool>
-std::uint64_t keep_sources(ExecutionSpace const& exec, Model const& model, agent_index count,
+std::uint64_t keep_sources(ExecutionSpace const& exec, Model const& model, std::uint8_t bits, agent_index count,
                            Candidate const& candidate, Out const& out, Keep const& keep = true) {
   std::uint64_t packed = 0;
   Kokkos::parallel_scan(
@@ -198,7 +203,7 @@ std::uint64_t keep_sources(ExecutionSpace const& exec, Model const& model, agent
       KOKKOS_LAMBDA(agent_index k, std::uint64_t & partial, bool final) {
         agent_index const i = candidate(k);
         auto const a = model.activity(i);
-        if (!(a & (activity::changes | activity::spreads)) || !passes(keep, k, i)) return;
+        if (!(a & bits) || !passes(keep, k, i)) return;
         if (final) out(static_cast<agent_index>(partial & 0xffffffffu)) = i;
         // Low 32 bits: the position (sources so far); high: the spreading ones among them.
         partial += (static_cast<std::uint64_t>((a & activity::spreads) != 0) << 32) + 1;
@@ -223,8 +228,27 @@ struct ListThenSources {
   }
 };
 
-struct EveryAgent {
-  KOKKOS_INLINE_FUNCTION agent_index operator()(agent_index i) const { return i; }
+// The agents first, first + 1, ...
+struct AgentsFrom {
+  agent_index first = 0;
+  KOKKOS_INLINE_FUNCTION agent_index operator()(agent_index k) const { return first + k; }
+};
+
+// The candidates for the spreading ghosts after a halo that recorded its changes: the ghosts that
+// spread before, then the ghosts that changed; one that did both is looked at among the changed
+// ones only (the others kept their values, hence their activity).
+template <class MemorySpace>
+struct CarriedThenChanged {
+  Kokkos::View<agent_index*, MemorySpace> carried, changed;
+  Kokkos::View<std::uint32_t*, MemorySpace> flags;  ///< by ghost: whether it changed
+  agent_index carried_count, first_ghost;
+
+  KOKKOS_INLINE_FUNCTION agent_index operator()(agent_index k) const {
+    return k < carried_count ? carried(k) : changed(k - carried_count);
+  }
+  KOKKOS_INLINE_FUNCTION bool operator()(agent_index k, agent_index i) const {
+    return k >= carried_count || flags(i - first_ghost) == 0;
+  }
 };
 
 // packed_activity summed over the agents [0, agents), of which the first `stepped` are stepped.
@@ -263,7 +287,9 @@ std::uint64_t sum_activity(ExecutionSpace const& exec, Model const& model, agent
 /// sources are the old sources and the listed agents whose new state still has those bits: the set
 /// follows the epidemic in time proportional to the active agents, without a pass over everyone.
 /// After a step that pulled every agent (or when told the state changed, forget()) one pass over
-/// all agents finds them again.
+/// all agents finds them again. The ghosts that spread are kept too: ghosts change through the
+/// halo only, so from what it says changed (GhostChanges) they follow in proportion to the
+/// changes, whichever way the steps went; a pass over every ghost finds them when it cannot say.
 ///
 /// For a model that declares contributions, finding the list also pushes each spreading agent's
 /// contribution into its receiving readers' sums (sums()), which the listed step reads instead of
@@ -282,11 +308,16 @@ class ActiveSet {
         marks_("herd::active::marks",
                (static_cast<std::size_t>(stepped) + Details::marks_per_word - 1) / Details::marks_per_word),
         list_(Kokkos::ViewAllocateWithoutInitializing("herd::active::list"), stepped),
-        sources_(Kokkos::ViewAllocateWithoutInitializing("herd::active::sources"), push_graph.num_agents()),
-        next_sources_(Kokkos::ViewAllocateWithoutInitializing("herd::active::next_sources"), push_graph.num_agents()) {}
+        sources_(Kokkos::ViewAllocateWithoutInitializing("herd::active::sources"), stepped),
+        next_sources_(Kokkos::ViewAllocateWithoutInitializing("herd::active::next_sources"), stepped),
+        ghost_sources_(Kokkos::ViewAllocateWithoutInitializing("herd::active::ghost_sources"),
+                       push_graph.num_agents() - stepped),
+        next_ghost_sources_(Kokkos::ViewAllocateWithoutInitializing("herd::active::next_ghost_sources"),
+                            push_graph.num_agents() - stepped) {}
 
   /// Bytes per agent it stores (a mark, list and sources entries in two buffers, and a pushed sum
-  /// for a model that declares contributions), besides a transpose.
+  /// for a model that declares contributions), besides a transpose; a ghost takes two sources
+  /// entries.
   static constexpr double bytes_per_agent(bool contributions) {
     return 1 + 3 * sizeof(agent_index) + (contributions ? sizeof(std::uint64_t) : 0);
   }
@@ -319,6 +350,7 @@ class ActiveSet {
   void forget() {
     if (found_ >= 0) clear();
     sources_known_ = false;
+    ghost_sources_known_ = false;
   }
 
   /// An estimate of the pushes find() would make: the agents that change on their own plus the
@@ -328,30 +360,37 @@ class ActiveSet {
   template <class Model>
   double push_estimate(Model const& model) const {
     if (sources_known_) return estimate_of(source_activity_);
-    return estimate_of(Details::sum_activity(exec_, model, static_cast<agent_index>(sources_.extent(0)), stepped_));
+    return estimate_of(Details::sum_activity(exec_, model, push_.num_agents(), stepped_));
   }
 
   /// Marks and lists, in increasing order, the agents among the first `stepped` that may change
   /// this step; returns how many (waits for the device). Marks from the stepped agents first, then
   /// calls `ready()` and marks from the agents beyond them (ghosts), whose values may still be on
   /// their way: a distributed simulation completes its halo in `ready()` while the first marks run.
+  /// `ready()` returns the GhostChanges since it last did, or nothing (every ghost counts as
+  /// changed).
   template <class Model, class Ready = void (*)()>
   agent_index find(
       Model const& model, Ready&& ready = [] {}) {
     reserve(model);
-    agent_index const rows = static_cast<agent_index>(sources_.extent(0));
     pushed_ = declares_contribution_v<Model>;
     Details::MarkActive<Model, graph_type> const mark{model, marks_, push_, pushed_sums(), stepped_};
     bool const known = sources_known_;
     if (known)
-      Details::mark_listed(exec_, mark, sources_, source_count_);
+      Details::mark_listed(exec_, "herd::active::mark", mark, sources_, source_count_);
     else
       Details::mark_range(exec_, "herd::active::mark_all", mark, 0, stepped_);
-    ready();
-    // Ghosts change through the halo, not through the list: each step looks at all of them.
-    Details::mark_range(exec_, "herd::active::mark_ghosts", mark, stepped_, rows);
+    if constexpr (std::is_void_v<decltype(ready())>) {
+      ready();
+      update_ghost_sources(model, GhostChanges<memory_space>{});
+    } else {
+      update_ghost_sources(model, ready());
+    }
+    Details::mark_listed(exec_, "herd::active::mark_ghosts", mark, ghost_sources_, ghost_source_count_);
     // The sources among the stepped agents, for the steps that follow.
-    if (!known) record_sources(Details::keep_sources(exec_, model, stepped_, Details::EveryAgent{}, sources_));
+    if (!known)
+      record_sources(
+          Details::keep_sources(exec_, model, Details::source_bits, stepped_, Details::AgentsFrom{}, sources_));
     found_ = Details::compact_marks(exec_, marks_, list_);
     return found_;
   }
@@ -366,10 +405,12 @@ class ActiveSet {
   }
   /// Sources known from the last step (-1: to be found by a pass over every agent).
   agent_index source_count() const { return sources_known_ ? source_count_ : -1; }
+  /// Ghosts that spread, as the last find() saw them (-1: to be found by a pass over every ghost).
+  agent_index ghost_source_count() const { return ghost_sources_known_ ? ghost_source_count_ : -1; }
 
  private:
   double estimate_of(std::uint64_t packed) const {
-    double const agents = static_cast<double>(sources_.extent(0));
+    double const agents = static_cast<double>(push_.num_agents());
     double const mean_readers = agents > 0 ? static_cast<double>(push_.num_edges()) / agents : 0.0;
     return static_cast<double>(packed & 0xffffffffu) + static_cast<double>(packed >> 32) * mean_readers;
   }
@@ -385,8 +426,31 @@ class ActiveSet {
   template <class Model>
   void update_sources(Model const& model) {
     Details::ListThenSources<memory_space> const candidates{list_, sources_, marks_, found_};
-    record_sources(Details::keep_sources(exec_, model, found_ + source_count_, candidates, next_sources_, candidates));
+    record_sources(Details::keep_sources(exec_, model, Details::source_bits, found_ + source_count_, candidates,
+                                         next_sources_, candidates));
     std::swap(sources_, next_sources_);
+  }
+
+  // The ghosts that spread now: the ones that did and did not change, and the changed ones that
+  // spread; all of them looked at when the changes are not known (a ghost counts only for its
+  // `spreads` bit).
+  template <class Model>
+  void update_ghost_sources(Model const& model, GhostChanges<memory_space> const& changes) {
+    agent_index const ghosts = push_.num_agents() - stepped_;
+    if (ghosts == 0) return;
+    std::uint64_t found = 0;
+    if (changes.known && ghost_sources_known_) {
+      Details::CarriedThenChanged<memory_space> const candidates{ghost_sources_, changes.list, changes.flags,
+                                                                 ghost_source_count_, stepped_};
+      found = Details::keep_sources(exec_, model, activity::spreads, ghost_source_count_ + changes.count, candidates,
+                                    next_ghost_sources_, candidates);
+    } else {
+      found = Details::keep_sources(exec_, model, activity::spreads, ghosts, Details::AgentsFrom{stepped_},
+                                    next_ghost_sources_);
+    }
+    std::swap(ghost_sources_, next_ghost_sources_);
+    ghost_source_count_ = static_cast<agent_index>(found & 0xffffffffu);
+    ghost_sources_known_ = true;
   }
 
   // The sums when the current (or coming) find() pushes them, else an empty View.
@@ -410,7 +474,10 @@ class ActiveSet {
   bool pushed_ = false;                               ///< whether the last find() pushed sums
   Kokkos::View<agent_index*, memory_space> list_;
   Kokkos::View<agent_index*, memory_space> sources_, next_sources_;
+  Kokkos::View<agent_index*, memory_space> ghost_sources_, next_ghost_sources_;  ///< ghosts that spread
   bool sources_known_ = false;
+  bool ghost_sources_known_ = false;
+  agent_index ghost_source_count_ = 0;
   agent_index source_count_ = 0;
   std::uint64_t source_activity_ = 0;  ///< spreading sources (high 32 bits), sources (low 32 bits)
   agent_index found_ = -1;

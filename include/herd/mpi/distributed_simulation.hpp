@@ -17,7 +17,9 @@
 // agents or to step its active list (the trajectory is the same either way). The push graph is the
 // transpose of the rank's graph with a row per ghost, so that ghosts that spread mark the owned
 // agents that read them: the owned sources mark while the exchange in flight completes, the ghosts
-// once it has, and the listed phase steps only then (the list is short). A listed phase commits its
+// once it has, and the listed phase steps only then (the list is short). The spreading ghosts are
+// carried from step to step like the owned sources, from the ghosts that the halo's sparse
+// messages changed. A listed phase commits its
 // agents in place; its sparse halo messages then look for changes among the listed agents only,
 // through the plan's slots of each agent, not among every agent sent.
 
@@ -172,17 +174,22 @@ class DistributedSimulation {
     active_.set(
         stepping, threshold,
         stepping == Stepping::pull ? Set() : Set(exec_, transpose(exec_, local_.graph, local_.local()), local_.owned));
+    halo_->record_ghost_changes(stepping != Stepping::pull);
   }
   Stepping stepping() const { return active_.stepping(); }
   /// This rank's stepping choices.
   SteppingStats const& stepping_stats() const { return active_.stats(); }
 
   /// As Simulation::before_step, over this rank's owned agents; before listing them it completes
-  /// the exchange in flight, as the ghosts that spread mark agents too. Waits for this rank's
-  /// device and, when it lists, for its neighbours' last messages.
+  /// the exchange in flight, as the ghosts that spread mark agents too, and the halo says which
+  /// ghosts changed. Waits for this rank's device and, when it lists, for its neighbours' last
+  /// messages.
   template <class Model>
   void before_step(Model const& model) {
-    active_.before_step(model, num_owned(), [this] { halo_->finish(); });
+    active_.before_step(model, num_owned(), [this] {
+      halo_->finish();
+      return halo_->ghost_changes();
+    });
   }
 
   void end_step() {

@@ -14,11 +14,16 @@
 // changes are found by comparing every value sent; after a listed phase (HaloFields::list) among
 // the listed agents only, through each one's send slots.
 //
+// For active-set stepping the halo can also record which ghosts changed (record_ghost_changes()):
+// a sparse message names them, a dense one does not (every ghost then counts as changed), so a
+// rank can follow its spreading ghosts in proportion to the changes instead of reading them all.
+//
 // With GPU-aware MPI (`device_buffers`) device buffers go straight to MPI; otherwise they are
 // staged through page-locked host buffers, which works with any MPI. On host backends both are
 // the same memory and nothing is staged.
 
 #include <herd/core/kokkos_compat.hpp>
+#include <herd/engine/ghost_changes.hpp>
 #include <herd/mpi/halo_plan.hpp>
 
 #include <mpi.h>
@@ -218,11 +223,28 @@ agent_index listed_changes_to(ExecutionSpace const& exec, AgentSlots<MemorySpace
   return total;
 }
 
+// Where a halo records the ghosts that changed: a flag per ghost, so that each is listed once
+// however many messages change it, and the list (local indices) with its length. Empty: no record.
+template <class MemorySpace>
+struct GhostRecord {
+  Kokkos::View<std::uint32_t*, MemorySpace> flags;
+  Kokkos::View<agent_index*, MemorySpace> list;
+  Kokkos::View<agent_index, MemorySpace> count;
+
+  KOKKOS_INLINE_FUNCTION void changed(agent_index owned, agent_index ghost) const {
+    if (flags.extent(0) == 0 || flags(ghost) != 0) return;
+    // Atomics only decide who lists a ghost and where: the set listed does not depend on their order.
+    if (Kokkos::atomic_exchange(&flags(ghost), 1u) == 0u) list(Kokkos::atomic_fetch_add(&count(), 1)) = owned + ghost;
+  }
+};
+
 // Ghost slots [first, last) from a sparse message: the previous values (unless the ghosts still
-// hold them, `ghosts_current`: the receiving rank's phase was listed), then the `changed` ones.
-template <class T, class ExecutionSpace>
+// hold them, `ghosts_current`: the receiving rank's phase was listed), then the `changed` ones,
+// which `record` lists.
+template <class T, class ExecutionSpace, class MemorySpace>
 void unpack_changes(ExecutionSpace const& exec, agent_index owned, HaloField const& field, bool ghosts_current,
-                    unsigned char const* message, agent_index first, agent_index last, agent_index changed) {
+                    unsigned char const* message, agent_index first, agent_index last, agent_index changed,
+                    GhostRecord<MemorySpace> const& record) {
   T* values = static_cast<T*>(field.data) + owned;
   T const* before = static_cast<T const*>(field.previous) + owned;
   if (!ghosts_current)
@@ -239,7 +261,17 @@ void unpack_changes(ExecutionSpace const& exec, agent_index owned, HaloField con
         copy_bytes(reinterpret_cast<unsigned char*>(&slot),
                    message + static_cast<std::size_t>(changed) * sizeof(T) + k * sizeof(slot), sizeof(slot));
         values[first + static_cast<agent_index>(slot)] = value;
+        record.changed(owned, first + static_cast<agent_index>(slot));
       });
+}
+
+// Clears the flags of the ghosts list(0 .. count) (all the flags set: only listed ghosts have one).
+template <class ExecutionSpace, class MemorySpace>
+void clear_record(ExecutionSpace const& exec, GhostRecord<MemorySpace> const& record, agent_index owned,
+                  agent_index count) {
+  Kokkos::parallel_for(
+      "herd::halo::clear_record", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count),
+      KOKKOS_LAMBDA(agent_index k) { record.flags(record.list(k) - owned) = 0; });
 }
 
 // Calls f(T{}) with the unsigned integer type of `size` bytes.
@@ -448,8 +480,55 @@ class Halo {
     finish();
   }
 
+  /// Starts (or stops) recording which ghosts the exchanges change, for ghost_changes(). Until the
+  /// first report every ghost counts as changed. Allocates; call it before the step loop.
+  void record_ghost_changes(bool on) {
+    if (!on || recording_) {
+      if (!on) record_ = {};
+      recording_ = on;
+      return;
+    }
+    recording_ = true;
+    auto const ghosts = static_cast<std::size_t>(plan_.receives());
+    record_.flags = Kokkos::View<std::uint32_t*, memory_space>("herd::halo::ghost_flags", ghosts);
+    record_.list = Kokkos::View<agent_index*, memory_space>(
+        Kokkos::ViewAllocateWithoutInitializing("herd::halo::changed_ghosts"), ghosts);
+    record_.count = Kokkos::View<agent_index, memory_space>("herd::halo::changed_ghost_count");
+    every_ghost_changed_ = true;
+    reported_ = 0;
+  }
+
+  /// The ghosts that the exchanges completed since the last report changed (when recording, and
+  /// when every message since was sparse; else every ghost counts as changed), and starts a new
+  /// record. The report stays valid until the next exchange completes. Waits for the device.
+  GhostChanges<memory_space> ghost_changes() {
+    GhostChanges<memory_space> changes;
+    if (!recording_) return changes;
+    clear_reported();
+    Kokkos::deep_copy(exec_, reported_host_, record_.count);
+    exec_.fence();
+    reported_ = reported_host_();
+    if (!every_ghost_changed_) {
+      changes.known = true;
+      changes.list = record_.list;
+      changes.count = reported_;
+      changes.flags = record_.flags;
+    }
+    every_ghost_changed_ = false;
+    if (reported_ > 0) Kokkos::deep_copy(exec_, record_.count, agent_index{0});
+    return changes;
+  }
+
  private:
   static constexpr std::size_t align(std::size_t bytes) { return (bytes + 7) / 8 * 8; }
+
+  // The flags of the ghosts last reported stay set until the record is next written to (or read):
+  // the report's reader looks at them in the meantime.
+  void clear_reported() {
+    if (reported_ == 0) return;
+    Details::clear_record(exec_, record_, plan_.owned, reported_);
+    reported_ = 0;
+  }
 
   // Posts the receives and sends of the fields just packed.
   void post() {
@@ -501,14 +580,16 @@ class Halo {
     auto const range = std::make_pair(start, start + static_cast<std::size_t>(bytes));
     if (staged_) Kokkos::deep_copy(exec_, Kokkos::subview(recv_, range), Kokkos::subview(recv_host_, range));
     auto const changed = static_cast<agent_index>(static_cast<std::size_t>(bytes) / (size + sizeof(std::uint32_t)));
+    clear_reported();
     Details::with_value_type(field.size, [&](auto type) {
       Details::unpack_changes<decltype(type)>(exec_, plan_.owned, field, fields_.list != nullptr, recv_.data() + start,
-                                              first, last, changed);
+                                              first, last, changed, record_);
     });
   }
 
   // Unpacks ghost slots [first, last) of `field` from the receive buffer at `offset`.
   void unpack_range(HaloField const& field, std::size_t offset, agent_index first, agent_index last) {
+    every_ghost_changed_ = true;  // not known which did
     auto const size = static_cast<std::size_t>(field.size);
     if (staged_) {
       auto const range = std::make_pair(offset + static_cast<std::size_t>(first) * size,
@@ -533,6 +614,11 @@ class Halo {
   Kokkos::View<unsigned char*, memory_space> send_, recv_;
   Kokkos::View<unsigned char*, compat::HostPinnedSpace> send_host_, recv_host_;
   Kokkos::View<agent_index*, memory_space> changed_;  ///< listed agents whose values changed, for one field
+  bool recording_ = false;
+  Details::GhostRecord<memory_space> record_;  ///< empty unless recording the ghosts that change
+  bool every_ghost_changed_ = true;            ///< since the last report (a dense message came)
+  agent_index reported_ = 0;                   ///< ghosts listed by the last report, flags still set
+  Kokkos::View<agent_index, Kokkos::HostSpace> reported_host_{"herd::halo::reported"};
   std::vector<MPI_Request> requests_;
   std::vector<int> message_bytes_;  ///< of each message in flight, [field][destination]: dense or sparse
   HaloTimes times_;
