@@ -209,6 +209,10 @@ Stepping parse_stepping(std::string const& stepping) {
   return stepping == "pull" ? Stepping::pull : stepping == "active" ? Stepping::active : Stepping::automatic;
 }
 
+double active_threshold(Options const& o) {
+  return o.active_threshold > 0 ? o.active_threshold : default_active_threshold();
+}
+
 // How the run's steps chose their agents; under mpiexec summed over ranks (each rank chooses for
 // itself: a step counts once per rank) and the active share of all agents (collective).
 template <class Sim>
@@ -224,6 +228,7 @@ void record_stepping(JobResult& result, Options const& o, Sim const& sim, bool d
   (void)distributed;
 #endif
   result.stepping = o.stepping;
+  result.active_threshold = active_threshold(o);
   result.steps_counted = static_cast<long long>(sums[0]);
   result.active_steps = static_cast<long long>(sums[1]);
   double const agent_steps = static_cast<double>(stats.steps) * static_cast<double>(sim.num_global());
@@ -248,7 +253,7 @@ JobResult run_single(Options const& o, std::function<void(int, int)> const& prog
   // Generated graphs and symmetrised edge lists push along their own rows; other graphs (directed,
   // or a population file, which may be) through their transpose.
   bool const symmetric = is_generator(o.graph) || (!o.directed && !is_population_file(o.graph));
-  if (activity) sim.set_stepping(parse_stepping(o.stepping), symmetric);
+  if (activity) sim.set_stepping(parse_stepping(o.stepping), symmetric, active_threshold(o));
   double const setup_seconds = setup.seconds();
   double state_bytes = 0.0;
   JobResult result = run_model(o, sim, inputs, progress, state_bytes, input.graph.num_edges(), false);
@@ -288,7 +293,7 @@ JobResult run_distributed(Options const& o, std::function<void(int, int)> const&
   options.sparse_halo = o.sparse_halo;
   mpi::DistributedSimulation<Exec, WeightStorage> sim(exec, comm, std::move(local), o.seed, options);
   bool const activity = declares_activity(o);
-  if (activity) sim.set_stepping(parse_stepping(o.stepping));
+  if (activity) sim.set_stepping(parse_stepping(o.stepping), active_threshold(o));
   double const setup_seconds = setup.seconds();
   double state_bytes = 0.0;
   auto const rank_progress = [&](int step, int steps) {

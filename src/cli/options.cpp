@@ -119,6 +119,7 @@ Options parse(std::vector<std::string> const& args) {
          o.schedule = one_of(k, v, {"auto", "thread", "vector", "team", "hybrid"});
        }},
       {"--stepping", [&](auto& k, auto& v) { o.stepping = one_of(k, v, {"auto", "pull", "active"}); }},
+      {"--active-threshold", [&](auto& k, auto& v) { o.active_threshold = to_positive(k, v); }},
       {"--threads", [&](auto& k, auto& v) { o.threads = static_cast<int>(to_count(k, v, 4096)); }},
       {"--csv", [&](auto&, auto& v) { o.csv = v; }},
       {"--json", [&](auto&, auto& v) { o.json = v; }},
@@ -261,6 +262,8 @@ Run:
   --stepping MODE          auto (default), pull, active: sir, seir and covid steps visit every
                            agent (pull), only those that can change (active), or per step
                            whichever is cheaper (auto); results are the same to the last bit
+  --active-threshold F     auto steps the active agents when its estimate of the pushes they need
+                           is at most F times the agent count, else all of them (0.5)
   --threads N              host threads (default: OpenMP's)
   --csv FILE               write the time series of counts per state
   --json FILE              write a machine-readable summary

@@ -43,6 +43,8 @@ struct Options {
   std::string reorder = "none";
   std::string schedule = "auto";
   std::string stepping = "auto";  ///< pull, active or auto: which agents a step visits (same results)
+  /// auto pushes when its estimated pushes are at most this fraction of the agents (0: Herd's default)
+  double active_threshold = 0.0;
   int threads = 0;
   std::string csv;
   std::string json;

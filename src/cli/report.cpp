@@ -265,7 +265,8 @@ std::string json(Options const& o, JobResult const& r, std::string const& kokkos
   s << "  \"bytes_per_edge\": " << r.bytes_per_edge << ",\n";
   if (!r.stepping.empty())
     s << "  \"stepping\": {\"mode\": " << json_string(r.stepping) << ", \"steps\": " << r.steps_counted
-      << ", \"active_steps\": " << r.active_steps << ", \"mean_active_share\": " << r.mean_active_share << "},\n";
+      << ", \"active_steps\": " << r.active_steps << ", \"mean_active_share\": " << r.mean_active_share
+      << ", \"threshold\": " << r.active_threshold << "},\n";
   if (r.profile.enabled) s << "  \"profile\": " << profile_json(r.profile) << ",\n";
   s << "  \"backend\": " << json_string(r.backend) << ",\n";
   s << "  \"threads\": " << r.threads << ",\n";

@@ -106,6 +106,7 @@ class BadInput(unittest.TestCase):
         (["run", "--agents", "1e12"], 2, "exceeds the largest supported value 2147483647"),
         (["run", "--agents", "2.5"], 2, "'2.5' is not a whole number"),
         (["run", "--steps", "ten"], 2, "--steps: 'ten' is not a number"),
+        (["run", "--active-threshold", "0"], 2, "--active-threshold: '0' must be positive"),
         (["run", "--beta"], 2, "--beta needs a value"),
         (["run", "--beta", "1.5", "--agents", "1000"], 1, "beta must lie in [0, 1], got 1.5"),
         (["run", "--beta", "-0.1", "--agents", "1000"], 1, "beta must lie in [0, 1]"),
@@ -172,6 +173,21 @@ class Stepping(unittest.TestCase):
                     self.assertEqual(rows, pull, stepping)
                     self.assertLess(summary["stepping"]["mean_active_share"], 1.0, stepping)
                     self.assertGreater(summary["stepping"]["active_steps"], 0, stepping)
+
+
+    def test_threshold_moves_steps_between_modes_not_results(self):
+        args = ["--model", "seir", "--graph", "population", "--agents", "30000", "--steps", "80"]
+        rows, default = self.run_with("auto", *args)
+        self.assertEqual(default["stepping"]["threshold"], 0.5)
+        low_rows, low = self.run_with("auto", *args, "--active-threshold", "0.001")
+        high_rows, high = self.run_with("auto", *args, "--active-threshold", "100")
+        self.assertEqual(low_rows, rows)
+        self.assertEqual(high_rows, rows)
+        self.assertEqual(low["stepping"]["threshold"], 0.001)
+        # Pushes never exceed 100 times the agents here: every step lists; 0.1 % lists fewer.
+        self.assertEqual(high["stepping"]["active_steps"], 80)
+        self.assertLess(low["stepping"]["active_steps"], default["stepping"]["active_steps"])
+        self.assertLessEqual(default["stepping"]["active_steps"], 80)
 
 
 class Profile(unittest.TestCase):

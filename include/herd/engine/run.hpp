@@ -87,7 +87,7 @@ class LoopTimer {
 /// observables (row 0: before the first of these steps), kept on the device.
 /// The loop launches kernels only: it allocates nothing and does not wait for the device (a
 /// distributed simulation waits for its halo messages, and sums the history over ranks at the end;
-/// active-set stepping reads two counts per step). With a `telemetry`, the
+/// active-set stepping reads a few counts per step: see ActiveSet). With a `telemetry`, the
 /// loop fences at each phase boundary and records where its time went (see Telemetry).
 template <class Simulation, class Model, class Progress = NoProgress>
 History<typename Simulation::memory_space> run(Simulation& sim, Model& model, int steps, Progress&& progress = {},
