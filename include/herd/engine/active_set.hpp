@@ -405,8 +405,6 @@ class ActiveSet {
   }
   /// Sources known from the last step (-1: to be found by a pass over every agent).
   agent_index source_count() const { return sources_known_ ? source_count_ : -1; }
-  /// Ghosts that spread, as the last find() saw them (-1: to be found by a pass over every ghost).
-  agent_index ghost_source_count() const { return ghost_sources_known_ ? ghost_source_count_ : -1; }
 
  private:
   double estimate_of(std::uint64_t packed) const {

@@ -19,9 +19,9 @@
 // agents that read them: the owned sources mark while the exchange in flight completes, the ghosts
 // once it has, and the listed phase steps only then (the list is short). The spreading ghosts are
 // carried from step to step like the owned sources, from the ghosts that the halo's sparse
-// messages changed. A listed phase commits its
-// agents in place; its sparse halo messages then look for changes among the listed agents only,
-// through the plan's slots of each agent, not among every agent sent.
+// messages changed. A listed phase commits its agents in place; its sparse halo messages then look
+// for changes among the listed agents only, through the plan's slots of each agent, not among every
+// agent sent.
 
 #include <herd/agents/property.hpp>
 #include <herd/engine/active_stepping.hpp>

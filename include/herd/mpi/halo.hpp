@@ -483,11 +483,12 @@ class Halo {
   /// Starts (or stops) recording which ghosts the exchanges change, for ghost_changes(). Until the
   /// first report every ghost counts as changed. Allocates; call it before the step loop.
   void record_ghost_changes(bool on) {
-    if (!on || recording_) {
-      if (!on) record_ = {};
-      recording_ = on;
+    if (!on) {
+      record_ = {};
+      recording_ = false;
       return;
     }
+    if (recording_) return;
     recording_ = true;
     auto const ghosts = static_cast<std::size_t>(plan_.receives());
     record_.flags = Kokkos::View<std::uint32_t*, memory_space>("herd::halo::ghost_flags", ghosts);
