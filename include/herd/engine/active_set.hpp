@@ -17,6 +17,7 @@
 // and the plain pull step above it, as direction-optimising BFS switches between top-down and
 // bottom-up.
 
+#include <herd/core/device_pass.hpp>
 #include <herd/core/error.hpp>
 #include <herd/core/types.hpp>
 #include <herd/engine/ghost_changes.hpp>
@@ -137,12 +138,25 @@ void mark_range(ExecutionSpace const& exec, char const* label, Mark const& mark,
         label, Kokkos::RangePolicy<ExecutionSpace>(exec, first, last), KOKKOS_LAMBDA(agent_index i) { mark(i); });
 }
 
-// Marks from the agents agents(0 .. count).
+// Marks from the agents agents(0 .. count). On CPUs, first asks for the push row of the agent 16
+// places ahead: the sources lie far apart, the hardware prefetcher does not follow their rows, and
+// each row start (its readers and their weights) missed in cache. GPUs hide those misses with
+// other warps. (Written here, not in a function of its own: GCC takes a function that only
+// prefetches for one without effect and drops it.)
 template <class ExecutionSpace, class Mark, class Agents>
 void mark_listed(ExecutionSpace const& exec, char const* label, Mark const& mark, Agents const& agents,
                  agent_index count) {
   Kokkos::parallel_for(
-      label, Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count), KOKKOS_LAMBDA(agent_index k) { mark(agents(k)); });
+      label, Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count), KOKKOS_LAMBDA(agent_index k) {
+#if !HERD_DEVICE_PASS && (defined(__GNUC__) || defined(__clang__))
+        if (k + 16 < count) {
+          edge_offset const ahead = mark.push.row_offsets(agents(k + 16));
+          __builtin_prefetch(mark.push.neighbours.data() + ahead);
+          if (mark.sums.extent(0) && mark.push.weighted()) __builtin_prefetch(mark.push.weights.data() + ahead);
+        }
+#endif
+        mark(agents(k));
+      });
 }
 
 // Writes the marked agents to `list`, in increasing order, eight marks at a time (an eighth of the
