@@ -135,7 +135,7 @@ PlacedEntries<typename ExecutionSpace::memory_space> place_by_atomics(
   Kokkos::View<edge_offset*, memory_space> offsets("herd::graph::row_offsets", n + 1);
   Kokkos::parallel_for(
       "herd::build_csr::count", policy(exec, 0, entries.edges.size()), KOKKOS_LAMBDA(std::size_t e) {
-        entries(e, [&](agent_index row, agent_index, float) { Kokkos::atomic_increment(&offsets(row)); });
+        entries(e, [&](agent_index row, agent_index, float) { Kokkos::atomic_add(&offsets(row), edge_offset{1}); });
       });
   exclusive_scan(exec, offsets, "herd::build_csr::scan_degrees");
   auto placed = allocate_slots(exec, offsets, entries.edges.weights.extent(0) != 0);

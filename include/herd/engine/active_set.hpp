@@ -528,7 +528,7 @@ CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> transpose(
   auto const counts = t.row_offsets;
   Kokkos::parallel_for(
       "herd::transpose::count", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, graph.num_edges()),
-      KOKKOS_LAMBDA(edge_offset e) { Kokkos::atomic_increment(&counts(neighbours(e) + 1)); });
+      KOKKOS_LAMBDA(edge_offset e) { Kokkos::atomic_add(&counts(neighbours(e) + 1), edge_offset{1}); });
   auto const cursor = Details::counts_to_offsets(exec, t.row_offsets, "herd::transpose::cursor");
   auto const out = t.neighbours;
   auto const weights = graph.weights;

@@ -61,7 +61,7 @@ void invert_send_agents(ExecutionSpace const& exec, HaloPlan<typename ExecutionS
   auto const slots = plan.agent_slots;
   Kokkos::parallel_for(
       "herd::halo::count_slots", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, plan.sends()),
-      KOKKOS_LAMBDA(agent_index m) { Kokkos::atomic_increment(&offsets(agents(m) + 1)); });
+      KOKKOS_LAMBDA(agent_index m) { Kokkos::atomic_add(&offsets(agents(m) + 1), agent_index{1}); });
   auto const cursor = herd::Details::counts_to_offsets(exec, offsets, "herd::halo::slot_cursor");
   // One destination at a time: it reads each agent at most once, so the cursors need no atomics
   // and every agent's slots come out in destination order.
