@@ -16,6 +16,13 @@ function(herd_strict_floating_point target)
   endif()
 endfunction()
 
+# -mf16c where HerdF16C.cmake decided for it; PUBLIC for the same reason as above.
+function(herd_half_conversions target)
+  if(HERD_HALF_F16C)
+    target_compile_options(${target} PUBLIC $<$<COMPILE_LANGUAGE:CXX>:-mf16c>)
+  endif()
+endfunction()
+
 # Warnings are errors-in-waiting in Herd's own code; they stay off for users' code.
 function(herd_warnings target)
   if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")

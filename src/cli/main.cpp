@@ -11,7 +11,9 @@
 #endif
 
 #include <herd/config.hpp>
+#include <herd/core/cpu_features.hpp>
 #include <herd/core/error.hpp>
+#include <herd/core/half.hpp>
 #include <herd/core/kokkos_compat.hpp>
 #if HERD_ENABLE_MPI
 #include <herd/mpi/collective.hpp>
@@ -81,10 +83,29 @@ bool failed_on_every_rank(std::exception const& e) {
 #endif
 }
 
+// A build for F16C (Herd_ENABLE_F16C) stops with a message on a CPU without F16C and AVX, instead
+// of dying on an illegal instruction at the first half conversion. It stops before MPI starts, so
+// no other rank waits on it in a collective: mpiexec ends the job when a process exits non-zero.
+bool cpu_runs_this_build() {
+#if HERD_HALF_USES_F16C
+  return herd::Details::cpu_has_f16c();
+#else
+  return true;
+#endif
+}
+
+char const* half_conversions() { return HERD_HALF_USES_F16C ? "F16C" : "integer"; }
+
 }  // namespace
 
 int main(int argc, char* argv[]) {
   using namespace herd::cli;
+  if (!cpu_runs_this_build()) {
+    std::fprintf(stderr,
+                 "herd: this build converts half values with F16C instructions, and this CPU lacks F16C or AVX; "
+                 "rebuild Herd with -DHerd_ENABLE_F16C=OFF\n");
+    return 1;
+  }
   MpiSession mpi(argc, argv);
   bool const speaks = mpi.rank == 0;
   Options options;
@@ -116,7 +137,8 @@ int main(int argc, char* argv[]) {
   if (options.command == "version") {
     if (speaks)
       std::cout << "herd " << HERD_VERSION_STRING << " (Kokkos " << KOKKOS_VERSION / 10000 << "."
-                << KOKKOS_VERSION / 100 % 100 << "." << KOKKOS_VERSION % 100 << ")\n";
+                << KOKKOS_VERSION / 100 % 100 << "." << KOKKOS_VERSION % 100
+                << ", half conversions: " << half_conversions() << ")\n";
     return 0;
   }
 

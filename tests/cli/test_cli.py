@@ -36,7 +36,8 @@ class Outputs(unittest.TestCase):
                        "--infectious-steps", "--gamma", "--initial-infected", "--precision", "--threads",
                        "--csv", "--json"]:
             self.assertIn(option, result.stdout)
-        self.assertRegex(herd("--version").stdout, r"^herd \d+\.\d+\.\d+")
+        self.assertRegex(herd("--version").stdout,
+                         r"^herd \d+\.\d+\.\d+ \(Kokkos [\d.]+, half conversions: (F16C|integer)\)")
 
     def test_json_and_csv_describe_the_run(self):
         result = herd("run", "--model", "sir", "--graph", "erdos-renyi", "--agents", "20000", "--mean-degree", "6",

@@ -110,6 +110,7 @@ class Recipe(unittest.TestCase):
         self.assertEqual(arg(args, "Herd_ENABLE_HDF5"), "OFF")
         self.assertEqual(arg(args, "Herd_ENABLE_TESTS"), "OFF")
         self.assertEqual(arg(args, "Herd_STRICT_FLOATING_POINT"), "ON")
+        self.assertEqual(arg(args, "Herd_ENABLE_F16C"), "OFF", "spack's target flags choose the CPU")
 
     def test_cuda_arch_reaches_kokkos_and_kokkos_kernels(self):
         for arch in ("80", "90"):
@@ -174,7 +175,9 @@ class Recipe(unittest.TestCase):
 
     def test_every_herd_option_exists_in_cmake(self):
         with open(os.path.join(ROOT, "CMakeLists.txt")) as f:
-            options = set(re.findall(r"option\((Herd_\w+)", f.read()))
+            cmake_lists = f.read()
+        options = set(re.findall(r"option\((Herd_\w+)", cmake_lists))
+        options |= set(re.findall(r"set\((Herd_\w+) \S+ CACHE", cmake_lists))
         for text in ("", "+mpi+hdf5+benchmarks+metis+gpu_aware_mpi", "+cuda cuda_arch=90", "~kokkos_kernels~strict_fp"):
             for a in cmake_args(concretize(text), run_tests=True):
                 name = re.match(r"-D(\w+):", a).group(1)

@@ -1,5 +1,8 @@
 #include "test_common.hpp"
 
+#include <herd/config.hpp>
+#include <herd/core/cpu_features.hpp>
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -92,7 +95,7 @@ std::uint32_t float_bits(float x) {
 // A build for F16C converts with the instructions; every other build with integer operations. The
 // two must give the same bits, or trajectories would depend on the build.
 TEST(Half, IntegerConversionsMatchTheF16CInstructions) {
-  if (!__builtin_cpu_supports("f16c")) GTEST_SKIP() << "this CPU has no F16C";
+  if (!herd::Details::cpu_has_f16c()) GTEST_SKIP() << "this CPU has no F16C (or no AVX)";
   // Every half, NaNs included (both make them quiet).
   for (std::uint32_t b = 0; b <= 0xffff; ++b) {
     auto const h = static_cast<std::uint16_t>(b);
@@ -108,6 +111,16 @@ TEST(Half, IntegerConversionsMatchTheF16CInstructions) {
     }
 }
 #endif
+
+// Herd_ENABLE_F16C adds -mf16c to Herd's public flags; a translation unit of a user of Herd (this
+// one) must see it, or the headers would convert half one way here and another in libherd.
+TEST(Half, TheConfiguredConversionsReachUsersCode) {
+#if HERD_HALF_F16C && !HERD_DEVICE_PASS
+  EXPECT_EQ(HERD_HALF_USES_F16C, 1);
+#else
+  GTEST_SKIP() << "this build does not configure F16C";
+#endif
+}
 
 // Converts values spread over the half range on the device. (A free function: CUDA does not
 // allow device lambdas in the private TestBody of a test.)

@@ -91,6 +91,9 @@ class Herd(CMakePackage, CudaPackage, ROCmPackage):
             self.define_from_variant("Herd_MPI_DEVICE_BUFFERS", "gpu_aware_mpi"),
             self.define_from_variant("Herd_ENABLE_HDF5", "hdf5"),
             self.define_from_variant("Herd_STRICT_FLOATING_POINT", "strict_fp"),
+            # Spack's target flags (-march= the spec's target) choose the CPU, F16C included where
+            # it has it; Herd's own guess would look at the building node's CPU instead.
+            self.define("Herd_ENABLE_F16C", "OFF"),
             self.define_from_variant("Herd_ENABLE_BENCHMARKS", "benchmarks"),
             self.define("Herd_ENABLE_TESTS", self.run_tests),
             self.define("Herd_ENABLE_EXAMPLES", False),
