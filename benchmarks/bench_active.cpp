@@ -107,24 +107,20 @@ void sir_step_at(benchmark::State& state, char const* when, int timed) {
   sim.set_stepping(mode_of(state.range(1)), true);
   Seir<Memory> model(agents, sir_parameters());
   double share = 0.0;
-  Kokkos::View<std::int64_t*, Memory> row("herd::bench::row", model.num_observables());
-  // As herd::run does: prepare, then per step the phases and the observables.
-  auto const step_and_observe = [&] {
-    sim.before_step(model);
-    model.step(sim);
-    sim.end_step();
-    sim.observe(model, row);
-  };
+  // As herd::run does: prepare, observe, then per step the phases and the observables.
+  History<Memory> history("herd::bench::history", timed + 2, model.num_observables());
+  Kokkos::View<std::int64_t*, Memory> scratch("herd::bench::observed_before", model.num_observables());
+  Details::LoopTimer<Simulation<Exec>> untimed(sim, nullptr);
   for (auto _ : state) {
     restore(model, saved);
     sim.set_step(step);
     sim.prepare(model);
-    sim.observe(model, row);
-    step_and_observe();
+    sim.observe(model, Kokkos::subview(history, 0, Kokkos::ALL()));
+    Details::step_and_observe(sim, model, history, 1, scratch, untimed);
     auto const before = sim.stepping_stats();
     Kokkos::fence();
     Kokkos::Timer timer;
-    for (int t = 0; t < timed; ++t) step_and_observe();
+    for (int t = 2; t < timed + 2; ++t) Details::step_and_observe(sim, model, history, t, scratch, untimed);
     Kokkos::fence();
     state.SetIterationTime(timer.seconds() / timed);
     share = sim.stepping_stats().active_share_sum - before.active_share_sum;

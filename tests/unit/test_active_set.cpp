@@ -418,6 +418,55 @@ TEST(ActiveSet, AutomaticModeSkipsEstimatesFarAboveTheThreshold) {
   EXPECT_LT(EstimateCounter::passes, pulled);
 }
 
+// Counts the observations herd::run makes from the active list alone (a Kokkos Tools callback).
+struct ListedObservations {
+  static inline int passes = 0;
+  static void begin_reduce(char const* name, std::uint32_t, std::uint64_t*) {
+    if (std::string(name) == "herd::observe::listed") ++passes;
+  }
+};
+
+// The history herd::run records, stepping as asked.
+template <class Model>
+std::vector<std::int64_t> history(Graph const& graph, Model model, Stepping stepping, bool symmetric, int steps) {
+  Simulation<Exec> sim(Exec(), graph, 11);
+  sim.set_stepping(stepping, symmetric);
+  model.initialise(sim, graph.num_agents());
+  return to_vector(run(sim, model, steps));
+}
+
+// herd::run observes a step on a short list from the listed agents alone (their observations
+// before the step out, after it in): every row of the history is the pull step's, for SEIR and
+// COVID on every graph family.
+TEST(ActiveSet, HistoriesObservedFromTheListAreThoseOfThePullStep) {
+  namespace tools = Kokkos::Tools::Experimental;
+  auto const original = tools::get_callbacks();
+  auto counting = original;
+  counting.begin_parallel_reduce = ListedObservations::begin_reduce;
+  SeirParameters seir;
+  seir.beta = 0.06;
+  seir.initial_infected = 10;
+  seir.latent = Period::geometric(0.4);
+  seir.infectious = Period::fixed(4);
+  CovidParameters covid;
+  covid.transmission_rate = 10.0;
+  covid.initial_exposed = 20;
+  for (auto const& [graph_name, graph] : symmetric_graphs()) {
+    Seir<> seir_model(graph.num_agents(), seir);
+    Covid<> covid_model(graph.num_agents(), covid);
+    auto const seir_pull = history(graph, seir_model, Stepping::pull, true, 60);
+    auto const covid_pull = history(graph, covid_model, Stepping::pull, false, 40);
+    tools::set_callbacks(counting);
+    ListedObservations::passes = 0;
+    for (Stepping stepping : {Stepping::active, Stepping::automatic}) {
+      EXPECT_EQ(history(graph, seir_model, stepping, true, 60), seir_pull) << graph_name << " seir";
+      EXPECT_EQ(history(graph, covid_model, stepping, false, 40), covid_pull) << graph_name << " covid";
+    }
+    tools::set_callbacks(original);
+    EXPECT_GT(ListedObservations::passes, 40) << graph_name << ": steps should be observed from their lists";
+  }
+}
+
 // A model that declares no activity is stepped in full whatever is asked.
 TEST(ActiveSet, ModelsWithoutActivityAreAlwaysPulled) {
   auto const graph = build_csr(Exec(), generate_edges(Exec(), ErdosRenyi{5000, 6.0}, 2));

@@ -115,15 +115,23 @@ struct TeamLaunch {
   }
 };
 
+// The agents an observation visits: every agent, or those of a list (a View of indices).
+struct EveryAgent {
+  KOKKOS_INLINE_FUNCTION agent_index operator()(agent_index k) const { return k; }
+};
+
 // Sums a model's per-agent observables (counts per state, say) into one row of a device View.
-template <class Model>
+template <class Model, class Agents = EveryAgent>
 struct ObserveKernel {
   using value_type = std::int64_t[];
   using size_type = unsigned;
   Model model;
   size_type value_count;
+  Agents agents;
 
-  KOKKOS_INLINE_FUNCTION void operator()(agent_index i, std::int64_t* totals) const { model.observe(i, totals); }
+  KOKKOS_INLINE_FUNCTION void operator()(agent_index k, std::int64_t* totals) const {
+    model.observe(agents(k), totals);
+  }
   KOKKOS_INLINE_FUNCTION void init(std::int64_t* totals) const {
     for (size_type k = 0; k < value_count; ++k) totals[k] = 0;
   }
@@ -177,6 +185,15 @@ void launch_listed(ExecutionSpace const& exec, Kokkos::View<agent_index*, typena
   Kokkos::parallel_for(
       "herd::step::commit", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count),
       KOKKOS_LAMBDA(agent_index k) { written.commit(list(k)); });
+}
+
+// Adds up `model.observe` over the first `count` agents of `list` into `row`, without waiting.
+template <class ExecutionSpace, class Model, class Row>
+void observe_list(ExecutionSpace const& exec, Kokkos::View<agent_index*, typename ExecutionSpace::memory_space> list,
+                  agent_index count, Model const& model, Row const& row) {
+  using Agents = Kokkos::View<agent_index const*, typename ExecutionSpace::memory_space>;
+  ObserveKernel<Model, Agents> const kernel{model, static_cast<unsigned>(row.extent(0)), list};
+  Kokkos::parallel_reduce("herd::observe::listed", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count), kernel, row);
 }
 
 }  // namespace Details

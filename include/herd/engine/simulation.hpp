@@ -132,8 +132,19 @@ class Simulation {
   /// model.num_observables() entries) without waiting for the result.
   template <class Model, class Row>
   void observe(Model const& model, Row const& row) const {
-    Details::ObserveKernel<Model> const kernel{model, static_cast<unsigned>(row.extent(0))};
+    Details::ObserveKernel<Model> const kernel{model, static_cast<unsigned>(row.extent(0)), {}};
     Kokkos::parallel_reduce("herd::observe", Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, num_agents()), kernel, row);
+  }
+
+  /// Agents the phases of the step under way run on (the first of the active list), or -1 when
+  /// they run on every agent. Known from before_step until end_step.
+  agent_index listed_agents() const { return active_.listed(); }
+
+  /// Adds up `model.observe` over the first `count` agents of the active list into `row`, without
+  /// waiting: what the step on the list changes, observed before and after it.
+  template <class Model, class Row>
+  void observe_listed(Model const& model, agent_index count, Row const& row) const {
+    Details::observe_list(exec_, active_.list(), count, model, row);
   }
 
  private:

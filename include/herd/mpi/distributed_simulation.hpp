@@ -215,8 +215,19 @@ class DistributedSimulation {
   /// Sums `model.observe` over owned agents into `row`, without waiting.
   template <class Model, class Row>
   void observe(Model const& model, Row const& row) const {
-    herd::Details::ObserveKernel<Model> const kernel{model, static_cast<unsigned>(row.extent(0))};
+    herd::Details::ObserveKernel<Model> const kernel{model, static_cast<unsigned>(row.extent(0)), {}};
     Kokkos::parallel_reduce("herd::observe", Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, num_owned()), kernel, row);
+  }
+
+  /// Owned agents the phases of the step under way run on (the first of the active list), or -1
+  /// when they run on every owned agent. Known from before_step until end_step.
+  agent_index listed_agents() const { return active_.listed(); }
+
+  /// Adds up `model.observe` over the first `count` agents of the active list into `row`, without
+  /// waiting.
+  template <class Model, class Row>
+  void observe_listed(Model const& model, agent_index count, Row const& row) const {
+    herd::Details::observe_list(exec_, active_.list(), count, model, row);
   }
 
   /// Completes the last exchange and sums the history of observables over ranks, in place: every
