@@ -17,7 +17,9 @@ using History = Kokkos::View<std::int64_t**, Kokkos::LayoutRight, MemorySpace>;
 
 /// Called on the host after each step is launched as progress(step, steps), or as
 /// progress(step, steps, history) to see the observables so far; it must not wait for the device
-/// unless it writes output the user asked for (checkpoints, snapshots).
+/// unless it writes output the user asked for (checkpoints, snapshots), and must not change the
+/// agents' state: active-set stepping and the observables carry over from step to step. (To change
+/// it between steps, run the steps in pieces: each herd::run starts afresh.)
 struct NoProgress {
   void operator()(int /*step*/, int /*steps*/) const {}
 };
