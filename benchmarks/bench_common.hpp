@@ -62,13 +62,13 @@ CsrGraph<Memory, WeightStorage> const& graph(int kind, agent_index agents, Order
   return cache.emplace(key, g).first->second;
 }
 
-/// The orderings benchmarked: reverse Cuthill-McKee comes from Kokkos Kernels, which builds without
-/// it (the GPU builds) lack, so they measure the generators' labels alone.
+/// The orderings benchmarked: the generators' labels, Herd's own Cuthill-McKee (every build) and
+/// reverse Cuthill-McKee from Kokkos Kernels, which builds without it (the GPU builds) lack.
 inline std::vector<Ordering> orderings() {
 #if HERD_ENABLE_KOKKOSKERNELS
-  return {Ordering::none, Ordering::rcm};
+  return {Ordering::none, Ordering::rcm, Ordering::bfs};
 #else
-  return {Ordering::none};
+  return {Ordering::none, Ordering::bfs};
 #endif
 }
 

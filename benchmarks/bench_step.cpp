@@ -151,7 +151,8 @@ void sir_step_relabelled(benchmark::State& state) {
   state.counters["edge_span"] = mean_edge_span(Exec(), g);
 }
 
-/// The reorderings applied to shuffled labels: degree, and RCM where Kokkos Kernels is built in.
+/// The reorderings applied to shuffled labels: degree, Herd's Cuthill-McKee, and RCM where Kokkos
+/// Kernels is built in.
 std::vector<Ordering> reorderings() {
   std::vector<Ordering> all{Ordering::degree};
   for (Ordering o : orderings())

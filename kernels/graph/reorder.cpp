@@ -1,5 +1,6 @@
 #include <herd/graph/reorder.hpp>
 
+#include "breadth_first_order.hpp"
 #include "row_sort.hpp"
 
 #include <herd/config.hpp>
@@ -21,7 +22,8 @@ Ordering parse_ordering(std::string const& name) {
   if (name == "rcm") return Ordering::rcm;
   if (name == "degree") return Ordering::degree;
   if (name == "random") return Ordering::random;
-  throw Error("unknown ordering '" + name + "' (expected none, rcm, degree or random)");
+  if (name == "bfs") return Ordering::bfs;
+  throw Error("unknown ordering '" + name + "' (expected none, rcm, degree, random or bfs)");
 }
 
 std::string to_string(Ordering ordering) {
@@ -34,6 +36,8 @@ std::string to_string(Ordering ordering) {
       return "degree";
     case Ordering::random:
       return "random";
+    case Ordering::bfs:
+      return "bfs";
   }
   return "?";
 }
@@ -60,6 +64,22 @@ Permutation<typename ExecutionSpace::memory_space> order_by_keys(
         old_of_new(r) = old;
         new_of_old(old) = r;
       });
+  return p;
+}
+
+// The permutation that numbers sequence(r) as r.
+template <class ExecutionSpace>
+Permutation<typename ExecutionSpace::memory_space> numbering(
+    ExecutionSpace const& exec, Kokkos::View<agent_index*, typename ExecutionSpace::memory_space> sequence) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  Permutation<memory_space> p;
+  p.old_of_new = sequence;
+  p.new_of_old = Kokkos::View<agent_index*, memory_space>(
+      Kokkos::ViewAllocateWithoutInitializing("herd::ordering::new_of_old"), sequence.extent(0));
+  auto new_of_old = p.new_of_old;
+  Kokkos::parallel_for(
+      "herd::ordering::number", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, sequence.extent(0)),
+      KOKKOS_LAMBDA(std::size_t r) { new_of_old(sequence(r)) = static_cast<agent_index>(r); });
   return p;
 }
 
@@ -116,6 +136,8 @@ Permutation<typename ExecutionSpace::memory_space> compute_ordering(
   Permutation<typename ExecutionSpace::memory_space> p;
   if (ordering == Ordering::rcm) {
     p = Details::rcm(exec, graph);
+  } else if (ordering == Ordering::bfs) {
+    p = Details::numbering(exec, Details::BreadthFirstOrder<ExecutionSpace, WeightStorage>(exec, graph).sequence());
   } else {
     p = Details::order_by_keys(exec, Details::ordering_keys(exec, graph, ordering, seed));
   }

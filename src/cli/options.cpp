@@ -112,7 +112,7 @@ Options parse(std::vector<std::string> const& args) {
        }},
       {"--reorder",
        [&](auto& k, auto& v) {
-         o.reorder = one_of(k, v, {"none", "rcm", "degree", "random"});
+         o.reorder = one_of(k, v, {"none", "rcm", "bfs", "degree", "random"});
        }},
       {"--schedule",
        [&](auto& k, auto& v) {
@@ -256,8 +256,9 @@ Run:
   --steps N                steps to run (150)
   --seed S                 seed of the graph, the initial state and every random draw (42)
   --precision float|half   storage of edge weights and of continuous opinions: 4 or 2 bytes (float)
-  --reorder ORDER          none (default), rcm, degree, random: relabel agents for locality;
-                           results are the same, reported in the original ids
+  --reorder ORDER          none (default), rcm, bfs, degree, random: relabel agents for locality
+                           (bfs: Cuthill-McKee computed in parallel, in every build); results are
+                           the same, reported in the original ids
   --schedule NAME          auto (default), thread, vector, team, hybrid: agents/edges to threads
   --stepping MODE          auto (default), pull, active: sir, seir and covid steps visit every
                            agent (pull), only those that can change (active), or per step

@@ -6,6 +6,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <tuple>
 
 namespace {
 
@@ -266,7 +267,7 @@ TYPED_TEST(Graph, ReorderingIsAPermutationThatImprovesLocality) {
   auto shuffled = permute(exec, ring, compute_ordering(exec, ring, Ordering::random, 9));
   double const span_shuffled = mean_edge_span(exec, shuffled);
   EXPECT_GT(span_shuffled, 1000.0);
-  for (Ordering o : {Ordering::none, Ordering::degree, Ordering::rcm}) {
+  for (Ordering o : {Ordering::none, Ordering::degree, Ordering::rcm, Ordering::bfs}) {
     if (o == Ordering::rcm && !HERD_ENABLE_KOKKOSKERNELS) continue;
     auto p = compute_ordering(exec, shuffled, o);
     auto new_of_old = to_vector(p.new_of_old);
@@ -277,9 +278,79 @@ TYPED_TEST(Graph, ReorderingIsAPermutationThatImprovesLocality) {
     auto g = permute(exec, shuffled, p);
     EXPECT_EQ(g.num_edges(), shuffled.num_edges());
     validate(exec, g);
-    if (o == Ordering::rcm) {
-      EXPECT_LT(mean_edge_span(exec, g), 10.0);
+    if (o == Ordering::rcm || o == Ordering::bfs) {
+      EXPECT_LT(mean_edge_span(exec, g), 10.0) << to_string(o);
     }
+  }
+}
+
+// Cuthill-McKee as a serial queue computes it: each component from a George-Liu root (the
+// lowest (degree, id) agent of the last level of a search from the component's lowest (degree, id)
+// agent), all roots queued first in (degree, id) order, each agent queueing its unreached
+// neighbours in (degree, id) order.
+std::vector<agent_index> serial_cuthill_mckee(std::vector<edge_offset> const& offsets,
+                                              std::vector<agent_index> const& neighbours) {
+  auto const n = static_cast<agent_index>(offsets.size() - 1);
+  auto before = [&](agent_index a, agent_index b) {
+    auto const da = offsets[a + 1] - offsets[a], db = offsets[b + 1] - offsets[b];
+    return da != db ? da < db : a < b;
+  };
+  auto search = [&](std::vector<agent_index> roots) {
+    std::sort(roots.begin(), roots.end(), before);
+    std::vector<agent_index> queue = roots;
+    std::vector<int> depth(n, -1);
+    for (agent_index r : roots) depth[r] = 0;
+    for (std::size_t head = 0; head < queue.size(); ++head) {
+      agent_index const i = queue[head];
+      std::vector<agent_index> children;
+      for (auto e = offsets[i]; e < offsets[i + 1]; ++e)
+        if (depth[neighbours[e]] < 0) {
+          depth[neighbours[e]] = depth[i] + 1;
+          children.push_back(neighbours[e]);
+        }
+      std::sort(children.begin(), children.end(), before);
+      queue.insert(queue.end(), children.begin(), children.end());
+    }
+    return std::make_pair(queue, depth);
+  };
+  std::vector<agent_index> component(n, -1), first;
+  for (agent_index i = 0; i < n; ++i) {
+    if (component[i] >= 0) continue;
+    std::vector<agent_index> members{i};
+    component[i] = i;
+    for (std::size_t k = 0; k < members.size(); ++k)
+      for (auto e = offsets[members[k]]; e < offsets[members[k] + 1]; ++e)
+        if (component[neighbours[e]] < 0) {
+          component[neighbours[e]] = i;
+          members.push_back(neighbours[e]);
+        }
+    first.push_back(*std::min_element(members.begin(), members.end(), before));
+  }
+  auto const depth = search(first).second;
+  std::map<agent_index, agent_index> peripheral;  // component -> root
+  std::map<agent_index, int> deepest;
+  for (agent_index i = 0; i < n; ++i) deepest[component[i]] = std::max(deepest[component[i]], depth[i]);
+  for (agent_index i = 0; i < n; ++i) {
+    if (depth[i] != deepest[component[i]]) continue;
+    auto found = peripheral.find(component[i]);
+    if (found == peripheral.end() || before(i, found->second)) peripheral[component[i]] = i;
+  }
+  std::vector<agent_index> roots;
+  for (auto const& [c, root] : peripheral) roots.push_back(root);
+  return search(roots).first;
+}
+
+TYPED_TEST(Graph, BreadthFirstOrderIsCuthillMcKee) {
+  using Exec = TypeParam;
+  Exec exec;
+  // Sparse random graphs: many components, isolated agents, ties in degree.
+  for (auto [agents, degree, seed] : {std::tuple{2000, 1.2, 3}, std::tuple{5000, 3.0, 4}, std::tuple{300, 0.5, 5}}) {
+    auto g = herd::test::generated_graph<Exec>(ErdosRenyi{agents, degree}, seed);
+    auto const expected = serial_cuthill_mckee(to_vector(g.row_offsets), to_vector(g.neighbours));
+    auto p = compute_ordering(exec, g, Ordering::bfs);
+    EXPECT_EQ(to_vector(p.old_of_new), expected) << agents << " agents, mean degree " << degree;
+    auto new_of_old = to_vector(p.new_of_old);
+    for (agent_index r = 0; r < agents; ++r) ASSERT_EQ(new_of_old[expected[r]], r);
   }
 }
 

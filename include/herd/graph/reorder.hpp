@@ -14,10 +14,11 @@ enum class Ordering {
   none,    ///< agents as given
   rcm,     ///< reverse Cuthill-McKee (Kokkos Kernels): bandwidth-reducing breadth-first order
   degree,  ///< descending degree: hubs first, grouping long rows
-  random   ///< a seeded shuffle: destroys locality, for measuring what reordering buys
+  random,  ///< a seeded shuffle: destroys locality, for measuring what reordering buys
+  bfs      ///< Cuthill-McKee computed in parallel by Herd, on every backend (no Kokkos Kernels needed)
 };
 
-/// Parses "none", "rcm", "degree" or "random"; throws herd::Error otherwise.
+/// Parses "none", "rcm", "degree", "random" or "bfs"; throws herd::Error otherwise.
 Ordering parse_ordering(std::string const& name);
 std::string to_string(Ordering ordering);
 
