@@ -48,14 +48,14 @@ struct BreadthFirstOrder {
     rank_by_degree();
     label_components();
     auto roots = lowest_rank_per_component(KOKKOS_LAMBDA(agent_index) { return true; });
-    sweep(roots);
+    sweep(roots, false);
     auto level = level_;
     auto component = component_;
     number_view deepest("herd::ordering::deepest", n_);
     Kokkos::parallel_for(
         "herd::ordering::deepest", policy(exec_, 0, n_),
         KOKKOS_LAMBDA(agent_index i) { Kokkos::atomic_fetch_max(&deepest(component(i)), level(i)); });
-    sweep(lowest_rank_per_component(KOKKOS_LAMBDA(agent_index i) { return level(i) == deepest(component(i)); }));
+    sweep(lowest_rank_per_component(KOKKOS_LAMBDA(agent_index i) { return level(i) == deepest(component(i)); }), true);
     return sequence_;
   }
 
@@ -150,7 +150,9 @@ struct BreadthFirstOrder {
   // random); a large one is found by the agents not yet numbered, each reading its row in order
   // (bottom-up, as in direction-optimising breadth-first search). Both give every agent of the
   // next level its lowest-numbered neighbour in this one, so the numbering is the same.
-  void sweep(index_view roots) {
+  // Without `ordered` only the depths count (the search for peripheral roots), and they do not
+  // depend on the order within a level: each level is numbered in the order found, unsorted.
+  void sweep(index_view roots, bool ordered) {
     auto offsets = graph_.row_offsets;
     auto neighbours = graph_.neighbours;
     auto keys = keys_;
@@ -178,19 +180,21 @@ struct BreadthFirstOrder {
     std::size_t begin = 0, end = 0;
     for (std::uint32_t depth = 0; count > 0; ++depth) {
       // Number the level found: sort by (parent's number, rank), which makes the keys unique.
-      Kokkos::parallel_for(
-          "herd::ordering::level_keys", policy(exec_, 0, count), KOKKOS_LAMBDA(std::size_t k) {
-            agent_index const i = found(k);
-            keys(k) = (static_cast<std::uint64_t>(parent(i)) << 32) | rank(i);
-          });
-      exec_.fence();
-      Kokkos::sort(Kokkos::subview(keys, std::make_pair(std::size_t(0), count)));
+      if (ordered) {
+        Kokkos::parallel_for(
+            "herd::ordering::level_keys", policy(exec_, 0, count), KOKKOS_LAMBDA(std::size_t k) {
+              agent_index const i = found(k);
+              keys(k) = (static_cast<std::uint64_t>(parent(i)) << 32) | rank(i);
+            });
+        exec_.fence();
+        Kokkos::sort(Kokkos::subview(keys, std::make_pair(std::size_t(0), count)));
+      }
       begin = end;
       end = begin + count;
       auto const first = static_cast<std::uint32_t>(begin);
       Kokkos::parallel_for(
           "herd::ordering::number_level", policy(exec_, 0, count), KOKKOS_LAMBDA(std::size_t k) {
-            agent_index const i = by_rank(static_cast<std::uint32_t>(keys(k) & 0xffffffffu));
+            agent_index const i = ordered ? by_rank(static_cast<std::uint32_t>(keys(k) & 0xffffffffu)) : found(k);
             sequence(first + k) = i;
             number(i) = first + static_cast<std::uint32_t>(k);
             level(i) = depth;
