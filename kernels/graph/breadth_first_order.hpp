@@ -20,6 +20,8 @@
 #include <herd/core/types.hpp>
 #include <herd/graph/csr_graph.hpp>
 
+#include "numbering.hpp"
+
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Sort.hpp>
 
@@ -68,18 +70,9 @@ struct BreadthFirstOrder {
         "herd::ordering::degree_keys", policy(exec_, 0, n_), KOKKOS_LAMBDA(agent_index i) {
           keys(i) = (static_cast<std::uint64_t>(offsets(i + 1) - offsets(i)) << 32) | static_cast<std::uint32_t>(i);
         });
-    exec_.fence();
-    Kokkos::sort(keys);
-    rank_ = number_view(Kokkos::ViewAllocateWithoutInitializing("herd::ordering::rank"), n_);
-    by_rank_ = index_view(Kokkos::ViewAllocateWithoutInitializing("herd::ordering::by_rank"), n_);
-    auto rank = rank_;
-    auto by_rank = by_rank_;
-    Kokkos::parallel_for(
-        "herd::ordering::ranks", policy(exec_, 0, n_), KOKKOS_LAMBDA(agent_index r) {
-          auto const i = static_cast<agent_index>(keys(r) & 0xffffffffu);
-          by_rank(r) = i;
-          rank(i) = static_cast<std::uint32_t>(r);
-        });
+    auto by_degree = order_by_keys(exec_, keys);
+    rank_ = by_degree.new_of_old;
+    by_rank_ = by_degree.old_of_new;
   }
 
   // component_(i): the lowest id in agent i's connected component. Each round hooks the tree of a
@@ -129,7 +122,7 @@ struct BreadthFirstOrder {
     Kokkos::deep_copy(exec_, lowest, unset);
     Kokkos::parallel_for(
         "herd::ordering::lowest_rank", policy(exec_, 0, n_), KOKKOS_LAMBDA(agent_index i) {
-          if (eligible(i)) Kokkos::atomic_fetch_min(&lowest(component(i)), rank(i));
+          if (eligible(i)) Kokkos::atomic_fetch_min(&lowest(component(i)), static_cast<std::uint32_t>(rank(i)));
         });
     std::size_t count = 0;
     Kokkos::parallel_reduce(
@@ -184,7 +177,7 @@ struct BreadthFirstOrder {
         Kokkos::parallel_for(
             "herd::ordering::level_keys", policy(exec_, 0, count), KOKKOS_LAMBDA(std::size_t k) {
               agent_index const i = found(k);
-              keys(k) = (static_cast<std::uint64_t>(parent(i)) << 32) | rank(i);
+              keys(k) = (static_cast<std::uint64_t>(parent(i)) << 32) | static_cast<std::uint32_t>(rank(i));
             });
         exec_.fence();
         Kokkos::sort(Kokkos::subview(keys, std::make_pair(std::size_t(0), count)));
@@ -255,7 +248,7 @@ struct BreadthFirstOrder {
   CsrGraph<memory_space, WeightStorage> graph_;
   agent_index n_;
   key_view keys_;
-  number_view rank_;
+  index_view rank_;
   index_view by_rank_;
   index_view component_;
   index_view sequence_;

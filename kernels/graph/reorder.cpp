@@ -1,6 +1,7 @@
 #include <herd/graph/reorder.hpp>
 
 #include "breadth_first_order.hpp"
+#include "numbering.hpp"
 #include "row_sort.hpp"
 
 #include <herd/config.hpp>
@@ -43,45 +44,6 @@ std::string to_string(Ordering ordering) {
 }
 
 namespace Details {
-
-// Orders agents by a 64-bit key whose low word is the agent itself, so keys are unique and the
-// sorted order is the same whatever sort runs underneath.
-template <class ExecutionSpace>
-Permutation<typename ExecutionSpace::memory_space> order_by_keys(
-    ExecutionSpace const& exec, Kokkos::View<std::uint64_t*, typename ExecutionSpace::memory_space> keys) {
-  using memory_space = typename ExecutionSpace::memory_space;
-  auto const n = static_cast<agent_index>(keys.extent(0));
-  exec.fence();
-  Kokkos::sort(keys);
-  Permutation<memory_space> p;
-  p.new_of_old = Kokkos::View<agent_index*, memory_space>("herd::ordering::new_of_old", n);
-  p.old_of_new = Kokkos::View<agent_index*, memory_space>("herd::ordering::old_of_new", n);
-  auto new_of_old = p.new_of_old;
-  auto old_of_new = p.old_of_new;
-  Kokkos::parallel_for(
-      "herd::ordering::invert", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, n), KOKKOS_LAMBDA(agent_index r) {
-        auto const old = static_cast<agent_index>(keys(r) & 0xffffffffu);
-        old_of_new(r) = old;
-        new_of_old(old) = r;
-      });
-  return p;
-}
-
-// The permutation that numbers sequence(r) as r.
-template <class ExecutionSpace>
-Permutation<typename ExecutionSpace::memory_space> numbering(
-    ExecutionSpace const& exec, Kokkos::View<agent_index*, typename ExecutionSpace::memory_space> sequence) {
-  using memory_space = typename ExecutionSpace::memory_space;
-  Permutation<memory_space> p;
-  p.old_of_new = sequence;
-  p.new_of_old = Kokkos::View<agent_index*, memory_space>(
-      Kokkos::ViewAllocateWithoutInitializing("herd::ordering::new_of_old"), sequence.extent(0));
-  auto new_of_old = p.new_of_old;
-  Kokkos::parallel_for(
-      "herd::ordering::number", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, sequence.extent(0)),
-      KOKKOS_LAMBDA(std::size_t r) { new_of_old(sequence(r)) = static_cast<agent_index>(r); });
-  return p;
-}
 
 template <class ExecutionSpace, class WeightStorage>
 Kokkos::View<std::uint64_t*, typename ExecutionSpace::memory_space> ordering_keys(
