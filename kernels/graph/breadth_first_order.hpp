@@ -118,7 +118,7 @@ struct BreadthFirstOrder {
     auto component = component_;
     auto rank = rank_;
     auto by_rank = by_rank_;
-    number_view lowest("herd::ordering::lowest", n_);
+    number_view lowest(Kokkos::ViewAllocateWithoutInitializing("herd::ordering::lowest"), n_);
     Kokkos::deep_copy(exec_, lowest, unset);
     Kokkos::parallel_for(
         "herd::ordering::lowest_rank", policy(exec_, 0, n_), KOKKOS_LAMBDA(agent_index i) {

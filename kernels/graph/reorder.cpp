@@ -10,7 +10,6 @@
 #include <herd/core/random.hpp>
 
 #include <Kokkos_Core.hpp>
-#include <Kokkos_Sort.hpp>
 
 #if HERD_ENABLE_KOKKOSKERNELS
 #include <KokkosGraph_RCM.hpp>
