@@ -69,6 +69,7 @@ Epidemic const& epidemic(agent_index agents) {
   Kokkos::View<std::int64_t*, Memory> row("herd::bench::row", 4);
   auto host = Kokkos::create_mirror_view(row);
   std::int64_t peak = 0;
+  int peak_at = 0;
   std::vector<Kokkos::View<std::uint8_t*, Memory>> previous;
   for (int t = 0; t < 1000; ++t) {
     auto const current = save(model);
@@ -82,7 +83,12 @@ Epidemic const& epidemic(agent_index agents) {
     // on average. The last state of the growing epidemic that stays under 1 % of the agents.
     // Each with the state a step before, from which the timed step is reached the way a run reaches it.
     if (t > 0 && host(2) * 17 < agents / 100 && host(2) >= peak) e.saved["early"] = {sim.step() - 1, previous};
-    if (t > 0 && host(2) > peak) e.saved["peak"] = {sim.step() - 1, previous};
+    if (t > 0 && host(2) > peak) {
+      e.saved["peak"] = {sim.step() - 1, previous};
+      peak_at = t;
+    }
+    // Eight steps after the peak: the decline, a third of the agents or so still susceptible.
+    if (t == peak_at + 8) e.saved["late"] = {sim.step() - 1, previous};
     peak = std::max(peak, host(2));
     previous = current;
     sim.before_step(model);
@@ -141,6 +147,34 @@ BENCHMARK(sir_step_early)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(sir_step_peak)->ArgsProduct({{1000000, 10000000}, {0, 1, 2}})->UseManualTime()->Unit(benchmark::kMillisecond);
 
+// One pull step (no observables) with and without asking for the neighbours' states ahead, at the
+// early state (under 1 % of the agents active), the peak and eight steps after it (third argument
+// 0, 1, 2).
+void sir_pull_step(benchmark::State& state) {
+  auto const agents = static_cast<agent_index>(state.range(0));
+  char const* const when = state.range(2) == 0 ? "early" : state.range(2) == 1 ? "peak" : "late";
+  auto const& [step, saved] = epidemic(agents).saved.at(when);
+  Exec exec;
+  Simulation<Exec> sim(exec, graph(erdos_renyi, agents, Ordering::none), 42);
+  sim.set_gather_ahead(state.range(1) ? GatherAhead::on : GatherAhead::off);
+  Seir<Memory> model(agents, sir_parameters());
+  for (auto _ : state) {
+    restore(model, saved);
+    sim.set_step(step);
+    Kokkos::fence();
+    Kokkos::Timer timer;
+    model.step(sim);
+    sim.end_step();
+    Kokkos::fence();
+    state.SetIterationTime(timer.seconds());
+  }
+  state.SetLabel(std::string(when) + (state.range(1) ? " ahead" : ""));
+}
+BENCHMARK(sir_pull_step)
+    ->ArgsProduct({{1000000, 4000000, 10000000}, {0, 1}, {0, 1, 2}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
 // The whole epidemic, from the seeds to the step it dies out; with telemetry on (fourth argument 1)
 // to measure what it costs.
 void sir_epidemic(benchmark::State& state) {
@@ -193,6 +227,32 @@ BENCHMARK(sir_epidemic)
     ->Unit(benchmark::kMillisecond);
 // Telemetry's cost: the same runs with and without it.
 BENCHMARK(sir_epidemic)->ArgsProduct({{1000000}, {0, 2}, {0}, {0, 1}})->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// The whole epidemic at 10^7 agents, pulled and automatic, with the neighbours' states asked for
+// ahead or not (third argument 1, 0).
+void sir_epidemic_ahead(benchmark::State& state) {
+  auto const agents = static_cast<agent_index>(state.range(0));
+  auto const& e = epidemic(agents);
+  Exec exec;
+  for (auto _ : state) {
+    Simulation<Exec> sim(exec, graph(erdos_renyi, agents, Ordering::none), 42);
+    sim.set_stepping(mode_of(state.range(1)), true);
+    sim.set_gather_ahead(state.range(2) ? GatherAhead::on : GatherAhead::off);
+    Seir<Memory> model(agents, sir_parameters());
+    model.initialise(sim, agents);
+    Kokkos::fence();
+    Kokkos::Timer timer;
+    run(sim, model, e.steps_to_extinction, NoProgress{});
+    Kokkos::fence();
+    state.SetIterationTime(timer.seconds());
+  }
+  state.SetLabel(std::string(mode_name(state.range(1))) + (state.range(2) ? " ahead" : ""));
+}
+BENCHMARK(sir_epidemic_ahead)
+    ->ArgsProduct({{10000000}, {0, 2}, {0, 1}})
+    ->UseManualTime()
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
 
 // The cost of finding the active set alone (mode active) or of the estimate alone (automatic at the
 // peak, which then pulls), at the early and the peak state.

@@ -249,6 +249,7 @@ JobResult run_single(Options const& o, std::function<void(int, int)> const& prog
     ids = global_ids_of(exec, permutation);
   }
   Simulation<Exec, WeightStorage> sim(exec, graph, o.seed, parse_schedule(o.schedule), ids);
+  sim.set_gather_ahead(parse_gather_ahead(o.gather_ahead));
   bool const activity = declares_activity(o);
   // Generated graphs and symmetrised edge lists push along their own rows; other graphs (directed,
   // or a population file, which may be) through their transpose.
@@ -292,6 +293,7 @@ JobResult run_distributed(Options const& o, std::function<void(int, int)> const&
   options.device_buffers = o.device_buffers;
   options.sparse_halo = o.sparse_halo;
   mpi::DistributedSimulation<Exec, WeightStorage> sim(exec, comm, std::move(local), o.seed, options);
+  sim.set_gather_ahead(parse_gather_ahead(o.gather_ahead));
   bool const activity = declares_activity(o);
   if (activity) sim.set_stepping(parse_stepping(o.stepping), active_threshold(o));
   double const setup_seconds = setup.seconds();

@@ -118,6 +118,7 @@ Options parse(std::vector<std::string> const& args) {
        [&](auto& k, auto& v) {
          o.schedule = one_of(k, v, {"auto", "thread", "vector", "team", "hybrid"});
        }},
+      {"--gather-ahead", [&](auto& k, auto& v) { o.gather_ahead = one_of(k, v, {"auto", "on", "off"}); }},
       {"--stepping", [&](auto& k, auto& v) { o.stepping = one_of(k, v, {"auto", "pull", "active"}); }},
       {"--active-threshold", [&](auto& k, auto& v) { o.active_threshold = to_positive(k, v); }},
       {"--threads", [&](auto& k, auto& v) { o.threads = static_cast<int>(to_count(k, v, 4096)); }},
@@ -260,6 +261,8 @@ Run:
                            (bfs: Cuthill-McKee computed in parallel, in every build); results are
                            the same, reported in the original ids
   --schedule NAME          auto (default), thread, vector, team, hybrid: agents/edges to threads
+  --gather-ahead WHEN      auto (default: from 2^23 agents), on, off: on CPUs, sir, seir and
+                           covid pull steps ask for neighbour states a few agents ahead
   --stepping MODE          auto (default), pull, active: sir, seir and covid steps visit every
                            agent (pull), only those that can change (active), or per step
                            whichever is cheaper (auto); results are the same to the last bit

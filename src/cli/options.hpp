@@ -42,7 +42,8 @@ struct Options {
   std::string precision = "float";
   std::string reorder = "none";
   std::string schedule = "auto";
-  std::string stepping = "auto";  ///< pull, active or auto: which agents a step visits (same results)
+  std::string gather_ahead = "auto";  ///< auto, on or off: pull steps ask for neighbour states ahead (CPUs)
+  std::string stepping = "auto";      ///< pull, active or auto: which agents a step visits (same results)
   /// auto pushes when its estimated pushes are at most this fraction of the agents (0: Herd's default)
   double active_threshold = 0.0;
   int threads = 0;

@@ -11,6 +11,13 @@ Schedule parse_schedule(std::string const& name) {
   throw Error("unknown schedule '" + name + "' (expected auto, thread, vector, team or hybrid)");
 }
 
+GatherAhead parse_gather_ahead(std::string const& name) {
+  if (name == "auto" || name == "automatic") return GatherAhead::automatic;
+  if (name == "on") return GatherAhead::on;
+  if (name == "off") return GatherAhead::off;
+  throw Error("unknown gather-ahead choice '" + name + "' (expected auto, on or off)");
+}
+
 std::string to_string(Schedule schedule) {
   switch (schedule) {
     case Schedule::automatic:

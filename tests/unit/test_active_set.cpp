@@ -138,9 +138,11 @@ TEST(ActiveSet, PushedSumsAreTheSumsOverTheRows) {
 // Every property of every agent (current buffers, as bytes) after each step.
 template <class Model>
 std::vector<std::vector<std::uint8_t>> trajectory(Graph const& graph, Model model, Stepping stepping, bool symmetric,
-                                                  int steps, std::uint64_t seed, double* active_share = nullptr) {
+                                                  int steps, std::uint64_t seed, double* active_share = nullptr,
+                                                  GatherAhead gather = GatherAhead::automatic) {
   Simulation<Exec> sim(Exec(), graph, seed);
   sim.set_stepping(stepping, symmetric);
+  sim.set_gather_ahead(gather);
   model.initialise(sim, graph.num_agents());
   std::vector<std::vector<std::uint8_t>> out;
   for (int t = 0; t < steps; ++t) {
@@ -203,13 +205,49 @@ TEST(ActiveSet, EpidemicsAreBitwiseTheSameAsThePullStep) {
   }
 }
 
-// COVID (seeded with 20 exposed agents) stepped on its active agents, through the transpose of
-// `graph`, against the pull step; its steps should visit under `max_share` of the agents.
-void expect_covid_matches_pull(Graph const& graph, int steps, std::uint64_t seed, double max_share) {
+// SEIR at beta 0.06 from 10 infectious seeds, with the given periods.
+SeirParameters seir_of(Period latent, Period infectious) {
+  SeirParameters p;
+  p.beta = 0.06;
+  p.initial_infected = 10;
+  p.latent = latent;
+  p.infectious = infectious;
+  return p;
+}
+
+// COVID at a high transmission rate from 20 exposed agents.
+CovidParameters covid_of() {
   CovidParameters p;
   p.transmission_rate = 10.0;
   p.initial_exposed = 20;
-  Covid<> model(graph.num_agents(), p);
+  return p;
+}
+
+// Asking for the neighbours' states ahead (forced on, as these graphs are below the automatic
+// threshold) reads rows and prefetches only: SEIR and COVID give the same bytes as without, pulled
+// and stepped automatically. The sanitizer build checks that those extra reads stay in bounds.
+TEST(ActiveSet, AskingAheadLeavesTrajectoriesUnchanged) {
+  static_assert(gathers_ahead_v<Seir<>> && gathers_ahead_v<Covid<>>, "the built-in epidemics say what they read");
+  SeirParameters const seir = seir_of(Period::fixed(2), Period::geometric(0.2));
+  CovidParameters const covid = covid_of();
+  for (auto const& [graph_name, graph] : symmetric_graphs()) {
+    Seir<> seir_model(graph.num_agents(), seir);
+    auto const plain = trajectory(graph, seir_model, Stepping::pull, true, 40, 11, nullptr, GatherAhead::off);
+    EXPECT_EQ(trajectory(graph, seir_model, Stepping::pull, true, 40, 11, nullptr, GatherAhead::on), plain)
+        << graph_name;
+    EXPECT_EQ(trajectory(graph, seir_model, Stepping::automatic, true, 40, 11, nullptr, GatherAhead::on), plain)
+        << graph_name;
+    Covid<> covid_model(graph.num_agents(), covid);
+    EXPECT_EQ(trajectory(graph, covid_model, Stepping::pull, true, 30, 11, nullptr, GatherAhead::on),
+              trajectory(graph, covid_model, Stepping::pull, true, 30, 11, nullptr, GatherAhead::off))
+        << graph_name;
+  }
+}
+
+// COVID (seeded with 20 exposed agents) stepped on its active agents, through the transpose of
+// `graph`, against the pull step; its steps should visit under `max_share` of the agents.
+void expect_covid_matches_pull(Graph const& graph, int steps, std::uint64_t seed, double max_share) {
+  Covid<> model(graph.num_agents(), covid_of());
   auto const pull = trajectory(graph, model, Stepping::pull, false, steps, seed);
   double share = 1.0;
   EXPECT_EQ(trajectory(graph, model, Stepping::active, false, steps, seed, &share), pull);
@@ -443,14 +481,8 @@ TEST(ActiveSet, HistoriesObservedFromTheListAreThoseOfThePullStep) {
   auto const original = tools::get_callbacks();
   auto counting = original;
   counting.begin_parallel_reduce = ListedObservations::begin_reduce;
-  SeirParameters seir;
-  seir.beta = 0.06;
-  seir.initial_infected = 10;
-  seir.latent = Period::geometric(0.4);
-  seir.infectious = Period::fixed(4);
-  CovidParameters covid;
-  covid.transmission_rate = 10.0;
-  covid.initial_exposed = 20;
+  SeirParameters const seir = seir_of(Period::geometric(0.4), Period::fixed(4));
+  CovidParameters const covid = covid_of();
   for (auto const& [graph_name, graph] : symmetric_graphs()) {
     Seir<> seir_model(graph.num_agents(), seir);
     Covid<> covid_model(graph.num_agents(), covid);

@@ -40,6 +40,10 @@ class Property {
   /// that works on the storage format directly.
   KOKKOS_INLINE_FUNCTION Storage stored(agent_index i) const { return current_(i); }
 
+  /// Where agent i's current value lies: for a model to say what its contributions read (see
+  /// Seir::contribution_address), never to write through.
+  KOKKOS_INLINE_FUNCTION Storage const* address(agent_index i) const { return current_.data() + i; }
+
   /// Writes the value agent i takes after this phase. Step code goes through Agent::set, which
   /// also knows which thread of a team may write.
   KOKKOS_INLINE_FUNCTION void store_next(agent_index i, value_type value) const {

@@ -71,6 +71,19 @@ template <class Model>
 inline constexpr bool declares_contribution_v = Details::declares_contribution<Model>::value;
 
 namespace Details {
+template <class Model, class = void>
+struct gathers_ahead : std::false_type {};
+template <class Model>
+struct gathers_ahead<Model, std::void_t<decltype(std::declval<Model const&>().contribution_address(agent_index{}))>>
+    : std::bool_constant<declares_contribution_v<Model> && declares_activity_v<Model>> {};
+}  // namespace Details
+
+/// Whether the pull step can ask for a model's contributions ahead: the model declares its
+/// activity, its contributions and where they read (Model::contribution_address(j)).
+template <class Model>
+inline constexpr bool gathers_ahead_v = Details::gathers_ahead<Model>::value;
+
+namespace Details {
 
 // The active set's kernels, outside the class: CUDA allows device lambdas only in functions that
 // are not private members.

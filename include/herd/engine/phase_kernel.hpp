@@ -6,6 +6,7 @@
 #include <herd/core/device_pass.hpp>
 #include <herd/core/kokkos_compat.hpp>
 #include <herd/core/random.hpp>
+#include <herd/engine/active_set.hpp>
 #include <herd/engine/agent.hpp>
 #include <herd/engine/schedule.hpp>
 
@@ -64,6 +65,7 @@ struct PhaseKernel {
   Carry<Written...> written;
   int rows_per_team;
   Kokkos::View<std::uint64_t const*, typename Graph::memory_space> pushed;  // empty: sums are pulled
+  bool gather_ahead = false;  // ask for the values contributions read, agents ahead (CPUs)
 
   KOKKOS_INLINE_FUNCTION agent_index agent(agent_index k) const { return agents.extent(0) ? agents(k) : first + k; }
 
@@ -81,12 +83,26 @@ struct PhaseKernel {
   // much as reading all. Not when sums were pushed: listed agents then read no rows. GPUs hide
   // those misses with other warps. (Written here, not in a function of its own: GCC takes a
   // function that only prefetches for one without effect and drops it.)
+  //
+  // With `gather_ahead`, it also asks for what the contributions of the receiving agent 8 places
+  // ahead will read, reading that agent's row (asked for 8 agents ago) once more. Near an
+  // epidemic's peak the branches on states and draws mispredict, and each misprediction threw
+  // away the neighbour loads of the agents after it: once the states outgrow the caches, the step
+  // waited about one memory latency per susceptible agent whatever its row's length.
   KOKKOS_INLINE_FUNCTION void operator()(agent_index k) const {
 #if !HERD_DEVICE_PASS && (defined(__GNUC__) || defined(__clang__))
     if (k + 16 < count && pushed.extent(0) == 0) {
       edge_offset const ahead = graph.row_offsets(agent(k + 16));
       __builtin_prefetch(graph.neighbours.data() + ahead);
       if (graph.weighted()) __builtin_prefetch(graph.weights.data() + ahead);
+    }
+    if constexpr (gathers_ahead_v<Phase>) {
+      if (gather_ahead && k + 8 < count && pushed.extent(0) == 0) {
+        agent_index const next = agent(k + 8);
+        if (phase.activity(next) & activity::receives)
+          for (edge_offset e = graph.row_offsets(next); e < graph.row_offsets(next + 1); ++e)
+            __builtin_prefetch(phase.contribution_address(graph.neighbours(e)));
+      }
     }
 #endif
     run<Lanes::thread>(agent(k), 0);

@@ -21,6 +21,24 @@ enum class Schedule {
 Schedule parse_schedule(std::string const& name);
 std::string to_string(Schedule schedule);
 
+/// Whether the pull step on a CPU asks, a few agents ahead, for the neighbour values its agents'
+/// contributions will read (for models with gathers_ahead_v). It pays once those values outgrow
+/// the caches, and costs a little where they fit (docs/benchmarks.md, "Neighbour values asked for
+/// ahead"). The trajectory is the same either way.
+enum class GatherAhead {
+  automatic,  ///< on from gather_ahead_min_agents stored agents
+  on,
+  off
+};
+/// From how many stored agents GatherAhead::automatic asks ahead: 8 MB of one-byte states,
+/// between the 4·10^6 agents where it cost and the 10^7 where it paid on the machine measured.
+inline constexpr agent_index gather_ahead_min_agents = agent_index{1} << 23;
+/// "auto", "on" or "off".
+GatherAhead parse_gather_ahead(std::string const& name);
+inline bool gathers_ahead(GatherAhead choice, agent_index agents) {
+  return choice == GatherAhead::on || (choice == GatherAhead::automatic && agents >= gather_ahead_min_agents);
+}
+
 /// Which mode an agent context runs in; internal to the engine.
 namespace Details {
 enum class Lanes { thread, vector, team };

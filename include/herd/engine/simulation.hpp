@@ -66,7 +66,8 @@ class Simulation {
                              streams::first_model_stream + phase_,
                              Details::make_carry(written...),
                              0,
-                             active_.pushed_sums(phase_)};
+                             active_.pushed_sums(phase_),
+                             gathers_ahead(gather_ahead_, num_agents())};
     if (active_.listed() >= 0) {
       Details::launch_listed(exec_, active_.list(), active_.listed(), kernel);
     } else {
@@ -89,6 +90,10 @@ class Simulation {
                                            : Set(exec_, transpose(exec_, graph_), num_owned()));
   }
   Stepping stepping() const { return active_.stepping(); }
+
+  /// Whether pull steps on a CPU ask for their neighbours' values ahead (see GatherAhead).
+  void set_gather_ahead(GatherAhead choice) { gather_ahead_ = choice; }
+  GatherAhead gather_ahead() const { return gather_ahead_; }
   SteppingStats const& stepping_stats() const { return active_.stats(); }
 
   /// Readies the step loop of `model` (herd::run calls it before its loop): active-set stepping
@@ -155,6 +160,7 @@ class Simulation {
   StepPlan<memory_space> plan_;
   std::uint32_t step_ = 0;
   std::uint32_t phase_ = 0;
+  GatherAhead gather_ahead_ = GatherAhead::automatic;
   Details::ActiveStepping<ExecutionSpace, WeightStorage> active_;
 };
 

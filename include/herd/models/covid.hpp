@@ -199,6 +199,10 @@ class Covid {
     return static_cast<std::uint64_t>(pressure_real_(k) * static_cast<double>(w) * 4294967296.0);
   }
 
+  /// What contribution(j, w) reads first (the day is read only for the few that spread): the pull
+  /// step on a CPU asks for it a few agents ahead.
+  KOKKOS_INLINE_FUNCTION void const* contribution_address(agent_index j) const { return stage.address(j); }
+
   /// For active-set stepping: susceptible agents change only next to an exposed or infected one;
   /// exposed and infected agents count their days and infect; recovered and dead ones never change.
   /// A table lookup without branches (stages are mixed at random, and branches on them mispredict).

@@ -143,6 +143,9 @@ class Seir {
     return edge_hazard_of(params_.beta, w);
   }
 
+  /// What contribution(j, w) reads first: the pull step on a CPU asks for it a few agents ahead.
+  KOKKOS_INLINE_FUNCTION void const* contribution_address(agent_index j) const { return state.address(j); }
+
   /// For active-set stepping: susceptible agents change only next to an infectious one; exposed and
   /// infectious agents count down or draw every step; recovered agents never change.
   /// A table lookup without branches: states are mixed at random, and branches on them mispredict.

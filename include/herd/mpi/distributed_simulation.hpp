@@ -119,7 +119,8 @@ class DistributedSimulation {
                              streams::first_model_stream + phase_,
                              herd::Details::make_carry(written...),
                              0,
-                             active_.pushed_sums(phase_)};
+                             active_.pushed_sums(phase_),
+                             herd::gathers_ahead(gather_ahead_, num_agents())};
     bool const listed = active_.listed() >= 0;
     if (listed) {
       halo_->finish();
@@ -177,6 +178,10 @@ class DistributedSimulation {
     halo_->record_ghost_changes(stepping != Stepping::pull);
   }
   Stepping stepping() const { return active_.stepping(); }
+
+  /// As Simulation::set_gather_ahead; automatic counts this rank's stored agents, ghosts included.
+  void set_gather_ahead(GatherAhead choice) { gather_ahead_ = choice; }
+  GatherAhead gather_ahead() const { return gather_ahead_; }
   /// This rank's stepping choices.
   SteppingStats const& stepping_stats() const { return active_.stats(); }
 
@@ -269,6 +274,7 @@ class DistributedSimulation {
   StepPlan<memory_space> interior_, boundary_;
   std::shared_ptr<Halo<ExecutionSpace>> halo_;
   herd::Details::ActiveStepping<ExecutionSpace, WeightStorage> active_;
+  GatherAhead gather_ahead_ = GatherAhead::automatic;
   std::uint32_t step_ = 0;
   std::uint32_t phase_ = 0;
 };
