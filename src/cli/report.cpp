@@ -207,6 +207,7 @@ std::string summary_table(Options const& o, JobResult const& r) {
     s << "stepping " << r.stepping << ": " << r.active_steps << " of " << r.steps_counted
       << " steps on the active agents only, " << engineering(100 * r.mean_active_share)
       << " % of the agents stepped on average\n";
+  if (r.gather_ahead) s << "gather ahead: pull steps ask for the neighbour states of agents ahead\n";
   if (r.ranks.size() > 1) {
     s << "\n"
       << r.ranks.size() << " ranks, " << o.partition << " partition, " << engineering(100 * cut_fraction(r))
@@ -266,7 +267,8 @@ std::string json(Options const& o, JobResult const& r, std::string const& kokkos
   if (!r.stepping.empty())
     s << "  \"stepping\": {\"mode\": " << json_string(r.stepping) << ", \"steps\": " << r.steps_counted
       << ", \"active_steps\": " << r.active_steps << ", \"mean_active_share\": " << r.mean_active_share
-      << ", \"threshold\": " << r.active_threshold << "},\n";
+      << ", \"threshold\": " << r.active_threshold << ", \"gather_ahead\": " << (r.gather_ahead ? "true" : "false")
+      << "},\n";
   if (r.profile.enabled) s << "  \"profile\": " << profile_json(r.profile) << ",\n";
   s << "  \"backend\": " << json_string(r.backend) << ",\n";
   s << "  \"threads\": " << r.threads << ",\n";

@@ -169,6 +169,12 @@ class Stepping(unittest.TestCase):
             with self.subTest(args=args):
                 pull, pulled = self.run_with("pull", *args)
                 self.assertEqual(pulled["stepping"]["active_steps"], 0)
+                self.assertEqual(pulled["stepping"]["steps"], int(args[args.index("--steps") + 1]))
+                # Under 2^23 agents automatic does not ask ahead; asked to, it reads the same.
+                self.assertFalse(pulled["stepping"]["gather_ahead"])
+                ahead, asked = self.run_with("pull", *args, "--gather-ahead", "on")
+                self.assertEqual(ahead, pull)
+                self.assertEqual(asked["stepping"]["gather_ahead"], asked["backend"] in ("OpenMP", "Serial"))
                 for stepping in ["active", "auto"]:
                     rows, summary = self.run_with(stepping, *args)
                     self.assertEqual(rows, pull, stepping)

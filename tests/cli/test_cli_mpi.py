@@ -65,14 +65,21 @@ class SameResults(unittest.TestCase):
         self.run_ok(1, *args, "--stepping", "pull", "--csv", self.path("one.csv"))
         reference = read(self.path("one.csv"))
         for ranks in [2, 4]:
-            for stepping in ["active", "auto"]:
+            for stepping in ["active", "auto", "pull"]:
                 with self.subTest(ranks=ranks, stepping=stepping):
-                    self.run_ok(ranks, *args, "--stepping", stepping, "--csv", self.path("many.csv"), "--json",
-                                self.path("s.json"))
+                    # Pull steps ask ahead here, which must not change what they read.
+                    self.run_ok(ranks, *args, "--stepping", stepping, "--gather-ahead", "on", "--csv",
+                                self.path("many.csv"), "--json", self.path("s.json"))
                     self.assertEqual(read(self.path("many.csv")), reference)
-                    summary = json.loads(read(self.path("s.json")))["stepping"]
+                    report = json.loads(read(self.path("s.json")))
+                    summary = report["stepping"]
                     # Steps count once per rank; under active every one of them steps its list.
                     self.assertEqual(summary["steps"], 40 * ranks)
+                    self.assertEqual(summary["gather_ahead"], report["backend"] in ("OpenMP", "Serial"))
+                    if stepping == "pull":
+                        self.assertEqual(summary["active_steps"], 0)
+                        self.assertEqual(summary["mean_active_share"], 1.0)
+                        continue
                     self.assertGreater(summary["active_steps"], 0)
                     if stepping == "active":
                         self.assertEqual(summary["active_steps"], 40 * ranks)

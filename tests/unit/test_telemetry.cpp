@@ -40,7 +40,9 @@ TEST(Telemetry, PullLoopAllocatesAndCopiesNothing) {
   EXPECT_EQ(telemetry.seconds(LoopPhase::halo_wait), 0.0);
   EXPECT_EQ(telemetry.seconds(LoopPhase::halo_unpack), 0.0);
   EXPECT_EQ(telemetry.messages_sent(), 0);
-  EXPECT_EQ(telemetry.stepping().steps, 0);
+  EXPECT_EQ(telemetry.stepping().steps, 40);
+  EXPECT_EQ(telemetry.stepping().active_steps, 0);
+  EXPECT_DOUBLE_EQ(telemetry.stepping().mean_active_share(), 1.0);
   EXPECT_DOUBLE_EQ(telemetry.total_seconds(), sum_of_phases(telemetry));
 }
 

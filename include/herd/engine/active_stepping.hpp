@@ -61,10 +61,13 @@ class ActiveStepping {
   void before_step(
       Model const& model, agent_index owned, Ready&& ready = [] {}) {
     if constexpr (declares_activity_v<Model>) {
-      if (stepping_ == Stepping::pull) return;
+      ++stats_.steps;
+      if (stepping_ == Stepping::pull) {
+        stats_.active_share_sum += 1.0;
+        return;
+      }
       active_.begin_step(model);
       double const agents = owned > 0 ? static_cast<double>(owned) : 1.0;
-      ++stats_.steps;
       if (stepping_ == Stepping::automatic && pulls(model, threshold_ * agents)) {
         stats_.active_share_sum += 1.0;
         return;
