@@ -23,7 +23,7 @@ std::string to_string(Schedule schedule);
 
 /// Whether the pull step on a CPU asks, a few agents ahead, for the neighbour values its agents'
 /// contributions will read (for models with gathers_ahead_v). It pays once those values outgrow
-/// the caches, and costs a little where they fit (docs/benchmarks.md, "Neighbour values asked for
+/// the caches, and costs a little where they fit (docs/benchmarks.md, "Neighbour states asked for
 /// ahead"). The trajectory is the same either way.
 enum class GatherAhead {
   automatic,  ///< on from gather_ahead_min_agents stored agents
