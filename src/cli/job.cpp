@@ -218,13 +218,11 @@ double active_threshold(Options const& o) {
 template <class Sim>
 void record_stepping(JobResult& result, Options const& o, Sim const& sim, bool distributed) {
   auto const& stats = sim.stepping_stats();
-  // Agents stepped, over all steps.
-  // Pull steps ask ahead on CPUs only (every model declaring activity says where it reads), and
-  // under automatic each rank decides from its own stored agents.
-  bool const host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Sim::memory_space>::accessible;
-  bool const ahead = host && gathers_ahead(sim.gather_ahead(), sim.num_agents());
+  // Agents stepped, over all steps; and the ranks whose pull steps ask ahead (each decides from its
+  // own stored agents; every model declaring activity says where it reads).
   std::vector<double> sums = {static_cast<double>(stats.steps), static_cast<double>(stats.active_steps),
-                              stats.active_share_sum * static_cast<double>(sim.num_owned()), ahead ? 1.0 : 0.0};
+                              stats.active_share_sum * static_cast<double>(sim.num_owned()),
+                              sim.asks_ahead() ? 1.0 : 0.0};
 #if HERD_ENABLE_MPI
   if (distributed)
     MPI_Allreduce(MPI_IN_PLACE, sums.data(), static_cast<int>(sums.size()), MPI_DOUBLE, MPI_SUM, world());

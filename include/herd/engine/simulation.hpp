@@ -67,7 +67,7 @@ class Simulation {
                              Details::make_carry(written...),
                              0,
                              active_.pushed_sums(phase_),
-                             gathers_ahead(gather_ahead_, num_agents())};
+                             asks_ahead()};
     if (active_.listed() >= 0) {
       Details::launch_listed(exec_, active_.list(), active_.listed(), kernel);
     } else {
@@ -94,6 +94,11 @@ class Simulation {
   /// Whether pull steps on a CPU ask for their neighbours' values ahead (see GatherAhead).
   void set_gather_ahead(GatherAhead choice) { gather_ahead_ = choice; }
   GatherAhead gather_ahead() const { return gather_ahead_; }
+  /// Whether its pull steps do ask ahead: the choice, on a CPU execution space.
+  bool asks_ahead() const {
+    return Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible &&
+           gathers_ahead(gather_ahead_, num_agents());
+  }
   SteppingStats const& stepping_stats() const { return active_.stats(); }
 
   /// Readies the step loop of `model` (herd::run calls it before its loop): active-set stepping

@@ -120,7 +120,7 @@ class DistributedSimulation {
                              herd::Details::make_carry(written...),
                              0,
                              active_.pushed_sums(phase_),
-                             herd::gathers_ahead(gather_ahead_, num_agents())};
+                             asks_ahead()};
     bool const listed = active_.listed() >= 0;
     if (listed) {
       halo_->finish();
@@ -182,6 +182,11 @@ class DistributedSimulation {
   /// As Simulation::set_gather_ahead; automatic counts this rank's stored agents, ghosts included.
   void set_gather_ahead(GatherAhead choice) { gather_ahead_ = choice; }
   GatherAhead gather_ahead() const { return gather_ahead_; }
+  /// Whether this rank's pull steps do ask ahead: the choice, on a CPU execution space.
+  bool asks_ahead() const {
+    return Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible &&
+           herd::gathers_ahead(gather_ahead_, num_agents());
+  }
   /// This rank's stepping choices.
   SteppingStats const& stepping_stats() const { return active_.stats(); }
 
