@@ -228,16 +228,16 @@ BENCHMARK(sir_epidemic)
 // Telemetry's cost: the same runs with and without it.
 BENCHMARK(sir_epidemic)->ArgsProduct({{1000000}, {0, 2}, {0}, {0, 1}})->UseManualTime()->Unit(benchmark::kMillisecond);
 
-// The whole epidemic at 10^7 agents, pulled and automatic, with the neighbours' states asked for
-// ahead or not (third argument 1, 0).
-void sir_epidemic_ahead(benchmark::State& state) {
-  auto const agents = static_cast<agent_index>(state.range(0));
+// Runs the epidemic from the seeds to extinction once per iteration, on a simulation that
+// `configure` sets up; returns the last run's stepping statistics.
+template <class Configure>
+SteppingStats time_epidemics(benchmark::State& state, agent_index agents, Configure const& configure) {
   auto const& e = epidemic(agents);
   Exec exec;
+  SteppingStats stats;
   for (auto _ : state) {
     Simulation<Exec> sim(exec, graph(erdos_renyi, agents, Ordering::none), 42);
-    sim.set_stepping(mode_of(state.range(1)), true);
-    sim.set_gather_ahead(state.range(2) ? GatherAhead::on : GatherAhead::off);
+    configure(sim);
     Seir<Memory> model(agents, sir_parameters());
     model.initialise(sim, agents);
     Kokkos::fence();
@@ -245,11 +245,42 @@ void sir_epidemic_ahead(benchmark::State& state) {
     run(sim, model, e.steps_to_extinction, NoProgress{});
     Kokkos::fence();
     state.SetIterationTime(timer.seconds());
+    stats = sim.stepping_stats();
   }
+  return stats;
+}
+
+// The whole epidemic at 10^7 agents, pulled and automatic, with the neighbours' states asked for
+// ahead or not (third argument 1, 0).
+void sir_epidemic_ahead(benchmark::State& state) {
+  time_epidemics(state, static_cast<agent_index>(state.range(0)), [&](Simulation<Exec>& sim) {
+    sim.set_stepping(mode_of(state.range(1)), true);
+    sim.set_gather_ahead(state.range(2) ? GatherAhead::on : GatherAhead::off);
+  });
   state.SetLabel(std::string(mode_name(state.range(1))) + (state.range(2) ? " ahead" : ""));
 }
 BENCHMARK(sir_epidemic_ahead)
     ->ArgsProduct({{10000000}, {0, 2}, {0, 1}})
+    ->UseManualTime()
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+
+// The whole epidemic, pulled, always active and automatic, with the pushes binned or atomic (third
+// argument 1, 0); the counter says how many steps were listed.
+void sir_epidemic_binned(benchmark::State& state) {
+  auto const stats = time_epidemics(state, static_cast<agent_index>(state.range(0)), [&](Simulation<Exec>& sim) {
+    sim.set_stepping(mode_of(state.range(1)), true);
+    sim.set_binned_push(state.range(2) ? BinnedPush::on : BinnedPush::off);
+  });
+  state.counters["listed_steps"] = static_cast<double>(stats.active_steps);
+  state.SetLabel(std::string(mode_name(state.range(1))) + (state.range(2) ? " binned" : " atomic"));
+}
+BENCHMARK(sir_epidemic_binned)
+    ->ArgsProduct({{1000000}, {0, 1, 2}, {0, 1}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(sir_epidemic_binned)
+    ->ArgsProduct({{10000000}, {0, 1, 2}, {0, 1}})
     ->UseManualTime()
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);

@@ -12,7 +12,9 @@
 #include <herd/core/types.hpp>
 #include <herd/engine/active_set.hpp>
 #include <herd/engine/active_stepping.hpp>
+#include <herd/engine/activity.hpp>
 #include <herd/engine/agent.hpp>
+#include <herd/engine/binned_push.hpp>
 #include <herd/engine/run.hpp>
 #include <herd/engine/schedule.hpp>
 #include <herd/engine/simulation.hpp>

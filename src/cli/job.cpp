@@ -102,14 +102,19 @@ bool is_covid(Options const& o) { return o.model == "covid"; }
 bool declares_activity(Options const& o) { return is_epidemic(o) || is_covid(o); }
 
 // Adds the memory of active-set stepping: the active set (a mark, list and sources entries and a
-// pushed sum per agent) and, unless the graph pushes along its own rows, its transpose.
+// pushed sum per agent, and bins for the pushes when it bins them) and, unless the graph pushes
+// along its own rows, its transpose.
 template <class WeightStorage>
-void add_active_memory(JobResult& result, Options const& o, bool transposed, bool weighted) {
+void add_active_memory(JobResult& result, Options const& o, bool transposed, bool weighted, bool binned) {
   if (!declares_activity(o) || o.stepping == "pull") return;
-  result.bytes_per_agent += ActiveSet<Exec, WeightStorage>::bytes_per_agent(true);
+  result.bytes_per_agent += ActiveSet<Exec, WeightStorage>::bytes_per_agent(true, binned);
   if (!transposed) return;
   result.bytes_per_agent += sizeof(edge_offset);
   result.bytes_per_edge += sizeof(agent_index) + (weighted ? sizeof(WeightStorage) : 0);
+}
+
+BinnedPush binned_push(Options const& o) {
+  return o.binned_push == "on" ? BinnedPush::on : o.binned_push == "off" ? BinnedPush::off : BinnedPush::automatic;
 }
 
 ConsensusParameters consensus_parameters(Options const& o) {
@@ -222,7 +227,7 @@ void record_stepping(JobResult& result, Options const& o, Sim const& sim, bool d
   // own stored agents; every model declaring activity says where it reads).
   std::vector<double> sums = {static_cast<double>(stats.steps), static_cast<double>(stats.active_steps),
                               stats.active_share_sum * static_cast<double>(sim.num_owned()),
-                              sim.asks_ahead() ? 1.0 : 0.0};
+                              sim.asks_ahead() ? 1.0 : 0.0, sim.bins_pushes() ? 1.0 : 0.0};
 #if HERD_ENABLE_MPI
   if (distributed)
     MPI_Allreduce(MPI_IN_PLACE, sums.data(), static_cast<int>(sums.size()), MPI_DOUBLE, MPI_SUM, world());
@@ -232,6 +237,7 @@ void record_stepping(JobResult& result, Options const& o, Sim const& sim, bool d
   result.stepping = o.stepping;
   result.active_threshold = active_threshold(o);
   result.gather_ahead = sums[3] > 0;
+  result.binned_push = sums[4] > 0;
   result.steps_counted = static_cast<long long>(sums[0]);
   result.active_steps = static_cast<long long>(sums[1]);
   double const agent_steps = static_cast<double>(stats.steps) * static_cast<double>(sim.num_global());
@@ -253,6 +259,7 @@ JobResult run_single(Options const& o, std::function<void(int, int)> const& prog
   }
   Simulation<Exec, WeightStorage> sim(exec, graph, o.seed, parse_schedule(o.schedule), ids);
   sim.set_gather_ahead(parse_gather_ahead(o.gather_ahead));
+  sim.set_binned_push(binned_push(o));
   bool const activity = declares_activity(o);
   // Generated graphs and symmetrised edge lists push along their own rows; other graphs (directed,
   // or a population file, which may be) through their transpose.
@@ -264,7 +271,7 @@ JobResult run_single(Options const& o, std::function<void(int, int)> const& prog
   result.setup_seconds = setup_seconds;
   if (activity) record_stepping(result, o, sim, false);
   describe(result, input, exec, to_string(sim.plan().schedule), state_bytes, ids.extent(0) != 0);
-  add_active_memory<WeightStorage>(result, o, !symmetric, graph.weighted());
+  add_active_memory<WeightStorage>(result, o, !symmetric, graph.weighted(), sim.bins_pushes());
   RankStats only;
   only.owned = result.agents;
   only.edges = result.edges;
@@ -297,6 +304,7 @@ JobResult run_distributed(Options const& o, std::function<void(int, int)> const&
   options.sparse_halo = o.sparse_halo;
   mpi::DistributedSimulation<Exec, WeightStorage> sim(exec, comm, std::move(local), o.seed, options);
   sim.set_gather_ahead(parse_gather_ahead(o.gather_ahead));
+  sim.set_binned_push(binned_push(o));
   bool const activity = declares_activity(o);
   if (activity) sim.set_stepping(parse_stepping(o.stepping), active_threshold(o));
   double const setup_seconds = setup.seconds();
@@ -311,7 +319,7 @@ JobResult run_distributed(Options const& o, std::function<void(int, int)> const&
   describe(result, input, exec, to_string(sim.plan().schedule), state_bytes, true);
   if (activity) record_stepping(result, o, sim, true);
   // A rank always pushes through the transpose of its graph.
-  add_active_memory<WeightStorage>(result, o, true, input.graph.weighted());
+  add_active_memory<WeightStorage>(result, o, true, input.graph.weighted(), sim.bins_pushes());
 
   // Per-rank figures, gathered on rank 0; the run takes as long as its slowest rank.
   auto const& times = sim.halo().times();

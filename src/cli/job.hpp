@@ -55,6 +55,7 @@ struct JobResult {
   long long active_steps = 0;                  ///< of which stepped on the active list
   double mean_active_share = 1.0;              ///< agents stepped / agents, averaged over those steps
   double active_threshold = 0.0;               ///< pushes / agents up to which auto steps the active agents
+  bool binned_push = false;                    ///< active steps pushed sums through bins (on some rank)
   bool gather_ahead = false;                   ///< pull steps asked for neighbour states ahead (on some rank)
   std::vector<std::string> columns;            ///< observable names shown
   std::vector<std::vector<long long>> counts;  ///< [step][column], step 0 = initial state

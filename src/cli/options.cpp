@@ -119,6 +119,7 @@ Options parse(std::vector<std::string> const& args) {
          o.schedule = one_of(k, v, {"auto", "thread", "vector", "team", "hybrid"});
        }},
       {"--gather-ahead", [&](auto& k, auto& v) { o.gather_ahead = one_of(k, v, {"auto", "on", "off"}); }},
+      {"--binned-push", [&](auto& k, auto& v) { o.binned_push = one_of(k, v, {"auto", "on", "off"}); }},
       {"--stepping", [&](auto& k, auto& v) { o.stepping = one_of(k, v, {"auto", "pull", "active"}); }},
       {"--active-threshold", [&](auto& k, auto& v) { o.active_threshold = to_positive(k, v); }},
       {"--threads", [&](auto& k, auto& v) { o.threads = static_cast<int>(to_count(k, v, 4096)); }},
@@ -267,7 +268,10 @@ Run:
                            agent (pull), only those that can change (active), or per step
                            whichever is cheaper (auto); results are the same to the last bit
   --active-threshold F     auto steps the active agents when its estimate of the pushes they need
-                           is at most F times the agent count, else all of them (0.5)
+                           is at most F times the agent count (4 F after a binned step), else all
+                           of them (0.5)
+  --binned-push WHEN       auto (default: from 2^22 agents), on, off: on CPUs, active steps push
+                           sums through bins by blocks of readers instead of atomic adds
   --threads N              host threads (default: OpenMP's)
   --csv FILE               write the time series of counts per state
   --json FILE              write a machine-readable summary

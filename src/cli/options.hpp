@@ -42,6 +42,7 @@ struct Options {
   std::string precision = "float";
   std::string reorder = "none";
   std::string schedule = "auto";
+  std::string binned_push = "auto";   ///< auto, on or off: active steps push sums through bins (CPUs)
   std::string gather_ahead = "auto";  ///< auto, on or off: pull steps ask for neighbour states ahead (CPUs)
   std::string stepping = "auto";      ///< pull, active or auto: which agents a step visits (same results)
   /// auto pushes when its estimated pushes are at most this fraction of the agents (0: Herd's default)

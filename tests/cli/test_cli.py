@@ -180,6 +180,11 @@ class Stepping(unittest.TestCase):
                     self.assertEqual(rows, pull, stepping)
                     self.assertLess(summary["stepping"]["mean_active_share"], 1.0, stepping)
                     self.assertGreater(summary["stepping"]["active_steps"], 0, stepping)
+                    # Under 2^22 agents pushes are atomic; through bins (CPUs) they add the same.
+                    self.assertFalse(summary["stepping"]["binned_push"])
+                    rows, binned = self.run_with(stepping, *args, "--binned-push", "on")
+                    self.assertEqual(rows, pull, stepping + " binned")
+                    self.assertEqual(binned["stepping"]["binned_push"], binned["backend"] in ("OpenMP", "Serial"))
 
 
     def test_threshold_moves_steps_between_modes_not_results(self):

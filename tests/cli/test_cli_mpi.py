@@ -67,15 +67,18 @@ class SameResults(unittest.TestCase):
         for ranks in [2, 4]:
             for stepping in ["active", "auto", "pull"]:
                 with self.subTest(ranks=ranks, stepping=stepping):
-                    # Pull steps ask ahead here, which must not change what they read.
-                    self.run_ok(ranks, *args, "--stepping", stepping, "--gather-ahead", "on", "--csv",
-                                self.path("many.csv"), "--json", self.path("s.json"))
+                    # Pull steps ask ahead here, and active steps push through bins, which must not
+                    # change what they read.
+                    self.run_ok(ranks, *args, "--stepping", stepping, "--gather-ahead", "on", "--binned-push", "on",
+                                "--csv", self.path("many.csv"), "--json", self.path("s.json"))
                     self.assertEqual(read(self.path("many.csv")), reference)
                     report = json.loads(read(self.path("s.json")))
                     summary = report["stepping"]
                     # Steps count once per rank; under active every one of them steps its list.
                     self.assertEqual(summary["steps"], 40 * ranks)
                     self.assertEqual(summary["gather_ahead"], report["backend"] in ("OpenMP", "Serial"))
+                    self.assertEqual(summary["binned_push"],
+                                     stepping != "pull" and report["backend"] in ("OpenMP", "Serial"))
                     if stepping == "pull":
                         self.assertEqual(summary["active_steps"], 0)
                         self.assertEqual(summary["mean_active_share"], 1.0)

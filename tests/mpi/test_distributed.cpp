@@ -102,11 +102,13 @@ Trajectory reference(Graph const& graph, Kind kind, int steps) {
 std::int64_t last_active_steps = 0;
 
 Trajectory distributed(Graph const& graph, Kind kind, int steps, PartitionMethod method,
-                       mpi::DistributedOptions const& options = {}, Stepping stepping = Stepping::pull) {
+                       mpi::DistributedOptions const& options = {}, Stepping stepping = Stepping::pull,
+                       BinnedPush binned = BinnedPush::automatic) {
   Exec exec;
   mpi::DistributedSimulation<Exec> sim(exec, MPI_COMM_WORLD, mpi::distribute(exec, MPI_COMM_WORLD, graph, method), 99,
                                        options);
   sim.set_stepping(stepping);
+  sim.set_binned_push(binned);
   auto trajectory = simulate(sim, kind, steps);
   last_active_steps = sim.stepping_stats().active_steps;
   return trajectory;
@@ -214,6 +216,17 @@ TEST(Distributed, ActiveSteppingGivesThePullTrajectoryOnAnyRankCount) {
               "automatic without overlap");
   if (have_metis())
     expect_same(distributed(graph, Kind::seir, 40, PartitionMethod::metis, {}, Stepping::active), want, "metis active");
+}
+
+// Pushing through bins (forced on: these graphs are below the automatic threshold) adds the same
+// integers as the atomic pushes, from the owned sources and from the ghosts that spread.
+TEST(Distributed, BinnedPushesGiveThePullTrajectoryOnAnyRankCount) {
+  for (GraphCase c : graph_cases()) {
+    auto const graph = c.make();
+    for (Kind kind : {Kind::sir, Kind::covid})
+      expect_same(distributed(graph, kind, 40, PartitionMethod::contiguous, {}, Stepping::active, BinnedPush::on),
+                  reference(graph, kind, 40), std::string(c.graph) + " " + name(kind) + " binned");
+  }
 }
 
 // With ghosts exchanged every few steps only the trajectory is another one, but still the same

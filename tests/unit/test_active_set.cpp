@@ -94,13 +94,18 @@ SeirParameters sir(double beta, global_id infected) {
 // Finding the list pushes each infectious agent's hazard into the sums of the susceptible agents
 // that read it: for each listed susceptible agent the sum over its row, with its row's weights;
 // nothing anywhere else; all cleared when the next step begins.
-TEST(ActiveSet, PushedSumsAreTheSumsOverTheRows) {
+// The pushed sums, atomic or through bins.
+class PushedSums : public ::testing::TestWithParam<BinnedPush> {};
+
+TEST_P(PushedSums, AreTheSumsOverTheRows) {
   auto const g = weighted_directed_graph(3000, 8, 2);
   SeirParameters const p = sir(0.1, 150);
   Seir<> model(g.num_agents(), p);
   Simulation<Exec> sim(Exec(), g, 3);
   model.initialise(sim, g.num_agents());
   ActiveSet<Exec> set(Exec(), transpose(Exec(), g), g.num_agents());
+  set.set_binned_push(GetParam());
+  EXPECT_EQ(set.bins_pushes(), GetParam() == BinnedPush::on && Details::is_host_space_v<Exec>);
   set.reserve(model);
   agent_index const listed = set.find(model);
   auto const sums_view = set.sums();
@@ -135,14 +140,51 @@ TEST(ActiveSet, PushedSumsAreTheSumsOverTheRows) {
   EXPECT_EQ(set.sums().extent(0), 0u) << "no sums until the next find()";
 }
 
+INSTANTIATE_TEST_SUITE_P(ActiveSet, PushedSums, ::testing::Values(BinnedPush::off, BinnedPush::on));
+
+// Bins too small for one pass: the sources are pushed in slices, halved when a slice's pushes
+// overflow, and give the marks and sums of the atomic pushes.
+TEST(ActiveSet, BinsPushInSlicesWhenTheyOverflow) {
+  if (!Details::is_host_space_v<Exec>) GTEST_SKIP() << "bins are for host memory; GPUs push atomically";
+  auto const g = weighted_directed_graph(5000, 8, 5);
+  Seir<> model(g.num_agents(), sir(0.1, 400));
+  Simulation<Exec> sim(Exec(), g, 3);
+  model.initialise(sim, g.num_agents());
+  auto const push = transpose(Exec(), g);
+  agent_index const n = g.num_agents();
+  auto const offsets = to_vector(push.row_offsets);
+  edge_offset longest = 0;
+  for (std::size_t i = 0; i + 1 < offsets.size(); ++i) longest = std::max(longest, offsets[i + 1] - offsets[i]);
+  using Memory = Exec::memory_space;
+  auto run = [&](bool binned) {
+    Kokkos::View<std::uint64_t*, Memory> words("words", (n + 7) / 8);
+    Kokkos::View<std::uint64_t*, Memory> sums("sums", n);
+    Details::MarkActive<Seir<>, Graph> const mark{model, words, push, sums, n};
+    if constexpr (Details::is_host_space_v<Exec>) {
+      if (binned)
+        Details::push_binned(Exec(), mark, Details::PushBins<Memory>(n, longest, 2), Details::AgentsFrom{}, n);
+    }
+    if (!binned) Details::mark_range(Exec(), "atomic", mark, 0, n);
+    Kokkos::fence();
+    return std::make_pair(to_vector(words), to_vector(sums));
+  };
+  auto const atomic = run(false);
+  auto const binned = run(true);
+  EXPECT_EQ(binned.first, atomic.first) << "marks";
+  EXPECT_EQ(binned.second, atomic.second) << "sums";
+  EXPECT_GT(std::count_if(atomic.second.begin(), atomic.second.end(), [](std::uint64_t v) { return v != 0; }), 1000);
+}
+
 // Every property of every agent (current buffers, as bytes) after each step.
 template <class Model>
 std::vector<std::vector<std::uint8_t>> trajectory(Graph const& graph, Model model, Stepping stepping, bool symmetric,
                                                   int steps, std::uint64_t seed, double* active_share = nullptr,
-                                                  GatherAhead gather = GatherAhead::automatic) {
+                                                  GatherAhead gather = GatherAhead::automatic,
+                                                  BinnedPush binned = BinnedPush::automatic) {
   Simulation<Exec> sim(Exec(), graph, seed);
   sim.set_stepping(stepping, symmetric);
   sim.set_gather_ahead(gather);
+  sim.set_binned_push(binned);
   model.initialise(sim, graph.num_agents());
   std::vector<std::vector<std::uint8_t>> out;
   for (int t = 0; t < steps; ++t) {
@@ -201,6 +243,12 @@ TEST(ActiveSet, EpidemicsAreBitwiseTheSameAsThePullStep) {
       // The same graph declared directed: pushes go through its transpose.
       EXPECT_EQ(trajectory(graph, model, Stepping::active, false, 60, 7), pull) << graph_name << ", " << model_name;
       EXPECT_EQ(trajectory(graph, model, Stepping::automatic, true, 60, 7), pull) << graph_name << ", " << model_name;
+      // Pushed through bins (forced: these graphs are below the automatic threshold).
+      for (bool symmetric : {true, false})
+        EXPECT_EQ(trajectory(graph, model, Stepping::active, symmetric, 60, 7, nullptr, GatherAhead::automatic,
+                             BinnedPush::on),
+                  pull)
+            << graph_name << ", " << model_name << ", binned" << (symmetric ? "" : ", transpose");
     }
   }
 }

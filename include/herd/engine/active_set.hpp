@@ -19,25 +19,21 @@
 
 #include <herd/core/device_pass.hpp>
 #include <herd/core/error.hpp>
+#include <herd/core/kokkos_compat.hpp>
 #include <herd/core/types.hpp>
+#include <herd/engine/activity.hpp>
+#include <herd/engine/binned_push.hpp>
 #include <herd/engine/ghost_changes.hpp>
 #include <herd/graph/csr_graph.hpp>
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
 
 namespace herd {
-
-/// What an agent's state allows this step, as Model::activity(i) reports it (bits).
-namespace activity {
-inline constexpr std::uint8_t none = 0;
-inline constexpr std::uint8_t changes = 1;   ///< may change whatever its neighbours do (timers, draws)
-inline constexpr std::uint8_t spreads = 2;   ///< neighbours that read it may change because of it
-inline constexpr std::uint8_t receives = 4;  ///< may change if a neighbour spreads
-}  // namespace activity
 
 /// How steps choose their agents: all of them (pull), the active ones (active), or per step from
 /// the active fraction (automatic).
@@ -343,10 +339,12 @@ class ActiveSet {
                             push_graph.num_agents() - stepped) {}
 
   /// Bytes per agent it stores (a mark, list and sources entries in two buffers, and a pushed sum
-  /// for a model that declares contributions), besides a transpose; a ghost takes two sources
-  /// entries.
-  static constexpr double bytes_per_agent(bool contributions) {
-    return 1 + 3 * sizeof(agent_index) + (contributions ? sizeof(std::uint64_t) : 0);
+  /// for a model that declares contributions, binned or not), besides a transpose; a ghost takes
+  /// two sources entries. The bins hold a push (reader and value) per agent, fewer on a graph of
+  /// fewer edges, and at least the longest push row.
+  static constexpr double bytes_per_agent(bool contributions, bool binned = false) {
+    return 1 + 3 * sizeof(agent_index) + (contributions ? sizeof(std::uint64_t) : 0) +
+           (contributions && binned ? sizeof(agent_index) + sizeof(std::uint64_t) : 0);
   }
 
   /// Allocates what stepping `model` on its active agents needs beyond the marks and lists: the
@@ -356,7 +354,14 @@ class ActiveSet {
     if constexpr (declares_contribution_v<Model>) {
       if (sums_.extent(0) != static_cast<std::size_t>(stepped_))
         sums_ = Kokkos::View<std::uint64_t*, memory_space>("herd::active::sums", stepped_);
+      if (bins_pushes() && !bins_.allocated()) allocate_bins();
     }
+  }
+
+  /// Whether pushed sums go through bins (CPUs; see BinnedPush), from the next reserve() or find().
+  void set_binned_push(BinnedPush choice) { binned_push_ = choice; }
+  bool bins_pushes() const {
+    return Details::is_host_space_v<ExecutionSpace> && herd::bins_pushes(binned_push_, stepped_);
   }
 
   /// Brings the sources up to date with the state the last step left: from the list it stepped if
@@ -403,7 +408,16 @@ class ActiveSet {
     pushed_ = declares_contribution_v<Model>;
     Details::MarkActive<Model, graph_type> const mark{model, marks_, push_, pushed_sums(), stepped_};
     bool const known = sources_known_;
-    if (known)
+    // Binned when the pushes are many: a few, into the sums of few readers, cost less atomic than
+    // three passes over the sources (the estimate is the pushes before the receivers are known).
+    bool const binned =
+        pushed_ && bins_pushes() &&
+        (!known || estimate_of(source_activity_) >= static_cast<double>(stepped_) * binned_push_min_share);
+    if (binned && known)
+      push_through_bins(mark, sources_, source_count_);
+    else if (binned)
+      push_through_bins(mark, Details::AgentsFrom{}, stepped_);
+    else if (known)
       Details::mark_listed(exec_, "herd::active::mark", mark, sources_, source_count_);
     else
       Details::mark_range(exec_, "herd::active::mark_all", mark, 0, stepped_);
@@ -413,7 +427,10 @@ class ActiveSet {
     } else {
       update_ghost_sources(model, ready());
     }
-    Details::mark_listed(exec_, "herd::active::mark_ghosts", mark, ghost_sources_, ghost_source_count_);
+    if (binned)
+      push_through_bins(mark, ghost_sources_, ghost_source_count_);
+    else
+      Details::mark_listed(exec_, "herd::active::mark_ghosts", mark, ghost_sources_, ghost_source_count_);
     // The sources among the stepped agents, for the steps that follow.
     if (!known)
       record_sources(
@@ -478,6 +495,29 @@ class ActiveSet {
     ghost_sources_known_ = true;
   }
 
+  // Room in the bins for the pushes of a slice of sources: as many as the agents (at least 2^16,
+  // at most the edges), and at least the longest push row, which a slice of one source needs.
+  void allocate_bins() {
+    edge_offset const longest = Details::longest_row(exec_, push_);
+    auto const capacity = std::max<std::int64_t>(
+        longest, std::min<std::int64_t>(push_.num_edges(), std::max<std::int64_t>(stepped_, std::int64_t{1} << 16)));
+    bins_ = Details::PushBins<memory_space>(stepped_, std::max<std::int64_t>(capacity, 1), compat::concurrency(exec_));
+  }
+
+  // Pushes from candidate(0 .. count) through the bins: host memory only, where bins_pushes() can
+  // be true (compiled for it only).
+  template <class Mark, class Candidate>
+  void push_through_bins(Mark const& mark, Candidate const& candidate, agent_index count) {
+    if constexpr (Details::is_host_space_v<ExecutionSpace>) {
+      if (!bins_.allocated()) allocate_bins();
+      Details::push_binned(exec_, mark, bins_, candidate, count);
+    } else {
+      (void)mark;
+      (void)candidate;
+      (void)count;
+    }
+  }
+
   // The sums when the current (or coming) find() pushes them, else an empty View.
   Kokkos::View<std::uint64_t*, memory_space> pushed_sums() const {
     return pushed_ ? sums_ : Kokkos::View<std::uint64_t*, memory_space>();
@@ -506,6 +546,8 @@ class ActiveSet {
   agent_index source_count_ = 0;
   std::uint64_t source_activity_ = 0;  ///< spreading sources (high 32 bits), sources (low 32 bits)
   agent_index found_ = -1;
+  BinnedPush binned_push_ = BinnedPush::automatic;
+  Details::PushBins<memory_space> bins_;  ///< allocated when pushes go through bins
 };
 
 /// How many steps went which way, and how many agents the active steps visited.

@@ -19,6 +19,13 @@ namespace herd {
 /// Measured on SIR, docs/benchmarks.md "Active-set stepping".
 inline double default_active_threshold() { return 0.5; }
 
+/// After a step on the active list that binned its pushes, Stepping::automatic keeps listing up to
+/// this many times its threshold: while the pushes grow, the agents that receive them are many and
+/// a pull step costs the most, while after the peak few agents receive and pulling is cheap, so
+/// the switch back waits for the threshold itself. With atomic pushes listing longer did not pay.
+/// Measured in docs/benchmarks.md "Pushing through bins".
+inline constexpr double keep_listing_factor = 4.0;
+
 namespace Details {
 
 template <class ExecutionSpace, class WeightStorage = float>
@@ -32,14 +39,25 @@ class ActiveStepping {
     stepping_ = stepping;
     threshold_ = threshold;
     active_ = std::move(active);
+    active_.set_binned_push(binned_push_);
   }
   Stepping stepping() const { return stepping_; }
+
+  /// How pushed sums are added (see BinnedPush): kept across set().
+  void set_binned_push(BinnedPush choice) {
+    binned_push_ = choice;
+    active_.set_binned_push(choice);
+  }
+  BinnedPush binned_push() const { return binned_push_; }
+  /// Whether this simulation's listed steps push their sums through bins.
+  bool bins_pushes() const { return stepping_ != Stepping::pull && active_.bins_pushes(); }
   SteppingStats const& stats() const { return stats_; }
 
   /// The state may have been set since the last step.
   void forget() {
     if (stepping_ != Stepping::pull) active_.forget();
     skipped_estimates_ = 0;
+    last_listed_ = false;
   }
 
   /// Before a step loop: forgets, and allocates what stepping `model` on its active agents needs.
@@ -68,10 +86,13 @@ class ActiveStepping {
       }
       active_.begin_step(model);
       double const agents = owned > 0 ? static_cast<double>(owned) : 1.0;
-      if (stepping_ == Stepping::automatic && pulls(model, threshold_ * agents)) {
+      double const limit = threshold_ * agents * (last_listed_ && active_.bins_pushes() ? keep_listing_factor : 1.0);
+      if (stepping_ == Stepping::automatic && pulls(model, limit)) {
         stats_.active_share_sum += 1.0;
+        last_listed_ = false;
         return;
       }
+      last_listed_ = true;
       listed_ = active_.find(model, ready);
       stats_.active_share_sum += static_cast<double>(listed_) / agents;
       ++stats_.active_steps;
@@ -117,7 +138,9 @@ class ActiveStepping {
   double threshold_ = default_active_threshold();
   active_set active_;  ///< empty under Stepping::pull
   agent_index listed_ = -1;
+  BinnedPush binned_push_ = BinnedPush::automatic;
   int skipped_estimates_ = 0;  ///< pull steps left before the automatic mode estimates again
+  bool last_listed_ = false;   ///< whether the last step ran on the active list
   SteppingStats stats_;
 };
 

@@ -99,6 +99,10 @@ class Simulation {
     return Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible &&
            gathers_ahead(gather_ahead_, num_agents());
   }
+  /// Whether listed steps push sums through bins (CPUs; automatic: from binned_push_min_agents).
+  void set_binned_push(BinnedPush choice) { active_.set_binned_push(choice); }
+  BinnedPush binned_push() const { return active_.binned_push(); }
+  bool bins_pushes() const { return active_.bins_pushes(); }
   SteppingStats const& stepping_stats() const { return active_.stats(); }
 
   /// Readies the step loop of `model` (herd::run calls it before its loop): active-set stepping

@@ -187,6 +187,10 @@ class DistributedSimulation {
     return Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible &&
            herd::gathers_ahead(gather_ahead_, num_agents());
   }
+  /// As Simulation::set_binned_push; automatic counts this rank's owned agents.
+  void set_binned_push(BinnedPush choice) { active_.set_binned_push(choice); }
+  BinnedPush binned_push() const { return active_.binned_push(); }
+  bool bins_pushes() const { return active_.bins_pushes(); }
   /// This rank's stepping choices.
   SteppingStats const& stepping_stats() const { return active_.stats(); }
 
