@@ -472,19 +472,29 @@ struct EstimateCounter {
   }
 };
 
+// The automatic mode's tests: an Erdős–Rényi graph of 20,000 agents and mean degree 16, SIR with
+// an infectious period of 6 steps from 20 seeds, and the history of its pull steps (seed 5).
+Graph automatic_mode_graph() { return build_csr(Exec(), generate_edges(Exec(), ErdosRenyi{20000, 16.0}, 8)); }
+SeirParameters sir_for_automatic_mode(double beta) {
+  SeirParameters p;
+  p.beta = beta;
+  p.infectious = Period::fixed(6);
+  p.initial_infected = 20;
+  return p;
+}
+std::vector<std::int64_t> pulled_history(Graph const& graph, Seir<>& model, int steps) {
+  Simulation<Exec> sim(Exec(), graph, 5);
+  model.initialise(sim, graph.num_agents());
+  return to_vector(run(sim, model, steps));
+}
+
 // Far above the threshold, automatic mode pulls several steps on one estimate: fewer estimate
 // passes than pull steps, and the same trajectory.
 TEST(ActiveSet, AutomaticModeSkipsEstimatesFarAboveTheThreshold) {
   namespace tools = Kokkos::Tools::Experimental;
-  auto const graph = build_csr(Exec(), generate_edges(Exec(), ErdosRenyi{20000, 16.0}, 8));
-  SeirParameters p;
-  p.beta = 0.2;
-  p.infectious = Period::fixed(6);
-  p.initial_infected = 20;
-  Seir<> model(graph.num_agents(), p);
-  Simulation<Exec> pulled_sim(Exec(), graph, 5);
-  model.initialise(pulled_sim, graph.num_agents());
-  auto const pull = to_vector(run(pulled_sim, model, 40));
+  auto const graph = automatic_mode_graph();
+  Seir<> model(graph.num_agents(), sir_for_automatic_mode(0.2));
+  auto const pull = pulled_history(graph, model, 40);
   Simulation<Exec> sim(Exec(), graph, 5);
   sim.set_stepping(Stepping::automatic, true);
   model.initialise(sim, graph.num_agents());
@@ -502,6 +512,28 @@ TEST(ActiveSet, AutomaticModeSkipsEstimatesFarAboveTheThreshold) {
   EXPECT_GE(pulled, 8) << "the epidemic should spend steps far above the threshold";
   EXPECT_GT(EstimateCounter::passes, 0);
   EXPECT_LT(EstimateCounter::passes, pulled);
+}
+
+// After a step that pushed through bins the automatic mode keeps listing up to keep_listing_factor
+// times its threshold, so it lists more steps of the same epidemic than with atomic pushes, and
+// the history is still the pulled one.
+TEST(ActiveSet, AutomaticModeListsLongerAfterBinnedSteps) {
+  if (!Details::is_host_space_v<Exec>) GTEST_SKIP() << "bins are for host memory";
+  auto const graph = automatic_mode_graph();
+  Seir<> model(graph.num_agents(), sir_for_automatic_mode(0.05));
+  auto const pull = pulled_history(graph, model, 60);
+  auto listed_steps = [&](BinnedPush binned) {
+    Simulation<Exec> sim(Exec(), graph, 5);
+    sim.set_stepping(Stepping::automatic, true);
+    sim.set_binned_push(binned);
+    model.initialise(sim, graph.num_agents());
+    EXPECT_EQ(to_vector(run(sim, model, 60)), pull);
+    return sim.stepping_stats().active_steps;
+  };
+  auto const atomic = listed_steps(BinnedPush::off);
+  auto const binned = listed_steps(BinnedPush::on);
+  EXPECT_LT(atomic, 60) << "the epidemic should pull some steps";
+  EXPECT_GT(binned, atomic);
 }
 
 // Counts the observations herd::run makes from the active list alone (a Kokkos Tools callback).

@@ -410,9 +410,9 @@ class ActiveSet {
     bool const known = sources_known_;
     // Binned when the pushes are many: a few, into the sums of few readers, cost less atomic than
     // three passes over the sources (the estimate is the pushes before the receivers are known).
-    bool const binned =
-        pushed_ && bins_pushes() &&
-        (!known || estimate_of(source_activity_) >= static_cast<double>(stepped_) * binned_push_min_share);
+    binned_ = pushed_ && bins_pushes() &&
+              (!known || estimate_of(source_activity_) >= static_cast<double>(stepped_) * binned_push_min_share);
+    bool const binned = binned_;
     if (binned && known)
       push_through_bins(mark, sources_, source_count_);
     else if (binned)
@@ -442,6 +442,8 @@ class ActiveSet {
   Kokkos::View<agent_index*, memory_space> const& list() const { return list_; }
   /// Agents listed by the last find(), or -1 when none since the last begin_step().
   agent_index count() const { return found_; }
+  /// Whether the last find() pushed through bins.
+  bool binned() const { return binned_; }
   /// The sums the last find() pushed, one per stepped agent (valid for the listed receivers until
   /// the next begin_step()); empty when it pushed none (the model declares no contributions).
   Kokkos::View<std::uint64_t*, memory_space> sums() const {
@@ -548,6 +550,7 @@ class ActiveSet {
   agent_index found_ = -1;
   BinnedPush binned_push_ = BinnedPush::automatic;
   Details::PushBins<memory_space> bins_;  ///< allocated when pushes go through bins
+  bool binned_ = false;                   ///< whether the last find() pushed through bins
 };
 
 /// How many steps went which way, and how many agents the active steps visited.

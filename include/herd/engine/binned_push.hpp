@@ -194,13 +194,13 @@ void push_binned(ExecutionSpace const& exec, Mark const& mark,
     auto const starts = bins.block_starts;
     Kokkos::parallel_for(
         "herd::active::bin_add", Dynamic(exec, 0, blocks), KOKKOS_LAMBDA(agent_index b) {
-          agent_index const lo = b << push_block_shift;
-          agent_index const hi =
-              stepped - lo > (agent_index{1} << push_block_shift) ? lo + (agent_index{1} << push_block_shift) : stepped;
 #if !HERD_DEVICE_PASS && (defined(__GNUC__) || defined(__clang__))
           // First ask for the block's sums and marks, in order, when it has more pushes than sums'
           // cache lines: the pushes come in at random, and each of their first touches missed
           // (measured: the pass took twice as long).
+          agent_index const lo = b << push_block_shift;
+          agent_index const hi =
+              stepped - lo > (agent_index{1} << push_block_shift) ? lo + (agent_index{1} << push_block_shift) : stepped;
           if (starts(b + 1) - starts(b) > (hi - lo) / 8) {
             for (agent_index r = lo; r < hi; r += 8) __builtin_prefetch(&sums(r), 1);
             for (agent_index r = lo; r < hi; r += 64) __builtin_prefetch(marks + r, 1);
