@@ -371,6 +371,7 @@ class ActiveSet {
   void begin_step(Model const& model) {
     if (found_ < 0) {
       sources_known_ = false;
+      binned_ = false;
       return;
     }
     update_sources(model);
@@ -383,6 +384,7 @@ class ActiveSet {
     if (found_ >= 0) clear();
     sources_known_ = false;
     ghost_sources_known_ = false;
+    binned_ = false;
   }
 
   /// An estimate of the pushes find() would make: the agents that change on their own plus the
@@ -442,7 +444,8 @@ class ActiveSet {
   Kokkos::View<agent_index*, memory_space> const& list() const { return list_; }
   /// Agents listed by the last find(), or -1 when none since the last begin_step().
   agent_index count() const { return found_; }
-  /// Whether the last find() pushed through bins.
+  /// Whether the last step was listed by a find() that pushed through bins (false after a step
+  /// that pulled, once begin_step() has seen it, and after forget()).
   bool binned() const { return binned_; }
   /// The sums the last find() pushed, one per stepped agent (valid for the listed receivers until
   /// the next begin_step()); empty when it pushed none (the model declares no contributions).
@@ -550,7 +553,7 @@ class ActiveSet {
   agent_index found_ = -1;
   BinnedPush binned_push_ = BinnedPush::automatic;
   Details::PushBins<memory_space> bins_;  ///< allocated when pushes go through bins
-  bool binned_ = false;                   ///< whether the last find() pushed through bins
+  bool binned_ = false;                   ///< whether the last listed step pushed through bins
 };
 
 /// How many steps went which way, and how many agents the active steps visited.

@@ -57,7 +57,6 @@ class ActiveStepping {
   void forget() {
     if (stepping_ != Stepping::pull) active_.forget();
     skipped_estimates_ = 0;
-    last_binned_ = false;
   }
 
   /// Before a step loop: forgets, and allocates what stepping `model` on its active agents needs.
@@ -86,14 +85,12 @@ class ActiveStepping {
       }
       active_.begin_step(model);
       double const agents = owned > 0 ? static_cast<double>(owned) : 1.0;
-      double const limit = threshold_ * agents * (last_binned_ ? keep_listing_factor : 1.0);
+      double const limit = threshold_ * agents * (active_.binned() ? keep_listing_factor : 1.0);
       if (stepping_ == Stepping::automatic && pulls(model, limit)) {
         stats_.active_share_sum += 1.0;
-        last_binned_ = false;
         return;
       }
       listed_ = active_.find(model, ready);
-      last_binned_ = active_.binned();
       stats_.active_share_sum += static_cast<double>(listed_) / agents;
       ++stats_.active_steps;
     } else {
@@ -140,7 +137,6 @@ class ActiveStepping {
   agent_index listed_ = -1;
   BinnedPush binned_push_ = BinnedPush::automatic;
   int skipped_estimates_ = 0;  ///< pull steps left before the automatic mode estimates again
-  bool last_binned_ = false;   ///< whether the last step ran on the active list, pushing through bins
   SteppingStats stats_;
 };
 
