@@ -175,6 +175,36 @@ TEST(ActiveSet, BinsPushInSlicesWhenTheyOverflow) {
   EXPECT_GT(std::count_if(atomic.second.begin(), atomic.second.end(), [](std::uint64_t v) { return v != 0; }), 1000);
 }
 
+// The estimate automatic mode decides on, from a pass over every agent: the stepped agents that
+// change on their own plus every spreading agent (ghosts too) times the mean readers per agent. The
+// stepped agents end inside a block of the pass, and the agents inside another.
+TEST(ActiveSet, PushEstimateCountsChangingAndSpreadingAgents) {
+  auto const g = weighted_directed_graph(5000, 8, 7);
+  agent_index const stepped = 3333;
+  Seir<> model(g.num_agents(), sir(0.1, 0));
+  std::vector<std::uint8_t> states(static_cast<std::size_t>(g.num_agents()));
+  std::mt19937 draw(11);
+  for (auto& s : states) s = static_cast<std::uint8_t>(draw() % 4);
+  Kokkos::deep_copy(model.state.current(), Kokkos::View<std::uint8_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                                               states.data(), states.size()));
+  std::int64_t changing = 0;
+  std::int64_t spreading = 0;
+  std::int64_t ghosts_spreading = 0;
+  for (std::size_t i = 0; i < states.size(); ++i) {
+    bool const infectious = states[i] == Seir<>::infectious;
+    bool const is_stepped = i < static_cast<std::size_t>(stepped);
+    if (is_stepped && (infectious || states[i] == Seir<>::exposed)) ++changing;
+    if (infectious) ++spreading;
+    if (infectious && !is_stepped) ++ghosts_spreading;
+  }
+  auto const push = transpose(Exec(), g);
+  ActiveSet<Exec> set(Exec(), push, stepped);
+  double const mean_readers = static_cast<double>(push.num_edges()) / static_cast<double>(push.num_agents());
+  EXPECT_EQ(set.push_estimate(model), static_cast<double>(changing) + static_cast<double>(spreading) * mean_readers);
+  EXPECT_GT(changing, 1000);
+  EXPECT_GT(ghosts_spreading, 100);
+}
+
 // Every property of every agent (current buffers, as bytes) after each step.
 template <class Model>
 std::vector<std::vector<std::uint8_t>> trajectory(Graph const& graph, Model model, Stepping stepping, bool symmetric,
