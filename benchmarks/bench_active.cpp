@@ -12,6 +12,7 @@
 #include <herd/engine/telemetry.hpp>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <vector>
 
@@ -175,8 +176,8 @@ BENCHMARK(sir_pull_step)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 
-// The whole epidemic, from the seeds to the step it dies out; with telemetry on (fourth argument 1)
-// to measure what it costs.
+// The whole epidemic, from the seeds to the step it dies out; with telemetry on (fourth argument 1,
+// or 2 to record every step) to measure what it costs.
 void sir_epidemic(benchmark::State& state) {
   auto const agents = static_cast<agent_index>(state.range(0));
   auto const& e = epidemic(agents);
@@ -192,6 +193,7 @@ void sir_epidemic(benchmark::State& state) {
     model.initialise(sim, agents);
     Kokkos::fence();
     Telemetry telemetry;
+    telemetry.record_steps(state.range(3) == 2);
     Kokkos::Timer timer;
     run(sim, model, e.steps_to_extinction, NoProgress{}, state.range(3) ? &telemetry : nullptr);
     Kokkos::fence();
@@ -205,7 +207,7 @@ void sir_epidemic(benchmark::State& state) {
   state.SetLabel(
       std::string(mode_name(state.range(1))) +
       (state.range(1) == 2 && state.range(2) > 0 ? " threshold " + std::to_string(state.range(2)) + "%" : "") +
-      (state.range(3) ? " profiled" : ""));
+      std::array<char const*, 3>{"", " profiled", " profiled by step"}[static_cast<std::size_t>(state.range(3))]);
 }
 BENCHMARK(sir_epidemic)->ArgsProduct({{1000000}, {0, 1}, {0}, {0}})->UseManualTime()->Unit(benchmark::kMillisecond);
 // The same at 10^7 agents, pull and automatic, and the threshold sweep there: one run per
@@ -225,8 +227,11 @@ BENCHMARK(sir_epidemic)
     ->ArgsProduct({{1000000}, {2}, {10, 25, 50, 100, 200}, {0}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
-// Telemetry's cost: the same runs with and without it.
-BENCHMARK(sir_epidemic)->ArgsProduct({{1000000}, {0, 2}, {0}, {0, 1}})->UseManualTime()->Unit(benchmark::kMillisecond);
+// Telemetry's cost: the same runs without it, with it, and with a record of every step.
+BENCHMARK(sir_epidemic)
+    ->ArgsProduct({{1000000}, {0, 2}, {0}, {0, 1, 2}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 
 // Runs the epidemic from the seeds to extinction once per iteration, on a simulation that
 // `configure` sets up; returns the last run's stepping statistics.

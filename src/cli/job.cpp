@@ -23,6 +23,43 @@ MPI_Comm world() { return MPI_COMM_WORLD; }
 int world() { return 0; }
 #endif
 
+// Every step's record, the slowest rank's phases and the agents of all ranks (collective when
+// distributed: every rank ran the same steps).
+std::vector<StepProfile> step_profiles(Telemetry const& t, bool distributed) {
+  auto const& records = t.step_records();
+  constexpr int timed = loop_phase_count + 1;  // the phases, then the step's total
+  std::vector<double> seconds;
+  std::vector<long long> counts;  // ranks listed, agents stepped
+  seconds.reserve(records.size() * timed);
+  counts.reserve(records.size() * 2);
+  for (auto const& r : records) {
+    seconds.insert(seconds.end(), r.seconds.begin(), r.seconds.end());
+    seconds.push_back(r.total_seconds());
+    counts.push_back(r.listed ? 1 : 0);
+    counts.push_back(r.stepped);
+  }
+#if HERD_ENABLE_MPI
+  if (distributed && !records.empty()) {
+    auto const comm = world();
+    MPI_Allreduce(MPI_IN_PLACE, seconds.data(), static_cast<int>(seconds.size()), MPI_DOUBLE, MPI_MAX, comm);
+    MPI_Allreduce(MPI_IN_PLACE, counts.data(), static_cast<int>(counts.size()), MPI_LONG_LONG, MPI_SUM, comm);
+  }
+#else
+  (void)distributed;
+#endif
+  std::vector<StepProfile> steps(records.size());
+  for (std::size_t k = 0; k < records.size(); ++k) {
+    auto& s = steps[k];
+    s.step = records[k].step;
+    s.listed_ranks = static_cast<int>(counts[2 * k]);
+    s.stepped = counts[2 * k + 1];
+    auto const first = seconds.begin() + static_cast<std::ptrdiff_t>(k * timed);
+    s.slowest_seconds.assign(first, first + loop_phase_count);
+    s.slowest_total = first[loop_phase_count];
+  }
+  return steps;
+}
+
 // The loop's telemetry as the report shows it; over ranks when distributed (collective).
 LoopProfile summarise(Telemetry const& t, bool distributed) {
   LoopProfile p;
@@ -54,6 +91,7 @@ LoopProfile summarise(Telemetry const& t, bool distributed) {
   p.cross_space_bytes = counts[5];
   p.messages_sent = counts[6];
   p.bytes_sent = counts[7];
+  p.steps = step_profiles(t, distributed);
   return p;
 }
 
@@ -65,6 +103,7 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
   auto const first = files.initialise();
   Kokkos::fence();
   Telemetry telemetry;
+  telemetry.record_steps(!o.profile_steps.empty());
   Kokkos::Timer timer;
   auto history = run(
       sim, model, o.steps - static_cast<int>(first),

@@ -24,6 +24,15 @@ struct RankStats {
   long long bytes_sent = 0;
 };
 
+/// One step of the loop (herd run --profile-steps), over ranks when distributed.
+struct StepProfile {
+  long long step = 0;                   ///< the simulation's step count after it
+  int listed_ranks = 0;                 ///< ranks that stepped their active list (on one process: 0 or 1)
+  long long stepped = 0;                ///< agents stepped, summed over ranks
+  std::vector<double> slowest_seconds;  ///< per phase, the rank that spent the most in it
+  double slowest_total = 0.0;           ///< the step's time on its slowest rank
+};
+
 /// Where the step loop's time went (herd run --profile): seconds per herd::LoopPhase, mean and
 /// slowest over ranks, and the loop's memory events and halo traffic summed over ranks.
 struct LoopProfile {
@@ -39,6 +48,7 @@ struct LoopProfile {
   long long cross_space_bytes = 0;
   long long messages_sent = 0;
   long long bytes_sent = 0;
+  std::vector<StepProfile> steps;  ///< every step, when asked for (--profile-steps)
 };
 
 /// What a run produced, for the summary table, the CSV and the JSON.

@@ -27,6 +27,7 @@
 #include <iostream>
 #include <new>
 #include <sstream>
+#include <utility>
 
 namespace {
 
@@ -94,6 +95,28 @@ bool cpu_runs_this_build() {
 #endif
 }
 
+// Every file the command will write, tried before any work: a path that cannot take a file
+// fails now, with nothing computed, rather than after the run.
+void check_outputs(herd::cli::Options const& o) {
+  using herd::cli::check_writable;
+  if (o.command == "partition") {
+    if (!o.csv.empty()) check_writable("--csv", o.csv);
+    return;
+  }
+  if (o.command == "convert") {
+    check_writable("--output", o.output);
+    return;
+  }
+  std::pair<char const*, std::string const*> const files[] = {{"--csv", &o.csv},
+                                                              {"--json", &o.json},
+                                                              {"--profile-steps", &o.profile_steps},
+                                                              {"--checkpoint", &o.checkpoint},
+                                                              {"--output", &o.output}};
+  for (auto const& [option, path] : files)
+    if (!path->empty()) check_writable(option, *path);
+  if (!o.record.empty()) check_writable("--record", o.record, true);
+}
+
 char const* half_conversions() { return HERD_HALF_USES_F16C ? "F16C" : "integer"; }
 
 }  // namespace
@@ -148,6 +171,14 @@ int main(int argc, char* argv[]) {
   herd::compat::initialize(options.threads, mpi.size > 1 ? mpi.node_rank() : -1);
   int status = 0;
   try {
+    auto const check = [&] {
+      if (speaks) check_outputs(options);
+    };
+#if HERD_ENABLE_MPI
+    herd::mpi::collectively(MPI_COMM_WORLD, check);
+#else
+    check();
+#endif
 #if HERD_ENABLE_HDF5
     if (options.command == "convert") {
       auto const summary = convert(options, MPI_COMM_WORLD);
@@ -167,6 +198,7 @@ int main(int argc, char* argv[]) {
       // Files are written only once the run is complete: a failed run leaves none behind.
       if (result.rank_zero) {
         if (!options.csv.empty()) write_file_atomically(options.csv, csv(result));
+        if (!options.profile_steps.empty()) write_file_atomically(options.profile_steps, profile_steps_csv(result));
         if (!options.json.empty()) {
           std::ostringstream configuration;
           Kokkos::print_configuration(configuration);

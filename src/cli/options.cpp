@@ -126,6 +126,11 @@ Options parse(std::vector<std::string> const& args) {
       {"--csv", [&](auto&, auto& v) { o.csv = v; }},
       {"--json", [&](auto&, auto& v) { o.json = v; }},
       {"--record", [&](auto&, auto& v) { o.record = v; }},
+      {"--profile-steps",
+       [&](auto&, auto& v) {
+         o.profile_steps = v;
+         o.profile = true;
+       }},
       {"--label", [&](auto&, auto& v) { o.label = v; }},
       {"--checkpoint", [&](auto&, auto& v) { o.checkpoint = v; }},
       {"--checkpoint-every", [&](auto& k, auto& v) { o.checkpoint_every = static_cast<int>(to_count(k, v, max_int)); }},
@@ -281,6 +286,8 @@ Run:
   --profile                where the step loop's time goes (step kernels, reductions, active
                            set, halo pack / MPI wait / unpack, output), its allocations and
                            copies; fences at each phase boundary, so the loop runs a little slower
+  --profile-steps FILE     --profile, and a CSV of every step's phases, whether it stepped the
+                           active list, and how many agents it stepped
 
 Files (HDF5; schema in docs/file-formats.md):
   --checkpoint FILE        write a checkpoint at the end of the run (herd resume FILE continues it)

@@ -53,7 +53,8 @@ struct Options {
   std::string record;  ///< append one JSON line per run (scaling studies)
   std::string label;   ///< free text carried into the record and JSON (e.g. strong, weak)
   bool quiet = false;
-  bool profile = false;  ///< time the step loop's phases and count its allocations and copies
+  bool profile = false;       ///< time the step loop's phases and count its allocations and copies
+  std::string profile_steps;  ///< CSV of each step's phases (implies profile)
   // HDF5 files (builds with Herd_ENABLE_HDF5).
   std::string checkpoint;  ///< checkpoint file, written at the end and every checkpoint_every steps
   int checkpoint_every = 0;

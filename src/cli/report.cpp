@@ -13,6 +13,8 @@
 #include <iostream>
 #include <sstream>
 
+#include <sys/stat.h>
+
 namespace herd::cli {
 
 namespace {
@@ -306,6 +308,33 @@ std::string record(Options const& o, JobResult const& r) {
   for (std::size_t c = 0; c < r.columns.size(); ++c) s << (c ? ", " : "") << r.counts.back()[c];
   s << "], \"herd_version\": " << json_string(HERD_VERSION_STRING) << "}";
   return s.str();
+}
+
+std::string profile_steps_csv(JobResult const& r) {
+  auto const& p = r.profile;
+  std::ostringstream s;
+  s << std::setprecision(6) << "step,listed_ranks,stepped_agents";
+  for (auto const& phase : p.phases) s << "," << phase << "_s";
+  s << ",total_s\n";
+  for (auto const& step : p.steps) {
+    s << step.step << "," << step.listed_ranks << "," << step.stepped;
+    for (double seconds : step.slowest_seconds) s << "," << seconds;
+    s << "," << step.slowest_total << "\n";
+  }
+  return s.str();
+}
+
+void check_writable(std::string const& option, std::string const& path, bool append) {
+  struct stat info {};
+  bool const exists = ::stat(path.c_str(), &info) == 0;
+  require(!exists || !S_ISDIR(info.st_mode), option + " " + path + ": is a directory, not a file");
+  // Appending to a file that exists changes nothing; otherwise a file beside it (where the
+  // atomic writes put their temporary) shows whether the folder takes new files.
+  std::string const probe = append && exists ? path : path + ".tmp";
+  std::FILE* file = std::fopen(probe.c_str(), append ? "ab" : "wb");
+  require(file != nullptr, option + " " + path + ": cannot write the file (" + std::strerror(errno) + ")");
+  std::fclose(file);
+  if (probe != path) std::remove(probe.c_str());
 }
 
 void append_line(std::string const& path, std::string const& line) {

@@ -28,12 +28,21 @@ std::string csv(JobResult const& result);
 /// The machine-readable summary.
 std::string json(Options const& options, JobResult const& result, std::string const& kokkos_configuration);
 
+/// Every step of the loop (--profile-steps): the slowest rank's seconds per phase and in all,
+/// the ranks that stepped their active list and the agents stepped.
+std::string profile_steps_csv(JobResult const& result);
+
 /// One line of JSON describing the run, for scaling studies: ranks, threads, backend, sizes, cut
 /// fraction and the slowest rank's seconds per step split into compute, pack, MPI wait, unpack.
 std::string record(Options const& options, JobResult const& result);
 
 /// Appends `line` and a newline to `path` in one write, creating the file if needed.
 void append_line(std::string const& path, std::string const& line);
+
+/// Throws herd::Error naming `option` and `path` unless a file can be written there (or, with
+/// `append`, appended to): run before the work whose results go there, so that a mistyped path
+/// fails at once and not after the run. Leaves no file behind.
+void check_writable(std::string const& option, std::string const& path, bool append = false);
 
 /// Writes `content` to `path` through a temporary file renamed into place, so a reader never
 /// sees half a file. Throws herd::Error naming the path when it cannot.

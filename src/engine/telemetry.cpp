@@ -121,6 +121,8 @@ MemoryEventCounter::~MemoryEventCounter() {
 
 MemoryEvents MemoryEventCounter::events() const { return current_counts() - start_; }
 
+double StepRecord::total_seconds() const { return std::accumulate(seconds.begin(), seconds.end(), 0.0); }
+
 double Telemetry::total_seconds() const { return std::accumulate(seconds_.begin(), seconds_.end(), 0.0); }
 
 void Telemetry::fence() const {
@@ -162,6 +164,24 @@ void Telemetry::move_halo_time(LoopPhase phase, double pack, double wait, double
   seconds_[static_cast<std::size_t>(LoopPhase::halo_pack)] += pack;
   seconds_[static_cast<std::size_t>(LoopPhase::halo_wait)] += wait;
   seconds_[static_cast<std::size_t>(LoopPhase::halo_unpack)] += unpack;
+}
+
+void Telemetry::reserve_steps(std::int64_t steps) {
+  if (record_steps_) records_.reserve(records_.size() + static_cast<std::size_t>(steps));
+}
+
+void Telemetry::begin_steps() { at_step_start_ = seconds_; }
+
+void Telemetry::end_step(std::int64_t step, bool listed, agent_index stepped) {
+  if (record_steps_) {
+    StepRecord r;
+    r.step = step;
+    r.listed = listed;
+    r.stepped = stepped;
+    for (std::size_t p = 0; p < seconds_.size(); ++p) r.seconds[p] = seconds_[p] - at_step_start_[p];
+    records_.push_back(r);
+  }
+  at_step_start_ = seconds_;
 }
 
 void Telemetry::add_messages(std::int64_t messages, std::int64_t bytes) {

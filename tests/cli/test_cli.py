@@ -141,10 +141,27 @@ class BadInput(unittest.TestCase):
             self.assertEqual(result.returncode, 1)
             self.assertEqual(result.stderr.strip(), f"herd: {path}:3: 'three' is not an integer agent id")
 
-    def test_unwritable_output_is_reported(self):
-        result = herd("run", "--agents", "1000", "--steps", "2", "--csv", "/no/such/dir/x.csv", "--quiet")
-        self.assertEqual(result.returncode, 1)
-        self.assertIn("/no/such/dir/x.csv: cannot write the file", result.stderr)
+    def test_unwritable_output_fails_before_the_run(self):
+        with tempfile.TemporaryDirectory() as d:
+            cases = [
+                (["--csv", "/no/such/dir/x.csv"], "--csv /no/such/dir/x.csv: cannot write the file"),
+                (["--json", d], f"--json {d}: is a directory, not a file"),
+                (["--record", "/no/such/dir/r.jsonl"], "--record /no/such/dir/r.jsonl: cannot write the file"),
+                (["--profile-steps", "/no/such/dir/s.csv"], "--profile-steps /no/such/dir/s.csv: cannot write"),
+                (["--csv", os.path.join(d, "x.csv"), "--json", "/no/such/dir/x.json"], "--json /no/such/dir/x.json"),
+            ]
+            for args, message in cases:
+                with self.subTest(args=args):
+                    # Not quiet: a run that started would print its progress.
+                    result = herd("run", "--agents", "1000", "--steps", "2", *args)
+                    self.assertEqual(result.returncode, 1)
+                    lines = result.stderr.strip().splitlines()
+                    self.assertEqual(len(lines), 1, result.stderr)
+                    self.assertTrue(lines[0].startswith("herd: "), lines[0])
+                    self.assertIn(message, lines[0])
+                    self.assertNotIn("step 1/2", result.stderr)
+                    self.assertEqual(result.stdout, "")
+                    self.assertEqual(os.listdir(d), [])
 
 
 class Stepping(unittest.TestCase):
@@ -238,6 +255,31 @@ class Profile(unittest.TestCase):
         self.assertEqual(profile["deep_copies"], 0)
         self.assertEqual(profile["allocations"], 0)
         self.assertGreater(profile["phase_seconds"]["active_set"], 0)
+
+    def test_every_step_on_request(self):
+        steps = os.path.join(self.dir.name, "steps.csv")
+        _, summary = self.run_json("--profile-steps", steps, "--stepping", "auto")
+        self.assertIn("profile", summary)
+        lines = read(steps).splitlines()
+        header = lines[0].split(",")
+        phases = ["step", "reduce", "active_set", "halo_pack", "halo_wait", "halo_unpack", "output"]
+        self.assertEqual(header, ["step", "listed_ranks", "stepped_agents"] + [p + "_s" for p in phases] + ["total_s"])
+        rows = [dict(zip(header, map(float, line.split(",")))) for line in lines[1:]]
+        self.assertEqual([int(r["step"]) for r in rows], list(range(1, 41)))
+        self.assertEqual(sum(int(r["listed_ranks"]) for r in rows), summary["stepping"]["active_steps"])
+        for r in rows:
+            self.assertIn(r["listed_ranks"], (0, 1))
+            if r["listed_ranks"] == 0:
+                self.assertEqual(r["stepped_agents"], 50000)
+            else:
+                self.assertLess(r["stepped_agents"], 50000)
+            self.assertAlmostEqual(r["total_s"], sum(r[p + "_s"] for p in phases), delta=1e-5)
+        share = sum(r["stepped_agents"] for r in rows) / 50000 / 40
+        self.assertAlmostEqual(share, summary["stepping"]["mean_active_share"], places=6)
+        # The steps' phases are part of the loop's, which also holds the first and last reductions.
+        for p in phases:
+            self.assertLessEqual(sum(r[p + "_s"] for r in rows), summary["profile"]["phase_seconds"][p] + 1e-5)
+        self.assertEqual(sorted(os.listdir(self.dir.name)), ["run.json", "steps.csv"])
 
     def test_off_by_default_and_same_results(self):
         _, plain = self.run_json()

@@ -108,8 +108,20 @@ class SameResults(unittest.TestCase):
         self.assertEqual(sum(summary["final"].values()), 9000)
         # --profile: the halo's share of the loop, and its messages as the ranks count them.
         self.run_ok(3, "run", "--model", "sir", "--graph", "erdos-renyi", "--agents", "9000", "--steps", "10",
-                    "--quiet", "--profile", "--json", self.path("p.json"))
+                    "--quiet", "--profile-steps", self.path("steps.csv"), "--json", self.path("p.json"))
         profiled = json.loads(read(self.path("p.json")))
+        # Every step: the slowest rank's phases, the ranks that listed and the agents of all ranks.
+        lines = read(self.path("steps.csv")).splitlines()
+        header = lines[0].split(",")
+        steps = [dict(zip(header, map(float, line.split(",")))) for line in lines[1:]]
+        self.assertEqual([int(r["step"]) for r in steps], list(range(1, 11)))
+        self.assertEqual(sum(r["listed_ranks"] for r in steps), profiled["stepping"]["active_steps"])
+        for r in steps:
+            self.assertIn(r["listed_ranks"], (0, 1, 2, 3))
+            self.assertLessEqual(r["stepped_agents"], 9000)
+            self.assertGreater(r["halo_pack_s"], 0)
+            for phase in ["step", "halo_pack", "halo_wait", "halo_unpack"]:
+                self.assertLessEqual(r[phase + "_s"], r["total_s"] + 1e-6)
         profile = profiled["profile"]
         self.assertEqual(profile["messages_sent"], sum(r["messages_sent"] for r in profiled["ranks"]))
         self.assertEqual(profile["bytes_sent"], sum(r["bytes_sent"] for r in profiled["ranks"]))
@@ -178,6 +190,11 @@ class BadInput(unittest.TestCase):
 
     def test_invalid_parameter(self):
         self.fails_once(2, "beta must lie", "--graph", "erdos-renyi", "--agents", "1000", "--beta", "1.5")
+
+    def test_unwritable_output(self):
+        # Checked on rank 0 before the run; every rank stops with it.
+        self.fails_once(3, "--json /no/such/dir/x.json: cannot write the file", "--agents", "1000", "--json",
+                        "/no/such/dir/x.json")
 
     def test_reorder_is_single_process(self):
         self.fails_once(2, "--reorder", "--graph", "erdos-renyi", "--agents", "1000", "--reorder", "degree")

@@ -2,6 +2,7 @@
 
 #include <herd/engine/telemetry.hpp>
 
+#include <array>
 #include <type_traits>
 
 namespace {
@@ -94,6 +95,58 @@ TEST(Telemetry, RunsAddUp) {
   run(e.sim, e.model, 15, NoProgress{}, &telemetry);
   EXPECT_EQ(telemetry.steps(), 25);
   EXPECT_GT(telemetry.seconds(LoopPhase::step), first);
+}
+
+// Step records are off unless asked for; asked for, there is one per step, numbered by the
+// simulation's step count across runs, saying which steps were listed and how many agents they
+// stepped, and their phases add up to no more than the loop's.
+TEST(Telemetry, RecordsEveryStepWhenAsked) {
+  Epidemic e;
+  e.sim.set_stepping(Stepping::automatic, true);
+  Telemetry plain;
+  run(e.sim, e.model, 5, NoProgress{}, &plain);
+  EXPECT_TRUE(plain.step_records().empty());
+
+  Telemetry telemetry;
+  telemetry.record_steps();
+  constexpr int first = 25, second = 15;
+  run(e.sim, e.model, first, NoProgress{}, &telemetry);
+  run(e.sim, e.model, second, NoProgress{}, &telemetry);
+  auto const& records = telemetry.step_records();
+  ASSERT_EQ(records.size(), static_cast<std::size_t>(first + second));
+  EXPECT_EQ(telemetry.memory().allocations, 0);
+  std::array<double, loop_phase_count> sums{};
+  std::int64_t listed = 0;
+  double share = 0.0;
+  agent_index const agents = e.graph.num_agents();
+  for (std::size_t k = 0; k < records.size(); ++k) {
+    auto const& r = records[k];
+    EXPECT_EQ(r.step, 5 + static_cast<std::int64_t>(k) + 1);
+    if (r.listed) {
+      ++listed;
+      EXPECT_LT(r.stepped, agents);
+    } else {
+      EXPECT_EQ(r.stepped, agents);
+    }
+    share += static_cast<double>(r.stepped) / agents;
+    double total = 0.0;
+    for (int p = 0; p < loop_phase_count; ++p) {
+      EXPECT_GE(r.seconds[p], 0.0);
+      sums[p] += r.seconds[p];
+      total += r.seconds[p];
+    }
+    EXPECT_DOUBLE_EQ(r.total_seconds(), total);
+    EXPECT_GT(r.seconds[static_cast<int>(LoopPhase::step)], 0.0);
+  }
+  // From 10 seeds the automatic mode lists the first steps and pulls around the peak.
+  EXPECT_GT(listed, 0);
+  EXPECT_LT(listed, static_cast<std::int64_t>(records.size()));
+  EXPECT_EQ(listed, telemetry.stepping().active_steps);
+  EXPECT_NEAR(share / records.size(), telemetry.stepping().mean_active_share(), 1e-12);
+  // The loop's totals hold the steps and, besides them, the observations before the first steps
+  // and the final sums.
+  for (int p = 0; p < loop_phase_count; ++p) EXPECT_LE(sums[p], telemetry.seconds(static_cast<LoopPhase>(p)) + 1e-12);
+  EXPECT_GT(telemetry.seconds(LoopPhase::reduce), sums[static_cast<int>(LoopPhase::reduce)]);
 }
 
 // A stand-in for a Kokkos Tools library: callbacks set before the run.

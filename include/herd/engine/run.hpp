@@ -67,6 +67,18 @@ class LoopTimer {
     telemetry_->move_halo_time(left, now.pack - last_.pack, now.wait - last_.wait, now.unpack - last_.unpack);
     last_ = now;
   }
+  // After the observation before the first step: the steps' records start here.
+  void begin_steps() {
+    if (!telemetry_ || !telemetry_->records_steps()) return;
+    enter(LoopPhase::reduce);
+    telemetry_->begin_steps();
+  }
+  // After a step and its output; `listed`: the agents it stepped from the active list, or -1.
+  void end_step(agent_index listed) {
+    if (!telemetry_ || !telemetry_->records_steps()) return;
+    enter(LoopPhase::output);
+    telemetry_->end_step(sim_.step(), listed >= 0, listed >= 0 ? listed : sim_.num_owned());
+  }
   void stop(int steps) {
     if (!telemetry_) return;
     enter(LoopPhase::reduce);
@@ -94,8 +106,10 @@ inline constexpr agent_index observed_list_share = 4;
 
 // One step of `model`, with its observables into row t of `history`, whose row t - 1 holds them
 // before the step; `before` is scratch of one row. `timer` is told the phases (see LoopTimer).
+// Returns the agents stepped from the active list, or -1 when every agent was.
 template <class Simulation, class Model, class History, class Row, class Timer>
-void step_and_observe(Simulation& sim, Model& model, History const& history, int t, Row const& before, Timer& timer) {
+agent_index step_and_observe(Simulation& sim, Model& model, History const& history, int t, Row const& before,
+                             Timer& timer) {
   timer.enter(LoopPhase::active_set);
   sim.before_step(model);
   agent_index const listed = sim.listed_agents();
@@ -112,7 +126,7 @@ void step_and_observe(Simulation& sim, Model& model, History const& history, int
   auto const row = Kokkos::subview(history, t, Kokkos::ALL());
   if (!by_list) {
     sim.observe(model, row);
-    return;
+    return listed;
   }
   sim.observe_listed(model, listed, row);
   Kokkos::parallel_for(
@@ -120,6 +134,7 @@ void step_and_observe(Simulation& sim, Model& model, History const& history, int
       Kokkos::RangePolicy<typename Simulation::execution_space>(sim.execution_space_instance(), 0,
                                                                 static_cast<int>(history.extent(1))),
       KOKKOS_LAMBDA(int k) { history(t, k) += history(t - 1, k) - before(k); });
+  return listed;
 }
 
 }  // namespace Details
@@ -129,7 +144,8 @@ void step_and_observe(Simulation& sim, Model& model, History const& history, int
 /// The loop launches kernels only: it allocates nothing and does not wait for the device (a
 /// distributed simulation waits for its halo messages, and sums the history over ranks at the end;
 /// active-set stepping reads a few counts per step: see ActiveSet). With a `telemetry`, the
-/// loop fences at each phase boundary and records where its time went (see Telemetry).
+/// loop fences at each phase boundary and records where its time went, and, if it records steps,
+/// where each step's went (see Telemetry).
 template <class Simulation, class Model, class Progress = NoProgress>
 History<typename Simulation::memory_space> run(Simulation& sim, Model& model, int steps, Progress&& progress = {},
                                                Telemetry* telemetry = nullptr) {
@@ -139,15 +155,18 @@ History<typename Simulation::memory_space> run(Simulation& sim, Model& model, in
   Kokkos::View<std::int64_t*, typename Simulation::memory_space> before("herd::observed_before",
                                                                         model.num_observables());
   sim.prepare(model);
+  if (telemetry) telemetry->reserve_steps(steps);
   Details::LoopTimer<Simulation> timer(sim, telemetry);
   sim.observe(model, Kokkos::subview(history, 0, Kokkos::ALL()));
+  timer.begin_steps();
   for (int t = 1; t <= steps; ++t) {
-    Details::step_and_observe(sim, model, history, t, before, timer);
+    auto const listed = Details::step_and_observe(sim, model, history, t, before, timer);
     timer.enter(LoopPhase::output);
     if constexpr (std::is_invocable_v<Progress&, int, int, History<typename Simulation::memory_space> const&>)
       progress(t, steps, history);
     else
       progress(t, steps);
+    timer.end_step(listed);
   }
   timer.enter(LoopPhase::reduce);
   sim.finish(history);

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <vector>
 
 namespace herd {
 
@@ -56,6 +57,16 @@ class MemoryEventCounter {
   MemoryEvents start_;
 };
 
+/// One step of a loop as Telemetry records it (Telemetry::record_steps): which agents it stepped,
+/// and its exclusive time per LoopPhase.
+struct StepRecord {
+  std::int64_t step = 0;    ///< the simulation's step count after this step
+  bool listed = false;      ///< stepped the active list rather than pulling every agent
+  agent_index stepped = 0;  ///< agents stepped: the list's length, or every owned agent
+  std::array<double, loop_phase_count> seconds{};
+  double total_seconds() const;
+};
+
 /// Telemetry of step loops: exclusive time per LoopPhase, the steps run, the memory events and
 /// halo messages of the loop, and how active-set stepping went. Pass one to herd::run to fill it;
 /// runs add up. Timing fences the device at every phase boundary, which serialises work that
@@ -75,6 +86,14 @@ class Telemetry {
   /// Active-set stepping over the runs (all zero when the model was always pulled).
   SteppingStats const& stepping() const { return stepping_; }
 
+  /// Asks for a record of every step (off by default): where an epidemic's time goes step by
+  /// step, and which steps were listed. The loop reserves a record per step before it starts, so
+  /// recording allocates nothing inside it. The records hold the steps only: the observation
+  /// before the first step and the final sum over ranks count in the totals above, not in them.
+  void record_steps(bool on = true) { record_steps_ = on; }
+  bool records_steps() const { return record_steps_; }
+  std::vector<StepRecord> const& step_records() const { return records_; }
+
   /// Starts timing a loop in `phase`: fences, starts counting memory events. `fence` waits for the
   /// loop's work, at this call and at every phase boundary until stop(): herd::run passes one that
   /// fences its simulation's execution space instance only, so that timing one simulation does not
@@ -89,6 +108,14 @@ class Telemetry {
   void add_messages(std::int64_t messages, std::int64_t bytes);
   void add_steps(std::int64_t steps) { steps_ += steps; }
   void add_stepping(SteppingStats const& before, SteppingStats const& after);
+  /// Room for `steps` more records, if steps are recorded (before a loop starts).
+  void reserve_steps(std::int64_t steps);
+  /// Starts the first step's record at the last enter(): what came before is the loop's, not a
+  /// step's.
+  void begin_steps();
+  /// Closes a step's record at the last enter() (if steps are recorded); the next step's record
+  /// starts there.
+  void end_step(std::int64_t step, bool listed, agent_index stepped);
 
  private:
   std::array<double, loop_phase_count> seconds_{};
@@ -101,6 +128,9 @@ class Telemetry {
   SteppingStats stepping_;
   std::unique_ptr<MemoryEventCounter> counter_;  ///< while a loop is timed
   std::function<void()> fence_;                  ///< empty: Kokkos::fence()
+  bool record_steps_ = false;
+  std::vector<StepRecord> records_;
+  std::array<double, loop_phase_count> at_step_start_{};  ///< seconds_ when the current step began
 
   void fence() const;
 };
