@@ -243,7 +243,9 @@ void describe(JobResult& result, Input<WeightStorage> const& input, Exec const& 
   result.max_degree = stats.max_degree;
   result.weighted = input.graph.weighted();
   result.schedule = schedule;
-  result.bytes_per_agent = state_bytes + sizeof(edge_offset) + (with_ids ? sizeof(global_id) : 0);
+  // The edge schedule keeps each agent's sum.
+  result.bytes_per_agent = state_bytes + sizeof(edge_offset) + (with_ids ? sizeof(global_id) : 0) +
+                           (schedule == "edge" ? sizeof(std::uint64_t) : 0);
   result.bytes_per_edge = sizeof(agent_index) + (input.graph.weighted() ? sizeof(WeightStorage) : 0);
   result.backend = Exec::name();
   result.threads = compat::concurrency(exec);

@@ -116,7 +116,7 @@ Options parse(std::vector<std::string> const& args) {
        }},
       {"--schedule",
        [&](auto& k, auto& v) {
-         o.schedule = one_of(k, v, {"auto", "thread", "vector", "team", "hybrid"});
+         o.schedule = one_of(k, v, {"auto", "thread", "vector", "team", "hybrid", "edge"});
        }},
       {"--gather-ahead", [&](auto& k, auto& v) { o.gather_ahead = one_of(k, v, {"auto", "on", "off"}); }},
       {"--binned-push", [&](auto& k, auto& v) { o.binned_push = one_of(k, v, {"auto", "on", "off"}); }},
@@ -266,7 +266,8 @@ Run:
   --reorder ORDER          none (default), rcm, bfs, degree, random: relabel agents for locality
                            (bfs: Cuthill-McKee computed in parallel, in every build); results are
                            the same, reported in the original ids
-  --schedule NAME          auto (default), thread, vector, team, hybrid: agents/edges to threads
+  --schedule NAME          auto (default), thread, vector, team, hybrid, edge: agents/edges to
+                           threads (edge: sir, seir and covid sums by equal shares of the edges)
   --gather-ahead WHEN      auto (default: from 2^23 agents), on, off: on CPUs, sir, seir and
                            covid pull steps ask for neighbour states a few agents ahead
   --stepping MODE          auto (default), pull, active: sir, seir and covid steps visit every

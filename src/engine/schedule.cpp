@@ -8,7 +8,8 @@ Schedule parse_schedule(std::string const& name) {
   if (name == "vector") return Schedule::vector;
   if (name == "team") return Schedule::team;
   if (name == "hybrid") return Schedule::hybrid;
-  throw Error("unknown schedule '" + name + "' (expected auto, thread, vector, team or hybrid)");
+  if (name == "edge") return Schedule::edge;
+  throw Error("unknown schedule '" + name + "' (expected auto, thread, vector, team, hybrid or edge)");
 }
 
 GatherAhead parse_gather_ahead(std::string const& name) {
@@ -30,6 +31,8 @@ std::string to_string(Schedule schedule) {
       return "team";
     case Schedule::hybrid:
       return "hybrid";
+    case Schedule::edge:
+      return "edge";
   }
   return "?";
 }

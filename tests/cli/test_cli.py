@@ -67,7 +67,8 @@ class Outputs(unittest.TestCase):
         # rcm comes from Kokkos Kernels; a build without it checks the degree ordering instead.
         local = "rcm" if os.environ.get("HERD_HAS_RCM", "1") == "1" else "degree"
         for threads, extra in [(1, []), (2, []), (2, ["--reorder", local]), (1, ["--reorder", "bfs"]),
-                               (2, ["--schedule", "team"]), (1, ["--reorder", "random", "--schedule", "hybrid"])]:
+                               (2, ["--schedule", "team"]), (1, ["--reorder", "random", "--schedule", "hybrid"]),
+                               (2, ["--schedule", "edge", "--stepping", "pull"])]:
             out = self.path(f"t{threads}{len(extra)}.csv")
             result = herd("run", *common, *extra, "--csv", out, threads=threads)
             self.assertEqual(result.returncode, 0, result.stderr)

@@ -166,7 +166,7 @@ TEST(Distributed, OverlapSchedulesAndStagingDoNotChangeTheTrajectory) {
   auto const graph = power_law();
   auto const want = reference(graph, Kind::seir, 30);
   for (bool overlap : {true, false})
-    for (Schedule s : {Schedule::thread, Schedule::team, Schedule::hybrid}) {
+    for (Schedule s : {Schedule::thread, Schedule::team, Schedule::hybrid, Schedule::edge}) {
       mpi::DistributedOptions options;
       options.overlap = overlap;
       options.schedule = s;

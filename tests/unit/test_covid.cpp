@@ -168,7 +168,7 @@ TEST(Covid, TrajectoryIsTheSameOnEverySchedule) {
   std::int64_t ever = 0;
   for (auto s : reference.back()) ever += s != Model::susceptible;
   EXPECT_GT(ever, 400) << "the epidemic should spread beyond the seeds";
-  for (auto schedule : {Schedule::vector, Schedule::team, Schedule::hybrid})
+  for (auto schedule : {Schedule::vector, Schedule::team, Schedule::hybrid, Schedule::edge})
     EXPECT_EQ(trajectory(schedule), reference) << to_string(schedule);
   // Ages follow the shares 1 : 2 : 1.
   Model model(n, p);

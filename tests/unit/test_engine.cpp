@@ -54,8 +54,67 @@ TYPED_TEST(Engine, TrajectoryIsIdenticalForEveryScheduleAndBackend) {
   std::int64_t infected = 0;
   for (std::size_t i = 0; i < 20000; ++i) infected += reference[i] != Seir<>::susceptible;
   EXPECT_GT(infected, 2000);
-  for (Schedule s : {Schedule::thread, Schedule::vector, Schedule::team, Schedule::hybrid, Schedule::automatic})
+  for (Schedule s :
+       {Schedule::thread, Schedule::vector, Schedule::team, Schedule::hybrid, Schedule::edge, Schedule::automatic})
     EXPECT_EQ(seir_trajectory<Exec>(graph, s), reference) << to_string(s);
+}
+
+// What each neighbour adds, different for every neighbour and weight, so that a sum missing or
+// doubling one edge shows.
+struct EdgeContribution {
+  template <class Weight>
+  KOKKOS_INLINE_FUNCTION std::uint64_t contribution(agent_index j, Weight const& weight) const {
+    float const w = weight;
+    return static_cast<std::uint64_t>(j + 1) * 1000 + static_cast<std::uint64_t>(w * 8.0f);
+  }
+};
+
+// The edge schedule's sums are every row's, exactly: rows split over many chunks (a hub), rows
+// ending where a chunk ends, empty rows (also at the range's ends), for chunks of one edge up to
+// chunks longer than the graph, over the whole graph and over a range of its rows.
+TYPED_TEST(Engine, EdgeScheduleSumsEveryRowWhateverItsChunks) {
+  using Exec = TypeParam;
+  Exec exec;
+  std::vector<global_id> sources, targets;
+  std::vector<float> weights;
+  auto const edge = [&](global_id i, global_id j) {
+    sources.push_back(i);
+    targets.push_back(j);
+    weights.push_back(static_cast<float>((i * 7 + j) % 5) + 0.5f);
+  };
+  constexpr agent_index agents = 60;
+  for (global_id j = 1; j < 45; ++j) edge(20, j);  // a hub
+  for (global_id i = 30; i < 50; ++i)
+    for (global_id k = 1; k <= i % 4; ++k) edge(i, (i + k) % agents);  // short rows, some empty
+  edge(agents - 2, 3);
+  BuildOptions options;
+  options.symmetrise = false;
+  auto const graph = build_csr(exec, herd::test::edge_list<Exec>(agents, sources, targets, weights), options);
+  auto const offsets = to_vector(graph.row_offsets);
+  auto const neighbours = to_vector(graph.neighbours);
+  auto const stored = to_vector(graph.weights);
+  EdgeContribution const phase;
+  for (RowRange rows : {RowRange{}, RowRange{15, 40}, RowRange{21, 9}}) {
+    agent_index const last = rows.count < 0 ? agents : rows.first + rows.count;
+    edge_offset const edges = offsets[last] - offsets[rows.first];
+    for (edge_offset chunk : {1, 3, 7, 44, 1000}) {
+      auto plan = make_step_plan(exec, graph, Schedule::edge, default_hub_threshold(), rows);
+      ASSERT_EQ(plan.schedule, Schedule::edge);
+      plan.chunk_edges = chunk;
+      auto const chunks = static_cast<std::size_t>(std::max<edge_offset>(1, (edges + chunk - 1) / chunk));
+      plan.carried = Kokkos::View<agent_index*, typename Exec::memory_space>("carried", chunks);
+      plan.parts = Kokkos::View<std::uint64_t*, typename Exec::memory_space>("parts", chunks);
+      Kokkos::deep_copy(plan.sums, std::uint64_t{12345});  // stale values must not survive
+      Details::sum_by_edges(exec, plan, phase, graph);
+      auto const sums = to_vector(plan.sums);
+      for (agent_index r = rows.first; r < last; ++r) {
+        std::uint64_t want = 0;
+        for (edge_offset e = offsets[r]; e < offsets[r + 1]; ++e)
+          want += phase.contribution(neighbours[e], static_cast<float>(stored[e]));
+        EXPECT_EQ(sums[r], want) << "row " << r << " of [" << rows.first << ", " << last << "), chunks of " << chunk;
+      }
+    }
+  }
 }
 
 TYPED_TEST(Engine, HybridScheduleSplitsHubsFromLightAgents) {

@@ -157,11 +157,100 @@ struct ObserveKernel {
   }
 };
 
+// First row r of [first, last] whose offset is at least `edge` (offsets(last) is past every edge).
+template <class Offsets>
+KOKKOS_INLINE_FUNCTION agent_index first_row_from(Offsets const& offsets, agent_index first, agent_index last,
+                                                  edge_offset edge) {
+  while (first < last) {
+    agent_index const middle = first + (last - first) / 2;
+    if (offsets(middle) < edge)
+      first = middle + 1;
+    else
+      last = middle;
+  }
+  return first;
+}
+
+// Whether agent `i` reads its sum: the agents that receive, or every agent of a model that does not
+// say. (A function of its own: an extended lambda may not first capture a variable under
+// `if constexpr`.)
+template <class Phase>
+KOKKOS_INLINE_FUNCTION bool reads_sum(Phase const& phase, agent_index i) {
+  if constexpr (declares_activity_v<Phase>) {
+    return (phase.activity(i) & activity::receives) != 0;
+  } else {
+    (void)phase;
+    (void)i;
+    return true;
+  }
+}
+
+// Schedule::edge: the sum of `phase.contribution` over each row of the plan into plan.sums, each
+// thread taking plan.chunk_edges consecutive edges whatever rows they belong to, so a hub's row is
+// split among many threads. A chunk owns the rows that begin in it (empty rows included; the last
+// chunk also those beginning at the end) and stores their sums, or the part of them it holds, with
+// plain writes; the one row it continues from an earlier chunk it keeps aside, and a second kernel
+// adds those parts. Integer adds: the sums, hence the trajectory, are those of the thread schedule.
+template <class ExecutionSpace, class Phase, class Graph>
+void sum_by_edges(ExecutionSpace const& exec, StepPlan<typename ExecutionSpace::memory_space> const& plan,
+                  Phase const& phase, Graph const& graph) {
+  auto const offsets = graph.row_offsets;
+  auto const sums = plan.sums;
+  auto const carried = plan.carried;
+  auto const parts = plan.parts;
+  agent_index const first = plan.first, last = plan.first + plan.light_count;
+  edge_offset const chunk = plan.chunk_edges;
+  auto const chunks = static_cast<agent_index>(carried.extent(0));
+  Kokkos::parallel_for(
+      "herd::step::edge_sums", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, chunks), KOKKOS_LAMBDA(agent_index c) {
+        edge_offset const start = offsets(first), end = offsets(last);
+        edge_offset const a = start + c * chunk;
+        edge_offset const b = c + 1 == chunks ? end : a + chunk;
+        // Only the agents that receive read their sum (as on listed steps): the rows of the
+        // others are not read. A constant weight on unweighted graphs folds out of the sum.
+        auto const sum = [&](agent_index row, edge_offset from, edge_offset to) {
+          std::uint64_t total = 0;
+          if (!reads_sum(phase, row)) return total;
+          if (!graph.weighted()) {
+            for (edge_offset e = from; e < to; ++e)
+              total += static_cast<std::uint64_t>(phase.contribution(graph.neighbours(e), 1.0f));
+          } else {
+            for (edge_offset e = from; e < to; ++e)
+              total += static_cast<std::uint64_t>(
+                  phase.contribution(graph.neighbours(e), Details::EdgeWeight<Graph>{graph, e}));
+          }
+          return total;
+        };
+        agent_index const lo = first_row_from(offsets, first, last, a);
+        agent_index const hi = c + 1 == chunks ? last : first_row_from(offsets, lo, last, b);
+        // The row begun before this chunk that runs into it, if any.
+        bool const continues = lo > first && offsets(lo) > a;
+        carried(c) = continues ? lo - 1 : agent_index{-1};
+        parts(c) = continues ? sum(lo - 1, a, offsets(lo) < b ? offsets(lo) : b) : 0;
+        for (agent_index r = lo; r < hi; ++r) {
+          edge_offset const row_end = offsets(r + 1);
+          sums(r) = sum(r, offsets(r), row_end < b ? row_end : b);
+        }
+      });
+  Kokkos::parallel_for(
+      "herd::step::edge_parts", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, chunks), KOKKOS_LAMBDA(agent_index c) {
+        if (carried(c) >= 0) Kokkos::atomic_add(&sums(carried(c)), parts(c));
+      });
+}
+
 // Runs `kernel` over the agents of `plan`: light agents a thread (or vector lanes) each, then hubs a
-// team each.
+// team each. Under Schedule::edge, the first phase of a model that declares contributions reads
+// sums computed by sum_by_edges (the first phase is the one drawing from the first model stream;
+// later phases sum their rows, as on listed steps).
 template <class ExecutionSpace, class Kernel>
 void launch_phase(ExecutionSpace const& exec, StepPlan<typename ExecutionSpace::memory_space> const& plan,
                   Kernel kernel) {
+  if constexpr (declares_contribution_v<decltype(kernel.phase)>) {
+    if (plan.schedule == Schedule::edge && kernel.stream == streams::first_model_stream) {
+      sum_by_edges(exec, plan, kernel.phase, kernel.graph);
+      kernel.pushed = plan.sums;
+    }
+  }
   kernel.agents = plan.light;
   kernel.first = plan.first;
   kernel.count = plan.light_count;

@@ -15,7 +15,9 @@ enum class Schedule {
   thread,     ///< one thread per agent, neighbours in a loop: best for short rows on CPUs
   vector,     ///< one thread per agent, its vector lanes share the neighbours: short rows on GPUs
   team,       ///< one team per agent: for rows of thousands of neighbours
-  hybrid      ///< agents of degree >= the hub threshold get a team each, the others a thread (or vector)
+  hybrid,     ///< agents of degree >= the hub threshold get a team each, the others a thread (or vector)
+  edge        ///< a model's neighbour sums (Model::contribution) by equal shares of the edges, so that
+              ///< hubs split among threads, then a thread per agent reading its sum; other phases: thread
 };
 
 Schedule parse_schedule(std::string const& name);
@@ -58,6 +60,11 @@ struct StepPlan {
   Kokkos::View<agent_index*, MemorySpace> hubs;   ///< hub agents
   int vector_length = 1;                          ///< lanes per light agent in vector mode
   int team_size = 1;                              ///< light agents per team in vector mode
+  // Schedule::edge: the sums of the first phase, by chunks of equal edges.
+  edge_offset chunk_edges = 0;                      ///< edges one thread sums
+  Kokkos::View<std::uint64_t*, MemorySpace> sums;   ///< each row's sum, indexed by agent
+  Kokkos::View<agent_index*, MemorySpace> carried;  ///< per chunk, the row it continues (-1: none)
+  Kokkos::View<std::uint64_t*, MemorySpace> parts;  ///< per chunk, its part of that row's sum
 };
 
 }  // namespace herd

@@ -6,6 +6,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
+
 namespace herd {
 
 namespace Details {
@@ -13,6 +15,13 @@ namespace Details {
 template <class ExecutionSpace>
 constexpr bool is_gpu() {
   return !std::is_same<typename ExecutionSpace::memory_space, Kokkos::HostSpace>::value;
+}
+
+// Edges one thread sums under Schedule::edge: enough that finding its rows (two binary searches)
+// costs little beside them on a CPU; on a GPU few enough to keep every SM busy at 10^6 edges.
+template <class ExecutionSpace>
+constexpr edge_offset chunk_edges() {
+  return is_gpu<ExecutionSpace>() ? 64 : 2048;
 }
 
 // Vector lanes for one light agent on a GPU: the power of two nearest the mean degree, at most a
@@ -60,7 +69,7 @@ StepPlan<typename ExecutionSpace::memory_space> make_step_plan(
   if (schedule == Schedule::automatic)
     schedule = stats.max_degree >= hub_threshold ? Schedule::hybrid : Schedule::thread;
   if (schedule == Schedule::vector) plan.light_lanes = Details::Lanes::vector;
-  if (schedule == Schedule::thread) plan.light_lanes = Details::Lanes::thread;
+  if (schedule == Schedule::thread || schedule == Schedule::edge) plan.light_lanes = Details::Lanes::thread;
   plan.schedule = schedule;
   plan.light_count = n;
   if (schedule == Schedule::team) {
@@ -99,6 +108,18 @@ StepPlan<typename ExecutionSpace::memory_space> make_step_plan(
         });
   } else if (schedule == Schedule::hybrid) {
     plan.schedule = plan.light_lanes == Details::Lanes::vector ? Schedule::vector : Schedule::thread;
+  } else if (schedule == Schedule::edge) {
+    // The sums are indexed by agent, like the active set's pushed sums: rows up to first + n.
+    plan.chunk_edges = Details::chunk_edges<ExecutionSpace>();
+    edge_offset begin = 0, end = 0;
+    exec.fence();
+    Kokkos::deep_copy(begin, Kokkos::subview(graph.row_offsets, first));
+    Kokkos::deep_copy(end, Kokkos::subview(graph.row_offsets, first + n));
+    auto const chunks =
+        static_cast<std::size_t>(std::max<edge_offset>(1, (end - begin + plan.chunk_edges - 1) / plan.chunk_edges));
+    plan.sums = Kokkos::View<std::uint64_t*, memory_space>("herd::plan::sums", static_cast<std::size_t>(first + n));
+    plan.carried = Kokkos::View<agent_index*, memory_space>("herd::plan::carried", chunks);
+    plan.parts = Kokkos::View<std::uint64_t*, memory_space>("herd::plan::parts", chunks);
   }
   exec.fence();
   return plan;
