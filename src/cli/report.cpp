@@ -28,6 +28,10 @@ std::string with_commas(long long value) {
   return value < 0 ? "-" + out : out;
 }
 
+// Where write_file_atomically writes a file before renaming it into place; check_writable tries
+// the same place.
+std::string temporary_of(std::string const& path) { return path + ".tmp"; }
+
 std::string engineering(double value) {
   std::ostringstream s;
   s << std::setprecision(3) << value;
@@ -328,9 +332,9 @@ void check_writable(std::string const& option, std::string const& path, bool app
   struct stat info {};
   bool const exists = ::stat(path.c_str(), &info) == 0;
   require(!exists || !S_ISDIR(info.st_mode), option + " " + path + ": is a directory, not a file");
-  // Appending to a file that exists changes nothing; otherwise a file beside it (where the
-  // atomic writes put their temporary) shows whether the folder takes new files.
-  std::string const probe = append && exists ? path : path + ".tmp";
+  // Appending to a file that exists changes nothing; otherwise the atomic write's temporary shows
+  // whether the folder takes new files.
+  std::string const probe = append && exists ? path : temporary_of(path);
   std::FILE* file = std::fopen(probe.c_str(), append ? "ab" : "wb");
   require(file != nullptr, option + " " + path + ": cannot write the file (" + std::strerror(errno) + ")");
   std::fclose(file);
@@ -347,7 +351,7 @@ void append_line(std::string const& path, std::string const& line) {
 }
 
 void write_file_atomically(std::string const& path, std::string const& content) {
-  std::string const temporary = path + ".tmp";
+  std::string const temporary = temporary_of(path);
   std::FILE* file = std::fopen(temporary.c_str(), "wb");
   require(file != nullptr, path + ": cannot write the file (" + std::strerror(errno) + ")");
   bool const written = std::fwrite(content.data(), 1, content.size(), file) == content.size();
