@@ -155,6 +155,8 @@ void mark_listed(ExecutionSpace const& exec, char const* label, Mark const& mark
           __builtin_prefetch(mark.push.neighbours.data() + ahead);
           if (mark.sums.extent(0) && mark.push.weighted()) __builtin_prefetch(mark.push.weights.data() + ahead);
         }
+#else
+        (void)count;  // captured in both passes: see device_pass.hpp
 #endif
         mark(agents(k));
       });

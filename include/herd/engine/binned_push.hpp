@@ -205,6 +205,8 @@ void push_binned(ExecutionSpace const& exec, Mark const& mark,
             for (agent_index r = lo; r < hi; r += 8) __builtin_prefetch(&sums(r), 1);
             for (agent_index r = lo; r < hi; r += 64) __builtin_prefetch(marks + r, 1);
           }
+#else
+          (void)stepped;  // captured in both passes: see device_pass.hpp
 #endif
           // Raw pointers in locals: the byte stores to the marks may alias anything, and would
           // have the Views' pointers loaded again on every push.
