@@ -180,18 +180,6 @@ OpinionParameters opinion_parameters(Options const& o) {
   return p;
 }
 
-// Throws herd::Error if the model's parameters are invalid, before anything runs.
-void check_model(Options const& o, global_id agents) {
-  if (is_epidemic(o))
-    Seir<Memory>(0, seir_parameters(o, agents));
-  else if (is_consensus(o))
-    Consensus<float, Memory>(0, consensus_parameters(o));
-  else if (is_covid(o))
-    Covid<Memory>(0, covid_parameters(o));
-  else
-    Opinion<Memory>(0, opinion_parameters(o));
-}
-
 // What a model reads per agent besides the graph (by global id).
 struct ModelInputs {
   CovidPopulation covid;
@@ -322,6 +310,19 @@ JobResult run_single(Options const& o, std::function<void(int, int)> const& prog
 }
 
 #if HERD_ENABLE_MPI
+// Throws herd::Error if the model's parameters are invalid, before anything runs
+// (on every rank, so that all of them stop together).
+void check_model(Options const& o, global_id agents) {
+  if (is_epidemic(o))
+    Seir<Memory>(0, seir_parameters(o, agents));
+  else if (is_consensus(o))
+    Consensus<float, Memory>(0, consensus_parameters(o));
+  else if (is_covid(o))
+    Covid<Memory>(0, covid_parameters(o));
+  else
+    Opinion<Memory>(0, opinion_parameters(o));
+}
+
 template <class WeightStorage>
 JobResult run_distributed(Options const& o, std::function<void(int, int)> const& progress, MPI_Comm comm) {
   Exec exec;
