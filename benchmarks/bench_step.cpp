@@ -47,8 +47,8 @@ void sizes(benchmark::internal::Benchmark* b, std::vector<int> kinds, std::vecto
 }
 
 void unweighted(benchmark::internal::Benchmark* b) {
-  sizes(b, {erdos_renyi}, {Schedule::automatic, Schedule::edge});
-  sizes(b, {power_law}, {Schedule::thread, Schedule::hybrid, Schedule::edge});
+  sizes(b, {erdos_renyi}, {Schedule::automatic, Schedule::vector, Schedule::edge});
+  sizes(b, {power_law}, {Schedule::thread, Schedule::vector, Schedule::hybrid, Schedule::edge});
   b->ArgNames({"graph", "agents", "order", "schedule"});
 }
 BENCHMARK_TEMPLATE(sir_step, float)->Apply(unweighted)->UseManualTime()->Unit(benchmark::kMillisecond);

@@ -267,7 +267,8 @@ Run:
                            (bfs: Cuthill-McKee computed in parallel, in every build); results are
                            the same, reported in the original ids
   --schedule NAME          auto (default), thread, vector, team, hybrid, edge: agents/edges to
-                           threads (edge: sir, seir and covid sums by equal shares of the edges)
+                           threads (edge: sir, seir and covid sums by equal shares of rows and
+                           edges, auto's choice on GPUs for graphs with hubs)
   --gather-ahead WHEN      auto (default: from 2^23 agents), on, off: on CPUs, sir, seir and
                            covid pull steps ask for neighbour states a few agents ahead
   --stepping MODE          auto (default), pull, active: sir, seir and covid steps visit every

@@ -82,11 +82,15 @@ TYPED_TEST(Engine, EdgeScheduleSumsEveryRowWhateverItsChunks) {
     targets.push_back(j);
     weights.push_back(static_cast<float>((i * 7 + j) % 5) + 0.5f);
   };
-  constexpr agent_index agents = 60;
-  for (global_id j = 1; j < 45; ++j) edge(20, j);  // a hub
+  // A hub, short rows with some empty, and runs of empty rows (as Cuthill-McKee gathers isolated
+  // agents) longer than a share.
+  constexpr agent_index agents = 1200;
+  for (global_id j = 1; j < 45; ++j) edge(20, j);
   for (global_id i = 30; i < 50; ++i)
-    for (global_id k = 1; k <= i % 4; ++k) edge(i, (i + k) % agents);  // short rows, some empty
-  edge(agents - 2, 3);
+    for (global_id k = 1; k <= i % 4; ++k) edge(i, (i + k) % 60);
+  edge(58, 3);
+  edge(600, 5);
+  edge(601, 1199);
   BuildOptions options;
   options.symmetrise = false;
   auto const graph = build_csr(exec, herd::test::edge_list<Exec>(agents, sources, targets, weights), options);
@@ -94,14 +98,14 @@ TYPED_TEST(Engine, EdgeScheduleSumsEveryRowWhateverItsChunks) {
   auto const neighbours = to_vector(graph.neighbours);
   auto const stored = to_vector(graph.weights);
   EdgeContribution const phase;
-  for (RowRange rows : {RowRange{}, RowRange{15, 40}, RowRange{21, 9}}) {
+  for (RowRange rows : {RowRange{}, RowRange{15, 40}, RowRange{21, 9}, RowRange{55, 1000}}) {
     agent_index const last = rows.count < 0 ? agents : rows.first + rows.count;
     edge_offset const edges = offsets[last] - offsets[rows.first];
     for (edge_offset chunk : {1, 3, 7, 44, 1000}) {
       auto plan = make_step_plan(exec, graph, Schedule::edge, default_hub_threshold(), rows);
       ASSERT_EQ(plan.schedule, Schedule::edge);
-      plan.chunk_edges = chunk;
-      auto const chunks = static_cast<std::size_t>(std::max<edge_offset>(1, (edges + chunk - 1) / chunk));
+      plan.chunk_size = chunk;
+      auto const chunks = Details::edge_chunk_count(last - rows.first, edges, chunk);
       plan.carried = Kokkos::View<agent_index*, typename Exec::memory_space>("carried", chunks);
       plan.parts = Kokkos::View<std::uint64_t*, typename Exec::memory_space>("parts", chunks);
       Kokkos::deep_copy(plan.sums, std::uint64_t{12345});  // stale values must not survive
@@ -117,6 +121,29 @@ TYPED_TEST(Engine, EdgeScheduleSumsEveryRowWhateverItsChunks) {
   }
 }
 
+// The merge path of the edge schedule: at every point of the sequence of row ends and edges, the
+// rows ended are those a sequential walk has passed, so that equal shares of the sequence take
+// equal work whatever the rows' lengths.
+TEST(EdgeSchedule, SharesFollowTheRowsAndEdgesInOrder) {
+  // Rows of lengths 3, 0, 0, 5, 1, then 9 empty rows, then 2 (edges counted from offset 4).
+  std::vector<edge_offset> lengths = {3, 0, 0, 5, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2};
+  auto const rows = static_cast<agent_index>(lengths.size());
+  Kokkos::View<edge_offset*, Kokkos::HostSpace> at("offsets", lengths.size() + 1);
+  at(0) = 4;
+  for (agent_index r = 0; r < rows; ++r) at(r + 1) = at(r) + lengths[static_cast<std::size_t>(r)];
+  edge_offset const edges = at(rows) - at(0);
+  // The walk: before each edge, the rows that end at or before it.
+  std::vector<agent_index> ended_after = {0};
+  agent_index r = 0;
+  for (edge_offset e = 0; e <= edges; ++e) {
+    while (r < rows && at(r + 1) - at(0) <= e) ended_after.push_back(++r);
+    if (e < edges) ended_after.push_back(r);
+  }
+  ASSERT_EQ(ended_after.size(), static_cast<std::size_t>(rows) + edges + 1);
+  for (edge_offset d = 0; d < ended_after.size(); ++d)
+    EXPECT_EQ(Details::rows_ended_at(at, 0, rows, at(0), edges, d), ended_after[d]) << "after " << d;
+}
+
 TYPED_TEST(Engine, HybridScheduleSplitsHubsFromLightAgents) {
   using Exec = TypeParam;
   auto graph = herd::test::generated_graph<Exec>(PowerLaw{20000, 2.2, 8.0, 3000.0}, 3);
@@ -127,7 +154,8 @@ TYPED_TEST(Engine, HybridScheduleSplitsHubsFromLightAgents) {
   for (auto h : to_vector(plan.hubs)) EXPECT_GE(offsets[h + 1] - offsets[h], 500u);
   for (auto l : to_vector(plan.light)) EXPECT_LT(offsets[l + 1] - offsets[l], 500u);
   EXPECT_EQ(make_step_plan(Exec(), graph, Schedule::automatic).schedule, Schedule::thread);
-  EXPECT_EQ(make_step_plan(Exec(), graph, Schedule::automatic, 1000).schedule, Schedule::hybrid);
+  EXPECT_EQ(make_step_plan(Exec(), graph, Schedule::automatic, 1000).schedule,
+            Details::is_gpu<Exec>() ? Schedule::edge : Schedule::hybrid);
 }
 
 TYPED_TEST(Engine, ReorderingDoesNotChangeTheTrajectory) {

@@ -157,18 +157,28 @@ struct ObserveKernel {
   }
 };
 
-// First row r of [first, last] whose offset is at least `edge` (offsets(last) is past every edge).
+// Schedule::edge splits the rows [first, first + rows) by the merge path of their ends with their
+// edges (Merrill and Garland's merge-based SpMV): the rows' ends and the edges in one sequence, in
+// the order a sequential sum meets them, cut into shares of equal length. A share then holds as
+// many edges as any other, however long a hub's row, and as many rows, however long a run of empty
+// rows: cut by edges alone, the thousands of empty rows that Cuthill-McKee puts together fell to one
+// thread. Returns how many rows end within the first `d` items of that sequence; the other
+// d - (that many) items are edges. `start` is offsets(first), `edges` the rows' edge count.
 template <class Offsets>
-KOKKOS_INLINE_FUNCTION agent_index first_row_from(Offsets const& offsets, agent_index first, agent_index last,
-                                                  edge_offset edge) {
-  while (first < last) {
-    agent_index const middle = first + (last - first) / 2;
-    if (offsets(middle) < edge)
-      first = middle + 1;
+KOKKOS_INLINE_FUNCTION agent_index rows_ended_at(Offsets const& offsets, agent_index first, agent_index rows,
+                                                 edge_offset start, edge_offset edges, edge_offset d) {
+  // A row's end comes before edge e when the row ends at or before e (empty rows at once).
+  auto const all = static_cast<edge_offset>(rows);
+  agent_index low = d > edges ? static_cast<agent_index>(d - edges) : 0;
+  agent_index high = d < all ? static_cast<agent_index>(d) : rows;
+  while (low < high) {
+    agent_index const middle = low + (high - low) / 2;
+    if (offsets(first + middle + 1) - start <= d - static_cast<edge_offset>(middle) - 1)
+      low = middle + 1;
     else
-      last = middle;
+      high = middle;
   }
-  return first;
+  return low;
 }
 
 // Whether agent `i` reads its sum: the agents that receive, or every agent of a model that does not
@@ -185,12 +195,12 @@ KOKKOS_INLINE_FUNCTION bool reads_sum(Phase const& phase, agent_index i) {
   }
 }
 
-// Schedule::edge: the sum of `phase.contribution` over each row of the plan into plan.sums, each
-// thread taking plan.chunk_edges consecutive edges whatever rows they belong to, so a hub's row is
-// split among many threads. A chunk owns the rows that begin in it (empty rows included; the last
-// chunk also those beginning at the end) and stores their sums, or the part of them it holds, with
-// plain writes; the one row it continues from an earlier chunk it keeps aside, and a second kernel
-// adds those parts. Integer adds: the sums, hence the trajectory, are those of the thread schedule.
+// Schedule::edge: the sum of `phase.contribution` over each row of the plan into plan.sums, by
+// shares of plan.chunk_size rows and edges (see rows_ended_at), so that neither a hub nor a run of
+// empty rows lands on one thread. A share stores the sums of the rows that end in it, or the part
+// of them it holds, with plain writes; its part of the row it leaves unfinished it keeps aside, and
+// a second kernel adds those parts. Integer adds: the sums, hence the trajectory, are those of the
+// thread schedule.
 template <class ExecutionSpace, class Phase, class Graph>
 void sum_by_edges(ExecutionSpace const& exec, StepPlan<typename ExecutionSpace::memory_space> const& plan,
                   Phase const& phase, Graph const& graph) {
@@ -198,14 +208,15 @@ void sum_by_edges(ExecutionSpace const& exec, StepPlan<typename ExecutionSpace::
   auto const sums = plan.sums;
   auto const carried = plan.carried;
   auto const parts = plan.parts;
-  agent_index const first = plan.first, last = plan.first + plan.light_count;
-  edge_offset const chunk = plan.chunk_edges;
+  agent_index const first = plan.first, rows = plan.light_count;
+  edge_offset const size = plan.chunk_size;
   auto const chunks = static_cast<agent_index>(carried.extent(0));
   Kokkos::parallel_for(
       "herd::step::edge_sums", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, chunks), KOKKOS_LAMBDA(agent_index c) {
-        edge_offset const start = offsets(first), end = offsets(last);
-        edge_offset const a = start + c * chunk;
-        edge_offset const b = c + 1 == chunks ? end : a + chunk;
+        edge_offset const start = offsets(first), edges = offsets(first + rows) - start;
+        edge_offset const d = static_cast<edge_offset>(c) * size;
+        edge_offset const total = static_cast<edge_offset>(rows) + edges;
+        edge_offset const d_end = d + size < total ? d + size : total;
         // Only the agents that receive read their sum (as on listed steps): the rows of the
         // others are not read. A constant weight on unweighted graphs folds out of the sum.
         auto const sum = [&](agent_index row, edge_offset from, edge_offset to) {
@@ -221,16 +232,18 @@ void sum_by_edges(ExecutionSpace const& exec, StepPlan<typename ExecutionSpace::
           }
           return total;
         };
-        agent_index const lo = first_row_from(offsets, first, last, a);
-        agent_index const hi = c + 1 == chunks ? last : first_row_from(offsets, lo, last, b);
-        // The row begun before this chunk that runs into it, if any.
-        bool const continues = lo > first && offsets(lo) > a;
-        carried(c) = continues ? lo - 1 : agent_index{-1};
-        parts(c) = continues ? sum(lo - 1, a, offsets(lo) < b ? offsets(lo) : b) : 0;
-        for (agent_index r = lo; r < hi; ++r) {
+        agent_index const ended = rows_ended_at(offsets, first, rows, start, edges, d);
+        agent_index const ended_by_end = rows_ended_at(offsets, first, rows, start, edges, d_end);
+        edge_offset e = start + (d - static_cast<edge_offset>(ended));
+        for (agent_index r = first + ended; r < first + ended_by_end; ++r) {
           edge_offset const row_end = offsets(r + 1);
-          sums(r) = sum(r, offsets(r), row_end < b ? row_end : b);
+          sums(r) = sum(r, e, row_end);
+          e = row_end;
         }
+        edge_offset const e_end = start + (d_end - static_cast<edge_offset>(ended_by_end));
+        bool const leaves_part = ended_by_end < rows && e_end > e;
+        carried(c) = leaves_part ? first + ended_by_end : agent_index{-1};
+        parts(c) = leaves_part ? sum(first + ended_by_end, e, e_end) : 0;
       });
   Kokkos::parallel_for(
       "herd::step::edge_parts", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, chunks), KOKKOS_LAMBDA(agent_index c) {

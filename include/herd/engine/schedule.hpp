@@ -60,10 +60,10 @@ struct StepPlan {
   Kokkos::View<agent_index*, MemorySpace> hubs;   ///< hub agents
   int vector_length = 1;                          ///< lanes per light agent in vector mode
   int team_size = 1;                              ///< light agents per team in vector mode
-  // Schedule::edge: the sums of the first phase, by chunks of equal edges.
-  edge_offset chunk_edges = 0;                      ///< edges one thread sums
+  // Schedule::edge: the sums of the first phase, by chunks of equal rows plus edges.
+  edge_offset chunk_size = 0;                       ///< rows and edges one thread takes
   Kokkos::View<std::uint64_t*, MemorySpace> sums;   ///< each row's sum, indexed by agent
-  Kokkos::View<agent_index*, MemorySpace> carried;  ///< per chunk, the row it continues (-1: none)
+  Kokkos::View<agent_index*, MemorySpace> carried;  ///< per chunk, the row it leaves unfinished (-1: none)
   Kokkos::View<std::uint64_t*, MemorySpace> parts;  ///< per chunk, its part of that row's sum
 };
 

@@ -17,11 +17,17 @@ constexpr bool is_gpu() {
   return !std::is_same<typename ExecutionSpace::memory_space, Kokkos::HostSpace>::value;
 }
 
-// Edges one thread sums under Schedule::edge: enough that finding its rows (two binary searches)
-// costs little beside them on a CPU; on a GPU few enough to keep every SM busy at 10^6 edges.
+// Rows plus edges one thread takes under Schedule::edge: enough that finding where its share
+// begins (a binary search) costs little beside it on a CPU; on a GPU few enough to keep every SM
+// busy at 10^6 edges.
 template <class ExecutionSpace>
-constexpr edge_offset chunk_edges() {
+constexpr edge_offset edge_chunk_size() {
   return is_gpu<ExecutionSpace>() ? 64 : 2048;
+}
+
+// Chunks of `size` that cover `rows` rows holding `edges` edges (at least one).
+inline std::size_t edge_chunk_count(agent_index rows, edge_offset edges, edge_offset size) {
+  return static_cast<std::size_t>(std::max<edge_offset>(1, (static_cast<edge_offset>(rows) + edges + size - 1) / size));
 }
 
 // Vector lanes for one light agent on a GPU: the power of two nearest the mean degree, at most a
@@ -44,8 +50,8 @@ struct RowRange {
 };
 
 /// Builds the scheduling plan of `graph` (of its rows `rows`) for `exec`. Schedule::automatic
-/// becomes hybrid when the graph has hubs (degree >= hub_threshold) and thread (CPU) or vector
-/// (GPU) otherwise. The choice looks at the whole graph, so that every range of one graph gets
+/// becomes thread when the graph has no hubs (degree >= hub_threshold); with hubs, hybrid on CPUs
+/// and edge on GPUs. The choice looks at the whole graph, so that every range of one graph gets
 /// the same kind of schedule.
 template <class ExecutionSpace, class WeightStorage>
 StepPlan<typename ExecutionSpace::memory_space> make_step_plan(
@@ -66,8 +72,14 @@ StepPlan<typename ExecutionSpace::memory_space> make_step_plan(
     plan.vector_length = Details::vector_length_for(stats.mean_degree);
     plan.team_size = 256 / plan.vector_length;
   }
-  if (schedule == Schedule::automatic)
-    schedule = stats.max_degree >= hub_threshold ? Schedule::hybrid : Schedule::thread;
+  // Measured with the SIR step (docs/benchmarks.md): without hubs a thread per agent is fastest
+  // on both kinds of device (on a GPU vector lanes took 3× as long, edge shares 1.3-1.6×). With
+  // hubs, a GPU's warps wait for the longest row of their 32: edge shares took half the time of
+  // thread and hybrid at 10^6 and 10^7 agents. On CPUs hubs never held a step up.
+  if (schedule == Schedule::automatic) {
+    bool const hubs = stats.max_degree >= hub_threshold;
+    schedule = !hubs ? Schedule::thread : Details::is_gpu<ExecutionSpace>() ? Schedule::edge : Schedule::hybrid;
+  }
   if (schedule == Schedule::vector) plan.light_lanes = Details::Lanes::vector;
   if (schedule == Schedule::thread || schedule == Schedule::edge) plan.light_lanes = Details::Lanes::thread;
   plan.schedule = schedule;
@@ -110,13 +122,12 @@ StepPlan<typename ExecutionSpace::memory_space> make_step_plan(
     plan.schedule = plan.light_lanes == Details::Lanes::vector ? Schedule::vector : Schedule::thread;
   } else if (schedule == Schedule::edge) {
     // The sums are indexed by agent, like the active set's pushed sums: rows up to first + n.
-    plan.chunk_edges = Details::chunk_edges<ExecutionSpace>();
+    plan.chunk_size = Details::edge_chunk_size<ExecutionSpace>();
     edge_offset begin = 0, end = 0;
     exec.fence();
     Kokkos::deep_copy(begin, Kokkos::subview(graph.row_offsets, first));
     Kokkos::deep_copy(end, Kokkos::subview(graph.row_offsets, first + n));
-    auto const chunks =
-        static_cast<std::size_t>(std::max<edge_offset>(1, (end - begin + plan.chunk_edges - 1) / plan.chunk_edges));
+    auto const chunks = Details::edge_chunk_count(n, end - begin, plan.chunk_size);
     plan.sums = Kokkos::View<std::uint64_t*, memory_space>("herd::plan::sums", static_cast<std::size_t>(first + n));
     plan.carried = Kokkos::View<agent_index*, memory_space>("herd::plan::carried", chunks);
     plan.parts = Kokkos::View<std::uint64_t*, memory_space>("herd::plan::parts", chunks);
