@@ -73,7 +73,7 @@ StepPlan<typename ExecutionSpace::memory_space> make_step_plan(
     plan.team_size = 256 / plan.vector_length;
   }
   // Measured with the SIR step (docs/benchmarks.md): without hubs a thread per agent is fastest
-  // on both kinds of device (on a GPU vector lanes took 3× as long, edge shares 1.3-1.6×). With
+  // on both kinds of device (on a GPU vector lanes took 3× as long, edge shares 1.3-1.5×). With
   // hubs, a GPU's warps wait for the longest row of their 32: edge shares took half the time of
   // thread and hybrid at 10^6 and 10^7 agents. On CPUs hubs never held a step up.
   if (schedule == Schedule::automatic) {
