@@ -215,8 +215,8 @@ void sum_by_edges(ExecutionSpace const& exec, StepPlan<typename ExecutionSpace::
       "herd::step::edge_sums", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, chunks), KOKKOS_LAMBDA(agent_index c) {
         edge_offset const start = offsets(first), edges = offsets(first + rows) - start;
         edge_offset const d = static_cast<edge_offset>(c) * size;
-        edge_offset const total = static_cast<edge_offset>(rows) + edges;
-        edge_offset const d_end = d + size < total ? d + size : total;
+        edge_offset const items = static_cast<edge_offset>(rows) + edges;  // row ends and edges
+        edge_offset const d_end = d + size < items ? d + size : items;
         // Only the agents that receive read their sum (as on listed steps): the rows of the
         // others are not read. A constant weight on unweighted graphs folds out of the sum.
         auto const sum = [&](agent_index row, edge_offset from, edge_offset to) {
