@@ -144,6 +144,59 @@ TEST(EdgeSchedule, SharesFollowTheRowsAndEdgesInOrder) {
     EXPECT_EQ(Details::rows_ended_at(at, 0, rows, at(0), edges, d), ended_after[d]) << "after " << d;
 }
 
+// Each row's sum of contributions computed both ways a step may sum it: edge by edge, and the
+// spreading neighbours first (GPUs, weighted graphs), on the default backend.
+template <class Model, class Graph>
+std::vector<std::uint64_t> row_sums_both_ways(Model const& model, Graph const& graph) {
+  using Exec = Kokkos::DefaultExecutionSpace;
+  Kokkos::View<std::uint64_t* [2], Exec::memory_space> sums("sums", graph.num_agents());
+  Kokkos::parallel_for(
+      Kokkos::RangePolicy<Exec>(0, graph.num_agents()), KOKKOS_LAMBDA(agent_index i) {
+        edge_offset const from = graph.row_offsets(i), to = graph.row_offsets(i + 1);
+        sums(i, 0) = Details::sum_each_contribution<std::uint64_t>(model, graph, from, to);
+        sums(i, 1) = Details::sum_spreading_contributions<std::uint64_t>(model, graph, from, to);
+      });
+  return to_vector(sums);
+}
+
+// Finding the spreading neighbours first, 32 edges at a time, gives every row's sum edge by edge:
+// rows shorter than a batch, of one batch, and over one or two batches, empty rows, a weight that
+// differs along each row, neighbours in every state.
+TEST(ContributionSum, SpreadingNeighboursFirstGiveTheSumOfEveryEdge) {
+  using Exec = Kokkos::DefaultExecutionSpace;
+  constexpr agent_index agents = 700;
+  std::vector<global_id> sources, targets;
+  std::vector<float> weights;
+  for (global_id i = 0; i < agents; ++i)
+    for (global_id k = 1; k <= i % 70; ++k) {
+      sources.push_back(i);
+      targets.push_back((i + 13 * k) % agents);
+      weights.push_back(0.25f + static_cast<float>((i + k) % 7) * 0.125f);
+    }
+  BuildOptions options;
+  options.symmetrise = false;
+  auto const graph = build_csr(Exec(), herd::test::edge_list<Exec>(agents, sources, targets, weights), options);
+  ASSERT_EQ(graph.num_edges(), sources.size());
+  SeirParameters p;
+  p.beta = 0.3;
+  p.latent = Period::fixed(2);
+  Seir<Exec::memory_space> model(agents, p);
+  auto const state = model.state.current();
+  Kokkos::deep_copy(state, std::uint8_t{Seir<>::susceptible});
+  auto host = Kokkos::create_mirror_view(state);
+  for (agent_index i = 0; i < agents; ++i) host(i) = static_cast<std::uint8_t>((i * 7 / 3) % 4);
+  Kokkos::deep_copy(state, host);
+  auto const sums = row_sums_both_ways(model, graph);
+  agent_index exposed_rows = 0;
+  for (agent_index i = 0; i < agents; ++i) {
+    auto const each = sums[2 * static_cast<std::size_t>(i)], spreading = sums[2 * static_cast<std::size_t>(i) + 1];
+    EXPECT_EQ(spreading, each) << "row " << i << " of " << i % 70 << " edges";
+    exposed_rows += each != 0;
+  }
+  // Most rows hold an infectious neighbour (a quarter of the agents): the sums are not trivially 0.
+  EXPECT_GT(exposed_rows, agents / 2);
+}
+
 TYPED_TEST(Engine, HybridScheduleSplitsHubsFromLightAgents) {
   using Exec = TypeParam;
   auto graph = herd::test::generated_graph<Exec>(PowerLaw{20000, 2.2, 8.0, 3000.0}, 3);

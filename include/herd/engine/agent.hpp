@@ -11,6 +11,7 @@
 
 #include <herd/core/random.hpp>
 #include <herd/core/types.hpp>
+#include <herd/engine/contribution_sum.hpp>
 #include <herd/engine/schedule.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -18,19 +19,6 @@
 #include <type_traits>
 
 namespace herd {
-
-namespace Details {
-/// The weight of one edge, read and decoded (half storage) only where it converts to float: a
-/// contribution that returns 0 for most neighbours before looking at the weight then reads the
-/// weights of the others alone.
-template <class Graph>
-struct EdgeWeight {
-  Graph const& graph;
-  edge_offset edge;
-  // NOLINTNEXTLINE(google-explicit-constructor): it stands for a float wherever one is expected.
-  KOKKOS_INLINE_FUNCTION operator float() const { return graph.weight(edge); }
-};
-}  // namespace Details
 
 template <class Graph, Details::Lanes Mode, class TeamMember = int>
 class Agent {
@@ -80,6 +68,8 @@ class Agent {
     static_assert(std::is_integral<T>::value && sizeof(T) <= sizeof(std::uint64_t),
                   "contributions must be integers of at most 64 bits (fixed point for fractions)");
     if (pushed_ != nullptr) return static_cast<T>(pushed_[index_]);
+    if constexpr (Mode == Details::Lanes::thread)
+      return Details::sum_contributions<T>(model, graph_, graph_.row_offsets(index_), graph_.row_offsets(index_ + 1));
     // A constant weight on unweighted graphs lets the compiler fold the weight out of the sum.
     if (!weighted()) return sum_over_neighbours<T>([&](agent_index j, float) { return model.contribution(j, 1.0f); });
     return sum_over_edges<T>([&](edge_offset e) {

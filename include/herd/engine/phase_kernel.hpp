@@ -218,19 +218,9 @@ void sum_by_edges(ExecutionSpace const& exec, StepPlan<typename ExecutionSpace::
         edge_offset const items = static_cast<edge_offset>(rows) + edges;  // row ends and edges
         edge_offset const d_end = d + size < items ? d + size : items;
         // Only the agents that receive read their sum (as on listed steps): the rows of the
-        // others are not read. A constant weight on unweighted graphs folds out of the sum.
+        // others are not read.
         auto const sum = [&](agent_index row, edge_offset from, edge_offset to) {
-          std::uint64_t total = 0;
-          if (!reads_sum(phase, row)) return total;
-          if (!graph.weighted()) {
-            for (edge_offset e = from; e < to; ++e)
-              total += static_cast<std::uint64_t>(phase.contribution(graph.neighbours(e), 1.0f));
-          } else {
-            for (edge_offset e = from; e < to; ++e)
-              total += static_cast<std::uint64_t>(
-                  phase.contribution(graph.neighbours(e), Details::EdgeWeight<Graph>{graph, e}));
-          }
-          return total;
+          return reads_sum(phase, row) ? sum_contributions<std::uint64_t>(phase, graph, from, to) : std::uint64_t{0};
         };
         agent_index const ended = rows_ended_at(offsets, first, rows, start, edges, d);
         agent_index const ended_by_end = rows_ended_at(offsets, first, rows, start, edges, d_end);

@@ -1,0 +1,101 @@
+#pragma once
+
+// The sum of a model's contributions over a run of one row's edges: what an agent reads through
+// Agent::sum_of_contributions on the thread schedule, and what a share of the edge schedule adds.
+
+#include <herd/core/device_pass.hpp>
+#include <herd/core/types.hpp>
+#include <herd/engine/activity.hpp>
+#include <herd/engine/model_traits.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+namespace herd {
+
+namespace Details {
+
+/// The weight of one edge, read and decoded (half storage) only where it converts to float: a
+/// contribution that returns 0 for most neighbours before looking at the weight then reads the
+/// weights of the others alone.
+template <class Graph>
+struct EdgeWeight {
+  Graph const& graph;
+  edge_offset edge;
+  // NOLINTNEXTLINE(google-explicit-constructor): it stands for a float wherever one is expected.
+  KOKKOS_INLINE_FUNCTION operator float() const { return graph.weight(edge); }
+};
+
+// The position of the lowest set bit of a non-zero word.
+KOKKOS_INLINE_FUNCTION int lowest_bit(std::uint32_t word) {
+#if HERD_DEVICE_PASS
+  return __ffs(static_cast<int>(word)) - 1;
+#else
+  return __builtin_ctz(word);
+#endif
+}
+
+// Edges whose neighbours are looked at together before any contribution is computed (the bits of
+// one word).
+inline constexpr edge_offset spreading_batch = 32;
+
+/// Sum over the edges e in [from, to) of model.contribution(neighbours(e), weight(e)), edge by edge.
+template <class T, class Model, class Graph>
+KOKKOS_INLINE_FUNCTION T sum_each_contribution(Model const& model, Graph const& graph, edge_offset from,
+                                               edge_offset to) {
+  T total = 0;
+  for (edge_offset e = from; e < to; ++e)
+    total += static_cast<T>(model.contribution(graph.neighbours(e), EdgeWeight<Graph>{graph, e}));
+  return total;
+}
+
+/// The same sum for a model that declares its activity: first the neighbours that spread, 32 edges
+/// at a time, by a loop without branches; then the contributions of those alone (the others add 0,
+/// by the contract of Model::contribution).
+template <class T, class Model, class Graph>
+KOKKOS_INLINE_FUNCTION T sum_spreading_contributions(Model const& model, Graph const& graph, edge_offset from,
+                                                     edge_offset to) {
+  T total = 0;
+  for (edge_offset batch = from; batch < to; batch += spreading_batch) {
+    auto const count = static_cast<int>(to - batch < spreading_batch ? to - batch : spreading_batch);
+    std::uint32_t spreading = 0;
+    for (int u = 0; u < count; ++u)
+      spreading |= static_cast<std::uint32_t>((model.activity(graph.neighbours(batch + u)) & activity::spreads) != 0)
+                   << u;
+    while (spreading != 0) {
+      edge_offset const e = batch + static_cast<edge_offset>(lowest_bit(spreading));
+      spreading &= spreading - 1;
+      total += static_cast<T>(model.contribution(graph.neighbours(e), EdgeWeight<Graph>{graph, e}));
+    }
+  }
+  return total;
+}
+
+/// Sum over the edges e in [from, to) of model.contribution(neighbours(e), weight(e)): weight 1 on
+/// an unweighted graph, where the constant folds out and the loop has no branch left to stall on.
+///
+/// On a weighted graph a contribution tests the neighbour's state, then reads the weight and
+/// computes a hazard, and a GPU thread summing edge by edge could not load the next neighbour's
+/// state before that branch was decided: one neighbour load in flight per thread, where the
+/// unweighted loop, unrolled, has four. GPUs therefore find the spreading neighbours first
+/// (sum_spreading_contributions), for models that declare their activity. CPUs sum edge by edge:
+/// they issue the loads past a predicted branch, and the pass over the bits cost them more than
+/// it saved (SEIR on the layered population, 10^6 agents, 2 cores: 20.0 against 16.4-19.0 ms).
+template <class T, class Model, class Graph>
+KOKKOS_INLINE_FUNCTION T sum_contributions(Model const& model, Graph const& graph, edge_offset from, edge_offset to) {
+  if (!graph.weighted()) {
+    T total = 0;
+    for (edge_offset e = from; e < to; ++e) total += static_cast<T>(model.contribution(graph.neighbours(e), 1.0f));
+    return total;
+  }
+  if constexpr (HERD_DEVICE_PASS && declares_activity_v<Model>) {
+    return sum_spreading_contributions<T>(model, graph, from, to);
+  } else {
+    return sum_each_contribution<T>(model, graph, from, to);
+  }
+}
+
+}  // namespace Details
+
+}  // namespace herd

@@ -1,0 +1,53 @@
+#pragma once
+
+// What a model declares beyond its step, found from its members: the engine steps its active
+// agents only, pushes or sums its contributions, and asks for their values ahead accordingly.
+
+#include <herd/core/types.hpp>
+
+#include <type_traits>
+#include <utility>
+
+namespace herd {
+
+namespace Details {
+template <class Model, class = void>
+struct declares_activity : std::false_type {};
+template <class Model>
+struct declares_activity<Model, std::void_t<decltype(std::declval<Model const&>().activity(agent_index{}))>>
+    : std::true_type {};
+}  // namespace Details
+
+/// Whether a model can be stepped on its active agents only.
+template <class Model>
+inline constexpr bool declares_activity_v = Details::declares_activity<Model>::value;
+
+namespace Details {
+template <class Model, class = void>
+struct declares_contribution : std::false_type {};
+template <class Model>
+struct declares_contribution<Model,
+                             std::void_t<decltype(std::declval<Model const&>().contribution(agent_index{}, float{}))>>
+    : std::true_type {};
+}  // namespace Details
+
+/// Whether a model says what each neighbour adds to the sum its agents read
+/// (Model::contribution(j, w), read through Agent::sum_of_contributions): active-set stepping then
+/// pushes that sum from the spreading agents, and a listed agent reads one value, not its row.
+template <class Model>
+inline constexpr bool declares_contribution_v = Details::declares_contribution<Model>::value;
+
+namespace Details {
+template <class Model, class = void>
+struct gathers_ahead : std::false_type {};
+template <class Model>
+struct gathers_ahead<Model, std::void_t<decltype(std::declval<Model const&>().contribution_address(agent_index{}))>>
+    : std::bool_constant<declares_contribution_v<Model> && declares_activity_v<Model>> {};
+}  // namespace Details
+
+/// Whether the pull step can ask for a model's contributions ahead: the model declares its
+/// activity, its contributions and where they read (Model::contribution_address(j)).
+template <class Model>
+inline constexpr bool gathers_ahead_v = Details::gathers_ahead<Model>::value;
+
+}  // namespace herd
