@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <tuple>
@@ -134,7 +135,7 @@ TEST_P(PushedSums, AreTheSumsOverTheRows) {
     }
   }
   EXPECT_GT(receivers, 500);
-  set.begin_step(model);
+  set.begin_step();
   auto const cleared = to_vector(sums_view);
   EXPECT_EQ(std::count(cleared.begin(), cleared.end(), 0u), static_cast<std::ptrdiff_t>(cleared.size()));
   EXPECT_EQ(set.sums().extent(0), 0u) << "no sums until the next find()";
@@ -175,9 +176,11 @@ TEST(ActiveSet, BinsPushInSlicesWhenTheyOverflow) {
   EXPECT_GT(std::count_if(atomic.second.begin(), atomic.second.end(), [](std::uint64_t v) { return v != 0; }), 1000);
 }
 
-// The estimate automatic mode decides on, from a pass over every agent: the stepped agents that
-// change on their own plus every spreading agent (ghosts too) times the mean readers per agent. The
-// stepped agents end inside a block of the pass, and the agents inside another.
+// The estimate automatic mode decides on, from a pass over every agent: the stepped sources (in
+// SEIR, the exposed and infectious agents) plus every spreading agent (ghosts too) times the mean
+// readers per agent. The stepped agents end inside a block of the pass, and the agents inside
+// another. After a listed step, the same from its list, over the stepped agents, under a bound
+// from the list's length alone.
 TEST(ActiveSet, PushEstimateCountsChangingAndSpreadingAgents) {
   auto const g = weighted_directed_graph(5000, 8, 7);
   agent_index const stepped = 3333;
@@ -200,9 +203,19 @@ TEST(ActiveSet, PushEstimateCountsChangingAndSpreadingAgents) {
   auto const push = transpose(Exec(), g);
   ActiveSet<Exec> set(Exec(), push, stepped);
   double const mean_readers = static_cast<double>(push.num_edges()) / static_cast<double>(push.num_agents());
+  EXPECT_FALSE(set.sources_known());
+  EXPECT_EQ(set.push_bound(), std::numeric_limits<double>::infinity());
   EXPECT_EQ(set.push_estimate(model), static_cast<double>(changing) + static_cast<double>(spreading) * mean_readers);
   EXPECT_GT(changing, 1000);
   EXPECT_GT(ghosts_spreading, 100);
+  agent_index const listed = set.find(model);
+  set.begin_step();
+  ASSERT_TRUE(set.sources_known());
+  double const from_list =
+      static_cast<double>(changing) + static_cast<double>(spreading - ghosts_spreading) * mean_readers;
+  EXPECT_EQ(set.push_estimate(model), from_list);
+  EXPECT_EQ(set.push_bound(), static_cast<double>(listed) * (1.0 + mean_readers));
+  EXPECT_GE(set.push_bound(), from_list);
 }
 
 // Every property of every agent (current buffers, as bytes) after each step.
@@ -446,6 +459,127 @@ TEST(ActiveSet, OnlyTheFirstPhaseReadsPushedSums) {
   std::memcpy(seen.data(), pull.back().data() + 2 * agents, agents * sizeof(std::uint32_t));
   EXPECT_GT(std::count_if(seen.begin(), seen.end(), [](std::uint32_t k) { return k > 1; }), 100)
       << "infected agents should see infectious neighbours";
+}
+
+// An epidemic with carriers: agents that infect their neighbours for ever and never change (they
+// spread, but neither change on their own nor receive). After the first listed step only the
+// carriers' own listing keeps them as sources; without it, their neighbours would be left off the
+// lists while the pull step goes on infecting them. Recovered agents lose immunity, so the
+// carriers' neighbourhoods see infections until the last step.
+struct CarrierEpidemic {
+  enum : std::uint8_t { susceptible, infectious, recovered, carrier };
+  Property<std::uint8_t> state;
+
+  explicit CarrierEpidemic(agent_index agents) : state("state", agents) {}
+
+  template <class Sim>
+  void initialise(Sim& sim, agent_index agents) {
+    auto const s = state.current();
+    Kokkos::parallel_for(
+        Kokkos::RangePolicy<typename Sim::execution_space>(sim.execution_space_instance(), 0, agents),
+        KOKKOS_LAMBDA(agent_index i) { s(i) = i % 997 == 0 ? carrier : susceptible; });
+  }
+
+  KOKKOS_INLINE_FUNCTION std::uint32_t contribution(agent_index j, float) const {
+    std::uint8_t const s = state(j);
+    return s == carrier ? 2u : s == infectious ? 1u : 0u;
+  }
+  KOKKOS_INLINE_FUNCTION std::uint8_t activity(agent_index i) const {
+    std::uint8_t const s = state(i);
+    return s == susceptible  ? activity::receives
+           : s == infectious ? static_cast<std::uint8_t>(activity::changes | activity::spreads)
+           : s == recovered  ? activity::changes
+                             : activity::spreads;
+  }
+
+  template <class Sim>
+  void step(Sim& sim);
+  template <class F>
+  void for_each_property(F&& f) const {
+    f(state);
+  }
+};
+
+struct CarrierStep {
+  CarrierEpidemic model;
+  template <class Agent>
+  KOKKOS_INLINE_FUNCTION void operator()(Agent const& a) const {
+    std::uint8_t const s = model.state(a.index());
+    if (s == CarrierEpidemic::susceptible) {
+      std::uint32_t const k = a.sum_of_contributions(model);
+      if (k != 0 && a.random(0) < k * 400000000u) a.set(model.state, CarrierEpidemic::infectious);
+    } else if (s == CarrierEpidemic::infectious) {
+      if (a.random(1) < 1500000000u) a.set(model.state, CarrierEpidemic::recovered);
+    } else if (s == CarrierEpidemic::recovered) {
+      if (a.random(2) < 800000000u) a.set(model.state, CarrierEpidemic::susceptible);
+    }
+  }
+};
+
+template <class Sim>
+void CarrierEpidemic::step(Sim& sim) {
+  sim.apply(CarrierStep{*this}, state);
+}
+
+TEST(ActiveSet, AgentsThatOnlySpreadStaySources) {
+  auto const graph = build_csr(Exec(), generate_edges(Exec(), ErdosRenyi{20000, 3.0}, 21));
+  CarrierEpidemic model(graph.num_agents());
+  int const steps = 40;
+  auto const pull = trajectory(graph, model, Stepping::pull, true, steps, 6);
+  double share = 1.0;
+  EXPECT_TRUE(trajectory(graph, model, Stepping::active, true, steps, 6, &share) == pull);
+  EXPECT_LT(share, 0.5);
+  EXPECT_TRUE(trajectory(graph, model, Stepping::automatic, true, steps, 6) == pull);
+  // Infections go on near the carriers in the last steps: the test would miss a lost carrier
+  // otherwise.
+  auto const& before = pull[static_cast<std::size_t>(steps - 2)];
+  auto const& last = pull.back();
+  std::size_t infected = 0;
+  for (std::size_t i = 0; i < last.size(); ++i)
+    infected += before[i] == CarrierEpidemic::susceptible && last[i] == CarrierEpidemic::infectious;
+  EXPECT_GT(infected, 5u);
+}
+
+// Kokkos Tools callbacks that count the active set's scans and reductions: each brings a count back
+// to the host, which waits for the device.
+namespace waits {
+int scans = 0;
+int reductions = 0;
+bool counted(char const* name) { return std::strncmp(name, "herd::active::", 14) == 0; }
+void on_scan(char const* name, std::uint32_t, std::uint64_t*) { scans += counted(name); }
+void on_reduce(char const* name, std::uint32_t, std::uint64_t*) { reductions += counted(name); }
+}  // namespace waits
+
+// Early in an epidemic a listed step waits for one count, the list's length: its sources come from
+// the last list without a scan of their own, and the automatic mode's bound from that length
+// settles the choice without an estimate.
+TEST(ActiveSet, AnEarlyListedStepWaitsForOneCount) {
+  auto const graph = build_csr(Exec(), generate_edges(Exec(), ErdosRenyi{50000, 8.0}, 17));
+  for (Stepping const stepping : {Stepping::active, Stepping::automatic}) {
+    Simulation<Exec> sim(Exec(), graph, 5);
+    sim.set_stepping(stepping, true);
+    Seir<> model(graph.num_agents(), sir(0.05, 10));
+    model.initialise(sim, graph.num_agents());
+    auto one_step = [&] {
+      sim.before_step(model);
+      model.step(sim);
+      sim.end_step();
+    };
+    one_step();  // finds the sources by a pass over every agent
+    namespace tools = Kokkos::Tools::Experimental;
+    auto const before = tools::get_callbacks();
+    auto counting = before;
+    counting.begin_parallel_scan = waits::on_scan;
+    counting.begin_parallel_reduce = waits::on_reduce;
+    waits::scans = waits::reductions = 0;
+    tools::set_callbacks(counting);
+    constexpr int steps = 10;
+    for (int t = 0; t < steps; ++t) one_step();
+    tools::set_callbacks(before);
+    EXPECT_EQ(sim.stepping_stats().active_steps, steps + 1);
+    EXPECT_EQ(waits::scans, steps) << "one scan a step, the marks' compaction";
+    EXPECT_EQ(waits::reductions, 0) << "no estimate while the bound settles the choice";
+  }
 }
 
 // Infects every 97th agent from outside the steps (as a user or a file would).

@@ -9,13 +9,14 @@
 // from the spreading agents along the reversed edges, compacting the marks with a scan, and stepping
 // only the list. The trajectory is bitwise the one of the full pull step: an agent left out would
 // have kept its values, and random draws are addressed by (agent, step, phase, draw), not by the
-// order in which agents are visited. The spreading and changing agents are carried from step to
-// step, so that a step on a small list costs in proportion to the list, not to the population.
+// order in which agents are visited. The sources (the spreading and changing agents) list
+// themselves, so each step's list holds the next step's sources: a step on a small list costs in
+// proportion to the list, not to the population.
 //
-// Two counts a step come back to the host (scan results: the sources, the list) to size the
-// launches and to choose between push (the active list) below a threshold fraction of the agents
-// and the plain pull step above it, as direction-optimising BFS switches between top-down and
-// bottom-up.
+// One count a step comes back to the host (the list's length, a scan result) to size the launches.
+// The choice between push (the active list) below a threshold fraction of the agents and the plain
+// pull step above it, as direction-optimising BFS switches between top-down and bottom-up, reads a
+// second count only when a bound from the last list's length does not settle it.
 
 #include <herd/core/device_pass.hpp>
 #include <herd/core/error.hpp>
@@ -31,6 +32,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 #include <utility>
 
@@ -47,15 +49,17 @@ namespace Details {
 
 inline constexpr agent_index marks_per_word = sizeof(std::uint64_t);
 
-// The activity bits that make an agent a source: it changes on its own or it spreads.
-inline constexpr std::uint8_t source_bits = activity::changes | activity::spreads;
-
-// One agent's part of finding the active agents: marks it if it changes on its own, and its
-// readers that receive if it spreads. Every writer of a mark stores the same 1, so races between
-// pushes are benign. Marks are bytes, stored in 8-byte words so that they can be compacted eight
-// at a time. With `sums` (a model that declares contributions) a spreading agent also adds its
-// contribution to each receiving reader's sum: integer atomics, whose total does not depend on the
-// order they land in.
+// One agent's part of finding the active agents: lists it if it is a source (it changes on its
+// own or spreads), and its readers that receive if it spreads. Every writer of a mark stores the
+// same 1, so races between pushes are benign. Marks are bytes, stored in 8-byte words so that they
+// can be compacted eight at a time. With `sums` (a model that declares contributions) a spreading
+// agent also adds its contribution to each receiving reader's sum: integer atomics, whose total
+// does not depend on the order they land in.
+//
+// A source is listed even when it spreads without changing on its own: then every source of the
+// next step is on this step's list (an agent left off kept its state, hence its activity), and the
+// list is all the next step needs to find its sources. Stepping such an agent leaves it as it was,
+// as the pull step would.
 template <class Model, class Graph>
 struct MarkActive {
   using memory_space = typename Graph::memory_space;
@@ -68,7 +72,7 @@ struct MarkActive {
   KOKKOS_INLINE_FUNCTION void operator()(agent_index i) const {
     auto* const marks = reinterpret_cast<std::uint8_t*>(words.data());
     auto const a = model.activity(i);
-    if (i < stepped && (a & activity::changes)) marks[i] = 1;
+    if (i < stepped && (a & activity::source)) marks[i] = 1;
     if (!(a & activity::spreads)) return;
     edge_offset const begin = push.row_offsets(i), end = push.row_offsets(i + 1);
     if constexpr (declares_contribution_v<Model>) {
@@ -101,20 +105,25 @@ void mark_range(ExecutionSpace const& exec, char const* label, Mark const& mark,
 }
 
 // Marks from the agents agents(0 .. count). On CPUs, first asks for the push row of the agent 16
-// places ahead: the sources lie far apart, the hardware prefetcher does not follow their rows, and
-// each row start (its readers and their weights) missed in cache. GPUs hide those misses with
-// other warps. (Written here, not in a function of its own: GCC takes a function that only
-// prefetches for one without effect and drops it.)
+// places ahead if it spreads: the sources lie far apart, the hardware prefetcher does not follow
+// their rows, and each row start (its readers and their weights) missed in cache. Most agents of a
+// list do not spread (they received), and asking for their rows too made the pass slower than
+// without. GPUs hide those misses with other warps. (Written here, not in a function of its own:
+// GCC takes a function that only prefetches for one without effect and drops it.)
 template <class ExecutionSpace, class Mark, class Agents>
 void mark_listed(ExecutionSpace const& exec, char const* label, Mark const& mark, Agents const& agents,
                  agent_index count) {
+  if (count == 0) return;  // no launch: a process without ghosts calls it for them every step
   Kokkos::parallel_for(
       label, Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count), KOKKOS_LAMBDA(agent_index k) {
 #if !HERD_DEVICE_PASS && (defined(__GNUC__) || defined(__clang__))
         if (k + 16 < count) {
-          edge_offset const ahead = mark.push.row_offsets(agents(k + 16));
-          __builtin_prefetch(mark.push.neighbours.data() + ahead);
-          if (mark.sums.extent(0) && mark.push.weighted()) __builtin_prefetch(mark.push.weights.data() + ahead);
+          agent_index const coming = agents(k + 16);
+          if (mark.model.activity(coming) & activity::spreads) {
+            edge_offset const ahead = mark.push.row_offsets(coming);
+            __builtin_prefetch(mark.push.neighbours.data() + ahead);
+            if (mark.sums.extent(0) && mark.push.weighted()) __builtin_prefetch(mark.push.weights.data() + ahead);
+          }
         }
 #else
         (void)count;  // captured in both passes: see device_pass.hpp
@@ -130,8 +139,9 @@ void mark_listed(ExecutionSpace const& exec, char const* label, Mark const& mark
 // 10^6 agents marked the compaction took 0.06-0.08 instead of 0.11-0.15 ms (docs/benchmarks.md).
 inline constexpr agent_index words_per_compaction_item = 16;
 
-// Writes the marked agents to `list`, in increasing order, eight marks at a time; returns how many.
-// Waits for the device.
+// Writes the marked agents to `list`, in increasing order, eight marks at a time, and clears the
+// marks; returns how many. Waits for the device. (A scan calls the final pass of an item after
+// the counting passes of that item, on every backend: the final pass can clear what it read.)
 template <class ExecutionSpace, class Words, class List>
 agent_index compact_marks(ExecutionSpace const& exec, Words const& words, List const& list) {
   auto const word_count = static_cast<agent_index>(words.extent(0));
@@ -150,6 +160,7 @@ agent_index compact_marks(ExecutionSpace const& exec, Words const& words, List c
             auto const* marks = reinterpret_cast<std::uint8_t const*>(&words(c));
             for (agent_index b = 0; b < marks_per_word; ++b)
               if (marks[b]) list(partial + added++) = c * marks_per_word + b;
+            words(c) = 0;
           }
         } else {
           // Each mark is 0 or 1: the product's top byte sums the eight. No branch: the count of
@@ -163,16 +174,13 @@ agent_index compact_marks(ExecutionSpace const& exec, Words const& words, List c
   return found;
 }
 
-// Clears the marks, and the pushed sums if any, of list(0 .. count) (touches only those).
-template <class ExecutionSpace, class Words, class List, class Sums>
-void clear_marks(ExecutionSpace const& exec, Words const& words, List const& list, agent_index count,
-                 Sums const& sums) {
+// Clears the pushed sums of list(0 .. count), the only agents pushed to.
+template <class ExecutionSpace, class List, class Sums>
+void clear_sums(ExecutionSpace const& exec, List const& list, agent_index count, Sums const& sums) {
+  if (count == 0) return;
   Kokkos::parallel_for(
-      "herd::active::clear", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count), KOKKOS_LAMBDA(agent_index k) {
-        agent_index const i = list(k);
-        reinterpret_cast<std::uint8_t*>(words.data())[i] = 0;
-        if (sums.extent(0)) sums(i) = 0;
-      });
+      "herd::active::clear", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count),
+      KOKKOS_LAMBDA(agent_index k) { sums(list(k)) = 0; });
 }
 
 template <class Keep>
@@ -207,22 +215,6 @@ std::uint64_t keep_sources(ExecutionSpace const& exec, Model const& model, std::
   return packed;
 }
 
-// The candidates for the sources after a step on the list: the listed agents, then the old
-// sources; the old sources that the list holds too are left out (the marks tell).
-template <class MemorySpace>
-struct ListThenSources {
-  Kokkos::View<agent_index*, MemorySpace> list, sources;
-  Kokkos::View<std::uint64_t*, MemorySpace> words;
-  agent_index listed;
-
-  KOKKOS_INLINE_FUNCTION agent_index operator()(agent_index k) const {
-    return k < listed ? list(k) : sources(k - listed);
-  }
-  KOKKOS_INLINE_FUNCTION bool operator()(agent_index k, agent_index i) const {
-    return k < listed || reinterpret_cast<std::uint8_t const*>(words.data())[i] == 0;
-  }
-};
-
 // The agents first, first + 1, ...
 struct AgentsFrom {
   agent_index first = 0;
@@ -247,7 +239,7 @@ struct CarriedThenChanged {
 };
 
 // What push estimates count over the agents [0, agents), of which the first `stepped` are stepped:
-// those that spread (high 32 bits) and the stepped ones that change on their own (low 32 bits).
+// those that spread (high 32 bits) and the stepped sources, which list themselves (low 32 bits).
 // Waits for the device.
 template <class ExecutionSpace, class Model>
 std::uint64_t sum_activity(ExecutionSpace const& exec, Model const& model, agent_index agents, agent_index stepped) {
@@ -265,14 +257,28 @@ std::uint64_t sum_activity(ExecutionSpace const& exec, Model const& model, agent
         agent_index const last = first + block < agents ? first + block : agents;
         agent_index const end_stepped = stepped < first ? first : stepped < last ? stepped : last;
         std::uint32_t spreading = 0;
-        std::uint32_t changing = 0;
+        std::uint32_t sources = 0;
         for (agent_index i = first; i < end_stepped; ++i) {
           std::uint8_t const a = model.activity(i);
           spreading += (a & activity::spreads) != 0;
-          changing += (a & activity::changes) != 0;
+          sources += (a & activity::source) != 0;
         }
         for (agent_index i = end_stepped; i < last; ++i) spreading += (model.activity(i) & activity::spreads) != 0;
-        sum += (static_cast<std::uint64_t>(spreading) << 32) + changing;
+        sum += (static_cast<std::uint64_t>(spreading) << 32) + sources;
+      },
+      packed);
+  return packed;
+}
+
+// As sum_activity over the stepped agents list(0 .. count).
+template <class ExecutionSpace, class Model, class List>
+std::uint64_t sum_listed_activity(ExecutionSpace const& exec, Model const& model, List const& list, agent_index count) {
+  std::uint64_t packed = 0;
+  Kokkos::parallel_reduce(
+      "herd::active::estimate_listed", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count),
+      KOKKOS_LAMBDA(agent_index k, std::uint64_t & sum) {
+        std::uint8_t const a = model.activity(list(k));
+        sum += (static_cast<std::uint64_t>((a & activity::spreads) != 0) << 32) + ((a & activity::source) != 0);
       },
       packed);
   return packed;
@@ -287,14 +293,15 @@ std::uint64_t sum_activity(ExecutionSpace const& exec, Model const& model, agent
 /// read, which are only ever pushed from (a ghost's activity counts for its `spreads` bit only, so
 /// it must follow from the properties neighbours read).
 ///
-/// Between steps it keeps the *sources*: the agents whose activity has `changes` or `spreads`. An
-/// agent a step left out keeps its state, hence its activity, so after a step on the list the
-/// sources are the old sources and the listed agents whose new state still has those bits: the set
-/// follows the epidemic in time proportional to the active agents, without a pass over everyone.
-/// After a step that pulled every agent (or when told the state changed, forget()) one pass over
-/// all agents finds them again. The ghosts that spread are kept too: ghosts change through the
-/// halo only, so from what it says changed (GhostChanges) they follow in proportion to the
-/// changes, whichever way the steps went; a pass over every ghost finds them when it cannot say.
+/// The *sources* of a step are the agents whose activity has `changes` or `spreads`; each lists
+/// itself. An agent a step left out keeps its state, hence its activity, so after a step on the
+/// list the next step's sources are among the listed agents: it pushes from those, in time
+/// proportional to the active agents, without a pass over everyone, and one scan (the compaction
+/// of the marks) a step comes back to the host. After a step that pulled every agent (or when told
+/// the state changed, forget()) one pass over all agents pushes from the sources again. The ghosts
+/// that spread are kept too: ghosts change through the halo only, so from what it says changed
+/// (GhostChanges) they follow in proportion to the changes, whichever way the steps went; a pass
+/// over every ghost finds them when it cannot say.
 ///
 /// For a model that declares contributions, finding the list also pushes each spreading agent's
 /// contribution into its receiving readers' sums (sums()), which the listed step reads instead of
@@ -313,19 +320,17 @@ class ActiveSet {
         marks_("herd::active::marks",
                (static_cast<std::size_t>(stepped) + Details::marks_per_word - 1) / Details::marks_per_word),
         list_(Kokkos::ViewAllocateWithoutInitializing("herd::active::list"), stepped),
-        sources_(Kokkos::ViewAllocateWithoutInitializing("herd::active::sources"), stepped),
-        next_sources_(Kokkos::ViewAllocateWithoutInitializing("herd::active::next_sources"), stepped),
         ghost_sources_(Kokkos::ViewAllocateWithoutInitializing("herd::active::ghost_sources"),
                        push_graph.num_agents() - stepped),
         next_ghost_sources_(Kokkos::ViewAllocateWithoutInitializing("herd::active::next_ghost_sources"),
                             push_graph.num_agents() - stepped) {}
 
-  /// Bytes per agent it stores (a mark, list and sources entries in two buffers, and a pushed sum
-  /// for a model that declares contributions, binned or not), besides a transpose; a ghost takes
-  /// two sources entries. The bins hold a push (reader and value) per agent, fewer on a graph of
-  /// fewer edges, and at least the longest push row.
+  /// Bytes per agent it stores (a mark, a list entry, and a pushed sum for a model that declares
+  /// contributions, binned or not), besides a transpose; a ghost takes two sources entries. The
+  /// bins hold a push (reader and value) per agent, fewer on a graph of fewer edges, and at least
+  /// the longest push row.
   static constexpr double bytes_per_agent(bool contributions, bool binned = false) {
-    return 1 + 3 * sizeof(agent_index) + (contributions ? sizeof(std::uint64_t) : 0) +
+    return 1 + sizeof(agent_index) + (contributions ? sizeof(std::uint64_t) : 0) +
            (contributions && binned ? sizeof(agent_index) + sizeof(std::uint64_t) : 0);
   }
 
@@ -346,18 +351,18 @@ class ActiveSet {
     return Details::is_host_space_v<ExecutionSpace> && herd::bins_pushes(binned_push_, stepped_);
   }
 
-  /// Brings the sources up to date with the state the last step left: from the list it stepped if
-  /// find() was called since the last begin_step(), else (a pull step, or the first) by a pass over
-  /// every agent when they are next needed. After a listed step, waits for the device (a count).
-  template <class Model>
-  void begin_step(Model const& model) {
+  /// Starts a step: after a listed step (find() called since the last begin_step()) its list holds
+  /// this step's sources, and its pushed sums are cleared; after a pull step, or the first, the
+  /// sources are found by a pass over every agent when they are next needed. Waits for nothing.
+  void begin_step() {
+    estimate_ = -1.0;
     if (found_ < 0) {
       sources_known_ = false;
       binned_ = false;
       return;
     }
-    update_sources(model);
     clear();
+    sources_known_ = true;
   }
 
   /// The state changed outside the steps (set from the host, restored, read from a file): the
@@ -367,16 +372,31 @@ class ActiveSet {
     sources_known_ = false;
     ghost_sources_known_ = false;
     binned_ = false;
+    estimate_ = -1.0;
   }
 
-  /// An estimate of the pushes find() would make: the agents that change on their own plus the
-  /// spreading agents times the mean number of agents that read one. From the sources' counts when
-  /// known (every source counted as changing), else from one pass reading each agent's activity;
-  /// tells whether pushing is worth it before any push is made. Waits for the device.
+  /// Whether the sources of this step are among the last list (else a pass over every agent finds
+  /// them).
+  bool sources_known() const { return sources_known_; }
+
+  /// A bound on push_estimate() that costs nothing: every agent of the last list taken for a
+  /// spreading source; infinite when the sources are not known. Early in an epidemic it stays far
+  /// below the automatic mode's threshold, which then lists without an estimate.
+  double push_bound() const {
+    if (!sources_known_) return std::numeric_limits<double>::infinity();
+    return static_cast<double>(candidates_) * (1.0 + mean_readers());
+  }
+
+  /// An estimate of the pushes find() would make: the sources plus the spreading agents times the
+  /// mean number of agents that read one. From the last list when the sources are known, else
+  /// from one pass reading each agent's activity; tells whether pushing is worth it before any
+  /// push is made. Waits for the device, once a step.
   template <class Model>
-  double push_estimate(Model const& model) const {
-    if (sources_known_) return estimate_of(source_activity_);
-    return estimate_of(Details::sum_activity(exec_, model, push_.num_agents(), stepped_));
+  double push_estimate(Model const& model) {
+    if (estimate_ < 0)
+      estimate_ = estimate_of(sources_known_ ? Details::sum_listed_activity(exec_, model, list_, candidates_)
+                                             : Details::sum_activity(exec_, model, push_.num_agents(), stepped_));
+    return estimate_;
   }
 
   /// Marks and lists, in increasing order, the agents among the first `stepped` that may change
@@ -394,15 +414,17 @@ class ActiveSet {
     bool const known = sources_known_;
     // Binned when the pushes are many: a few, into the sums of few readers, cost less atomic than
     // three passes over the sources (the estimate is the pushes before the receivers are known).
-    binned_ = pushed_ && bins_pushes() &&
-              (!known || estimate_of(source_activity_) >= static_cast<double>(stepped_) * binned_push_min_share);
+    double const min_pushes = static_cast<double>(stepped_) * binned_push_min_share;
+    binned_ =
+        pushed_ && bins_pushes() && (!known || (push_bound() >= min_pushes && push_estimate(model) >= min_pushes));
     bool const binned = binned_;
+    // With the sources known, the last list is read here, before the compaction below rewrites it.
     if (binned && known)
-      push_through_bins(mark, sources_, source_count_);
+      push_through_bins(mark, list_, candidates_);
     else if (binned)
       push_through_bins(mark, Details::AgentsFrom{}, stepped_);
     else if (known)
-      Details::mark_listed(exec_, "herd::active::mark", mark, sources_, source_count_);
+      Details::mark_listed(exec_, "herd::active::mark", mark, list_, candidates_);
     else
       Details::mark_range(exec_, "herd::active::mark_all", mark, 0, stepped_);
     if constexpr (std::is_void_v<decltype(ready())>) {
@@ -415,10 +437,6 @@ class ActiveSet {
       push_through_bins(mark, ghost_sources_, ghost_source_count_);
     else
       Details::mark_listed(exec_, "herd::active::mark_ghosts", mark, ghost_sources_, ghost_source_count_);
-    // The sources among the stepped agents, for the steps that follow.
-    if (!known)
-      record_sources(
-          Details::keep_sources(exec_, model, Details::source_bits, stepped_, Details::AgentsFrom{}, sources_));
     found_ = Details::compact_marks(exec_, marks_, list_);
     return found_;
   }
@@ -434,30 +452,15 @@ class ActiveSet {
   Kokkos::View<std::uint64_t*, memory_space> sums() const {
     return found_ >= 0 ? pushed_sums() : Kokkos::View<std::uint64_t*, memory_space>();
   }
-  /// Sources known from the last step (-1: to be found by a pass over every agent).
-  agent_index source_count() const { return sources_known_ ? source_count_ : -1; }
 
  private:
-  double estimate_of(std::uint64_t packed) const {
+  double mean_readers() const {
     double const agents = static_cast<double>(push_.num_agents());
-    double const mean_readers = agents > 0 ? static_cast<double>(push_.num_edges()) / agents : 0.0;
-    return static_cast<double>(packed & 0xffffffffu) + static_cast<double>(packed >> 32) * mean_readers;
+    return agents > 0 ? static_cast<double>(push_.num_edges()) / agents : 0.0;
   }
 
-  void record_sources(std::uint64_t packed) {
-    source_count_ = static_cast<agent_index>(packed & 0xffffffffu);
-    source_activity_ = packed;
-    sources_known_ = true;
-  }
-
-  // The sources after a step on the list: the listed agents that still change or spread, and the
-  // sources the list left out (unchanged, so still sources). The marks tell the two apart.
-  template <class Model>
-  void update_sources(Model const& model) {
-    Details::ListThenSources<memory_space> const candidates{list_, sources_, marks_, found_};
-    record_sources(Details::keep_sources(exec_, model, Details::source_bits, found_ + source_count_, candidates,
-                                         next_sources_, candidates));
-    std::swap(sources_, next_sources_);
+  double estimate_of(std::uint64_t packed) const {
+    return static_cast<double>(packed & 0xffffffffu) + static_cast<double>(packed >> 32) * mean_readers();
   }
 
   // The ghosts that spread now: the ones that did and did not change, and the changed ones that
@@ -510,10 +513,11 @@ class ActiveSet {
     return pushed_ ? sums_ : Kokkos::View<std::uint64_t*, memory_space>();
   }
 
-  // Clears the marks and pushed sums of the listed agents (the only ones pushed to), ready for the
-  // next find().
+  // After a listed step: its list becomes the candidates for the next step's sources, and the
+  // sums pushed to it are cleared (the compaction cleared the marks).
   void clear() {
-    Details::clear_marks(exec_, marks_, list_, found_, pushed_sums());
+    if (pushed_) Details::clear_sums(exec_, list_, found_, sums_);
+    candidates_ = found_;
     found_ = -1;
     pushed_ = false;
   }
@@ -521,17 +525,18 @@ class ActiveSet {
   ExecutionSpace exec_;
   graph_type push_;
   agent_index stepped_ = 0;
-  Kokkos::View<std::uint64_t*, memory_space> marks_;  ///< one byte per agent, 0 or 1
+  Kokkos::View<std::uint64_t*, memory_space> marks_;  ///< one byte per agent, 0 or 1; 0 between finds
   Kokkos::View<std::uint64_t*, memory_space> sums_;   ///< pushed contributions, one per agent
   bool pushed_ = false;                               ///< whether the last find() pushed sums
+  /// The last find()'s list: this step's until the next begin_step(), then the next step's sources
+  /// are among its first `candidates_` entries.
   Kokkos::View<agent_index*, memory_space> list_;
-  Kokkos::View<agent_index*, memory_space> sources_, next_sources_;
   Kokkos::View<agent_index*, memory_space> ghost_sources_, next_ghost_sources_;  ///< ghosts that spread
   bool sources_known_ = false;
   bool ghost_sources_known_ = false;
   agent_index ghost_source_count_ = 0;
-  agent_index source_count_ = 0;
-  std::uint64_t source_activity_ = 0;  ///< spreading sources (high 32 bits), sources (low 32 bits)
+  agent_index candidates_ = 0;
+  double estimate_ = -1.0;  ///< this step's push_estimate(), once made
   agent_index found_ = -1;
   BinnedPush binned_push_ = BinnedPush::automatic;
   Details::PushBins<memory_space> bins_;  ///< allocated when pushes go through bins

@@ -73,7 +73,8 @@ class ActiveStepping {
   /// Finds the agents among the first `owned` that may change this step and, when few enough,
   /// lists them for the step's phases; `ready()` is called before the agents beyond the first
   /// `owned` are read (a distributed simulation completes its ghosts there, after marking from
-  /// its owned agents). Waits for the device (the counts of the sources and of the list).
+  /// its owned agents). Waits for the device (the length of the list; near the threshold, an
+  /// estimate of the pushes).
   template <class Model, class Ready = void (*)()>
   void before_step(
       Model const& model, agent_index owned, Ready&& ready = [] {}) {
@@ -83,7 +84,7 @@ class ActiveStepping {
         stats_.active_share_sum += 1.0;
         return;
       }
-      active_.begin_step(model);
+      active_.begin_step();
       double const agents = owned > 0 ? static_cast<double>(owned) : 1.0;
       double const limit = threshold_ * agents * (active_.binned() ? keep_listing_factor : 1.0);
       if (stepping_ == Stepping::automatic && pulls(model, limit)) {
@@ -113,18 +114,20 @@ class ActiveStepping {
 
  private:
   // Whether the automatic mode pulls this step: when the estimated pushes exceed `limit`. After a
-  // pull step the estimate is a pass over every agent (the sources are not known), which at the
-  // peak of an epidemic would be most of the automatic mode's extra cost. So an estimate of 2^k
-  // times the limit lets the next k steps pull without one: the pushes would have to halve every
-  // step to fall below the limit sooner, and switching a step late costs only that step's
-  // difference between the two modes (the trajectory is the same).
+  // listed step, a bound from its list's length settles most steps without an estimate (a count
+  // back from the device). After a pull step the estimate is a pass over every agent (the sources
+  // are not known), which at the peak of an epidemic would be most of the automatic mode's extra
+  // cost. So an estimate of 2^k times the limit lets the next k steps pull without one: the pushes
+  // would have to halve every step to fall below the limit sooner, and switching a step late costs
+  // only that step's difference between the two modes (the trajectory is the same).
   template <class Model>
   bool pulls(Model const& model, double limit) {
-    bool const costly = active_.source_count() < 0;
+    bool const costly = !active_.sources_known();
     if (costly && skipped_estimates_ > 0) {
       --skipped_estimates_;
       return true;
     }
+    if (active_.push_bound() <= limit) return false;
     double const estimate = active_.push_estimate(model);
     if (estimate <= limit) return false;
     if (costly && limit > 0) skipped_estimates_ = static_cast<int>(std::log2(estimate / limit));

@@ -99,13 +99,17 @@ KOKKOS_INLINE_FUNCTION agent_index chunk_start(agent_index first, agent_index co
 
 // Walks the sources candidate(begin .. last): calls source(i, activity) for each, then
 // push(i, e, reader) for each entry of the push rows of those that spread. First asks for the push
-// row of the source 16 places ahead, as mark_listed does.
+// row of the source 16 places ahead if it spreads, as mark_listed does.
 template <class Model, class Graph, class Candidate, class Source, class Push>
 KOKKOS_INLINE_FUNCTION void for_each_push(Model const& model, Graph const& push_graph, Candidate const& candidate,
                                           agent_index begin, agent_index last, Source const& source, Push const& push) {
   for (agent_index k = begin; k < last; ++k) {
 #if !HERD_DEVICE_PASS && (defined(__GNUC__) || defined(__clang__))
-    if (k + 16 < last) __builtin_prefetch(push_graph.neighbours.data() + push_graph.row_offsets(candidate(k + 16)));
+    if (k + 16 < last) {
+      agent_index const coming = candidate(k + 16);
+      if (model.activity(coming) & activity::spreads)
+        __builtin_prefetch(push_graph.neighbours.data() + push_graph.row_offsets(coming));
+    }
 #endif
     agent_index const i = candidate(k);
     auto const a = model.activity(i);
@@ -118,7 +122,7 @@ KOKKOS_INLINE_FUNCTION void for_each_push(Model const& model, Graph const& push_
   }
 }
 
-// Pushes from candidate(0 .. count) as MarkActive does (marks the sources that change, and the
+// Pushes from candidate(0 .. count) as MarkActive does (marks the sources, and the
 // receiving readers of the spreading ones, adding their contributions to the readers' sums), in
 // slices whose pushes fit the bins. Host memory only (is_host_space_v): the host reads the counts
 // between passes.
@@ -152,7 +156,7 @@ void push_binned(ExecutionSpace const& exec, Mark const& mark,
           for_each_push(
               model, push, candidate, chunk_start(first, n, chunks, c), chunk_start(first, n, chunks, c + 1),
               [=](agent_index i, std::uint8_t a) {
-                if (i < stepped && (a & activity::changes)) marks[i] = 1;
+                if (i < stepped && (a & activity::source)) marks[i] = 1;
               },
               [=](agent_index, edge_offset, agent_index r) {
                 if (r < stepped) ++row[r >> push_block_shift];
