@@ -68,13 +68,15 @@ class Agent {
     static_assert(std::is_integral<T>::value && sizeof(T) <= sizeof(std::uint64_t),
                   "contributions must be integers of at most 64 bits (fixed point for fractions)");
     if (pushed_ != nullptr) return static_cast<T>(pushed_[index_]);
-    if constexpr (Mode == Details::Lanes::thread)
+    if constexpr (Mode == Details::Lanes::thread) {
       return Details::sum_contributions<T>(model, graph_, graph_.row_offsets(index_), graph_.row_offsets(index_ + 1));
-    // A constant weight on unweighted graphs lets the compiler fold the weight out of the sum.
-    if (!weighted()) return sum_over_neighbours<T>([&](agent_index j, float) { return model.contribution(j, 1.0f); });
-    return sum_over_edges<T>([&](edge_offset e) {
-      return model.contribution(graph_.neighbours(e), Details::EdgeWeight<Graph>{graph_, e});
-    });
+    } else {
+      // A constant weight on unweighted graphs lets the compiler fold the weight out of the sum.
+      if (!weighted()) return sum_over_neighbours<T>([&](agent_index j, float) { return model.contribution(j, 1.0f); });
+      return sum_over_edges<T>([&](edge_offset e) {
+        return model.contribution(graph_.neighbours(e), Details::EdgeWeight<Graph>{graph_, e});
+      });
+    }
   }
 
   /// Number of neighbours for which `predicate(neighbour, weight)` holds.
