@@ -194,25 +194,22 @@ KOKKOS_INLINE_FUNCTION bool passes(Keep const& keep, agent_index k, agent_index 
   }
 }
 
-// Writes to `out`, in order, the candidates candidate(0 .. count) whose activity has a bit of
-// `bits` and that pass `keep`; returns how many (low 32 bits) and how many of them spread (high
-// 32). Waits for the device.
+// Writes to `out`, in order, the candidates candidate(0 .. count) that spread and pass `keep`;
+// returns how many. Waits for the device.
 template <class ExecutionSpace, class Model, class Candidate, class Out, class Keep = bool>
-std::uint64_t keep_sources(ExecutionSpace const& exec, Model const& model, std::uint8_t bits, agent_index count,
+agent_index keep_spreading(ExecutionSpace const& exec, Model const& model, agent_index count,
                            Candidate const& candidate, Out const& out, Keep const& keep = true) {
-  std::uint64_t packed = 0;
+  agent_index kept = 0;
   Kokkos::parallel_scan(
-      "herd::active::sources", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count),
-      KOKKOS_LAMBDA(agent_index k, std::uint64_t & partial, bool final) {
+      "herd::active::ghost_sources", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count),
+      KOKKOS_LAMBDA(agent_index k, agent_index & partial, bool final) {
         agent_index const i = candidate(k);
-        auto const a = model.activity(i);
-        if (!(a & bits) || !passes(keep, k, i)) return;
-        if (final) out(static_cast<agent_index>(partial & 0xffffffffu)) = i;
-        // Low 32 bits: the position (sources so far); high: the spreading ones among them.
-        partial += (static_cast<std::uint64_t>((a & activity::spreads) != 0) << 32) + 1;
+        if (!(model.activity(i) & activity::spreads) || !passes(keep, k, i)) return;
+        if (final) out(partial) = i;
+        ++partial;
       },
-      packed);
-  return packed;
+      kept);
+  return kept;
 }
 
 // The agents first, first + 1, ...
@@ -470,18 +467,17 @@ class ActiveSet {
   void update_ghost_sources(Model const& model, GhostChanges<memory_space> const& changes) {
     agent_index const ghosts = push_.num_agents() - stepped_;
     if (ghosts == 0) return;
-    std::uint64_t found = 0;
+    agent_index found = 0;
     if (changes.known && ghost_sources_known_) {
       Details::CarriedThenChanged<memory_space> const candidates{ghost_sources_, changes.list, changes.flags,
                                                                  ghost_source_count_, stepped_};
-      found = Details::keep_sources(exec_, model, activity::spreads, ghost_source_count_ + changes.count, candidates,
-                                    next_ghost_sources_, candidates);
+      found = Details::keep_spreading(exec_, model, ghost_source_count_ + changes.count, candidates,
+                                      next_ghost_sources_, candidates);
     } else {
-      found = Details::keep_sources(exec_, model, activity::spreads, ghosts, Details::AgentsFrom{stepped_},
-                                    next_ghost_sources_);
+      found = Details::keep_spreading(exec_, model, ghosts, Details::AgentsFrom{stepped_}, next_ghost_sources_);
     }
     std::swap(ghost_sources_, next_ghost_sources_);
-    ghost_source_count_ = static_cast<agent_index>(found & 0xffffffffu);
+    ghost_source_count_ = found;
     ghost_sources_known_ = true;
   }
 
