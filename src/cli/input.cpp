@@ -25,10 +25,13 @@ bool is_population_file(std::string const& graph) {
 #endif
 }
 
-BuildOptions prepare_edges(Options const& o, HostEdgeList& edges) {
+void orient_edges(Options const& o, HostEdgeList& edges) {
   // A line "u v" means by default that v's state affects u (row u lists v); transposed, that u's
   // state affects v, as in networks given as who-infects-whom.
   if (o.transpose) std::swap(edges.sources, edges.targets);
+}
+
+BuildOptions build_options(Options const& o) {
   BuildOptions build;
   build.symmetrise = !o.directed;
   return build;
@@ -127,7 +130,8 @@ Input<WeightStorage> graph_of(Options const& o, Exec const& exec, Comm comm, Att
 #endif
   auto edges = read_edge_list(o.graph);
   if (!o.attributes.empty()) cover_table_agents(edges, table, o.attributes);
-  return {build_csr<WeightStorage>(exec, to_device(exec, edges), prepare_edges(o, edges)), o.graph, {}};
+  orient_edges(o, edges);
+  return {build_csr<WeightStorage>(exec, to_device(exec, edges), build_options(o)), o.graph, {}};
 }
 
 }  // namespace

@@ -88,6 +88,13 @@ class CovidRun(hf.Case):
             self.ok(0, *base, *flags)
             exposed_after_3[name] = counts(self.path("o.csv"))[1][3][2]
         self.assertEqual(exposed_after_3, {"who-infects-whom": 2, "reversed": 1, "undirected": 2})
+        if os.environ.get("HERD_HAS_HDF5") == "1":
+            # herd convert orients the edges as herd run does.
+            self.ok(0, "convert", self.path("edges.csv"), "--directed", "--transpose", "--attributes",
+                    self.path("agents.csv"), "-o", self.path("who.h5"))
+            self.ok(0, "run", "--model", "covid", "--graph", self.path("who.h5"), "--transmission-rate", "1e6",
+                    "--steps", "3", "--quiet", "--csv", self.path("o.csv"))
+            self.assertEqual(counts(self.path("o.csv"))[1][3][2], 2)
 
     def test_bad_tables_are_refused_with_the_file_named(self):
         self.write_population(agents=50, contacts=100, exposed=2)
