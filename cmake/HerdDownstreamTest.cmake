@@ -1,6 +1,8 @@
 # Run with cmake -P: installs the build tree into a scratch prefix, then configures, builds and
 # runs examples/sis_model against the installed Herd, as a user's project would.
 #   -DBUILD_DIR=... -DSOURCE_DIR=... -DKokkos_ROOT=... [-DKokkosKernels_ROOT=...] [-DGENERATOR=...]
+#   [-DCXX_COMPILER=...]: the compiler Herd was built with, which a user's project would use too
+#   (nvcc_wrapper for CUDA; a Kokkos may not work with another compiler's code)
 set(prefix ${BUILD_DIR}/downstream/install)
 file(REMOVE_RECURSE ${BUILD_DIR}/downstream)
 function(step)
@@ -18,9 +20,13 @@ foreach(header herd/herd.hpp herd/config.hpp lib/cmake/Herd/HerdConfig.cmake lib
     message(FATAL_ERROR "downstream test: ${header} was not installed")
   endif()
 endforeach()
+set(compiler)
+if(CXX_COMPILER)
+  set(compiler -DCMAKE_CXX_COMPILER=${CXX_COMPILER})
+endif()
 step(${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/sis_model -B ${BUILD_DIR}/downstream/build -G ${GENERATOR}
      -DCMAKE_PREFIX_PATH=${prefix} -DKokkos_ROOT=${Kokkos_ROOT} -DKokkosKernels_ROOT=${KokkosKernels_ROOT}
-     -DCMAKE_BUILD_TYPE=Release)
+     -DCMAKE_BUILD_TYPE=Release ${compiler})
 step(${CMAKE_COMMAND} --build ${BUILD_DIR}/downstream/build)
 step(${BUILD_DIR}/downstream/build/sis)
 message(STATUS "downstream test: built and ran examples/sis_model against ${prefix}")

@@ -2,6 +2,7 @@
 # Sets up what is missing, builds Herd with its tests, and runs them all through CTest.
 #   scripts/test.sh              Release build in ./build
 #   scripts/test.sh --sanitize   AddressSanitizer + UndefinedBehaviorSanitizer build in ./build-sanitize
+#   scripts/test.sh --clang      clang++ build against a Serial-only Kokkos in ./build-clang
 # Other arguments go to ctest (e.g. -L unit, -R cli).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +13,14 @@ if [[ "${1:-}" == "--sanitize" ]]; then
   BUILD_DIR=build-sanitize CMAKE_BUILD_TYPE=RelWithDebInfo scripts/build.sh -DHerd_WARNINGS_AS_ERRORS=ON -DHerd_SANITIZE=ON -DHerd_ENABLE_BENCHMARKS=OFF
   # The spack and formatting checks do not depend on how Herd is compiled; the Release run has them.
   ctest --test-dir build-sanitize --output-on-failure -j 2 -LE "spack|hygiene|docs|fuzz" "$@"
+elif [[ "${1:-}" == "--clang" ]]; then
+  shift
+  # Another compiler (argument order, undefined behaviour and floating point are its own) and
+  # another host backend as the default: the trajectories and outputs the tests expect are the same.
+  prefix=$(scripts/setup_clang.sh)
+  Kokkos_ROOT=$prefix KokkosKernels_ROOT='' BUILD_DIR=build-clang scripts/build.sh -DCMAKE_CXX_COMPILER=clang++ \
+    -DHerd_WARNINGS_AS_ERRORS=ON -DHerd_ENABLE_KOKKOSKERNELS=OFF -DHerd_ENABLE_BENCHMARKS=OFF
+  ctest --test-dir build-clang --output-on-failure -j 2 -LE "spack|hygiene|docs|fuzz" "$@"
 else
   scripts/build.sh -DHerd_WARNINGS_AS_ERRORS=ON
   ctest --test-dir build --output-on-failure -j 2 "$@"
