@@ -41,8 +41,7 @@ Converted build(Options const& o, Comm comm) {
     }
     require(edges.num_agents > 0, o.graph + ": agent ids exceed the largest supported id " +
                                       std::to_string(std::numeric_limits<agent_index>::max() - 1) + " (try --relabel)");
-    orient_edges(o, edges);
-    out.graph = to_host(exec, build_csr<float>(exec, to_device(exec, edges), build_options(o)));
+    out.graph = to_host(exec, graph_of_edges<float>(o, exec, edges));
     out.info.directed = o.directed;
     out.info.source = o.graph;
   }

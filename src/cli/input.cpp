@@ -25,16 +25,16 @@ bool is_population_file(std::string const& graph) {
 #endif
 }
 
-void orient_edges(Options const& o, HostEdgeList& edges) {
+template <class WeightStorage>
+CsrGraph<Memory, WeightStorage> graph_of_edges(Options const& o, Exec const& exec, HostEdgeList& edges) {
   // A line "u v" means by default that v's state affects u (row u lists v); transposed, that u's
-  // state affects v, as in networks given as who-infects-whom.
+  // state affects v, as in networks given as who-infects-whom. Swapped in a statement of its own,
+  // before the list is copied: as an argument beside that copy, the order of the two would be the
+  // compiler's (g++ swapped first, clang copied first and dropped the transpose).
   if (o.transpose) std::swap(edges.sources, edges.targets);
-}
-
-BuildOptions build_options(Options const& o) {
   BuildOptions build;
   build.symmetrise = !o.directed;
-  return build;
+  return build_csr<WeightStorage>(exec, to_device(exec, edges), build);
 }
 
 void cover_table_agents(HostEdgeList& edges, AttributeTable const& table, std::string const& name) {
@@ -130,8 +130,7 @@ Input<WeightStorage> graph_of(Options const& o, Exec const& exec, Comm comm, Att
 #endif
   auto edges = read_edge_list(o.graph);
   if (!o.attributes.empty()) cover_table_agents(edges, table, o.attributes);
-  orient_edges(o, edges);
-  return {build_csr<WeightStorage>(exec, to_device(exec, edges), build_options(o)), o.graph, {}};
+  return {graph_of_edges<WeightStorage>(o, exec, edges), o.graph, {}};
 }
 
 }  // namespace
@@ -146,6 +145,7 @@ Input<WeightStorage> make_graph(Options const& o, Exec const& exec, Comm comm) {
   return input;
 }
 
+template CsrGraph<Memory, float> graph_of_edges<float>(Options const&, Exec const&, HostEdgeList&);
 template Input<float> make_graph<float>(Options const&, Exec const&, Comm);
 template Input<half> make_graph<half>(Options const&, Exec const&, Comm);
 

@@ -49,13 +49,10 @@ bool is_population_file(std::string const& graph);
 template <class WeightStorage>
 Input<WeightStorage> make_graph(Options const& options, Exec const& exec, Comm comm);
 
-/// Applies --transpose to an edge list read from a file. A statement of its own, before the list is
-/// copied: as an argument beside that copy, the order the two ran in would be the compiler's (g++
-/// ran it first, clang after the copy, which dropped the transpose).
-void orient_edges(Options const& options, HostEdgeList& edges);
-
-/// The build options --directed asks for.
-BuildOptions build_options(Options const& options);
+/// The graph of an edge list read from a file, oriented by --transpose (which swaps the list's
+/// columns in place) and --directed.
+template <class WeightStorage>
+CsrGraph<Memory, WeightStorage> graph_of_edges(Options const& options, Exec const& exec, HostEdgeList& edges);
 
 /// Raises the agent count of an edge list (dense ids) to cover every agent the table names:
 /// agents without contacts are agents too.
