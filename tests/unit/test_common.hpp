@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <Kokkos_Core.hpp>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -23,11 +24,21 @@ using HostExecutionSpaces = ::testing::Types<
 #endif
     >;
 
-// A file name in the test's temporary folder that no other test process uses: CTest runs the unit
-// tests on one and two threads at once, and two processes writing one file make tests flaky.
-inline std::string temp_path(std::string const& name) {
-  return ::testing::TempDir() + "/herd_" + std::to_string(::getpid()) + "_" + name;
-}
+// A file in the test's temporary folder that no other test process uses (CTest runs the unit tests
+// on one and two threads at once, and two processes writing one file make tests flaky), removed
+// when the test is done with it.
+class TemporaryFile {
+ public:
+  explicit TemporaryFile(std::string const& name)
+      : path_(::testing::TempDir() + "/herd_" + std::to_string(::getpid()) + "_" + name) {}
+  TemporaryFile(TemporaryFile const&) = delete;
+  TemporaryFile& operator=(TemporaryFile const&) = delete;
+  ~TemporaryFile() { std::remove(path_.c_str()); }
+  std::string const& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 template <class View>
 std::vector<typename View::non_const_value_type> to_vector(View const& view) {

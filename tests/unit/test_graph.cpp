@@ -404,18 +404,21 @@ TYPED_TEST(Graph, RelabellingCarriesEachWeightWithItsEdge) {
 }
 
 TEST(EdgeListReader, ReadsSnapAndLgFiles) {
-  std::string const snap = herd::test::temp_path("snap.txt");
+  herd::test::TemporaryFile const snap_file("snap.txt");
+  std::string const& snap = snap_file.path();
   std::ofstream(snap) << "# Directed graph\n# FromNodeId\tToNodeId\n0\t1\n1\t2\n\n5 0\n";
   auto e = read_edge_list(snap);
   EXPECT_EQ(e.num_agents, 6);
   EXPECT_EQ(e.sources, (std::vector<global_id>{0, 1, 5}));
   EXPECT_EQ(e.targets, (std::vector<global_id>{1, 2, 0}));
-  std::string const lg = herd::test::temp_path("g.lg.txt");
+  herd::test::TemporaryFile const lg_file("g.lg.txt");
+  std::string const& lg = lg_file.path();
   std::ofstream(lg) << "4,2,u,graph\n1,2\n3,4\n";
   e = read_edge_list(lg);
   EXPECT_EQ(e.num_agents, 4);
   EXPECT_EQ(e.sources, (std::vector<global_id>{0, 2}));
-  std::string const weighted = herd::test::temp_path("w.txt");
+  herd::test::TemporaryFile const weighted_file("w.txt");
+  std::string const& weighted = weighted_file.path();
   std::ofstream(weighted) << "0 1 0.5\n1 2 2\n";
   e = read_edge_list(weighted);
   EXPECT_EQ(e.weights, (std::vector<float>{0.5f, 2.0f}));
@@ -423,7 +426,8 @@ TEST(EdgeListReader, ReadsSnapAndLgFiles) {
 
 TEST(EdgeListReader, NamesFileLineAndProblem) {
   auto error_of = [](std::string const& content) {
-    std::string const path = herd::test::temp_path("bad.txt");
+    herd::test::TemporaryFile const file("bad.txt");
+    std::string const& path = file.path();
     std::ofstream(path) << content;
     try {
       read_edge_list(path);
