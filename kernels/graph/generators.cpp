@@ -35,7 +35,7 @@ inline void check_agents(agent_index agents, char const* generator) {
 
 inline std::size_t edge_count(agent_index agents, double mean_degree, char const* generator) {
   require(mean_degree > 0.0 && mean_degree <= agents - 1.0,
-          std::string(generator) + ": mean degree must lie in (0, agents - 1], got " + std::to_string(mean_degree));
+          std::string(generator) + ": mean degree must lie in (0, agents - 1], got " + number_text(mean_degree));
   return static_cast<std::size_t>(std::llround(agents * mean_degree / 2.0));
 }
 
@@ -236,10 +236,10 @@ EdgeList<typename ExecutionSpace::memory_space> generate_edges(ExecutionSpace co
   Details::check_agents(spec.agents, "power-law");
   auto const m = Details::edge_count(spec.agents, spec.mean_degree, "power-law");
   require(spec.exponent > 2.0 && spec.exponent <= 10.0,
-          "power-law: the exponent must lie in (2, 10], got " + std::to_string(spec.exponent));
+          "power-law: the exponent must lie in (2, 10], got " + number_text(spec.exponent));
   double const n = spec.agents;
   double max_degree = spec.max_degree > 0.0 ? spec.max_degree : std::min(spec.mean_degree * std::sqrt(n), n / 4.0);
-  require(max_degree <= n - 1.0, "power-law: max degree " + std::to_string(max_degree) + " exceeds agents - 1");
+  require(max_degree <= n - 1.0, "power-law: max degree " + number_text(max_degree) + " exceeds agents - 1");
   max_degree = std::max(max_degree, spec.mean_degree);
   double const alpha = 1.0 / (spec.exponent - 1.0);
   double const shift = Details::power_law_shift(n, alpha, spec.mean_degree, max_degree);
@@ -295,7 +295,7 @@ EdgeList<typename ExecutionSpace::memory_space> generate_edges(ExecutionSpace co
   require(k >= 1 && 2.0 * k < spec.agents,
           "watts-strogatz: neighbours on each side must lie in [1, agents / 2), got " + std::to_string(k));
   require(spec.rewire >= 0.0 && spec.rewire <= 1.0,
-          "watts-strogatz: the rewiring probability must lie in [0, 1], got " + std::to_string(spec.rewire));
+          "watts-strogatz: the rewiring probability must lie in [0, 1], got " + number_text(spec.rewire));
   Kokkos::Profiling::pushRegion("herd::generate::watts_strogatz");
   std::size_t const m = static_cast<std::size_t>(spec.agents) * k;
   auto edges = Details::allocate_edges<typename ExecutionSpace::memory_space>(spec.agents, m, false, "watts_strogatz");

@@ -39,7 +39,7 @@ void check_csr(HostCsr const& g, std::string const& what) {
                     std::to_string(j) + ")");
       if (!g.weights.empty() && !(std::isfinite(g.weights[e]) && g.weights[e] >= 0.0f))
         throw Error(what + ": the weight of agent " + std::to_string(i) + "'s neighbour " + std::to_string(j) + " is " +
-                    std::to_string(g.weights[e]) + "; weights must be finite and non-negative");
+                    number_text(g.weights[e]) + "; weights must be finite and non-negative");
     }
   }
 }

@@ -117,7 +117,9 @@ class BadInput(unittest.TestCase):
          "mean degree must lie in (0, agents - 1]"),
         (["run", "--graph", "power-law", "--agents", "1000", "--exponent", "1.5"], 1, "exponent must lie in (2, 10]"),
         (["run", "--initial-infected", "5000", "--agents", "1000"], 1, "exceeds the agent count 1000"),
-        (["run", "--graph", "/no/such/graph.txt"], 1, "/no/such/graph.txt: cannot open the file"),
+        (["run", "--graph", "/no/such/graph.txt"], 1,
+         "/no/such/graph.txt: cannot open the file (No such file or directory)"),
+        (["run", "--graph", "/"], 1, "/: is a directory, not a file"),
     ]
 
     def test_each_bad_input_gives_one_clear_line_and_no_output(self):

@@ -95,7 +95,7 @@ TEST(HostCsr, CheckNamesTheFirstProblem) {
   EXPECT_EQ(error([](HostCsr& g) {
               g.weights = {1.0f, -2.0f, 0.0f};
             }),
-            "g: the weight of agent 0's neighbour 2 is -2.000000; weights must be finite and non-negative");
+            "g: the weight of agent 0's neighbour 2 is -2; weights must be finite and non-negative");
 }
 
 TEST(HostCsr, SurvivesTheTripToADeviceAndBack) {

@@ -16,7 +16,7 @@ namespace herd {
 
 /// P(a, x) = gamma(a, x) / Gamma(a) for a > 0, x >= 0 (0 for x <= 0).
 inline double regularised_gamma_p(double a, double x) {
-  require(a > 0.0 && std::isfinite(a), "incomplete gamma: shape must be positive, got " + std::to_string(a));
+  require(a > 0.0 && std::isfinite(a), "incomplete gamma: shape must be positive, got " + number_text(a));
   if (!(x > 0.0)) return 0.0;
   constexpr int max_terms = 1000;
   constexpr double eps = std::numeric_limits<double>::epsilon();

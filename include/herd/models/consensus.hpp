@@ -36,7 +36,7 @@ class Consensus {
   Property<Storage, MemorySpace> opinion;
 
   Consensus(agent_index agents, ConsensusParameters const& p) : params_(p) {
-    require(p.confidence > 0.0, "the confidence bound must be positive, got " + std::to_string(p.confidence));
+    require(p.confidence > 0.0, "the confidence bound must be positive, got " + number_text(p.confidence));
     opinion = Property<Storage, MemorySpace>("opinion", agents, Visibility::neighbours);
     bound_ = p.confidence >= 1.0 ? one : static_cast<std::int64_t>(p.confidence * static_cast<double>(one));
   }

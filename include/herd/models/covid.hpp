@@ -266,7 +266,7 @@ class Covid {
   static void check(CovidParameters const& p, CovidPopulation const& population) {
     auto const non_negative = [](double v, char const* what) {
       require(v >= 0.0 && std::isfinite(v),
-              std::string("covid: ") + what + " must be a non-negative number, got " + std::to_string(v));
+              std::string("covid: ") + what + " must be a non-negative number, got " + number_text(v));
     };
     non_negative(p.transmission_rate, "the transmission rate");
     non_negative(p.exposed_infectiousness, "the infectiousness of exposed agents");
@@ -274,7 +274,7 @@ class Covid {
     require(p.profile_mean > 0.0 && p.profile_sd > 0.0,
             "covid: the infectiousness profile needs a positive mean and standard deviation");
     require(p.mortality >= 0.0 && p.mortality <= 1.0,
-            "covid: mortality must lie in [0, 1], got " + std::to_string(p.mortality));
+            "covid: mortality must lie in [0, 1], got " + number_text(p.mortality));
     auto const steps = [](int v, int lowest, char const* what) {
       require(v >= lowest && v <= max_days, std::string("covid: ") + what + " must be " + std::to_string(lowest) +
                                                 " to " + std::to_string(max_days) + " steps, got " + std::to_string(v));

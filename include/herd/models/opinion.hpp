@@ -32,7 +32,7 @@ class Opinion {
 
   Opinion(agent_index agents, OpinionParameters const& p) : params_(p) {
     require(p.initial_share >= 0.0 && p.initial_share <= 1.0,
-            "the initial share of opinion 1 must lie in [0, 1], got " + std::to_string(p.initial_share));
+            "the initial share of opinion 1 must lie in [0, 1], got " + number_text(p.initial_share));
     opinion = Property<std::uint8_t, MemorySpace>("opinion", agents, Visibility::neighbours);
   }
 

@@ -185,7 +185,7 @@ class Seir {
   }
 
   static void check(SeirParameters const& p) {
-    require(p.beta >= 0.0 && p.beta <= 1.0, "beta must lie in [0, 1], got " + std::to_string(p.beta));
+    require(p.beta >= 0.0 && p.beta <= 1.0, "beta must lie in [0, 1], got " + number_text(p.beta));
     require(p.initial_infected >= 0, "the initial infected count must not be negative");
     auto check_period = [](Period const& period, char const* name, bool optional) {
       if (period.kind == Period::Kind::none) {
@@ -195,7 +195,7 @@ class Seir {
                 std::string(name) + " period must be 1 to 65535 steps, got " + std::to_string(period.steps));
       } else {
         require(period.probability > 0.0 && period.probability <= 1.0,
-                std::string(name) + " exit probability must lie in (0, 1], got " + std::to_string(period.probability));
+                std::string(name) + " exit probability must lie in (0, 1], got " + number_text(period.probability));
       }
     };
     check_period(p.latent, "the latent", true);

@@ -3,8 +3,11 @@
 #include <herd/core/error.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -43,8 +46,15 @@ bool parse_weight(std::string_view text, float& value) {
 }  // namespace
 
 std::string read_text_file(std::string const& path) {
+  // A folder opens as a stream that reads nothing, which would pass for an empty file.
+  std::error_code ignored;
+  require(!std::filesystem::is_directory(path, ignored), path + ": is a directory, not a file");
+  errno = 0;
   std::ifstream file(path, std::ios::binary);
-  require(static_cast<bool>(file), path + ": cannot open the file");
+  if (!file) {
+    int const reason = errno;
+    throw Error(path + ": cannot open the file" + (reason != 0 ? std::string(" (") + std::strerror(reason) + ")" : ""));
+  }
   std::stringstream buffer;
   buffer << file.rdbuf();
   require(!file.bad(), path + ": cannot read the file");
