@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <unistd.h>
@@ -23,6 +24,19 @@ using HostExecutionSpaces = ::testing::Types<
     Kokkos::Serial
 #endif
     >;
+
+// Calls f(space) for the default execution space (a GPU's in a GPU build) and for every host one
+// this build has, each once.
+template <class F>
+void for_each_execution_space(F&& f) {
+  f(Kokkos::DefaultExecutionSpace());
+#ifdef KOKKOS_ENABLE_SERIAL
+  if constexpr (!std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::Serial>) f(Kokkos::Serial());
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+  if constexpr (!std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::OpenMP>) f(Kokkos::OpenMP());
+#endif
+}
 
 // A file in the test's temporary folder that no other test process uses (CTest runs the unit tests
 // on one and two threads at once, and two processes writing one file make tests flaky), removed
