@@ -229,7 +229,7 @@ Model:
   --model NAME             sir, seir (default), voter, majority (binary opinions), degroot,
                            bounded-confidence (opinions in [0, 1], stored as --precision)
   --beta P                 transmission probability per contact and step, in [0, 1] (0.08);
-                           an edge of weight w transmits with probability beta * w
+                           an edge of weight w transmits with probability beta * w (at most 1)
   --infectious-steps N     fixed infectious period in steps (5)
   --gamma P                geometric infectious period instead: recovery probability per step
   --latent-steps N         fixed latent period of seir (2)
