@@ -19,8 +19,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 
 def read_series(path):
-    with open(path, newline="") as f:
-        rows = list(csv.reader(f))
+    try:
+        with open(path, newline="") as f:
+            rows = list(csv.reader(f))
+    except OSError as error:
+        sys.exit(f"{path}: {error.strerror}")
     if len(rows) < 2 or rows[0][0] != "step":
         sys.exit(f"{path}: not a herd time series (expected a header 'step,<state>,...' and rows)")
     header, body = rows[0], rows[1:]

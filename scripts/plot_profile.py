@@ -25,16 +25,19 @@ COLOURS = {"step": "tab:blue", "reduce": "tab:orange", "active_set": "tab:green"
 
 
 def read_profile(path):
-    with open(path, newline="") as f:
-        reader = csv.reader(f)
-        header = next(reader, [])
-        if header[:3] != FIXED or header[-1:] != ["total_s"]:
-            sys.exit(f"{path}: not a herd step profile (expected a header 'step,listed_ranks,stepped_agents,"
-                     f"<phase>_s,...,total_s')")
-        try:
-            rows = [[float(v) for v in row] for row in reader]
-        except ValueError as error:
-            sys.exit(f"{path}: {error}")
+    try:
+        with open(path, newline="") as f:
+            table = list(csv.reader(f))
+    except OSError as error:
+        sys.exit(f"{path}: {error.strerror}")
+    header = table[0] if table else []
+    if header[:3] != FIXED or header[-1:] != ["total_s"]:
+        sys.exit(f"{path}: not a herd step profile (expected a header 'step,listed_ranks,stepped_agents,"
+                 f"<phase>_s,...,total_s')")
+    try:
+        rows = [[float(v) for v in row] for row in table[1:]]
+    except ValueError as error:
+        sys.exit(f"{path}: {error}")
     if not rows or any(len(row) != len(header) for row in rows):
         sys.exit(f"{path}: no steps, or steps without the header's {len(header)} columns")
     return {name: [row[k] for row in rows] for k, name in enumerate(header)}

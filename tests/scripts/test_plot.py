@@ -1,5 +1,5 @@
 """scripts/plot_epidemic.py draws a PNG from a real `herd --csv` time series, and rejects a file
-that is not one with a message naming it.
+that is not one, or is missing, with a message naming it.
 
     test_plot.py HERD_EXE PLOT_SCRIPT
 """
@@ -25,4 +25,8 @@ with tempfile.TemporaryDirectory() as tmp:
     result = subprocess.run([sys.executable, script, bad, "-o", image], capture_output=True, text=True)
     if result.returncode == 0 or "bad.csv" not in result.stderr:
         sys.exit(f"a malformed file was not rejected by name: {result.returncode} {result.stderr!r}")
+    missing = os.path.join(tmp, "missing.csv")
+    result = subprocess.run([sys.executable, script, missing, "-o", image], capture_output=True, text=True)
+    if result.returncode == 0 or result.stderr.strip() != f"{missing}: No such file or directory":
+        sys.exit(f"a missing file was not reported in one line: {result.returncode} {result.stderr!r}")
 print("plot_epidemic.py: ok")

@@ -36,7 +36,8 @@ with tempfile.TemporaryDirectory() as tmp:
     series = os.path.join(tmp, "series.csv")
     subprocess.run([herd, "run", "--agents", "2000", "--steps", "5", "--csv", series, "--quiet"], env=env, check=True)
     failures = [([series, "-o", one], "series.csv: not a herd step profile"),
-                ([*profiles, "--labels", "only", "-o", one], "--labels names 1 runs for 2 files")]
+                ([*profiles, "--labels", "only", "-o", one], "--labels names 1 runs for 2 files"),
+                ([os.path.join(tmp, "missing.csv"), "-o", one], "missing.csv: No such file or directory")]
     for args, message in failures:
         result = subprocess.run([sys.executable, script, *args], capture_output=True, text=True)
         if result.returncode == 0 or message not in result.stderr:
