@@ -3,11 +3,22 @@
 #   scripts/test.sh              Release build in ./build
 #   scripts/test.sh --sanitize   AddressSanitizer + UndefinedBehaviorSanitizer build in ./build-sanitize
 #   scripts/test.sh --clang      clang++ build against a Serial-only Kokkos in ./build-clang
-# Other arguments go to ctest (e.g. -L unit, -R cli).
+# Other arguments go to ctest (e.g. -L unit, -R cli); a long option ctest does not know is refused.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# ctest ignores a long option it does not know and runs every test, so a misspelt mode
+# (--sanitise) would pass as the Release run: refuse what neither this script nor ctest knows.
+ctest_options=$(ctest --help | grep -oE -- '--[A-Za-z][A-Za-z-]*' | sort -u)
+for ((k = 1; k <= $#; ++k)); do
+  arg=${!k}
+  if [[ $k == 1 && ("$arg" == --sanitize || "$arg" == --clang) ]]; then continue; fi
+  if [[ "$arg" == --* ]] && ! grep -qxF -- "${arg%%=*}" <<<"$ctest_options"; then
+    echo "scripts/test.sh: unknown option '$arg' (--sanitize or --clang first; the rest goes to ctest)" >&2
+    exit 2
+  fi
+done
 if [[ "${1:-}" == "--sanitize" ]]; then
   shift
   BUILD_DIR=build-sanitize CMAKE_BUILD_TYPE=RelWithDebInfo scripts/build.sh -DHerd_WARNINGS_AS_ERRORS=ON -DHerd_SANITIZE=ON -DHerd_ENABLE_BENCHMARKS=OFF
