@@ -27,6 +27,7 @@
 #include <iostream>
 #include <new>
 #include <sstream>
+#include <string>
 #include <utility>
 
 namespace {
@@ -74,6 +75,25 @@ struct MpiSession {
 #endif
   }
 };
+
+// An error's message on one line. Herd's are; Kokkos' own (a failed allocation, say) span lines
+// and end with a note about tracebacks.
+std::string one_line(std::exception const& e) {
+  std::string text = e.what();
+  if (auto const note = text.find("\nTraceback"); note != std::string::npos) text.erase(note);
+  std::string line;
+  bool gap = false;
+  for (char c : text) {
+    if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
+      gap = !line.empty();
+      continue;
+    }
+    if (gap) line += ' ';
+    gap = false;
+    line += c;
+  }
+  return line;
+}
 
 bool failed_on_every_rank(std::exception const& e) {
 #if HERD_ENABLE_MPI
@@ -148,7 +168,7 @@ int main(int argc, char* argv[]) {
       if (speaks) std::fprintf(stderr, "herd: %s (see herd --help)\n", e.message.c_str());
       return 2;
     } catch (std::exception const& e) {
-      if (speaks) std::fprintf(stderr, "herd: %s\n", e.what());
+      if (speaks) std::fprintf(stderr, "herd: %s\n", one_line(e).c_str());
       return 1;
     }
   }
@@ -215,9 +235,9 @@ int main(int argc, char* argv[]) {
     status = 1;
   } catch (std::exception const& e) {
     if (failed_on_every_rank(e) || mpi.size == 1 || options.command == "partition") {
-      if (speaks) std::fprintf(stderr, "herd: %s\n", e.what());
+      if (speaks) std::fprintf(stderr, "herd: %s\n", one_line(e).c_str());
     } else {
-      std::fprintf(stderr, "herd: rank %d of %d: %s\n", mpi.rank, mpi.size, e.what());
+      std::fprintf(stderr, "herd: rank %d of %d: %s\n", mpi.rank, mpi.size, one_line(e).c_str());
       mpi.abort_job();
     }
     status = 1;
