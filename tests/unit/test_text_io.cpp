@@ -6,6 +6,7 @@
 #include <herd/io/text/attribute_table.hpp>
 #include <herd/io/text/edge_list_parser.hpp>
 
+#include <fstream>
 #include <string>
 
 namespace {
@@ -53,6 +54,21 @@ TEST(AttributeTable, TypesColumnsAndCodesCategories) {
   EXPECT_EQ(table.columns[2].categories, (std::vector<std::string>{"nurse, ward 3", "teacher"}));
   // A quote inside a quoted field is doubled.
   EXPECT_EQ(parse_attribute_table("name\n\"say \"\"hi\"\"\"\n", "q.csv").columns[0].categories[0], "say \"hi\"");
+}
+
+// A file saved with a UTF-8 byte-order mark reads as without one: the "id" column is the id
+// column, and the first line's first id a number.
+TEST(TextFiles, SkipAByteOrderMark) {
+  herd::test::TemporaryFile const table_file("bom.csv");
+  std::ofstream(table_file.path()) << "\xEF\xBB\xBFid,age\n1,30\n0,41\n";
+  auto const table = read_attribute_table(table_file.path());
+  EXPECT_EQ(table.ids, (std::vector<global_id>{1, 0}));
+  ASSERT_EQ(table.columns.size(), 1u);
+  EXPECT_EQ(table.columns[0].name, "age");
+  herd::test::TemporaryFile const edges_file("bom.txt");
+  std::ofstream(edges_file.path()) << "\xEF\xBB\xBF"
+                                   << "0 1\n1 2\n";
+  EXPECT_EQ(read_edge_list(edges_file.path()).sources, (std::vector<global_id>{0, 1}));
 }
 
 TEST(AttributeTable, NamesLineAndProblem) {

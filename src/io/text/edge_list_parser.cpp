@@ -58,7 +58,11 @@ std::string read_text_file(std::string const& path) {
   std::stringstream buffer;
   buffer << file.rdbuf();
   require(!file.bad(), path + ": cannot read the file");
-  return buffer.str();
+  std::string text = buffer.str();
+  // Spreadsheets save CSV with a UTF-8 byte-order mark, which would otherwise become part of the
+  // first column's name (an "id" column no longer recognised) or of the first agent id.
+  if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);
+  return text;
 }
 
 HostEdgeList read_edge_list(std::string const& path, EdgeIds ids) {
