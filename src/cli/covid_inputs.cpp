@@ -67,7 +67,7 @@ std::vector<std::uint8_t> stages_of(AttributeColumn const& column, std::string c
   for (std::size_t i = 0; i < n; ++i) {
     double const v = real ? column.reals[i] : static_cast<double>(column.integers[i]);
     require(v >= 0 && v <= 4 && v == std::floor(v), source + ": column " + column.name + ": agent " +
-                                                        std::to_string(i) + " has stage " + std::to_string(v) +
+                                                        std::to_string(i) + " has stage " + number_text(v) +
                                                         " (expected 0 S, 1 E, 2 I, 3 R or 4 D)");
     stages[i] = static_cast<std::uint8_t>(v);
   }
