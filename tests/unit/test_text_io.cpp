@@ -71,6 +71,20 @@ TEST(TextFiles, SkipAByteOrderMark) {
   EXPECT_EQ(read_edge_list(edges_file.path()).sources, (std::vector<global_id>{0, 1}));
 }
 
+// Messages show a number with the fewest digits that read back as it: never 16.000000, and never
+// 1 for a value just above the bound it broke.
+TEST(Error, NumbersReadAsTheyWereGiven) {
+  EXPECT_EQ(number_text(16.0), "16");
+  EXPECT_EQ(number_text(1.5), "1.5");
+  EXPECT_EQ(number_text(1.0000001), "1.0000001");
+  EXPECT_EQ(number_text(0.1), "0.1");
+  EXPECT_EQ(number_text(-2.0), "-2");
+  EXPECT_EQ(number_text(1e-7), "1e-07");
+  EXPECT_EQ(number_text(static_cast<double>(0.6f)), "0.6000000238418579");
+  EXPECT_EQ(number_text(-0.1f), "-0.1");
+  EXPECT_EQ(number_text(16777217.0f), "16777216");
+}
+
 TEST(AttributeTable, NamesLineAndProblem) {
   auto error = [](char const* text) { return error_of([&] { parse_attribute_table(text, "a.csv"); }); };
   EXPECT_EQ(error("id,age\n0,1\n1\n"), "a.csv:3: expected 2 fields as in the header, found 1");
