@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <Kokkos_Core.hpp>
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <type_traits>
@@ -52,6 +53,22 @@ class TemporaryFile {
 
  private:
   std::string path_;
+};
+
+// A 64-bit FNV-1a hash of the bytes of host vectors, to compare what runs produce on different
+// backends and builds.
+class Fingerprint {
+ public:
+  template <class T>
+  void add(std::vector<T> const& values) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    auto const* bytes = reinterpret_cast<unsigned char const*>(values.data());
+    for (std::size_t k = 0; k < values.size() * sizeof(T); ++k) hash_ = (hash_ ^ bytes[k]) * 0x100000001b3ull;
+  }
+  std::uint64_t value() const { return hash_; }
+
+ private:
+  std::uint64_t hash_ = 0xcbf29ce484222325ull;
 };
 
 template <class View>

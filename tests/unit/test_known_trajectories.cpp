@@ -4,7 +4,6 @@
 #include <cinttypes>
 #include <cstdio>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 // Trajectories recorded once, as numbers, and checked on every backend, compiler and build that
@@ -20,22 +19,9 @@ namespace {
 using namespace herd;
 // CUDA's headers declare a global ::half too; name Herd's.
 using herd::half;
+using herd::test::Fingerprint;
 using herd::test::for_each_execution_space;
 using herd::test::to_vector;
-
-class Fingerprint {
- public:
-  template <class T>
-  void add(std::vector<T> const& values) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    auto const* bytes = reinterpret_cast<unsigned char const*>(values.data());
-    for (std::size_t k = 0; k < values.size() * sizeof(T); ++k) hash_ = (hash_ ^ bytes[k]) * 0x100000001b3ull;
-  }
-  std::uint64_t value() const { return hash_; }
-
- private:
-  std::uint64_t hash_ = 0xcbf29ce484222325ull;
-};
 
 std::string hex(std::uint64_t v) {
   char text[24];
