@@ -148,16 +148,18 @@ BENCHMARK(sir_step_early)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(sir_step_peak)->ArgsProduct({{1000000, 10000000}, {0, 1, 2}})->UseManualTime()->Unit(benchmark::kMillisecond);
 
-// One pull step (no observables) with and without asking for the neighbours' states ahead, at the
-// early state (under 1 % of the agents active), the peak and eight steps after it (third argument
-// 0, 1, 2).
+// One pull step (no observables), at the early state (under 1 % of the agents active), the peak
+// and eight steps after it (third argument 0, 1, 2), reading the neighbours' states (second
+// argument 0), asking for them ahead (1), or counting the spreading neighbours' bits (2, the
+// default).
 void sir_pull_step(benchmark::State& state) {
   auto const agents = static_cast<agent_index>(state.range(0));
   char const* const when = state.range(2) == 0 ? "early" : state.range(2) == 1 ? "peak" : "late";
   auto const& [step, saved] = epidemic(agents).saved.at(when);
   Exec exec;
   Simulation<Exec> sim(exec, graph(erdos_renyi, agents, Ordering::none), 42);
-  sim.set_gather_ahead(state.range(1) ? GatherAhead::on : GatherAhead::off);
+  sim.set_gather_ahead(state.range(1) == 1 ? GatherAhead::on : GatherAhead::off);
+  sim.set_spreader_bits(state.range(1) == 2);
   Seir<Memory> model(agents, sir_parameters());
   for (auto _ : state) {
     restore(model, saved);
@@ -169,10 +171,10 @@ void sir_pull_step(benchmark::State& state) {
     Kokkos::fence();
     state.SetIterationTime(timer.seconds());
   }
-  state.SetLabel(std::string(when) + (state.range(1) ? " ahead" : ""));
+  state.SetLabel(std::string(when) + std::array<char const*, 3>{" states", " states ahead", " bits"}[state.range(1)]);
 }
 BENCHMARK(sir_pull_step)
-    ->ArgsProduct({{1000000, 4000000, 10000000}, {0, 1}, {0, 1, 2}})
+    ->ArgsProduct({{1000000, 4000000, 10000000}, {0, 1, 2}, {0, 1, 2}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 

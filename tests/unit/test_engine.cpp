@@ -11,7 +11,8 @@ using herd::test::to_vector;
 // the whole history: everything a trajectory consists of.
 template <class Exec>
 std::vector<std::int64_t> seir_trajectory(CsrGraph<typename Exec::memory_space> const& graph, Schedule schedule,
-                                          Ordering ordering = Ordering::none, int steps = 30) {
+                                          Ordering ordering = Ordering::none, int steps = 30,
+                                          bool spreader_bits = true) {
   Exec exec;
   auto g = graph;
   Kokkos::View<global_id*, typename Exec::memory_space> ids;
@@ -22,6 +23,7 @@ std::vector<std::int64_t> seir_trajectory(CsrGraph<typename Exec::memory_space> 
     ids = global_ids_of(exec, p);
   }
   Simulation<Exec> sim(exec, g, 1234, schedule, ids);
+  sim.set_spreader_bits(spreader_bits);
   SeirParameters params;
   params.beta = 0.2;
   params.latent = Period::geometric(0.5);
@@ -267,6 +269,97 @@ TYPED_TEST(Engine, UnwrittenAgentsKeepTheirValueAndPhasesSeeEachOther) {
     // Path 0-1-2-3: sums of neighbours' values after the third step's first phase.
     EXPECT_EQ(to_vector(model.copy.current()), (std::vector<std::int32_t>{10, 26, 20, 13})) << to_string(s);
   }
+}
+
+// Counting the spreading neighbours' bits gives the sums of the neighbours' states, so the same
+// trajectory, on every schedule: rows shorter and longer than a word of bits, hubs summed by teams
+// and by edge shares, agents in every SEIR state.
+TYPED_TEST(Engine, SpreaderBitsGiveTheTrajectoryOfTheStates) {
+  using Exec = TypeParam;
+  auto graph = herd::test::generated_graph<Exec>(PowerLaw{20011, 2.2, 8.0, 3000.0}, 5);
+  for (Schedule s :
+       {Schedule::thread, Schedule::vector, Schedule::team, Schedule::hybrid, Schedule::edge, Schedule::automatic})
+    EXPECT_EQ(seir_trajectory<Exec>(graph, s, Ordering::none, 30, true),
+              seir_trajectory<Exec>(graph, s, Ordering::none, 30, false))
+        << to_string(s);
+}
+
+// Kernels launched under a name, counted through Kokkos Tools.
+namespace launches {
+std::string name;
+int count = 0;
+void on_parallel_for(char const* kernel, std::uint32_t, std::uint64_t*) { count += name == kernel; }
+}  // namespace launches
+
+// How many times `steps` SIR steps on `graph` mark the spreaders.
+template <class Graph>
+int spreader_marks(Graph const& graph, bool spreader_bits, int steps) {
+  using Exec = Kokkos::DefaultExecutionSpace;
+  Simulation<Exec, typename Graph::weight_storage> sim(Exec(), graph, 7);
+  sim.set_spreader_bits(spreader_bits);
+  SeirParameters params;
+  params.initial_infected = 1;
+  Seir<> model(graph.num_agents(), params);
+  model.initialise(sim, graph.num_agents());
+  namespace tools = Kokkos::Tools::Experimental;
+  auto const before = tools::get_callbacks();
+  auto counting = before;
+  counting.begin_parallel_for = launches::on_parallel_for;
+  launches::name = "herd::step::spreaders";
+  launches::count = 0;
+  tools::set_callbacks(counting);
+  for (int t = 0; t < steps; ++t) {
+    model.step(sim);
+    sim.end_step();
+  }
+  tools::set_callbacks(before);
+  return launches::count;
+}
+
+// A pull step of SIR marks the spreaders once, on an unweighted graph only (a weighted edge's
+// contribution depends on its weight), and not when told to read the states.
+TEST(Engine, PullStepsCountSpreadersOnUnweightedGraphsOnly) {
+  using Exec = Kokkos::DefaultExecutionSpace;
+  auto const unweighted = herd::test::generated_graph<Exec>(ErdosRenyi{5000, 8.0}, 2);
+  EXPECT_EQ(spreader_marks(unweighted, true, 6), 6);
+  EXPECT_EQ(spreader_marks(unweighted, false, 6), 0);
+  auto const weighted = build_csr(Exec(), herd::test::edge_list<Exec>(3, {0, 1}, {1, 2}, {0.5f, 0.25f}));
+  EXPECT_EQ(spreader_marks(weighted, true, 6), 0);
+}
+
+// Spreads where a View says so; each spreading neighbour contributes 1.
+template <class MemorySpace>
+struct MarkedSpreaders {
+  Kokkos::View<std::uint8_t*, MemorySpace> spreads;
+  KOKKOS_INLINE_FUNCTION std::uint8_t activity(agent_index i) const {
+    return spreads(i) ? activity::spreads : activity::receives;
+  }
+  template <class Weight>
+  KOKKOS_INLINE_FUNCTION std::uint64_t contribution(agent_index j, Weight const&) const {
+    return spreads(j);
+  }
+  KOKKOS_INLINE_FUNCTION std::uint64_t spreader_contribution() const { return 1; }
+};
+
+// Marking a range of agents sets their bits and rewrites whole words: marking the owned agents,
+// then the ghosts after them (as a distributed step does), gives every agent's bit, where the two
+// ranges share a word and in the last, partial word.
+TYPED_TEST(Engine, SpreaderBitsMarkedInTwoRangesHoldEveryAgent) {
+  using Exec = TypeParam;
+  using Mem = typename Exec::memory_space;
+  constexpr agent_index agents = 1000, owned = 517;  // neither a multiple of 32
+  auto const graph = herd::test::generated_graph<Exec>(ErdosRenyi{agents, 4.0}, 3);
+  MarkedSpreaders<Mem> const phase{Kokkos::View<std::uint8_t*, Mem>("spreads", agents)};
+  auto host = Kokkos::create_mirror_view(phase.spreads);
+  for (agent_index i = 0; i < agents; ++i) host(i) = (i * 7919) % 3 == 0;
+  Kokkos::deep_copy(phase.spreads, host);
+  Details::SpreaderBits<Exec> bits(graph, agents);
+  ASSERT_TRUE(bits.template counts<MarkedSpreaders<Mem>>());
+  bits.mark(Exec(), phase, 0, owned);
+  auto const words = to_vector(bits.mark(Exec(), phase, owned, agents));
+  ASSERT_EQ(words.size(), std::size_t{(agents + 31) / 32});
+  for (agent_index i = 0; i < agents; ++i) EXPECT_EQ(Details::spreads_bit(words.data(), i), host(i)) << "agent " << i;
+  EXPECT_EQ(words.back() >> (agents % 32), 0u) << "no bits past the last agent";
 }
 
 // Kokkos Tools callbacks count allocations and deep copies made while the step loop runs.

@@ -24,10 +24,20 @@ template <class Graph, Details::Lanes Mode, class TeamMember = int>
 class Agent {
  public:
   /// `pushed`: the sums of contributions the active set pushed for this step, indexed by agent, or
-  /// null when the agent sums its neighbours' itself.
+  /// null when the agent sums its neighbours' itself. `spreading`: one bit per stored agent, set
+  /// where it spreads (see spreader_bits.hpp), or null when the sum reads the neighbours' states.
   KOKKOS_INLINE_FUNCTION Agent(Graph const& graph, agent_index index, global_id id, CounterRng rng, std::uint32_t step,
-                               std::uint32_t stream, TeamMember const& team, std::uint64_t const* pushed = nullptr)
-      : graph_(graph), team_(team), pushed_(pushed), index_(index), id_(id), rng_(rng), step_(step), stream_(stream) {}
+                               std::uint32_t stream, TeamMember const& team, std::uint64_t const* pushed = nullptr,
+                               std::uint32_t const* spreading = nullptr)
+      : graph_(graph),
+        team_(team),
+        pushed_(pushed),
+        spreading_(spreading),
+        index_(index),
+        id_(id),
+        rng_(rng),
+        step_(step),
+        stream_(stream) {}
 
   /// Local index: use it to read this agent's properties, `state(a.index())`.
   KOKKOS_INLINE_FUNCTION agent_index index() const { return index_; }
@@ -69,8 +79,16 @@ class Agent {
                   "contributions must be integers of at most 64 bits (fixed point for fractions)");
     if (pushed_ != nullptr) return static_cast<T>(pushed_[index_]);
     if constexpr (Mode == Details::Lanes::thread) {
-      return Details::sum_contributions<T>(model, graph_, graph_.row_offsets(index_), graph_.row_offsets(index_ + 1));
+      return Details::sum_row_contributions<T>(model, graph_, spreading_, graph_.row_offsets(index_),
+                                               graph_.row_offsets(index_ + 1));
     } else {
+      if constexpr (counts_spreaders_v<Model>) {
+        if (spreading_ != nullptr)
+          return sum_over_edges<T>([&](edge_offset e) {
+                   return static_cast<T>(Details::spreads_bit(spreading_, graph_.neighbours(e)));
+                 }) *
+                 static_cast<T>(model.spreader_contribution());
+      }
       // A constant weight on unweighted graphs lets the compiler fold the weight out of the sum.
       if (!weighted()) return sum_over_neighbours<T>([&](agent_index j, float) { return model.contribution(j, 1.0f); });
       return sum_over_edges<T>([&](edge_offset e) {
@@ -142,6 +160,7 @@ class Agent {
   Graph const& graph_;
   TeamMember const& team_;
   std::uint64_t const* pushed_;
+  std::uint32_t const* spreading_;
   agent_index index_;
   global_id id_;
   CounterRng rng_;

@@ -7,6 +7,7 @@
 #include <herd/core/types.hpp>
 #include <herd/engine/activity.hpp>
 #include <herd/engine/model_traits.hpp>
+#include <herd/engine/spreader_bits.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -94,6 +95,25 @@ KOKKOS_INLINE_FUNCTION T sum_contributions(Model const& model, Graph const& grap
   } else {
     return sum_each_contribution<T>(model, graph, from, to);
   }
+}
+
+/// The sum of contributions over the edges [from, to) of an unweighted row, from one bit per
+/// neighbour when the step marked the spreading agents (`spreading` not null): their count times
+/// what each contributes, the same integer as the sum edge by edge, since the others contribute 0.
+/// Otherwise as sum_contributions.
+template <class T, class Model, class Graph>
+KOKKOS_INLINE_FUNCTION T sum_row_contributions(Model const& model, Graph const& graph, std::uint32_t const* spreading,
+                                               edge_offset from, edge_offset to) {
+  if constexpr (counts_spreaders_v<Model>) {
+    if (spreading != nullptr) {
+      std::uint32_t count = 0;
+      for (edge_offset e = from; e < to; ++e) count += spreads_bit(spreading, graph.neighbours(e));
+      return static_cast<T>(count) * static_cast<T>(model.spreader_contribution());
+    }
+  } else {
+    (void)spreading;
+  }
+  return sum_contributions<T>(model, graph, from, to);
 }
 
 }  // namespace Details

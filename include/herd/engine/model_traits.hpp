@@ -50,4 +50,18 @@ struct gathers_ahead<Model, std::void_t<decltype(std::declval<Model const&>().co
 template <class Model>
 inline constexpr bool gathers_ahead_v = Details::gathers_ahead<Model>::value;
 
+namespace Details {
+template <class Model, class = void>
+struct counts_spreaders : std::false_type {};
+template <class Model>
+struct counts_spreaders<Model, std::void_t<decltype(std::declval<Model const&>().spreader_contribution())>>
+    : std::bool_constant<declares_contribution_v<Model> && declares_activity_v<Model>> {};
+}  // namespace Details
+
+/// Whether every spreading neighbour contributes the same over an edge of weight 1
+/// (Model::spreader_contribution()): the pull step on an unweighted graph then counts the
+/// spreading neighbours, one bit each, and multiplies.
+template <class Model>
+inline constexpr bool counts_spreaders_v = Details::counts_spreaders<Model>::value;
+
 }  // namespace herd

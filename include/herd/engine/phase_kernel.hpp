@@ -66,12 +66,15 @@ struct PhaseKernel {
   int rows_per_team;
   Kokkos::View<std::uint64_t const*, typename Graph::memory_space> pushed;  // empty: sums are pulled
   bool gather_ahead = false;  // ask for the values contributions read, agents ahead (CPUs)
+  // One bit per stored agent where it spreads, for the sums of a model that counts its spreaders;
+  // empty: sums read the neighbours' states.
+  Kokkos::View<std::uint32_t const*, typename Graph::memory_space> spreading;
 
   KOKKOS_INLINE_FUNCTION agent_index agent(agent_index k) const { return agents.extent(0) ? agents(k) : first + k; }
 
   template <Lanes Mode, class Member>
   KOKKOS_INLINE_FUNCTION void run(agent_index i, Member const& member) const {
-    Agent<Graph, Mode, Member> const a(graph, i, ids(i), rng, step, stream, member, pushed.data());
+    Agent<Graph, Mode, Member> const a(graph, i, ids(i), rng, step, stream, member, pushed.data(), spreading.data());
     a.single([&]() { written.keep(i); });
     phase(a);
   }
@@ -89,7 +92,8 @@ struct PhaseKernel {
   // misprediction threw away the neighbour loads of the agents after it, so once the states
   // outgrow the caches the step waited about one memory latency per susceptible agent, whatever
   // its row's length. The row is read just after it was asked for; asking for the states 4, 8 or
-  // 32 agents ahead instead measured 5-15 % slower at 10^7 agents.
+  // 32 agents ahead instead measured 5-15 % slower at 10^7 agents. Not when the sums count bits
+  // (`spreading`): those stay in the caches, and asking for them cost 15-50 %.
   KOKKOS_INLINE_FUNCTION void operator()(agent_index k) const {
 #if !HERD_DEVICE_PASS && (defined(__GNUC__) || defined(__clang__))
     if (k + 16 < count && pushed.extent(0) == 0) {
@@ -98,7 +102,7 @@ struct PhaseKernel {
       __builtin_prefetch(graph.neighbours.data() + ahead);
       if (graph.weighted()) __builtin_prefetch(graph.weights.data() + ahead);
       if constexpr (gathers_ahead_v<Phase>) {
-        if (gather_ahead && (phase.activity(next) & activity::receives))
+        if (gather_ahead && spreading.extent(0) == 0 && (phase.activity(next) & activity::receives))
           for (edge_offset e = ahead; e < graph.row_offsets(next + 1); ++e)
             __builtin_prefetch(phase.contribution_address(graph.neighbours(e)));
       }
@@ -203,7 +207,8 @@ KOKKOS_INLINE_FUNCTION bool reads_sum(Phase const& phase, agent_index i) {
 // thread schedule.
 template <class ExecutionSpace, class Phase, class Graph>
 void sum_by_edges(ExecutionSpace const& exec, StepPlan<typename ExecutionSpace::memory_space> const& plan,
-                  Phase const& phase, Graph const& graph) {
+                  Phase const& phase, Graph const& graph,
+                  Kokkos::View<std::uint32_t const*, typename ExecutionSpace::memory_space> const& spreading = {}) {
   auto const offsets = graph.row_offsets;
   auto const sums = plan.sums;
   auto const carried = plan.carried;
@@ -220,7 +225,8 @@ void sum_by_edges(ExecutionSpace const& exec, StepPlan<typename ExecutionSpace::
         // Only the agents that receive read their sum (as on listed steps): the rows of the
         // others are not read.
         auto const sum = [&](agent_index row, edge_offset from, edge_offset to) {
-          return reads_sum(phase, row) ? sum_contributions<std::uint64_t>(phase, graph, from, to) : std::uint64_t{0};
+          return reads_sum(phase, row) ? sum_row_contributions<std::uint64_t>(phase, graph, spreading.data(), from, to)
+                                       : std::uint64_t{0};
         };
         agent_index const ended = rows_ended_at(offsets, first, rows, start, edges, d);
         agent_index const ended_by_end = rows_ended_at(offsets, first, rows, start, edges, d_end);
@@ -250,7 +256,7 @@ void launch_phase(ExecutionSpace const& exec, StepPlan<typename ExecutionSpace::
                   Kernel kernel) {
   if constexpr (declares_contribution_v<decltype(kernel.phase)>) {
     if (plan.schedule == Schedule::edge && kernel.stream == streams::first_model_stream) {
-      sum_by_edges(exec, plan, kernel.phase, kernel.graph);
+      sum_by_edges(exec, plan, kernel.phase, kernel.graph, kernel.spreading);
       kernel.pushed = plan.sums;
     }
   }

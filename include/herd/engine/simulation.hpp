@@ -5,6 +5,7 @@
 #include <herd/engine/active_stepping.hpp>
 #include <herd/engine/agent.hpp>
 #include <herd/engine/phase_kernel.hpp>
+#include <herd/engine/spreader_bits.hpp>
 #include <herd/engine/step_plan.hpp>
 #include <herd/graph/csr_graph.hpp>
 
@@ -30,6 +31,7 @@ class Simulation {
             "simulation: " + std::to_string(ids_.extent(0)) + " global ids for " + std::to_string(graph_.num_agents()) +
                 " agents");
     plan_ = make_step_plan(exec_, graph_, schedule);
+    spreaders_ = Details::SpreaderBits<ExecutionSpace>(graph_, num_agents());
   }
 
   ExecutionSpace const& execution_space_instance() const { return exec_; }
@@ -55,22 +57,24 @@ class Simulation {
   template <class Phase, class... Written>
   void apply(Phase const& phase, Written&... written) {
     using kernel_type = Details::PhaseKernel<Phase, graph_type, Written...>;
-    kernel_type const kernel{phase,
-                             graph_,
-                             id_map(),
-                             {},
-                             0,
-                             0,
-                             rng_,
-                             step_,
-                             streams::first_model_stream + phase_,
-                             Details::make_carry(written...),
-                             0,
-                             active_.pushed_sums(phase_),
-                             asks_ahead()};
+    kernel_type kernel{phase,
+                       graph_,
+                       id_map(),
+                       {},
+                       0,
+                       0,
+                       rng_,
+                       step_,
+                       streams::first_model_stream + phase_,
+                       Details::make_carry(written...),
+                       0,
+                       active_.pushed_sums(phase_),
+                       asks_ahead(),
+                       {}};
     if (active_.listed() >= 0) {
       Details::launch_listed(exec_, active_.list(), active_.listed(), kernel);
     } else {
+      kernel.spreading = spreaders_.mark(exec_, phase, 0, num_agents());
       Details::launch_phase(exec_, plan_, kernel);
       (written.swap(), ...);
     }
@@ -99,6 +103,11 @@ class Simulation {
     return Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible &&
            gathers_ahead(gather_ahead_, num_agents());
   }
+  /// Whether pull steps of a model whose spreading neighbours all contribute the same
+  /// (counts_spreaders_v) count them from one bit per agent, marked before each such phase (on,
+  /// the default), or read each neighbour's state. The trajectory is the same either way.
+  void set_spreader_bits(bool on) { spreaders_.set_enabled(on); }
+  bool spreader_bits() const { return spreaders_.enabled(); }
   /// Whether listed steps push sums through bins (CPUs; automatic: from binned_push_min_agents).
   void set_binned_push(BinnedPush choice) { active_.set_binned_push(choice); }
   BinnedPush binned_push() const { return active_.binned_push(); }
@@ -171,6 +180,7 @@ class Simulation {
   std::uint32_t phase_ = 0;
   GatherAhead gather_ahead_ = GatherAhead::automatic;
   Details::ActiveStepping<ExecutionSpace, WeightStorage> active_;
+  Details::SpreaderBits<ExecutionSpace> spreaders_;
 };
 
 }  // namespace herd

@@ -143,6 +143,10 @@ class Seir {
     return edge_hazard_of(params_.beta, w);
   }
 
+  /// What every spreading (infectious) neighbour contributes over an edge of weight 1:
+  /// contribution(j, 1) for each of them, so that a pull step may count them instead.
+  KOKKOS_INLINE_FUNCTION std::uint64_t spreader_contribution() const { return unit_hazard_by_state_[infectious]; }
+
   /// What contribution(j, w) reads first: the pull step on a CPU asks for it a few agents ahead.
   KOKKOS_INLINE_FUNCTION void const* contribution_address(agent_index j) const { return state.address(j); }
 

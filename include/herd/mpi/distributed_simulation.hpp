@@ -26,6 +26,7 @@
 #include <herd/agents/property.hpp>
 #include <herd/engine/active_stepping.hpp>
 #include <herd/engine/phase_kernel.hpp>
+#include <herd/engine/spreader_bits.hpp>
 #include <herd/engine/step_plan.hpp>
 #include <herd/mpi/collective.hpp>
 #include <herd/mpi/halo.hpp>
@@ -83,6 +84,7 @@ class DistributedSimulation {
                                {local_.interior, local_.owned - local_.interior});
     halo_ = std::make_shared<Halo<ExecutionSpace>>(exec_, comm, make_halo_plan(exec_, comm, local_),
                                                    options.device_buffers);
+    spreaders_ = herd::Details::SpreaderBits<ExecutionSpace>(local_.graph, num_agents());
   }
 
   ExecutionSpace const& execution_space_instance() const { return exec_; }
@@ -108,29 +110,34 @@ class DistributedSimulation {
   template <class Phase, class... Written>
   void apply(Phase const& phase, Written&... written) {
     using kernel_type = herd::Details::PhaseKernel<Phase, graph_type, Written...>;
-    kernel_type const kernel{phase,
-                             local_.graph,
-                             id_map(),
-                             {},
-                             0,
-                             0,
-                             rng_,
-                             step_,
-                             streams::first_model_stream + phase_,
-                             herd::Details::make_carry(written...),
-                             0,
-                             active_.pushed_sums(phase_),
-                             asks_ahead()};
+    kernel_type kernel{phase,
+                       local_.graph,
+                       id_map(),
+                       {},
+                       0,
+                       0,
+                       rng_,
+                       step_,
+                       streams::first_model_stream + phase_,
+                       herd::Details::make_carry(written...),
+                       0,
+                       active_.pushed_sums(phase_),
+                       asks_ahead(),
+                       {}};
     bool const listed = active_.listed() >= 0;
     if (listed) {
       halo_->finish();
       herd::Details::launch_listed(exec_, active_.list(), active_.listed(), kernel);
     } else if (options_.overlap) {
+      // Interior agents read owned agents' bits only; the ghosts' are marked once they arrived.
+      kernel.spreading = spreaders_.mark(exec_, phase, 0, num_owned());
       herd::Details::launch_phase(exec_, interior_, kernel);
       halo_->finish();
+      spreaders_.mark(exec_, phase, num_owned(), num_agents());
       herd::Details::launch_phase(exec_, boundary_, kernel);
     } else {
       halo_->finish();
+      kernel.spreading = spreaders_.mark(exec_, phase, 0, num_agents());
       herd::Details::launch_phase(exec_, interior_, kernel);
       herd::Details::launch_phase(exec_, boundary_, kernel);
     }
@@ -187,6 +194,9 @@ class DistributedSimulation {
     return Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible &&
            herd::gathers_ahead(gather_ahead_, num_agents());
   }
+  /// As Simulation::set_spreader_bits.
+  void set_spreader_bits(bool on) { spreaders_.set_enabled(on); }
+  bool spreader_bits() const { return spreaders_.enabled(); }
   /// As Simulation::set_binned_push; automatic counts this rank's owned agents.
   void set_binned_push(BinnedPush choice) { active_.set_binned_push(choice); }
   BinnedPush binned_push() const { return active_.binned_push(); }
@@ -284,6 +294,7 @@ class DistributedSimulation {
   std::shared_ptr<Halo<ExecutionSpace>> halo_;
   herd::Details::ActiveStepping<ExecutionSpace, WeightStorage> active_;
   GatherAhead gather_ahead_ = GatherAhead::automatic;
+  herd::Details::SpreaderBits<ExecutionSpace> spreaders_;
   std::uint32_t step_ = 0;
   std::uint32_t phase_ = 0;
 };
