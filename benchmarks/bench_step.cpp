@@ -3,6 +3,9 @@
 
 #include "bench_common.hpp"
 
+#include <array>
+#include <string>
+
 namespace herd::bench {
 namespace {
 
@@ -92,12 +95,14 @@ void put_mid_epidemic(Simulation& sim, Seir<Memory>& model, std::uint32_t s, std
 // E 5 %, I 10 %, R 25 %; SIR has the exposed agents recovered): what the latent state and the
 // weights cost per step. beta is small enough that no state changes over the iterations, but not
 // zero, so each susceptible agent reads its infectious neighbours' weights and computes their
-// hazards as in a real step.
+// hazards as in a real step. Returns whether its pull steps read spreader bits.
 template <class WeightStorage>
-void time_seir_mid_epidemic(benchmark::State& state, CsrGraph<Memory, WeightStorage> const& g, bool latent) {
+bool time_seir_mid_epidemic(benchmark::State& state, CsrGraph<Memory, WeightStorage> const& g, bool latent,
+                            bool spreader_bits = true) {
   auto const agents = g.num_agents();
   Exec exec;
   Simulation<Exec, WeightStorage> sim(exec, g, 7);
+  sim.set_spreader_bits(spreader_bits);
   SeirParameters p;
   p.beta = 1e-6;
   p.infectious = Period::fixed(60000);
@@ -111,27 +116,32 @@ void time_seir_mid_epidemic(benchmark::State& state, CsrGraph<Memory, WeightStor
     sim.end_step();
   });
   set_rates(state, agents, static_cast<double>(g.num_edges()), seir_step_bytes(g));
+  return sim.reads_spreader_bits(model);
 }
 
 void seir_against_sir(benchmark::State& state) {
   auto const agents = static_cast<agent_index>(state.range(0));
   int const variant = static_cast<int>(state.range(1));
+  bool const bits = state.range(2) != 0;
+  bool read_bits = false;
   if (variant == 0) {
     CsrGraph<Memory> unweighted = graph(population, agents, Ordering::none);
     unweighted.weights = {};
-    time_seir_mid_epidemic(state, unweighted, false);
-    state.SetLabel("sir unweighted");
+    read_bits = time_seir_mid_epidemic(state, unweighted, false, bits);
   } else if (variant == 1) {
-    time_seir_mid_epidemic(state, graph(population, agents, Ordering::none), true);
-    state.SetLabel("seir float weights");
+    read_bits = time_seir_mid_epidemic(state, graph(population, agents, Ordering::none), true, bits);
   } else {
-    time_seir_mid_epidemic(state, graph<half>(population, agents, Ordering::none), true);
-    state.SetLabel("seir half weights");
+    read_bits = time_seir_mid_epidemic(state, graph<half>(population, agents, Ordering::none), true, bits);
   }
+  state.SetLabel(std::string(std::array<char const*, 3>{"sir unweighted", "seir float weights",
+                                                        "seir half weights"}[static_cast<std::size_t>(variant)]) +
+                 (read_bits ? ", bits" : ", states"));
 }
+// Third argument: the pull step may count spreading neighbours from bits (1, the default; the
+// label says whether it did) or reads their states (0).
 BENCHMARK(seir_against_sir)
-    ->ArgsProduct({{1000000, 10000000}, {0, 1, 2}})
-    ->ArgNames({"agents", "variant"})
+    ->ArgsProduct({{1000000, 10000000}, {0, 1, 2}, {1, 0}})
+    ->ArgNames({"agents", "variant", "bits"})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 

@@ -115,6 +115,7 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
       o.profile ? &telemetry : nullptr);
   Kokkos::fence();
   result.step_seconds = timer.seconds();
+  result.spreader_bits = sim.reads_spreader_bits(model);
   if (o.profile) result.profile = summarise(telemetry, distributed);
   // The history comes back in one copy, after the loop.
   auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), history);
@@ -231,9 +232,9 @@ void describe(JobResult& result, Input<WeightStorage> const& input, Exec const& 
   result.max_degree = stats.max_degree;
   result.weighted = input.graph.weighted();
   result.schedule = schedule;
-  // The edge schedule keeps each agent's sum.
+  // The edge schedule keeps each agent's sum; every simulation keeps a spreader bit per agent.
   result.bytes_per_agent = state_bytes + sizeof(edge_offset) + (with_ids ? sizeof(global_id) : 0) +
-                           (schedule == "edge" ? sizeof(std::uint64_t) : 0);
+                           (schedule == "edge" ? sizeof(std::uint64_t) : 0) + 1.0 / 8;
   result.bytes_per_edge = sizeof(agent_index) + (input.graph.weighted() ? sizeof(WeightStorage) : 0);
   result.backend = Exec::name();
   result.threads = compat::concurrency(exec);
@@ -253,10 +254,15 @@ template <class Sim>
 void record_stepping(JobResult& result, Options const& o, Sim const& sim, bool distributed) {
   auto const& stats = sim.stepping_stats();
   // Agents stepped, over all steps; and the ranks whose pull steps ask ahead (each decides from its
-  // own stored agents; every model declaring activity says where it reads).
-  std::vector<double> sums = {static_cast<double>(stats.steps), static_cast<double>(stats.active_steps),
+  // own stored agents; every model declaring activity says where it reads), unless they read
+  // spreader bits instead of states.
+  bool const asks_ahead = sim.asks_ahead() && !result.spreader_bits;
+  std::vector<double> sums = {static_cast<double>(stats.steps),
+                              static_cast<double>(stats.active_steps),
                               stats.active_share_sum * static_cast<double>(sim.num_owned()),
-                              sim.asks_ahead() ? 1.0 : 0.0, sim.bins_pushes() ? 1.0 : 0.0};
+                              asks_ahead ? 1.0 : 0.0,
+                              sim.bins_pushes() ? 1.0 : 0.0,
+                              result.spreader_bits ? 1.0 : 0.0};
 #if HERD_ENABLE_MPI
   if (distributed)
     MPI_Allreduce(MPI_IN_PLACE, sums.data(), static_cast<int>(sums.size()), MPI_DOUBLE, MPI_SUM, world());
@@ -267,6 +273,7 @@ void record_stepping(JobResult& result, Options const& o, Sim const& sim, bool d
   result.active_threshold = active_threshold(o);
   result.gather_ahead = sums[3] > 0;
   result.binned_push = sums[4] > 0;
+  result.spreader_bits = sums[5] > 0;
   result.steps_counted = static_cast<long long>(sums[0]);
   result.active_steps = static_cast<long long>(sums[1]);
   double const agent_steps = static_cast<double>(stats.steps) * static_cast<double>(sim.num_global());

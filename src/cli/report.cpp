@@ -214,6 +214,7 @@ std::string summary_table(Options const& o, JobResult const& r) {
       << " steps on the active agents only, " << engineering(100 * r.mean_active_share)
       << " % of the agents stepped on average\n";
   if (r.gather_ahead) s << "gather ahead: pull steps ask for the neighbour states of agents ahead\n";
+  if (r.spreader_bits) s << "spreader bits: pull steps read one bit per neighbour, not its state\n";
   if (r.binned_push && r.active_steps > 0) s << "binned pushes: active steps push sums through bins\n";
   if (r.ranks.size() > 1) {
     s << "\n"
@@ -275,7 +276,8 @@ std::string json(Options const& o, JobResult const& r, std::string const& kokkos
     s << "  \"stepping\": {\"mode\": " << json_string(r.stepping) << ", \"steps\": " << r.steps_counted
       << ", \"active_steps\": " << r.active_steps << ", \"mean_active_share\": " << r.mean_active_share
       << ", \"threshold\": " << r.active_threshold << ", \"gather_ahead\": " << (r.gather_ahead ? "true" : "false")
-      << ", \"binned_push\": " << (r.binned_push ? "true" : "false") << "},\n";
+      << ", \"binned_push\": " << (r.binned_push ? "true" : "false")
+      << ", \"spreader_bits\": " << (r.spreader_bits ? "true" : "false") << "},\n";
   if (r.profile.enabled) s << "  \"profile\": " << profile_json(r.profile) << ",\n";
   s << "  \"backend\": " << json_string(r.backend) << ",\n";
   s << "  \"threads\": " << r.threads << ",\n";

@@ -190,11 +190,16 @@ class Stepping(unittest.TestCase):
                 pull, pulled = self.run_with("pull", *args)
                 self.assertEqual(pulled["stepping"]["active_steps"], 0)
                 self.assertEqual(pulled["stepping"]["steps"], int(args[args.index("--steps") + 1]))
-                # Under 2^23 agents automatic does not ask ahead; asked to, it reads the same.
+                # Under 2^23 agents automatic does not ask ahead; asked to, it reads the same. Pull
+                # steps count spreading neighbours from bits on an unweighted graph, and those ask
+                # for no states ahead; SEIR on the (weighted) population reads states on CPUs.
                 self.assertFalse(pulled["stepping"]["gather_ahead"])
+                cpu = pulled["backend"] in ("OpenMP", "Serial")
+                bits = "sir" in args or ("seir" in args and not cpu)
+                self.assertEqual(pulled["stepping"]["spreader_bits"], bits)
                 ahead, asked = self.run_with("pull", *args, "--gather-ahead", "on")
                 self.assertEqual(ahead, pull)
-                self.assertEqual(asked["stepping"]["gather_ahead"], asked["backend"] in ("OpenMP", "Serial"))
+                self.assertEqual(asked["stepping"]["gather_ahead"], cpu and not bits)
                 for stepping in ["active", "auto"]:
                     rows, summary = self.run_with(stepping, *args)
                     self.assertEqual(rows, pull, stepping)

@@ -146,22 +146,27 @@ TEST(EdgeSchedule, SharesFollowTheRowsAndEdgesInOrder) {
     EXPECT_EQ(Details::rows_ended_at(at, 0, rows, at(0), edges, d), ended_after[d]) << "after " << d;
 }
 
-// Each row's sum of contributions computed both ways a step may sum it: edge by edge, and the
-// spreading neighbours first (GPUs, weighted graphs), on the default backend.
+// Each row's sum of contributions computed every way a step may sum it: edge by edge, and the
+// spreading neighbours first (GPUs, weighted graphs) from the states and from the spreader bits,
+// on the default backend.
 template <class Model, class Graph>
-std::vector<std::uint64_t> row_sums_both_ways(Model const& model, Graph const& graph) {
+std::vector<std::uint64_t> row_sums_every_way(Model const& model, Graph const& graph) {
   using Exec = Kokkos::DefaultExecutionSpace;
-  Kokkos::View<std::uint64_t* [2], Exec::memory_space> sums("sums", graph.num_agents());
+  Kokkos::View<std::uint32_t*, Exec::memory_space> bits("bits", (graph.num_agents() + 31) / 32);
+  Details::mark_spreaders(Exec(), model, 0, graph.num_agents(), graph.num_agents(), bits);
+  Kokkos::View<std::uint64_t* [3], Exec::memory_space> sums("sums", graph.num_agents());
   Kokkos::parallel_for(
       Kokkos::RangePolicy<Exec>(0, graph.num_agents()), KOKKOS_LAMBDA(agent_index i) {
         edge_offset const from = graph.row_offsets(i), to = graph.row_offsets(i + 1);
         sums(i, 0) = Details::sum_each_contribution<std::uint64_t>(model, graph, from, to);
         sums(i, 1) = Details::sum_spreading_contributions<std::uint64_t>(model, graph, from, to);
+        sums(i, 2) = Details::sum_marked_contributions<std::uint64_t>(model, graph, bits.data(), from, to);
       });
   return to_vector(sums);
 }
 
-// Finding the spreading neighbours first, 32 edges at a time, gives every row's sum edge by edge:
+// Finding the spreading neighbours first, 32 edges at a time, from their states or their bits,
+// gives every row's sum edge by edge:
 // rows shorter than a batch, of one batch, and over one or two batches, empty rows, a weight that
 // differs along each row, neighbours in every state.
 TEST(ContributionSum, SpreadingNeighboursFirstGiveTheSumOfEveryEdge) {
@@ -188,11 +193,13 @@ TEST(ContributionSum, SpreadingNeighboursFirstGiveTheSumOfEveryEdge) {
   auto host = Kokkos::create_mirror_view(state);
   for (agent_index i = 0; i < agents; ++i) host(i) = static_cast<std::uint8_t>((i * 7 / 3) % 4);
   Kokkos::deep_copy(state, host);
-  auto const sums = row_sums_both_ways(model, graph);
+  auto const sums = row_sums_every_way(model, graph);
   agent_index exposed_rows = 0;
   for (agent_index i = 0; i < agents; ++i) {
-    auto const each = sums[2 * static_cast<std::size_t>(i)], spreading = sums[2 * static_cast<std::size_t>(i) + 1];
-    EXPECT_EQ(spreading, each) << "row " << i << " of " << i % 70 << " edges";
+    auto const row = 3 * static_cast<std::size_t>(i);
+    auto const each = sums[row];
+    EXPECT_EQ(sums[row + 1], each) << "row " << i << " of " << i % 70 << " edges, from the states";
+    EXPECT_EQ(sums[row + 2], each) << "row " << i << " of " << i % 70 << " edges, from the bits";
     exposed_rows += each != 0;
   }
   // Most rows hold an infectious neighbour (a quarter of the agents): the sums are not trivially 0.
@@ -316,15 +323,15 @@ int spreader_marks(Graph const& graph, bool spreader_bits, int steps) {
   return launches::count;
 }
 
-// A pull step of SIR marks the spreaders once, on an unweighted graph only (a weighted edge's
-// contribution depends on its weight), and not when told to read the states.
-TEST(Engine, PullStepsCountSpreadersOnUnweightedGraphsOnly) {
+// A pull step of SIR marks the spreaders once on an unweighted graph, on a weighted one only on a
+// GPU, and not when told to read the states.
+TEST(Engine, PullStepsMarkSpreadersOncePerStep) {
   using Exec = Kokkos::DefaultExecutionSpace;
   auto const unweighted = herd::test::generated_graph<Exec>(ErdosRenyi{5000, 8.0}, 2);
   EXPECT_EQ(spreader_marks(unweighted, true, 6), 6);
   EXPECT_EQ(spreader_marks(unweighted, false, 6), 0);
   auto const weighted = build_csr(Exec(), herd::test::edge_list<Exec>(3, {0, 1}, {1, 2}, {0.5f, 0.25f}));
-  EXPECT_EQ(spreader_marks(weighted, true, 6), 0);
+  EXPECT_EQ(spreader_marks(weighted, true, 6), Details::is_gpu<Exec>() ? 6 : 0);
 }
 
 // Spreads where a View says so; each spreading neighbour contributes 1.

@@ -82,6 +82,16 @@ class Agent {
       return Details::sum_row_contributions<T>(model, graph_, spreading_, graph_.row_offsets(index_),
                                                graph_.row_offsets(index_ + 1));
     } else {
+      // The lanes share the row as Details::sum_row_contributions sums it.
+      if constexpr (declares_activity_v<Model>) {
+        if (spreading_ != nullptr && weighted())
+          return sum_over_edges<T>([&](edge_offset e) {
+            agent_index const j = graph_.neighbours(e);
+            return Details::spreads_bit(spreading_, j) != 0
+                       ? static_cast<T>(model.contribution(j, Details::EdgeWeight<Graph>{graph_, e}))
+                       : T{0};
+          });
+      }
       if constexpr (counts_spreaders_v<Model>) {
         if (spreading_ != nullptr)
           return sum_over_edges<T>([&](edge_offset e) {

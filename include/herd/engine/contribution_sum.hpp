@@ -51,19 +51,17 @@ KOKKOS_INLINE_FUNCTION T sum_each_contribution(Model const& model, Graph const& 
   return total;
 }
 
-/// The same sum for a model that declares its activity: first the neighbours that spread, 32 edges
-/// at a time, by a loop without branches; then the contributions of those alone (the others add 0,
-/// by the contract of Model::contribution).
-template <class T, class Model, class Graph>
+/// The same sum from `spreads(j)`, 1 where neighbour j spreads and 0 where not: first the
+/// neighbours that spread, 32 edges at a time, by a loop without branches; then the contributions
+/// of those alone (the others add 0, by the contract of Model::contribution).
+template <class T, class Model, class Graph, class Spreads>
 KOKKOS_INLINE_FUNCTION T sum_spreading_contributions(Model const& model, Graph const& graph, edge_offset from,
-                                                     edge_offset to) {
+                                                     edge_offset to, Spreads const& spreads) {
   T total = 0;
   for (edge_offset batch = from; batch < to; batch += spreading_batch) {
     auto const count = static_cast<int>(to - batch < spreading_batch ? to - batch : spreading_batch);
     std::uint32_t spreading = 0;
-    for (int u = 0; u < count; ++u)
-      spreading |= static_cast<std::uint32_t>((model.activity(graph.neighbours(batch + u)) & activity::spreads) != 0)
-                   << u;
+    for (int u = 0; u < count; ++u) spreading |= spreads(graph.neighbours(batch + u)) << u;
     while (spreading != 0) {
       edge_offset const e = batch + static_cast<edge_offset>(lowest_bit(spreading));
       spreading &= spreading - 1;
@@ -71,6 +69,15 @@ KOKKOS_INLINE_FUNCTION T sum_spreading_contributions(Model const& model, Graph c
     }
   }
   return total;
+}
+
+/// The same for a model that declares its activity, which says who spreads.
+template <class T, class Model, class Graph>
+KOKKOS_INLINE_FUNCTION T sum_spreading_contributions(Model const& model, Graph const& graph, edge_offset from,
+                                                     edge_offset to) {
+  return sum_spreading_contributions<T>(model, graph, from, to, [&](agent_index j) {
+    return static_cast<std::uint32_t>((model.activity(j) & activity::spreads) != 0);
+  });
 }
 
 /// Sum over the edges e in [from, to) of model.contribution(neighbours(e), weight(e)): weight 1 on
@@ -97,22 +104,36 @@ KOKKOS_INLINE_FUNCTION T sum_contributions(Model const& model, Graph const& grap
   }
 }
 
-/// The sum of contributions over the edges [from, to) of an unweighted row, from one bit per
-/// neighbour when the step marked the spreading agents (`spreading` not null): their count times
-/// what each contributes, the same integer as the sum edge by edge, since the others contribute 0.
-/// Otherwise as sum_contributions.
+/// The sum over the edges e in [from, to) of model.contribution(neighbours(e), weight(e)) on a
+/// weighted graph, from the neighbours whose bit in `spreading` is set (the others add 0), 32
+/// edges at a time as sum_spreading_contributions does. Only GPUs read bits on weighted graphs
+/// (SpreaderBits::counts).
+template <class T, class Model, class Graph>
+KOKKOS_INLINE_FUNCTION T sum_marked_contributions(Model const& model, Graph const& graph,
+                                                  std::uint32_t const* spreading, edge_offset from, edge_offset to) {
+  return sum_spreading_contributions<T>(model, graph, from, to,
+                                        [&](agent_index j) { return spreads_bit(spreading, j); });
+}
+
+/// The sum of contributions over the edges [from, to), from one bit per agent when the step
+/// marked the spreading agents (`spreading` not null): on an unweighted graph their count times
+/// what each contributes (Model::spreader_contribution), on a weighted one the contributions of
+/// the marked neighbours alone. Either is the integer the sum edge by edge gives, since the others
+/// contribute 0. Otherwise as sum_contributions.
 template <class T, class Model, class Graph>
 KOKKOS_INLINE_FUNCTION T sum_row_contributions(Model const& model, Graph const& graph, std::uint32_t const* spreading,
                                                edge_offset from, edge_offset to) {
-  if constexpr (counts_spreaders_v<Model>) {
+  if constexpr (declares_activity_v<Model>) {
     if (spreading != nullptr) {
-      std::uint32_t count = 0;
-      for (edge_offset e = from; e < to; ++e) count += spreads_bit(spreading, graph.neighbours(e));
-      return static_cast<T>(count) * static_cast<T>(model.spreader_contribution());
+      if (graph.weighted()) return sum_marked_contributions<T>(model, graph, spreading, from, to);
+      if constexpr (counts_spreaders_v<Model>) {
+        std::uint32_t count = 0;
+        for (edge_offset e = from; e < to; ++e) count += spreads_bit(spreading, graph.neighbours(e));
+        return static_cast<T>(count) * static_cast<T>(model.spreader_contribution());
+      }
     }
-  } else {
-    (void)spreading;
   }
+  (void)spreading;
   return sum_contributions<T>(model, graph, from, to);
 }
 

@@ -108,6 +108,12 @@ class Simulation {
   /// the default), or read each neighbour's state. The trajectory is the same either way.
   void set_spreader_bits(bool on) { spreaders_.set_enabled(on); }
   bool spreader_bits() const { return spreaders_.enabled(); }
+  /// Whether the pull steps of `model` read spreader bits (see Details::SpreaderBits::counts),
+  /// and not its neighbours' states, which they then do not ask for ahead either.
+  template <class Model>
+  bool reads_spreader_bits(Model const& /*model*/) const {
+    return spreaders_.template counts<Model>();
+  }
   /// Whether listed steps push sums through bins (CPUs; automatic: from binned_push_min_agents).
   void set_binned_push(BinnedPush choice) { active_.set_binned_push(choice); }
   BinnedPush binned_push() const { return active_.binned_push(); }

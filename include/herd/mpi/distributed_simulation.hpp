@@ -197,6 +197,10 @@ class DistributedSimulation {
   /// As Simulation::set_spreader_bits.
   void set_spreader_bits(bool on) { spreaders_.set_enabled(on); }
   bool spreader_bits() const { return spreaders_.enabled(); }
+  template <class Model>
+  bool reads_spreader_bits(Model const& /*model*/) const {
+    return spreaders_.template counts<Model>();
+  }
   /// As Simulation::set_binned_push; automatic counts this rank's owned agents.
   void set_binned_push(BinnedPush choice) { active_.set_binned_push(choice); }
   BinnedPush binned_push() const { return active_.binned_push(); }
