@@ -103,9 +103,9 @@ class Simulation {
     return Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible &&
            gathers_ahead(gather_ahead_, num_agents());
   }
-  /// Whether pull steps of a model whose spreading neighbours all contribute the same
-  /// (counts_spreaders_v) count them from one bit per agent, marked before each such phase (on,
-  /// the default), or read each neighbour's state. The trajectory is the same either way.
+  /// Whether pull steps find their spreading neighbours from one bit per agent, marked before each
+  /// such phase, where Details::SpreaderBits::counts says they can (on, the default), or read each
+  /// neighbour's state. The trajectory is the same either way.
   void set_spreader_bits(bool on) { spreaders_.set_enabled(on); }
   bool spreader_bits() const { return spreaders_.enabled(); }
   /// Whether the pull steps of `model` read spreader bits (see Details::SpreaderBits::counts),

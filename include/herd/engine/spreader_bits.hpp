@@ -34,14 +34,14 @@ template <class ExecutionSpace, class Phase>
 void mark_spreaders(ExecutionSpace const& exec, Phase const& phase, agent_index from, agent_index to,
                     agent_index stored,
                     Kokkos::View<std::uint32_t*, typename ExecutionSpace::memory_space> const& bits) {
-  constexpr agent_index bits_per_word = spreader_word_bits;
   if (to <= from) return;
   Kokkos::parallel_for(
       "herd::step::spreaders",
-      Kokkos::RangePolicy<ExecutionSpace>(exec, from / bits_per_word, (to + bits_per_word - 1) / bits_per_word),
+      Kokkos::RangePolicy<ExecutionSpace>(exec, from / spreader_word_bits,
+                                          (to + spreader_word_bits - 1) / spreader_word_bits),
       KOKKOS_LAMBDA(agent_index w) {
-        agent_index const base = w * bits_per_word;
-        agent_index const count = stored - base < bits_per_word ? stored - base : bits_per_word;
+        agent_index const base = w * spreader_word_bits;
+        agent_index const count = stored - base < spreader_word_bits ? stored - base : spreader_word_bits;
         std::uint32_t word = 0;
         for (agent_index b = 0; b < count; ++b)
           word |= static_cast<std::uint32_t>((phase.activity(base + b) & activity::spreads) != 0) << b;
