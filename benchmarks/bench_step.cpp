@@ -95,14 +95,16 @@ void put_mid_epidemic(Simulation& sim, Seir<Memory>& model, std::uint32_t s, std
 // E 5 %, I 10 %, R 25 %; SIR has the exposed agents recovered): what the latent state and the
 // weights cost per step. beta is small enough that no state changes over the iterations, but not
 // zero, so each susceptible agent reads its infectious neighbours' weights and computes their
-// hazards as in a real step. Returns whether its pull steps read spreader bits.
+// hazards as in a real step. Returns what its pull steps read: ", states", ", bits" or ", bits,
+// codes" (weight codes, weight_codes.hpp).
 template <class WeightStorage>
-bool time_seir_mid_epidemic(benchmark::State& state, CsrGraph<Memory, WeightStorage> const& g, bool latent,
-                            bool spreader_bits = true) {
+char const* time_seir_mid_epidemic(benchmark::State& state, CsrGraph<Memory, WeightStorage> const& g, bool latent,
+                                   bool spreader_bits = true, bool weight_codes = true) {
   auto const agents = g.num_agents();
   Exec exec;
   Simulation<Exec, WeightStorage> sim(exec, g, 7);
   sim.set_spreader_bits(spreader_bits);
+  sim.set_weight_codes(weight_codes);
   SeirParameters p;
   p.beta = 1e-6;
   p.infectious = Period::fixed(60000);
@@ -111,36 +113,40 @@ bool time_seir_mid_epidemic(benchmark::State& state, CsrGraph<Memory, WeightStor
   Seir<Memory> model(agents, p);
   model.initialise(sim, agents);
   put_mid_epidemic(sim, model, 60, 5, 10);
+  sim.prepare(model);
   timed(state, [&] {
     model.step(sim);
     sim.end_step();
   });
   set_rates(state, agents, static_cast<double>(g.num_edges()), seir_step_bytes(g));
-  return sim.reads_spreader_bits(model);
+  if (!sim.reads_spreader_bits(model)) return ", states";
+  return sim.code_bytes_per_edge() > 0 ? ", bits, codes" : ", bits";
 }
 
 void seir_against_sir(benchmark::State& state) {
   auto const agents = static_cast<agent_index>(state.range(0));
   int const variant = static_cast<int>(state.range(1));
   bool const bits = state.range(2) != 0;
-  bool read_bits = false;
+  bool const codes = state.range(2) == 2;
+  char const* read = "";
   if (variant == 0) {
     CsrGraph<Memory> unweighted = graph(population, agents, Ordering::none);
     unweighted.weights = {};
-    read_bits = time_seir_mid_epidemic(state, unweighted, false, bits);
+    read = time_seir_mid_epidemic(state, unweighted, false, bits, codes);
   } else if (variant == 1) {
-    read_bits = time_seir_mid_epidemic(state, graph(population, agents, Ordering::none), true, bits);
+    read = time_seir_mid_epidemic(state, graph(population, agents, Ordering::none), true, bits, codes);
   } else {
-    read_bits = time_seir_mid_epidemic(state, graph<half>(population, agents, Ordering::none), true, bits);
+    read = time_seir_mid_epidemic(state, graph<half>(population, agents, Ordering::none), true, bits, codes);
   }
   state.SetLabel(std::string(std::array<char const*, 3>{"sir unweighted", "seir float weights",
                                                         "seir half weights"}[static_cast<std::size_t>(variant)]) +
-                 (read_bits ? ", bits" : ", states"));
+                 read);
 }
-// Third argument: the pull step may count spreading neighbours from bits (1, the default; the
-// label says whether it did) or reads their states (0).
+// Third argument: the pull step may count spreading neighbours from bits and add weights by
+// their codes (2, the default), from bits without codes (1), or read their states (0); the label
+// says which it did.
 BENCHMARK(seir_against_sir)
-    ->ArgsProduct({{1000000, 10000000}, {0, 1, 2}, {1, 0}})
+    ->ArgsProduct({{1000000, 10000000}, {0, 1, 2}, {2, 1, 0}})
     ->ArgNames({"agents", "variant", "bits"})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);

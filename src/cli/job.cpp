@@ -116,6 +116,7 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
   Kokkos::fence();
   result.step_seconds = timer.seconds();
   result.spreader_bits = sim.reads_spreader_bits(model);
+  result.weight_codes = result.spreader_bits && sim.code_bytes_per_edge() > 0;
   if (o.profile) result.profile = summarise(telemetry, distributed);
   // The history comes back in one copy, after the loop.
   auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), history);
@@ -262,7 +263,8 @@ void record_stepping(JobResult& result, Options const& o, Sim const& sim, bool d
                               stats.active_share_sum * static_cast<double>(sim.num_owned()),
                               asks_ahead ? 1.0 : 0.0,
                               sim.bins_pushes() ? 1.0 : 0.0,
-                              result.spreader_bits ? 1.0 : 0.0};
+                              result.spreader_bits ? 1.0 : 0.0,
+                              result.weight_codes ? 1.0 : 0.0};
 #if HERD_ENABLE_MPI
   if (distributed)
     MPI_Allreduce(MPI_IN_PLACE, sums.data(), static_cast<int>(sums.size()), MPI_DOUBLE, MPI_SUM, world());
@@ -274,6 +276,7 @@ void record_stepping(JobResult& result, Options const& o, Sim const& sim, bool d
   result.gather_ahead = sums[3] > 0;
   result.binned_push = sums[4] > 0;
   result.spreader_bits = sums[5] > 0;
+  result.weight_codes = sums[6] > 0;
   result.steps_counted = static_cast<long long>(sums[0]);
   result.active_steps = static_cast<long long>(sums[1]);
   double const agent_steps = static_cast<double>(stats.steps) * static_cast<double>(sim.num_global());
@@ -307,6 +310,7 @@ JobResult run_single(Options const& o, std::function<void(int, int)> const& prog
   result.setup_seconds = setup_seconds;
   if (activity) record_stepping(result, o, sim, false);
   describe(result, input, exec, to_string(sim.plan().schedule), state_bytes, ids.extent(0) != 0);
+  result.bytes_per_edge += sim.code_bytes_per_edge();
   add_active_memory<WeightStorage>(result, o, !symmetric, graph.weighted(), sim.bins_pushes());
   RankStats only;
   only.owned = result.agents;
@@ -366,6 +370,7 @@ JobResult run_distributed(Options const& o, std::function<void(int, int)> const&
   JobResult result = run_model(o, sim, inputs, rank_progress, state_bytes, input.graph.num_edges(), true);
   result.setup_seconds = setup_seconds;
   describe(result, input, exec, to_string(sim.plan().schedule), state_bytes, true);
+  result.bytes_per_edge += sim.code_bytes_per_edge();
   if (activity) record_stepping(result, o, sim, true);
   // A rank always pushes through the transpose of its graph.
   add_active_memory<WeightStorage>(result, o, true, input.graph.weighted(), sim.bins_pushes());

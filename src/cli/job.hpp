@@ -68,6 +68,7 @@ struct JobResult {
   bool binned_push = false;                    ///< active steps pushed sums through bins (on some rank)
   bool gather_ahead = false;                   ///< pull steps asked for neighbour states ahead (on some rank)
   bool spreader_bits = false;                  ///< pull steps counted spreading neighbours' bits (on some rank)
+  bool weight_codes = false;                   ///< and added the weights' contributions by code (on some rank)
   std::vector<std::string> columns;            ///< observable names shown
   std::vector<std::vector<long long>> counts;  ///< [step][column], step 0 = initial state
   double setup_seconds = 0.0;                  ///< graph generation, reordering, initial state

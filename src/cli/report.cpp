@@ -215,6 +215,7 @@ std::string summary_table(Options const& o, JobResult const& r) {
       << " % of the agents stepped on average\n";
   if (r.gather_ahead) s << "gather ahead: pull steps ask for the neighbour states of agents ahead\n";
   if (r.spreader_bits) s << "spreader bits: pull steps read one bit per neighbour, not its state\n";
+  if (r.weight_codes) s << "weight codes: pull steps add each edge's contribution from a one-byte code of its weight\n";
   if (r.binned_push && r.active_steps > 0) s << "binned pushes: active steps push sums through bins\n";
   if (r.ranks.size() > 1) {
     s << "\n"
@@ -277,7 +278,8 @@ std::string json(Options const& o, JobResult const& r, std::string const& kokkos
       << ", \"active_steps\": " << r.active_steps << ", \"mean_active_share\": " << r.mean_active_share
       << ", \"threshold\": " << r.active_threshold << ", \"gather_ahead\": " << (r.gather_ahead ? "true" : "false")
       << ", \"binned_push\": " << (r.binned_push ? "true" : "false")
-      << ", \"spreader_bits\": " << (r.spreader_bits ? "true" : "false") << "},\n";
+      << ", \"spreader_bits\": " << (r.spreader_bits ? "true" : "false")
+      << ", \"weight_codes\": " << (r.weight_codes ? "true" : "false") << "},\n";
   if (r.profile.enabled) s << "  \"profile\": " << profile_json(r.profile) << ",\n";
   s << "  \"backend\": " << json_string(r.backend) << ",\n";
   s << "  \"threads\": " << r.threads << ",\n";

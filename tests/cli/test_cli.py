@@ -89,7 +89,9 @@ class Outputs(unittest.TestCase):
         summary = json.loads(read(self.path("g.json")))
         self.assertEqual(summary["agents"], 1000)
         self.assertTrue(summary["weighted"])
-        self.assertEqual(summary["bytes_per_edge"], 6)  # 4-byte index + 2-byte weight
+        # 4-byte index, 2-byte weight, and the 1-byte code of the weight that SEIR's pull steps read
+        self.assertEqual(summary["bytes_per_edge"], 7)
+        self.assertTrue(summary["stepping"]["weight_codes"])
 
     def test_summary_table_and_progress(self):
         result = herd("run", "--graph", "watts-strogatz", "--agents", "5000", "--steps", "20")
@@ -191,12 +193,13 @@ class Stepping(unittest.TestCase):
                 self.assertEqual(pulled["stepping"]["active_steps"], 0)
                 self.assertEqual(pulled["stepping"]["steps"], int(args[args.index("--steps") + 1]))
                 # Under 2^23 agents automatic does not ask ahead; asked to, it reads the same. Pull
-                # steps count spreading neighbours from bits on an unweighted graph, and those ask
-                # for no states ahead; SEIR on the (weighted) population reads states on CPUs.
+                # steps of SIR and SEIR count spreading neighbours from bits, and those ask for no
+                # states ahead; SEIR on the (weighted) population adds its weights by code.
                 self.assertFalse(pulled["stepping"]["gather_ahead"])
                 cpu = pulled["backend"] in ("OpenMP", "Serial")
-                bits = "sir" in args or ("seir" in args and not cpu)
+                bits = "sir" in args or "seir" in args
                 self.assertEqual(pulled["stepping"]["spreader_bits"], bits)
+                self.assertEqual(pulled["stepping"]["weight_codes"], "seir" in args)
                 ahead, asked = self.run_with("pull", *args, "--gather-ahead", "on")
                 self.assertEqual(ahead, pull)
                 self.assertEqual(asked["stepping"]["gather_ahead"], cpu and not bits)

@@ -11,8 +11,8 @@ using herd::test::to_vector;
 // the whole history: everything a trajectory consists of.
 template <class Exec>
 std::vector<std::int64_t> seir_trajectory(CsrGraph<typename Exec::memory_space> const& graph, Schedule schedule,
-                                          Ordering ordering = Ordering::none, int steps = 30,
-                                          bool spreader_bits = true) {
+                                          Ordering ordering = Ordering::none, int steps = 30, bool spreader_bits = true,
+                                          bool weight_codes = true) {
   Exec exec;
   auto g = graph;
   Kokkos::View<global_id*, typename Exec::memory_space> ids;
@@ -24,6 +24,7 @@ std::vector<std::int64_t> seir_trajectory(CsrGraph<typename Exec::memory_space> 
   }
   Simulation<Exec> sim(exec, g, 1234, schedule, ids);
   sim.set_spreader_bits(spreader_bits);
+  sim.set_weight_codes(weight_codes);
   SeirParameters params;
   params.beta = 0.2;
   params.latent = Period::geometric(0.5);
@@ -146,27 +147,34 @@ TEST(EdgeSchedule, SharesFollowTheRowsAndEdgesInOrder) {
     EXPECT_EQ(Details::rows_ended_at(at, 0, rows, at(0), edges, d), ended_after[d]) << "after " << d;
 }
 
-// Each row's sum of contributions computed every way a step may sum it: edge by edge, and the
+// Each row's sum of contributions computed every way a step may sum it: edge by edge, the
 // spreading neighbours first (GPUs, weighted graphs) from the states and from the spreader bits,
-// on the default backend.
+// and from the bits and the weights' codes, on the default backend.
 template <class Model, class Graph>
 std::vector<std::uint64_t> row_sums_every_way(Model const& model, Graph const& graph) {
   using Exec = Kokkos::DefaultExecutionSpace;
   Kokkos::View<std::uint32_t*, Exec::memory_space> bits("bits", (graph.num_agents() + 31) / 32);
   Details::mark_spreaders(Exec(), model, 0, graph.num_agents(), graph.num_agents(), bits);
-  Kokkos::View<std::uint64_t* [3], Exec::memory_space> sums("sums", graph.num_agents());
+  auto const coded = Details::make_weight_codes(Exec(), graph);
+  EXPECT_FALSE(coded.empty());
+  Kokkos::View<std::uint64_t*, Exec::memory_space> by_code("by_code", Details::max_weight_codes);
+  Details::fill_contribution_by_code(Exec(), model, coded.palette, by_code);
+  Details::SpreaderViews<Exec::memory_space> const counts{bits, coded.codes, by_code};
+  Kokkos::View<std::uint64_t* [4], Exec::memory_space> sums("sums", graph.num_agents());
   Kokkos::parallel_for(
       Kokkos::RangePolicy<Exec>(0, graph.num_agents()), KOKKOS_LAMBDA(agent_index i) {
         edge_offset const from = graph.row_offsets(i), to = graph.row_offsets(i + 1);
         sums(i, 0) = Details::sum_each_contribution<std::uint64_t>(model, graph, from, to);
         sums(i, 1) = Details::sum_spreading_contributions<std::uint64_t>(model, graph, from, to);
         sums(i, 2) = Details::sum_marked_contributions<std::uint64_t>(model, graph, bits.data(), from, to);
+        sums(i, 3) = Details::sum_row_contributions<std::uint64_t>(model, graph, counts.pointers(), from, to);
       });
   return to_vector(sums);
 }
 
 // Finding the spreading neighbours first, 32 edges at a time, from their states or their bits,
-// gives every row's sum edge by edge:
+// and adding the contributions of the weights' codes where the bits are set, give every row's sum
+// edge by edge:
 // rows shorter than a batch, of one batch, and over one or two batches, empty rows, a weight that
 // differs along each row, neighbours in every state.
 TEST(ContributionSum, SpreadingNeighboursFirstGiveTheSumOfEveryEdge) {
@@ -196,10 +204,11 @@ TEST(ContributionSum, SpreadingNeighboursFirstGiveTheSumOfEveryEdge) {
   auto const sums = row_sums_every_way(model, graph);
   agent_index exposed_rows = 0;
   for (agent_index i = 0; i < agents; ++i) {
-    auto const row = 3 * static_cast<std::size_t>(i);
+    auto const row = 4 * static_cast<std::size_t>(i);
     auto const each = sums[row];
     EXPECT_EQ(sums[row + 1], each) << "row " << i << " of " << i % 70 << " edges, from the states";
     EXPECT_EQ(sums[row + 2], each) << "row " << i << " of " << i % 70 << " edges, from the bits";
+    EXPECT_EQ(sums[row + 3], each) << "row " << i << " of " << i % 70 << " edges, from the bits and codes";
     exposed_rows += each != 0;
   }
   // Most rows hold an infectious neighbour (a quarter of the agents): the sums are not trivially 0.
@@ -291,6 +300,35 @@ TYPED_TEST(Engine, SpreaderBitsGiveTheTrajectoryOfTheStates) {
         << to_string(s);
 }
 
+// `graph` with the weights of a layered network: each edge one of four, at random.
+template <class Exec>
+CsrGraph<typename Exec::memory_space> with_layer_weights(CsrGraph<typename Exec::memory_space> graph) {
+  graph.weights = Kokkos::View<float*, typename Exec::memory_space>("weights", graph.num_edges());
+  auto const weights = graph.weights;
+  Kokkos::parallel_for(
+      Kokkos::RangePolicy<Exec>(0, graph.num_edges()), KOKKOS_LAMBDA(edge_offset e) {
+        auto const layer = (static_cast<std::uint64_t>(e) * 0x9e3779b97f4a7c15u) >> 62;
+        weights(e) = layer == 0 ? 1.0f : layer == 1 ? 0.6f : layer == 2 ? 0.4f : 0.1f;
+      });
+  return graph;
+}
+
+// Adding each edge's contribution from its weight's code, masked by the neighbour's spreader bit,
+// gives the sums of the neighbours' states and weights, so the same trajectory, on every schedule.
+TYPED_TEST(Engine, WeightCodesGiveTheTrajectoryOfTheWeights) {
+  using Exec = TypeParam;
+  auto const graph = with_layer_weights<Exec>(herd::test::generated_graph<Exec>(PowerLaw{20011, 2.2, 8.0, 3000.0}, 5));
+  auto const reference = seir_trajectory<Exec>(graph, Schedule::thread, Ordering::none, 30, false, false);
+  std::int64_t infected = 0;
+  for (std::size_t i = 0; i < 20011; ++i) infected += reference[i] != Seir<>::susceptible;
+  EXPECT_GT(infected, 2000) << "the epidemic took off";
+  for (Schedule s :
+       {Schedule::thread, Schedule::vector, Schedule::team, Schedule::hybrid, Schedule::edge, Schedule::automatic}) {
+    EXPECT_EQ(seir_trajectory<Exec>(graph, s, Ordering::none, 30, true, true), reference) << to_string(s);
+    EXPECT_EQ(seir_trajectory<Exec>(graph, s, Ordering::none, 30, true, false), reference) << to_string(s);
+  }
+}
+
 // Kernels launched under a name, counted through Kokkos Tools.
 namespace launches {
 std::string name;
@@ -298,21 +336,25 @@ int count = 0;
 void on_parallel_for(char const* kernel, std::uint32_t, std::uint64_t*) { count += name == kernel; }
 }  // namespace launches
 
-// How many times `steps` SIR steps on `graph` mark the spreaders.
+// How many times `steps` SIR steps on `graph` launch `kernel` (by default, marking the spreaders),
+// the loop prepared as herd::run does.
 template <class Graph>
-int spreader_marks(Graph const& graph, bool spreader_bits, int steps) {
+int spreader_marks(Graph const& graph, bool spreader_bits, int steps, bool weight_codes = true,
+                   char const* kernel = "herd::step::spreaders") {
   using Exec = Kokkos::DefaultExecutionSpace;
   Simulation<Exec, typename Graph::weight_storage> sim(Exec(), graph, 7);
   sim.set_spreader_bits(spreader_bits);
+  sim.set_weight_codes(weight_codes);
   SeirParameters params;
   params.initial_infected = 1;
   Seir<> model(graph.num_agents(), params);
   model.initialise(sim, graph.num_agents());
+  sim.prepare(model);
   namespace tools = Kokkos::Tools::Experimental;
   auto const before = tools::get_callbacks();
   auto counting = before;
   counting.begin_parallel_for = launches::on_parallel_for;
-  launches::name = "herd::step::spreaders";
+  launches::name = kernel;
   launches::count = 0;
   tools::set_callbacks(counting);
   for (int t = 0; t < steps; ++t) {
@@ -323,15 +365,21 @@ int spreader_marks(Graph const& graph, bool spreader_bits, int steps) {
   return launches::count;
 }
 
-// A pull step of SIR marks the spreaders once on an unweighted graph, on a weighted one only on a
-// GPU, and not when told to read the states.
+// A pull step of SIR marks the spreaders once on an unweighted graph, and on a weighted one whose
+// weights it codes (with the table of each code's contribution); with the codes off, on a weighted
+// graph only on a GPU; not when told to read the states.
 TEST(Engine, PullStepsMarkSpreadersOncePerStep) {
   using Exec = Kokkos::DefaultExecutionSpace;
   auto const unweighted = herd::test::generated_graph<Exec>(ErdosRenyi{5000, 8.0}, 2);
   EXPECT_EQ(spreader_marks(unweighted, true, 6), 6);
   EXPECT_EQ(spreader_marks(unweighted, false, 6), 0);
+  EXPECT_EQ(spreader_marks(unweighted, true, 6, true, "herd::step::contribution_by_code"), 0);
   auto const weighted = build_csr(Exec(), herd::test::edge_list<Exec>(3, {0, 1}, {1, 2}, {0.5f, 0.25f}));
-  EXPECT_EQ(spreader_marks(weighted, true, 6), Details::is_gpu<Exec>() ? 6 : 0);
+  EXPECT_EQ(spreader_marks(weighted, true, 6), 6);
+  EXPECT_EQ(spreader_marks(weighted, true, 6, true, "herd::step::contribution_by_code"), 6);
+  EXPECT_EQ(spreader_marks(weighted, true, 6, false), Details::is_gpu<Exec>() ? 6 : 0);
+  EXPECT_EQ(spreader_marks(weighted, true, 6, false, "herd::step::contribution_by_code"), 0);
+  EXPECT_EQ(spreader_marks(weighted, false, 6), 0);
 }
 
 // Spreads where a View says so; each spreading neighbour contributes 1.
@@ -363,7 +411,7 @@ TYPED_TEST(Engine, SpreaderBitsMarkedInTwoRangesHoldEveryAgent) {
   Details::SpreaderBits<Exec> bits(graph, agents);
   ASSERT_TRUE(bits.template counts<MarkedSpreaders<Mem>>());
   bits.mark(Exec(), phase, 0, owned);
-  auto const words = to_vector(bits.mark(Exec(), phase, owned, agents));
+  auto const words = to_vector(bits.mark(Exec(), phase, owned, agents).bits);
   ASSERT_EQ(words.size(), std::size_t{(agents + 31) / 32});
   for (agent_index i = 0; i < agents; ++i) EXPECT_EQ(Details::spreads_bit(words.data(), i), host(i)) << "agent " << i;
   EXPECT_EQ(words.back() >> (agents % 32), 0u) << "no bits past the last agent";

@@ -25,10 +25,11 @@ class Agent {
  public:
   /// `pushed`: the sums of contributions the active set pushed for this step, indexed by agent, or
   /// null when the agent sums its neighbours' itself. `spreading`: one bit per stored agent, set
-  /// where it spreads (see spreader_bits.hpp), or null when the sum reads the neighbours' states.
+  /// where it spreads, and the weights' codes where the sums add by code (see spreader_bits.hpp),
+  /// or nulls when the sum reads the neighbours' states.
   KOKKOS_INLINE_FUNCTION Agent(Graph const& graph, agent_index index, global_id id, CounterRng rng, std::uint32_t step,
                                std::uint32_t stream, TeamMember const& team, std::uint64_t const* pushed = nullptr,
-                               std::uint32_t const* spreading = nullptr)
+                               Details::SpreaderCounts spreading = {})
       : graph_(graph),
         team_(team),
         pushed_(pushed),
@@ -84,18 +85,24 @@ class Agent {
     } else {
       // The lanes share the row as Details::sum_row_contributions sums it.
       if constexpr (declares_activity_v<Model>) {
-        if (spreading_ != nullptr && weighted())
+        if (spreading_.bits != nullptr && weighted()) {
+          if constexpr (counts_weighted_spreaders_v<Model>) {
+            if (spreading_.codes != nullptr)
+              return sum_over_edges<T>(
+                  [&](edge_offset e) { return Details::coded_contribution<T>(graph_, spreading_, e); });
+          }
           return sum_over_edges<T>([&](edge_offset e) {
             agent_index const j = graph_.neighbours(e);
-            return Details::spreads_bit(spreading_, j) != 0
+            return Details::spreads_bit(spreading_.bits, j) != 0
                        ? static_cast<T>(model.contribution(j, Details::EdgeWeight<Graph>{graph_, e}))
                        : T{0};
           });
+        }
       }
       if constexpr (counts_spreaders_v<Model>) {
-        if (spreading_ != nullptr)
+        if (spreading_.bits != nullptr)
           return sum_over_edges<T>([&](edge_offset e) {
-                   return static_cast<T>(Details::spreads_bit(spreading_, graph_.neighbours(e)));
+                   return static_cast<T>(Details::spreads_bit(spreading_.bits, graph_.neighbours(e)));
                  }) *
                  static_cast<T>(model.spreader_contribution());
       }
@@ -170,7 +177,7 @@ class Agent {
   Graph const& graph_;
   TeamMember const& team_;
   std::uint64_t const* pushed_;
-  std::uint32_t const* spreading_;
+  Details::SpreaderCounts spreading_;
   agent_index index_;
   global_id id_;
   CounterRng rng_;

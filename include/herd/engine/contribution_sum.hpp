@@ -115,20 +115,38 @@ KOKKOS_INLINE_FUNCTION T sum_marked_contributions(Model const& model, Graph cons
                                         [&](agent_index j) { return spreads_bit(spreading, j); });
 }
 
+/// What edge e adds to its row's sum when the weights are coded: its code's contribution where its
+/// neighbour spreads, else 0; without a branch (a mask from the bit).
+template <class T, class Graph>
+KOKKOS_INLINE_FUNCTION T coded_contribution(Graph const& graph, SpreaderCounts const& spreading, edge_offset e) {
+  auto const spreads = static_cast<T>(spreads_bit(spreading.bits, graph.neighbours(e)));
+  return static_cast<T>(spreading.by_code[spreading.codes[e]]) & (T{0} - spreads);
+}
+
 /// The sum of contributions over the edges [from, to), from one bit per agent when the step
-/// marked the spreading agents (`spreading` not null): on an unweighted graph their count times
-/// what each contributes (Model::spreader_contribution), on a weighted one the contributions of
-/// the marked neighbours alone. Either is the integer the sum edge by edge gives, since the others
-/// contribute 0. Otherwise as sum_contributions.
+/// marked the spreading agents (`spreading.bits` not null): on an unweighted graph their count
+/// times what each contributes (Model::spreader_contribution), on a weighted one with coded weights
+/// the contributions of the codes of the marked neighbours' edges, on other weighted graphs the
+/// contributions of the marked neighbours alone. Each is the integer the sum edge by edge gives,
+/// since the others contribute 0. Otherwise as sum_contributions.
 template <class T, class Model, class Graph>
-KOKKOS_INLINE_FUNCTION T sum_row_contributions(Model const& model, Graph const& graph, std::uint32_t const* spreading,
+KOKKOS_INLINE_FUNCTION T sum_row_contributions(Model const& model, Graph const& graph, SpreaderCounts const& spreading,
                                                edge_offset from, edge_offset to) {
   if constexpr (declares_activity_v<Model>) {
-    if (spreading != nullptr) {
-      if (graph.weighted()) return sum_marked_contributions<T>(model, graph, spreading, from, to);
+    if (spreading.bits != nullptr) {
+      if (graph.weighted()) {
+        if constexpr (counts_weighted_spreaders_v<Model>) {
+          if (spreading.codes != nullptr) {
+            T total = 0;
+            for (edge_offset e = from; e < to; ++e) total += coded_contribution<T>(graph, spreading, e);
+            return total;
+          }
+        }
+        return sum_marked_contributions<T>(model, graph, spreading.bits, from, to);
+      }
       if constexpr (counts_spreaders_v<Model>) {
         std::uint32_t count = 0;
-        for (edge_offset e = from; e < to; ++e) count += spreads_bit(spreading, graph.neighbours(e));
+        for (edge_offset e = from; e < to; ++e) count += spreads_bit(spreading.bits, graph.neighbours(e));
         return static_cast<T>(count) * static_cast<T>(model.spreader_contribution());
       }
     }

@@ -64,4 +64,20 @@ struct counts_spreaders<Model, std::void_t<decltype(std::declval<Model const&>()
 template <class Model>
 inline constexpr bool counts_spreaders_v = Details::counts_spreaders<Model>::value;
 
+namespace Details {
+template <class Model, class = void>
+struct counts_weighted_spreaders : std::false_type {};
+template <class Model>
+struct counts_weighted_spreaders<Model,
+                                 std::void_t<decltype(std::declval<Model const&>().spreader_contribution(float{}))>>
+    : std::bool_constant<declares_contribution_v<Model> && declares_activity_v<Model>> {};
+}  // namespace Details
+
+/// Whether what a spreading neighbour contributes depends on the edge's weight alone
+/// (Model::spreader_contribution(w), which is contribution(j, w) for every j that spreads): the
+/// pull step on a weighted graph whose weights take few values then adds the contribution of
+/// each edge's weight code where its neighbour's spreader bit is set (see weight_codes.hpp).
+template <class Model>
+inline constexpr bool counts_weighted_spreaders_v = Details::counts_weighted_spreaders<Model>::value;
+
 }  // namespace herd

@@ -68,13 +68,14 @@ struct PhaseKernel {
   bool gather_ahead = false;  // ask for the values contributions read, agents ahead (CPUs)
   // One bit per stored agent where it spreads, for the sums of a model that counts its spreaders;
   // empty: sums read the neighbours' states.
-  Kokkos::View<std::uint32_t const*, typename Graph::memory_space> spreading;
+  SpreaderViews<typename Graph::memory_space> spreading;
 
   KOKKOS_INLINE_FUNCTION agent_index agent(agent_index k) const { return agents.extent(0) ? agents(k) : first + k; }
 
   template <Lanes Mode, class Member>
   KOKKOS_INLINE_FUNCTION void run(agent_index i, Member const& member) const {
-    Agent<Graph, Mode, Member> const a(graph, i, ids(i), rng, step, stream, member, pushed.data(), spreading.data());
+    Agent<Graph, Mode, Member> const a(graph, i, ids(i), rng, step, stream, member, pushed.data(),
+                                       spreading.pointers());
     a.single([&]() { written.keep(i); });
     phase(a);
   }
@@ -102,7 +103,7 @@ struct PhaseKernel {
       __builtin_prefetch(graph.neighbours.data() + ahead);
       if (graph.weighted()) __builtin_prefetch(graph.weights.data() + ahead);
       if constexpr (gathers_ahead_v<Phase>) {
-        if (gather_ahead && spreading.extent(0) == 0 && (phase.activity(next) & activity::receives))
+        if (gather_ahead && spreading.empty() && (phase.activity(next) & activity::receives))
           for (edge_offset e = ahead; e < graph.row_offsets(next + 1); ++e)
             __builtin_prefetch(phase.contribution_address(graph.neighbours(e)));
       }
@@ -208,7 +209,7 @@ KOKKOS_INLINE_FUNCTION bool reads_sum(Phase const& phase, agent_index i) {
 template <class ExecutionSpace, class Phase, class Graph>
 void sum_by_edges(ExecutionSpace const& exec, StepPlan<typename ExecutionSpace::memory_space> const& plan,
                   Phase const& phase, Graph const& graph,
-                  Kokkos::View<std::uint32_t const*, typename ExecutionSpace::memory_space> const& spreading = {}) {
+                  SpreaderViews<typename ExecutionSpace::memory_space> const& spreading = {}) {
   auto const offsets = graph.row_offsets;
   auto const sums = plan.sums;
   auto const carried = plan.carried;
@@ -225,8 +226,9 @@ void sum_by_edges(ExecutionSpace const& exec, StepPlan<typename ExecutionSpace::
         // Only the agents that receive read their sum (as on listed steps): the rows of the
         // others are not read.
         auto const sum = [&](agent_index row, edge_offset from, edge_offset to) {
-          return reads_sum(phase, row) ? sum_row_contributions<std::uint64_t>(phase, graph, spreading.data(), from, to)
-                                       : std::uint64_t{0};
+          return reads_sum(phase, row)
+                     ? sum_row_contributions<std::uint64_t>(phase, graph, spreading.pointers(), from, to)
+                     : std::uint64_t{0};
         };
         agent_index const ended = rows_ended_at(offsets, first, rows, start, edges, d);
         agent_index const ended_by_end = rows_ended_at(offsets, first, rows, start, edges, d_end);

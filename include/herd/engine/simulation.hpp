@@ -108,6 +108,15 @@ class Simulation {
   /// neighbour's state. The trajectory is the same either way.
   void set_spreader_bits(bool on) { spreaders_.set_enabled(on); }
   bool spreader_bits() const { return spreaders_.enabled(); }
+  /// Whether prepare() codes the weights of a weighted graph with at most 256 distinct weights, one
+  /// byte per edge, for a model whose spreading neighbours contribute a function of the weight
+  /// (counts_weighted_spreaders_v): its pull steps then add a contribution per edge from the code,
+  /// masked by the spreader bit (on, the default), or read the weights of the spreading neighbours.
+  /// The trajectory is the same either way.
+  void set_weight_codes(bool on) { spreaders_.set_weight_codes(on); }
+  bool weight_codes() const { return spreaders_.weight_codes(); }
+  /// Bytes per edge the weights' codes take: 1 once prepare() made them, else 0.
+  double code_bytes_per_edge() const { return spreaders_.code_bytes_per_edge(); }
   /// Whether the pull steps of `model` read spreader bits (see Details::SpreaderBits::counts),
   /// and not its neighbours' states, which they then do not ask for ahead either.
   template <class Model>
@@ -123,11 +132,12 @@ class Simulation {
   /// Readies the step loop of `model` (herd::run calls it before its loop): active-set stepping
   /// forgets what it knew of the agents, whose state may have been set since the last step, and
   /// allocates the pushed sums of a model that declares contributions (else the first active step
-  /// would). Call it after changing the model's state outside the steps when stepping them one by
-  /// one.
+  /// would); a weighted graph's weights are coded for it once (set_weight_codes). Call it after changing the model's
+  /// state outside the steps when stepping them one by one.
   template <class Model>
   void prepare(Model const& model) {
     active_.prepare(model);
+    spreaders_.prepare(exec_, model, graph_);
   }
 
   /// Called before each step (herd::run does): finds the agents that may change this step and,

@@ -11,6 +11,7 @@
 #include <herd/engine/activity.hpp>
 #include <herd/engine/model_traits.hpp>
 #include <herd/engine/step_plan.hpp>
+#include <herd/engine/weight_codes.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -21,6 +22,26 @@ namespace herd {
 namespace Details {
 
 inline constexpr agent_index spreader_word_bits = 32;
+
+/// What a pull step reads to find its spreading neighbours, as the agent's view holds it.
+struct SpreaderCounts {
+  std::uint32_t const* bits = nullptr;     ///< one per stored agent; null: the sums read the states
+  std::uint8_t const* codes = nullptr;     ///< one per edge, its weight's code; null: not summed by code
+  std::uint64_t const* by_code = nullptr;  ///< what a spreading neighbour contributes, per weight code
+};
+
+/// The same as Views, which a kernel holds.
+template <class MemorySpace>
+struct SpreaderViews {
+  Kokkos::View<std::uint32_t const*, MemorySpace> bits;
+  Kokkos::View<std::uint8_t const*, MemorySpace> codes;
+  Kokkos::View<std::uint64_t const*, MemorySpace> by_code;
+
+  KOKKOS_INLINE_FUNCTION bool empty() const { return bits.extent(0) == 0; }
+  KOKKOS_INLINE_FUNCTION SpreaderCounts pointers() const {
+    return {bits.data(), codes.extent(0) ? codes.data() : nullptr, codes.extent(0) ? by_code.data() : nullptr};
+  }
+};
 
 /// Whether agent j spreads: 1 or 0.
 KOKKOS_INLINE_FUNCTION std::uint32_t spreads_bit(std::uint32_t const* bits, agent_index j) {
@@ -49,14 +70,28 @@ void mark_spreaders(ExecutionSpace const& exec, Phase const& phase, agent_index 
       });
 }
 
+/// Sets by_code(c) to what a spreading neighbour contributes over an edge of weight palette(c).
+/// Does not wait.
+template <class ExecutionSpace, class Phase>
+void fill_contribution_by_code(ExecutionSpace const& exec, Phase const& phase,
+                               Kokkos::View<float*, typename ExecutionSpace::memory_space> const& palette,
+                               Kokkos::View<std::uint64_t*, typename ExecutionSpace::memory_space> const& by_code) {
+  Kokkos::parallel_for(
+      "herd::step::contribution_by_code",
+      Kokkos::RangePolicy<ExecutionSpace>(exec, 0, static_cast<int>(palette.extent(0))),
+      KOKKOS_LAMBDA(int c) { by_code(c) = static_cast<std::uint64_t>(phase.spreader_contribution(palette(c))); });
+}
+
 /// The bits of a simulation's stored agents, marked before each pulled phase that counts its
 /// spreaders, from the current states (ghosts included), so that nothing has to be kept up to date
-/// between phases. Allocated with the simulation: the step loop allocates nothing.
+/// between phases. Allocated with the simulation: the step loop allocates nothing. On a weighted
+/// graph, also the weights' codes (weight_codes.hpp), made by prepare() for a model that counts
+/// weighted spreaders, and the table of what a spreader contributes per code, filled by mark().
 template <class ExecutionSpace>
 class SpreaderBits {
  public:
   using memory_space = typename ExecutionSpace::memory_space;
-  using bits_type = Kokkos::View<std::uint32_t const*, memory_space>;
+  using views_type = SpreaderViews<memory_space>;
 
   SpreaderBits() = default;
   /// Bits for the `stored` agents of `graph`.
@@ -65,36 +100,76 @@ class SpreaderBits {
       : bits_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "herd::spreaders"),
               static_cast<std::size_t>((stored + spreader_word_bits - 1) / spreader_word_bits)),
         stored_(stored),
-        weighted_(graph.weighted()) {}
+        weighted_(graph.weighted()) {
+    if (weighted_)
+      by_code_ = Kokkos::View<std::uint64_t*, memory_space>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "herd::spreaders::by_code"), max_weight_codes);
+  }
 
   /// Pulled phases read neighbours' states instead (`on` false), or bits where they can.
   void set_enabled(bool on) { enabled_ = on; }
   bool enabled() const { return enabled_; }
 
+  /// Whether prepare() codes the weights (`on`, the default) or the weighted sums read each
+  /// marked neighbour's weight. Dropping the codes frees their memory.
+  void set_weight_codes(bool on) {
+    codes_on_ = on;
+    if (!on) codes_ = {};
+    coded_ = false;
+  }
+  bool weight_codes() const { return codes_on_; }
+  /// Bytes per edge the weights' codes take: 1 once made, else 0.
+  double code_bytes_per_edge() const { return codes_.empty() ? 0.0 : WeightCodes<memory_space>::bytes_per_edge(); }
+
+  /// Before a step loop of `model` on `graph`: codes the weights once, if its pulled phases would
+  /// add them by code (a model that counts weighted spreaders, on a weighted graph). Allocates and
+  /// waits for the device.
+  template <class Model, class Graph>
+  void prepare(ExecutionSpace const& exec, Model const& /*model*/, Graph const& graph) {
+    if constexpr (counts_weighted_spreaders_v<Model>) {
+      if (weighted_ && codes_on_ && !coded_) {
+        codes_ = make_weight_codes(exec, graph);
+        coded_ = true;  // once, whether the graph has few enough weights or not
+      }
+    } else {
+      (void)exec;
+      (void)graph;
+    }
+  }
+
   /// Whether the pulled phases of `Phase`, a model that declares its activity and its
   /// contributions, read the bits:
   /// - on an unweighted graph when every spreading neighbour contributes the same
   ///   (counts_spreaders_v): the sum is a count, without branches;
-  /// - on a weighted graph on GPUs, whose sums gather a word of "spreads" before the contributions
-  ///   (Details::sum_contributions), now from the bits instead of the states. CPUs test each
-  ///   neighbour's state there: bits measured slower (SEIR on the population, 2 cores, 287 against
-  ///   223 ms at 10^7 agents, where the states are asked for ahead; 17.8 against 16.3 ms at 10^6).
+  /// - on a weighted graph whose weights prepare() coded, when a spreading neighbour contributes
+  ///   a function of the weight (counts_weighted_spreaders_v): the sum adds a table entry per
+  ///   edge, masked by the bit, without branches;
+  /// - on other weighted graphs on GPUs, whose sums gather a word of "spreads" before the
+  ///   contributions (Details::sum_contributions), from the bits instead of the states. CPUs test
+  ///   each neighbour's state there: bits measured slower (SEIR on the population, 2 cores, 287
+  ///   against 223 ms at 10^7 agents, where the states are asked for ahead; 17.8 against 16.3 ms
+  ///   at 10^6).
   template <class Phase>
   bool counts() const {
     return marks_v<Phase> && enabled_ && bits_.extent(0) > 0 &&
-           (weighted_ ? is_gpu<ExecutionSpace>() : counts_spreaders_v<Phase>);
+           (weighted_ ? adds_by_code<Phase>() || is_gpu<ExecutionSpace>() : counts_spreaders_v<Phase>);
   }
 
   /// Sets the bits of agents [from, to) from phase.activity, by whole words (a word shared with
   /// agents before `from` is rewritten with their bits too, from their current states), and
-  /// returns all the bits; empty, with nothing launched, when the phase does not read them. Does
-  /// not wait.
+  /// returns them, with the weights' codes and each code's contribution (filled when `from` is 0)
+  /// where the sums add by code; empty, with nothing launched, when the phase does not read them.
+  /// Does not wait.
   template <class Phase>
-  bits_type mark(ExecutionSpace const& exec, Phase const& phase, agent_index from, agent_index to) const {
+  views_type mark(ExecutionSpace const& exec, Phase const& phase, agent_index from, agent_index to) const {
     if constexpr (marks_v<Phase>) {
       if (!counts<Phase>()) return {};
       mark_spreaders(exec, phase, from, to, stored_, bits_);
-      return bits_;
+      if (!adds_by_code<Phase>()) return {bits_, {}, {}};
+      if constexpr (counts_weighted_spreaders_v<Phase>) {
+        if (from == 0) fill_contribution_by_code(exec, phase, codes_.palette, by_code_);
+      }
+      return {bits_, codes_.codes, by_code_};
     } else {
       (void)exec;
       (void)phase;
@@ -105,13 +180,21 @@ class SpreaderBits {
   }
 
  private:
-  Kokkos::View<std::uint32_t*, memory_space> bits_;
   template <class Phase>
   static constexpr bool marks_v = declares_activity_v<Phase>&& declares_contribution_v<Phase>;
+  template <class Phase>
+  bool adds_by_code() const {
+    return counts_weighted_spreaders_v<Phase> && weighted_ && !codes_.empty();
+  }
 
+  Kokkos::View<std::uint32_t*, memory_space> bits_;
+  WeightCodes<memory_space> codes_;                     ///< empty until prepare() coded the weights
+  Kokkos::View<std::uint64_t*, memory_space> by_code_;  ///< per code: what a spreading neighbour adds
   agent_index stored_ = 0;
   bool weighted_ = false;
   bool enabled_ = true;
+  bool codes_on_ = true;
+  bool coded_ = false;  ///< whether prepare() looked for the codes since they were last dropped
 };
 
 }  // namespace Details

@@ -146,6 +146,10 @@ class Seir {
   /// What every spreading (infectious) neighbour contributes over an edge of weight 1:
   /// contribution(j, 1) for each of them, so that a pull step may count them instead.
   KOKKOS_INLINE_FUNCTION std::uint64_t spreader_contribution() const { return unit_hazard_by_state_[infectious]; }
+  /// The same over an edge of weight w: contribution(j, w) for every infectious j.
+  KOKKOS_INLINE_FUNCTION std::uint64_t spreader_contribution(float w) const {
+    return w == 1.0f ? unit_hazard_by_state_[infectious] : edge_hazard_of(params_.beta, w);
+  }
 
   /// What contribution(j, w) reads first: the pull step on a CPU asks for it a few agents ahead.
   KOKKOS_INLINE_FUNCTION void const* contribution_address(agent_index j) const { return state.address(j); }

@@ -160,11 +160,13 @@ class DistributedSimulation {
 
   /// Sizes the halo's buffers for every property of `model` that neighbours read, so that the
   /// step loop allocates nothing (herd::run calls it before its loop); active-set stepping forgets
-  /// what it knew of the agents and allocates its pushed sums, as Simulation::prepare. A model
+  /// what it knew of the agents and allocates its pushed sums, and the weights are coded, as
+  /// Simulation::prepare. A model
   /// without for_each_property gets its buffers at its first exchange instead.
   template <class Model>
   void prepare(Model const& model) {
     active_.prepare(model);
+    spreaders_.prepare(exec_, model, local_.graph);
     if constexpr (lists_properties_v<Model>) {
       HaloFields fields;
       model.for_each_property([&](auto const& property) { add_if_visible(fields, property); });
@@ -197,6 +199,15 @@ class DistributedSimulation {
   /// As Simulation::set_spreader_bits.
   void set_spreader_bits(bool on) { spreaders_.set_enabled(on); }
   bool spreader_bits() const { return spreaders_.enabled(); }
+  /// Whether prepare() codes the weights of a weighted graph with at most 256 distinct weights, one
+  /// byte per edge, for a model whose spreading neighbours contribute a function of the weight
+  /// (counts_weighted_spreaders_v): its pull steps then add a contribution per edge from the code,
+  /// masked by the spreader bit (on, the default), or read the weights of the spreading neighbours.
+  /// The trajectory is the same either way.
+  void set_weight_codes(bool on) { spreaders_.set_weight_codes(on); }
+  bool weight_codes() const { return spreaders_.weight_codes(); }
+  /// Bytes per edge the weights' codes take: 1 once prepare() made them, else 0.
+  double code_bytes_per_edge() const { return spreaders_.code_bytes_per_edge(); }
   template <class Model>
   bool reads_spreader_bits(Model const& /*model*/) const {
     return spreaders_.template counts<Model>();

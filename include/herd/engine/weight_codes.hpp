@@ -1,0 +1,126 @@
+#pragma once
+
+// Edge weights as one-byte codes into a palette of the graph's distinct weights, where it has at
+// most 256 of them: a layered contact network weighs its edges by layer (household, school,
+// workplace, community), a handful of values. A model whose spreading neighbours contribute a
+// function of the weight alone (counts_weighted_spreaders_v) then sums a row without a branch:
+// each edge adds the contribution of its code, from a table of 256 computed once a phase, masked
+// by its neighbour's spreader bit. The edge-by-edge sum tests each neighbour's state before it
+// reads the weight and computes a hazard, and mispredicts where spreaders fall at random.
+
+#include <herd/core/bit_cast.hpp>
+#include <herd/core/types.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace herd {
+
+namespace Details {
+
+/// Distinct weights a palette holds at most: the values of a one-byte code.
+inline constexpr int max_weight_codes = 256;
+
+// Slots of the hash set that finds the distinct weights: four per code, so that probes stay short
+// with a full palette.
+inline constexpr std::uint32_t weight_code_slots = 4 * max_weight_codes;
+// An empty slot: the bits of a NaN that no weight may have (a graph with it gets no codes).
+inline constexpr std::uint32_t no_weight = 0xffffffffu;
+
+KOKKOS_INLINE_FUNCTION std::uint32_t weight_slot(std::uint32_t bits) {
+  return (bits * 0x9e3779b1u) >> 22;  // Fibonacci hashing to 10 bits: weight_code_slots
+}
+
+/// The weights of a graph's edges as codes: codes(e) is the position of weight(e) in `palette`,
+/// whose weights are distinct and ascending. Empty when the graph has no weights or more than
+/// max_weight_codes distinct ones.
+template <class MemorySpace>
+struct WeightCodes {
+  Kokkos::View<std::uint8_t*, MemorySpace> codes;
+  Kokkos::View<float*, MemorySpace> palette;
+
+  bool empty() const { return palette.extent(0) == 0; }
+  /// Bytes the codes take per edge.
+  static constexpr double bytes_per_edge() { return sizeof(std::uint8_t); }
+};
+
+/// Finds the distinct weights of `graph` and codes its edges; empty codes when it has none or
+/// more than max_weight_codes distinct weights. Weights compare by their bits as floats, so a
+/// code stands for exactly the float the edge's weight() returns. Allocates and waits for the
+/// device: call it before the step loop.
+template <class ExecutionSpace, class Graph>
+WeightCodes<typename ExecutionSpace::memory_space> make_weight_codes(ExecutionSpace const& exec, Graph const& graph) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  WeightCodes<memory_space> result;
+  if (!graph.weighted()) return result;
+  Kokkos::View<std::uint32_t*, memory_space> slots(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "herd::codes::slots"), weight_code_slots);
+  Kokkos::deep_copy(exec, slots, no_weight);
+  Kokkos::View<int, memory_space> overflow("herd::codes::overflow");
+  // 1. Every distinct weight into the set: a slot is read before it is claimed, so that the edges
+  // of one weight, most of them, compete for no cache line.
+  Kokkos::parallel_for(
+      "herd::codes::find", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, graph.num_edges()),
+      KOKKOS_LAMBDA(edge_offset e) {
+        auto const bits = bit_cast<std::uint32_t>(graph.weight(e));
+        if (bits == no_weight) {
+          overflow() = 1;
+          return;
+        }
+        std::uint32_t slot = weight_slot(bits);
+        for (std::uint32_t probe = 0; probe < weight_code_slots; ++probe) {
+          std::uint32_t const held = slots(slot);
+          if (held == bits) return;
+          if (held == no_weight) {
+            std::uint32_t const before = Kokkos::atomic_compare_exchange(&slots(slot), no_weight, bits);
+            if (before == no_weight || before == bits) return;
+          }
+          slot = (slot + 1) % weight_code_slots;
+        }
+        overflow() = 1;
+      });
+  auto const host_slots = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), slots);
+  auto const host_overflow = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), overflow);
+  std::vector<float> distinct;
+  for (std::uint32_t s = 0; s < weight_code_slots; ++s)
+    if (host_slots(s) != no_weight) distinct.push_back(bit_cast<float>(host_slots(s)));
+  if (host_overflow() != 0 || distinct.size() > static_cast<std::size_t>(max_weight_codes)) return result;
+  // 2. Codes in ascending order of weight (the same codes whatever order the threads found them
+  // in), looked up by slot.
+  std::sort(distinct.begin(), distinct.end());
+  // A View of its own: on the host, a mirror of `slots` would be `slots`.
+  Kokkos::View<std::uint32_t*, Kokkos::HostSpace> host_codes(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "herd::codes::of_slot"), weight_code_slots);
+  for (std::uint32_t s = 0; s < weight_code_slots; ++s)
+    host_codes(s) = host_slots(s) == no_weight
+                        ? 0
+                        : static_cast<std::uint32_t>(
+                              std::lower_bound(distinct.begin(), distinct.end(), bit_cast<float>(host_slots(s))) -
+                              distinct.begin());
+  auto const code_of_slot = Kokkos::create_mirror_view_and_copy(memory_space(), host_codes);
+  result.palette = Kokkos::View<float*, memory_space>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "herd::codes::palette"), distinct.size());
+  Kokkos::deep_copy(exec, result.palette,
+                    Kokkos::View<float const*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                        distinct.data(), distinct.size()));
+  result.codes = Kokkos::View<std::uint8_t*, memory_space>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "herd::codes"), graph.num_edges());
+  auto const codes = result.codes;
+  Kokkos::parallel_for(
+      "herd::codes::assign", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, graph.num_edges()),
+      KOKKOS_LAMBDA(edge_offset e) {
+        auto const bits = bit_cast<std::uint32_t>(graph.weight(e));
+        std::uint32_t slot = weight_slot(bits);
+        while (slots(slot) != bits) slot = (slot + 1) % weight_code_slots;
+        codes(e) = static_cast<std::uint8_t>(code_of_slot(slot));
+      });
+  exec.fence();
+  return result;
+}
+
+}  // namespace Details
+
+}  // namespace herd
