@@ -9,6 +9,8 @@ namespace {
 
 using namespace herd;
 using herd::test::to_vector;
+// CUDA's headers declare a global ::half too; name Herd's.
+using herd::half;
 
 // A directed graph of `agents` rows whose edge e weighs weights[e % weights.size()].
 template <class WeightStorage = float>
