@@ -113,6 +113,7 @@ class SpreaderBits {
   /// Whether prepare() codes the weights (`on`, the default) or the weighted sums read each
   /// marked neighbour's weight. Dropping the codes frees their memory.
   void set_weight_codes(bool on) {
+    if (on == codes_on_) return;  // codes made stay made
     codes_on_ = on;
     if (!on) codes_ = {};
     coded_ = false;
