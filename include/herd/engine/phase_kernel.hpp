@@ -66,8 +66,8 @@ struct PhaseKernel {
   int rows_per_team;
   Kokkos::View<std::uint64_t const*, typename Graph::memory_space> pushed;  // empty: sums are pulled
   bool gather_ahead = false;  // ask for the values contributions read, agents ahead (CPUs)
-  // One bit per stored agent where it spreads, for the sums of a model that counts its spreaders;
-  // empty: sums read the neighbours' states.
+  // One bit per stored agent where it spreads, for the sums of a model that counts its spreaders,
+  // with the weights' codes where those sums add by code; empty: sums read the neighbours' states.
   SpreaderViews<typename Graph::memory_space> spreading;
 
   KOKKOS_INLINE_FUNCTION agent_index agent(agent_index k) const { return agents.extent(0) ? agents(k) : first + k; }

@@ -60,11 +60,15 @@ WeightCodes<typename ExecutionSpace::memory_space> make_weight_codes(ExecutionSp
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "herd::codes::slots"), weight_code_slots);
   Kokkos::deep_copy(exec, slots, no_weight);
   Kokkos::View<int, memory_space> overflow("herd::codes::overflow");
+  Kokkos::View<int, memory_space> found("herd::codes::found");
   // 1. Every distinct weight into the set: a slot is read before it is claimed, so that the edges
-  // of one weight, most of them, compete for no cache line.
+  // of one weight, most of them, compete for no cache line. Once more weights than codes are
+  // found, the other edges stop looking: with weights of many values (contact durations, say)
+  // each would otherwise probe the whole set.
   Kokkos::parallel_for(
       "herd::codes::find", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, graph.num_edges()),
       KOKKOS_LAMBDA(edge_offset e) {
+        if (overflow() != 0) return;
         auto const bits = bit_cast<std::uint32_t>(graph.weight(e));
         if (bits == no_weight) {
           overflow() = 1;
@@ -76,6 +80,7 @@ WeightCodes<typename ExecutionSpace::memory_space> make_weight_codes(ExecutionSp
           if (held == bits) return;
           if (held == no_weight) {
             std::uint32_t const before = Kokkos::atomic_compare_exchange(&slots(slot), no_weight, bits);
+            if (before == no_weight && Kokkos::atomic_fetch_add(&found(), 1) >= max_weight_codes) overflow() = 1;
             if (before == no_weight || before == bits) return;
           }
           slot = (slot + 1) % weight_code_slots;
