@@ -21,6 +21,7 @@
 #include <herd/core/device_pass.hpp>
 #include <herd/core/error.hpp>
 #include <herd/core/kokkos_compat.hpp>
+#include <herd/core/lowest_bit.hpp>
 #include <herd/core/types.hpp>
 #include <herd/engine/activity.hpp>
 #include <herd/engine/binned_push.hpp>
@@ -132,6 +133,13 @@ void mark_listed(ExecutionSpace const& exec, char const* label, Mark const& mark
       });
 }
 
+// The marks (0 or 1) in the bytes of a word as its low eight bits, byte k's at bit k: the product
+// puts byte k's mark at bit 56 + k, and every other partial product at a bit of its own below
+// bit 56 or above bit 63, so nothing carries into the top byte.
+KOKKOS_INLINE_FUNCTION std::uint32_t mark_bits(std::uint64_t word) {
+  return static_cast<std::uint32_t>((word * 0x0102040810204080u) >> 56);
+}
+
 // Mark words a compaction item covers: 128 agents. With an item per word, 10^7 agents made 1.25
 // million items: on a GPU about ten thousand blocks of the scan, each with little work beyond the
 // scan's own (a reduction, a fence, an atomic), and as many block totals for the scan's last block
@@ -156,10 +164,15 @@ agent_index compact_marks(ExecutionSpace const& exec, Words const& words, List c
         agent_index added = 0;
         if (final) {
           for (agent_index c = first; c < last; ++c) {
-            if (words(c) == 0) continue;
-            auto const* marks = reinterpret_cast<std::uint8_t const*>(&words(c));
-            for (agent_index b = 0; b < marks_per_word; ++b)
-              if (marks[b]) list(partial + added++) = c * marks_per_word + b;
+            std::uint64_t const word = words(c);
+            if (word == 0) continue;
+            // The word's marks as bits, visited set bit by set bit: a branch per mark
+            // mispredicted wherever marks fall at random, as the receivers of an epidemic do.
+            std::uint32_t bits = mark_bits(word);
+            while (bits != 0) {
+              list(partial + added++) = c * marks_per_word + lowest_bit(bits);
+              bits &= bits - 1;
+            }
             words(c) = 0;
           }
         } else {

@@ -4,6 +4,7 @@
 // Agent::sum_of_contributions on the thread schedule, and what a share of the edge schedule adds.
 
 #include <herd/core/device_pass.hpp>
+#include <herd/core/lowest_bit.hpp>
 #include <herd/core/types.hpp>
 #include <herd/engine/activity.hpp>
 #include <herd/engine/model_traits.hpp>
@@ -27,15 +28,6 @@ struct EdgeWeight {
   // NOLINTNEXTLINE(google-explicit-constructor): it stands for a float wherever one is expected.
   KOKKOS_INLINE_FUNCTION operator float() const { return graph.weight(edge); }
 };
-
-// The position of the lowest set bit of a non-zero word.
-KOKKOS_INLINE_FUNCTION int lowest_bit(std::uint32_t word) {
-#if HERD_DEVICE_PASS
-  return __ffs(static_cast<int>(word)) - 1;
-#else
-  return __builtin_ctz(word);
-#endif
-}
 
 // Edges whose neighbours are looked at together before any contribution is computed (the bits of
 // one word).
