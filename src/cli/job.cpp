@@ -148,7 +148,8 @@ bool declares_activity(Options const& o) { return is_epidemic(o) || is_covid(o);
 template <class WeightStorage>
 void add_active_memory(JobResult& result, Options const& o, bool transposed, bool weighted, bool binned) {
   if (!declares_activity(o) || o.stepping == "pull") return;
-  result.bytes_per_agent += ActiveSet<Exec, WeightStorage>::bytes_per_agent(true, binned);
+  // SIR and SEIR bin readers alone on an unweighted graph (Details::pushes_values).
+  result.bytes_per_agent += ActiveSet<Exec, WeightStorage>::bytes_per_agent(true, binned, weighted || !is_epidemic(o));
   if (!transposed) return;
   result.bytes_per_agent += sizeof(edge_offset);
   result.bytes_per_edge += sizeof(agent_index) + (weighted ? sizeof(WeightStorage) : 0);

@@ -143,11 +143,9 @@ TEST_P(PushedSums, AreTheSumsOverTheRows) {
 
 INSTANTIATE_TEST_SUITE_P(ActiveSet, PushedSums, ::testing::Values(BinnedPush::off, BinnedPush::on));
 
-// Bins too small for one pass: the sources are pushed in slices, halved when a slice's pushes
-// overflow, and give the marks and sums of the atomic pushes.
-TEST(ActiveSet, BinsPushInSlicesWhenTheyOverflow) {
-  if (!Details::is_host_space_v<Exec>) GTEST_SKIP() << "bins are for host memory; GPUs push atomically";
-  auto const g = weighted_directed_graph(5000, 8, 5);
+// Pushes from every agent of `g` through bins too small for one pass and atomically: the same
+// marks and sums.
+void bins_push_as_atomics_do(Graph const& g) {
   Seir<> model(g.num_agents(), sir(0.1, 400));
   Simulation<Exec> sim(Exec(), g, 3);
   model.initialise(sim, g.num_agents());
@@ -162,8 +160,10 @@ TEST(ActiveSet, BinsPushInSlicesWhenTheyOverflow) {
     Kokkos::View<std::uint64_t*, Memory> sums("sums", n);
     Details::MarkActive<Seir<>, Graph> const mark{model, words, push, sums, n};
     if constexpr (Details::is_host_space_v<Exec>) {
+      bool const values = Details::pushes_values<Seir<>>(push);
+      EXPECT_EQ(values, g.weighted());
       if (binned)
-        Details::push_binned(Exec(), mark, Details::PushBins<Memory>(n, longest, 2), Details::AgentsFrom{}, n);
+        Details::push_binned(Exec(), mark, Details::PushBins<Memory>(n, longest, 2, values), Details::AgentsFrom{}, n);
     }
     if (!binned) Details::mark_range(Exec(), "atomic", mark, 0, n);
     Kokkos::fence();
@@ -174,6 +174,17 @@ TEST(ActiveSet, BinsPushInSlicesWhenTheyOverflow) {
   EXPECT_EQ(binned.first, atomic.first) << "marks";
   EXPECT_EQ(binned.second, atomic.second) << "sums";
   EXPECT_GT(std::count_if(atomic.second.begin(), atomic.second.end(), [](std::uint64_t v) { return v != 0; }), 1000);
+}
+
+// Bins too small for one pass: the sources are pushed in slices, halved when a slice's pushes
+// overflow, and give the marks and sums of the atomic pushes; with their values on a weighted
+// graph, and as readers alone on the same graph without weights.
+TEST(ActiveSet, BinsPushInSlicesWhenTheyOverflow) {
+  if (!Details::is_host_space_v<Exec>) GTEST_SKIP() << "bins are for host memory; GPUs push atomically";
+  auto const weighted = weighted_directed_graph(5000, 8, 5);
+  auto unweighted = weighted;
+  unweighted.weights = {};
+  for (auto const& g : {weighted, unweighted}) bins_push_as_atomics_do(g);
 }
 
 // The estimate automatic mode decides on, from a pass over every agent: the stepped sources (in

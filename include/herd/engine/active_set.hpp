@@ -337,11 +337,11 @@ class ActiveSet {
 
   /// Bytes per agent it stores (a mark, a list entry, and a pushed sum for a model that declares
   /// contributions, binned or not), besides a transpose; a ghost takes two sources entries. The
-  /// bins hold a push (reader and value) per agent, fewer on a graph of fewer edges, and at least
-  /// the longest push row.
-  static constexpr double bytes_per_agent(bool contributions, bool binned = false) {
+  /// bins hold a push (reader, and value unless all pushes add the same: `binned_values`) per
+  /// agent, fewer on a graph of fewer edges, and at least the longest push row.
+  static constexpr double bytes_per_agent(bool contributions, bool binned = false, bool binned_values = true) {
     return 1 + sizeof(agent_index) + (contributions ? sizeof(std::uint64_t) : 0) +
-           (contributions && binned ? sizeof(agent_index) + sizeof(std::uint64_t) : 0);
+           (contributions && binned ? sizeof(agent_index) + (binned_values ? sizeof(std::uint64_t) : 0) : 0);
   }
 
   /// Allocates what stepping `model` on its active agents needs beyond the marks and lists: the
@@ -351,7 +351,7 @@ class ActiveSet {
     if constexpr (declares_contribution_v<Model>) {
       if (sums_.extent(0) != static_cast<std::size_t>(stepped_))
         sums_ = Kokkos::View<std::uint64_t*, memory_space>("herd::active::sums", stepped_);
-      if (bins_pushes() && !bins_.allocated()) allocate_bins();
+      if (bins_pushes()) allocate_bins_for<Model>();
     }
   }
 
@@ -495,12 +495,18 @@ class ActiveSet {
   }
 
   // Room in the bins for the pushes of a slice of sources: as many as the agents (at least 2^16,
-  // at most the edges), and at least the longest push row, which a slice of one source needs.
-  void allocate_bins() {
+  // at most the edges), and at least the longest push row, which a slice of one source needs;
+  // with their values where `Model`'s pushes carry them. Once, unless a model needs the values
+  // that bins allocated without them lack.
+  template <class Model>
+  void allocate_bins_for() {
+    bool const values = Details::pushes_values<Model>(push_);
+    if (bins_.allocated() && (bins_.holds_values() || !values)) return;
     edge_offset const longest = Details::longest_row(exec_, push_);
     auto const capacity = std::max<std::int64_t>(
         longest, std::min<std::int64_t>(push_.num_edges(), std::max<std::int64_t>(stepped_, std::int64_t{1} << 16)));
-    bins_ = Details::PushBins<memory_space>(stepped_, std::max<std::int64_t>(capacity, 1), compat::concurrency(exec_));
+    bins_ = Details::PushBins<memory_space>(stepped_, std::max<std::int64_t>(capacity, 1), compat::concurrency(exec_),
+                                            values);
   }
 
   // Pushes from candidate(0 .. count) through the bins: host memory only, where bins_pushes() can
@@ -508,7 +514,7 @@ class ActiveSet {
   template <class Mark, class Candidate>
   void push_through_bins(Mark const& mark, Candidate const& candidate, agent_index count) {
     if constexpr (Details::is_host_space_v<ExecutionSpace>) {
-      if (!bins_.allocated()) allocate_bins();
+      allocate_bins_for<decltype(mark.model)>();
       Details::push_binned(exec_, mark, bins_, candidate, count);
     } else {
       (void)mark;

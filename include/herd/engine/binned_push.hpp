@@ -13,6 +13,7 @@
 #include <herd/core/device_pass.hpp>
 #include <herd/core/types.hpp>
 #include <herd/engine/activity.hpp>
+#include <herd/engine/model_traits.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -52,8 +53,9 @@ inline constexpr int push_block_shift = 15;
 // Sources of one slice are split in this many chunks per thread, each a bin row of its own.
 inline constexpr int push_chunks_per_thread = 8;
 
-// The bins' storage, allocated once: `capacity` pushes (reader, value), and per chunk and block of
-// readers the pushes counted, then where the next one goes.
+// The bins' storage, allocated once: `capacity` pushes (reader, and value unless every push adds
+// the same: see pushes_values), and per chunk and block of readers the pushes counted, then where
+// the next one goes.
 template <class MemorySpace>
 struct PushBins {
   Kokkos::View<agent_index*, MemorySpace> readers;
@@ -66,16 +68,26 @@ struct PushBins {
   std::int64_t capacity() const { return static_cast<std::int64_t>(readers.extent(0)); }
 
   bool allocated() const { return readers.extent(0) > 0; }
+  bool holds_values() const { return values.extent(0) > 0; }
 
-  /// Room for `capacity` pushes into `stepped` readers from `threads` threads.
-  PushBins(agent_index stepped, std::int64_t capacity, int threads)
+  /// Room for `capacity` pushes into `stepped` readers from `threads` threads, with their values
+  /// or not.
+  PushBins(agent_index stepped, std::int64_t capacity, int threads, bool with_values = true)
       : readers(Kokkos::ViewAllocateWithoutInitializing("herd::active::bin_readers"), capacity),
-        values(Kokkos::ViewAllocateWithoutInitializing("herd::active::bin_values"), capacity),
+        values(Kokkos::ViewAllocateWithoutInitializing("herd::active::bin_values"), with_values ? capacity : 0),
         cursors("herd::active::bin_cursors", static_cast<std::size_t>(threads * push_chunks_per_thread),
                 static_cast<std::size_t>((stepped >> push_block_shift) + 1)),
         block_starts("herd::active::bin_starts", cursors.extent(1) + 1) {}
   PushBins() = default;
 };
+
+// Whether pushes of `Model` along `push_graph` carry values: not where every spreader contributes
+// the same (a model that counts its spreaders, on an unweighted graph), whose pushes are readers
+// alone, a third of the bytes written to the bins and read back.
+template <class Model, class Graph>
+bool pushes_values(Graph const& push_graph) {
+  return !counts_spreaders_v<Model> || push_graph.weighted();
+}
 
 // The length of the longest row of `graph`. Waits for the device.
 template <class ExecutionSpace, class Graph>
@@ -140,6 +152,11 @@ void push_binned(ExecutionSpace const& exec, Mark const& mark,
   auto const readers = bins.readers;
   auto const values = bins.values;
   auto const blocks = bins.blocks();
+  // Pushes that all add `unit` are binned without their values.
+  bool const same = !pushes_values<decltype(mark.model)>(push);
+  std::uint64_t unit = 0;
+  if constexpr (counts_spreaders_v<decltype(mark.model)>)
+    unit = static_cast<std::uint64_t>(model.spreader_contribution());
   double const mean_readers =
       push.num_agents() > 0 ? static_cast<double>(push.num_edges()) / static_cast<double>(push.num_agents()) : 1.0;
   // A first slice that fills about half the bins at the mean row length; halved when it overflows.
@@ -191,7 +208,7 @@ void push_binned(ExecutionSpace const& exec, Mark const& mark,
                 if (r >= stepped) return;
                 std::int64_t const at = cursor[r >> push_block_shift]++;
                 reader[at] = r;
-                value[at] = static_cast<std::uint64_t>(model.contribution(i, push.weight(e)));
+                if (!same) value[at] = static_cast<std::uint64_t>(model.contribution(i, push.weight(e)));
               });
         });
     // 4. Add each block's bin into the sums of its receiving readers: one thread a block.
@@ -218,13 +235,17 @@ void push_binned(ExecutionSpace const& exec, Mark const& mark,
           std::uint64_t const* const value = values.data();
           std::uint64_t* const sum = sums.data();
           std::int64_t const end = starts(b + 1);
-          for (std::int64_t at = starts(b); at < end; ++at) {
+          // Without a branch: near an epidemic's peak about half the readers receive, at random.
+          auto const add = [&](std::int64_t at, std::uint64_t v) {
             agent_index const r = reader[at];
-            // Without a branch: near an epidemic's peak about half the readers receive, at random.
             auto const receives = static_cast<std::uint8_t>((model.activity(r) & activity::receives) != 0);
             marks[r] |= receives;
-            sum[r] += value[at] & (std::uint64_t{0} - receives);
-          }
+            sum[r] += v & (std::uint64_t{0} - receives);
+          };
+          if (same)
+            for (std::int64_t at = starts(b); at < end; ++at) add(at, unit);
+          else
+            for (std::int64_t at = starts(b); at < end; ++at) add(at, value[at]);
         });
     exec.fence();
     first += n;
