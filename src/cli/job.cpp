@@ -117,6 +117,7 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
   result.step_seconds = timer.seconds();
   result.spreader_bits = sim.reads_spreader_bits(model);
   result.weight_codes = result.spreader_bits && sim.code_bytes_per_edge() > 0;
+  result.bins_hold_values = Details::pushes_values<Model>(sim.graph());
   if (o.profile) result.profile = summarise(telemetry, distributed);
   // The history comes back in one copy, after the loop.
   auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), history);
@@ -148,8 +149,7 @@ bool declares_activity(Options const& o) { return is_epidemic(o) || is_covid(o);
 template <class WeightStorage>
 void add_active_memory(JobResult& result, Options const& o, bool transposed, bool weighted, bool binned) {
   if (!declares_activity(o) || o.stepping == "pull") return;
-  // SIR and SEIR bin readers alone on an unweighted graph (Details::pushes_values).
-  result.bytes_per_agent += ActiveSet<Exec, WeightStorage>::bytes_per_agent(true, binned, weighted || !is_epidemic(o));
+  result.bytes_per_agent += ActiveSet<Exec, WeightStorage>::bytes_per_agent(true, binned, result.bins_hold_values);
   if (!transposed) return;
   result.bytes_per_agent += sizeof(edge_offset);
   result.bytes_per_edge += sizeof(agent_index) + (weighted ? sizeof(WeightStorage) : 0);

@@ -138,9 +138,7 @@ class Seir {
   KOKKOS_INLINE_FUNCTION std::uint64_t contribution(agent_index j, Weight const& weight) const {
     std::uint64_t const unit = unit_hazard(j);
     if (unit == 0) return unit;
-    float const w = weight;
-    if (w == 1.0f) return unit;
-    return edge_hazard_of(params_.beta, w);
+    return spreader_contribution(static_cast<float>(weight));
   }
 
   /// What every spreading (infectious) neighbour contributes over an edge of weight 1:
