@@ -118,6 +118,7 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
   result.spreader_bits = sim.reads_spreader_bits(model);
   result.weight_codes = result.spreader_bits && sim.code_bytes_per_edge() > 0;
   result.bins_hold_values = Details::pushes_values<Model>(sim.graph());
+  result.pushes_counted = sim.counts_pushes();
   if (o.profile) result.profile = summarise(telemetry, distributed);
   // The history comes back in one copy, after the loop.
   auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), history);
@@ -144,12 +145,13 @@ bool is_covid(Options const& o) { return o.model == "covid"; }
 bool declares_activity(Options const& o) { return is_epidemic(o) || is_covid(o); }
 
 // Adds the memory of active-set stepping: the active set (a mark, list and sources entries and a
-// pushed sum per agent, and bins for the pushes when it bins them) and, unless the graph pushes
-// along its own rows, its transpose.
+// pushed sum per agent unless its marks count the pushes, and bins for the pushes when it bins
+// them) and, unless the graph pushes along its own rows, its transpose.
 template <class WeightStorage>
 void add_active_memory(JobResult& result, Options const& o, bool transposed, bool weighted, bool binned) {
   if (!declares_activity(o) || o.stepping == "pull") return;
-  result.bytes_per_agent += ActiveSet<Exec, WeightStorage>::bytes_per_agent(true, binned, result.bins_hold_values);
+  result.bytes_per_agent +=
+      ActiveSet<Exec, WeightStorage>::bytes_per_agent(true, binned, result.bins_hold_values, !result.pushes_counted);
   if (!transposed) return;
   result.bytes_per_agent += sizeof(edge_offset);
   result.bytes_per_edge += sizeof(agent_index) + (weighted ? sizeof(WeightStorage) : 0);

@@ -143,6 +143,78 @@ TEST_P(PushedSums, AreTheSumsOverTheRows) {
 
 INSTANTIATE_TEST_SUITE_P(ActiveSet, PushedSums, ::testing::Values(BinnedPush::off, BinnedPush::on));
 
+// On an unweighted graph, where every infectious neighbour adds the same hazard, finding the list
+// counts each listed susceptible agent's infectious neighbours in its mark instead of summing:
+// the count over its row, with no sums kept; all cleared when the next step begins.
+class PushedCounts : public ::testing::TestWithParam<BinnedPush> {};
+
+TEST_P(PushedCounts, AreTheInfectiousNeighboursCounted) {
+  auto const g = build_csr(Exec(), generate_edges(Exec(), ErdosRenyi{3000, 8.0}, 2));
+  Seir<> model(g.num_agents(), sir(0.1, 150));
+  Simulation<Exec> sim(Exec(), g, 3);
+  model.initialise(sim, g.num_agents());
+  ActiveSet<Exec> set(Exec(), g, g.num_agents());
+  set.set_binned_push(GetParam());
+  ASSERT_TRUE(set.counts_pushes<Seir<>>());
+  set.reserve(model);
+  agent_index const listed = set.find(model);
+  EXPECT_EQ(set.sums().extent(0), 0u) << "counted, not summed";
+  auto const counts_view = set.counts();
+  ASSERT_EQ(counts_view.extent(0), static_cast<std::size_t>(g.num_agents()));
+  std::vector<std::uint8_t> counts(counts_view.extent(0));
+  Kokkos::deep_copy(
+      Kokkos::View<std::uint8_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(counts.data(), counts.size()),
+      counts_view);
+  auto const list = to_vector(set.list());
+  std::vector<bool> is_listed(counts.size(), false);
+  for (agent_index k = 0; k < listed; ++k)
+    is_listed[static_cast<std::size_t>(list[static_cast<std::size_t>(k)])] = true;
+  auto const state = to_vector(model.state.current());
+  auto const offsets = to_vector(g.row_offsets);
+  auto const neighbours = to_vector(g.neighbours);
+  int receivers = 0;
+  for (std::size_t i = 0; i < state.size(); ++i) {
+    int infectious = 0;
+    for (auto e = offsets[i]; e < offsets[i + 1]; ++e)
+      infectious += state[static_cast<std::size_t>(neighbours[static_cast<std::size_t>(e)])] == Seir<>::infectious;
+    if (state[i] == Seir<>::susceptible) {
+      receivers += infectious > 0;
+      EXPECT_EQ(counts[i], infectious) << "agent " << i;
+      EXPECT_EQ(is_listed[i], infectious > 0) << "agent " << i;
+    } else {
+      // A source's own mark; 0 for the recovered.
+      EXPECT_EQ(counts[i], state[i] == Seir<>::infectious ? 1 : 0) << "agent " << i;
+    }
+  }
+  EXPECT_GT(receivers, 500);
+  set.begin_step();
+  EXPECT_EQ(set.counts().extent(0), 0u) << "no counts until the next find()";
+  std::vector<std::uint8_t> cleared(counts.size());
+  Kokkos::deep_copy(
+      Kokkos::View<std::uint8_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(cleared.data(), cleared.size()),
+      counts_view);
+  EXPECT_EQ(std::count(cleared.begin(), cleared.end(), 0), static_cast<std::ptrdiff_t>(cleared.size()));
+}
+
+INSTANTIATE_TEST_SUITE_P(ActiveSet, PushedCounts, ::testing::Values(BinnedPush::off, BinnedPush::on));
+
+// Counts are bytes: a push row of 254 readers still counts (with the source's own mark, 255),
+// one of 255 sums instead; so do weighted graphs.
+TEST(ActiveSet, CountsOnlyWhatFitsAByte) {
+  auto counts = [](Graph const& g) {
+    ActiveSet<Exec> set(Exec(), g, g.num_agents());
+    return set.counts_pushes<Seir<>>();
+  };
+  auto star = [](global_id leaves) {
+    std::vector<global_id> hub(static_cast<std::size_t>(leaves), 0), others(static_cast<std::size_t>(leaves));
+    for (global_id k = 0; k < leaves; ++k) others[static_cast<std::size_t>(k)] = k + 1;
+    return build_csr(Exec(), herd::test::edge_list<Exec>(static_cast<agent_index>(leaves + 1), hub, others));
+  };
+  EXPECT_TRUE(counts(star(254)));
+  EXPECT_FALSE(counts(star(255)));
+  EXPECT_FALSE(counts(weighted_directed_graph(500, 4, 1)));
+}
+
 // Pushes from every agent of `g` through bins too small for one pass and atomically: the same
 // marks and sums.
 void bins_push_as_atomics_do(Graph const& g) {
@@ -174,6 +246,27 @@ void bins_push_as_atomics_do(Graph const& g) {
   EXPECT_EQ(binned.first, atomic.first) << "marks";
   EXPECT_EQ(binned.second, atomic.second) << "sums";
   EXPECT_GT(std::count_if(atomic.second.begin(), atomic.second.end(), [](std::uint64_t v) { return v != 0; }), 1000);
+  if (g.weighted()) return;
+  // Counted in the marks: the same counts either way, and each receiver's the sum over the unit.
+  auto count = [&](bool binned) {
+    Kokkos::View<std::uint64_t*, Memory> words("words", (n + 7) / 8);
+    Details::MarkActive<Seir<>, Graph> const mark{model, words, push, {}, n, true};
+    if constexpr (Details::is_host_space_v<Exec>) {
+      if (binned)
+        Details::push_binned(Exec(), mark, Details::PushBins<Memory>(n, longest, 2, false), Details::AgentsFrom{}, n);
+    }
+    if (!binned) Details::mark_range(Exec(), "atomic", mark, 0, n);
+    Kokkos::fence();
+    return to_vector(words);
+  };
+  auto const counted = count(false);
+  EXPECT_EQ(count(true), counted) << "counts";
+  auto const* bytes = reinterpret_cast<std::uint8_t const*>(counted.data());
+  auto const state = to_vector(model.state.current());
+  for (agent_index i = 0; i < n; ++i) {
+    if (state[static_cast<std::size_t>(i)] != Seir<>::susceptible) continue;
+    EXPECT_EQ(bytes[i] * model.spreader_contribution(), atomic.second[static_cast<std::size_t>(i)]) << "agent " << i;
+  }
 }
 
 // Bins too small for one pass: the sources are pushed in slices, halved when a slice's pushes
@@ -472,23 +565,38 @@ TEST(ActiveSet, OnlyTheFirstPhaseReadsPushedSums) {
       << "infected agents should see infectious neighbours";
 }
 
+// The state of the test epidemics below: one byte per agent, every `every`-th agent starting in
+// `seeded` and the others in 0.
+struct ByteStateEpidemic {
+  Property<std::uint8_t> state;
+
+  explicit ByteStateEpidemic(agent_index agents) : state("state", agents) {}
+
+  template <class Sim>
+  void seed_every(Sim& sim, agent_index agents, agent_index every, std::uint8_t seeded) {
+    auto const s = state.current();
+    Kokkos::parallel_for(
+        Kokkos::RangePolicy<typename Sim::execution_space>(sim.execution_space_instance(), 0, agents),
+        KOKKOS_LAMBDA(agent_index i) { s(i) = i % every == 0 ? seeded : std::uint8_t{0}; });
+  }
+  template <class F>
+  void for_each_property(F&& f) const {
+    f(state);
+  }
+};
+
 // An epidemic with carriers: agents that infect their neighbours for ever and never change (they
 // spread, but neither change on their own nor receive). After the first listed step only the
 // carriers' own listing keeps them as sources; without it, their neighbours would be left off the
 // lists while the pull step goes on infecting them. Recovered agents lose immunity, so the
 // carriers' neighbourhoods see infections until the last step.
-struct CarrierEpidemic {
+struct CarrierEpidemic : ByteStateEpidemic {
   enum : std::uint8_t { susceptible, infectious, recovered, carrier };
-  Property<std::uint8_t> state;
-
-  explicit CarrierEpidemic(agent_index agents) : state("state", agents) {}
+  using ByteStateEpidemic::ByteStateEpidemic;
 
   template <class Sim>
   void initialise(Sim& sim, agent_index agents) {
-    auto const s = state.current();
-    Kokkos::parallel_for(
-        Kokkos::RangePolicy<typename Sim::execution_space>(sim.execution_space_instance(), 0, agents),
-        KOKKOS_LAMBDA(agent_index i) { s(i) = i % 997 == 0 ? carrier : susceptible; });
+    seed_every(sim, agents, 997, carrier);
   }
 
   KOKKOS_INLINE_FUNCTION std::uint32_t contribution(agent_index j, float) const {
@@ -505,10 +613,6 @@ struct CarrierEpidemic {
 
   template <class Sim>
   void step(Sim& sim);
-  template <class F>
-  void for_each_property(F&& f) const {
-    f(state);
-  }
 };
 
 struct CarrierStep {
@@ -530,6 +634,80 @@ struct CarrierStep {
 template <class Sim>
 void CarrierEpidemic::step(Sim& sim) {
   sim.apply(CarrierStep{*this}, state);
+}
+
+// Agents that are sources and receivers at once, whose pushes are counted in the marks: an alert
+// agent changes on its own and counts its infectious neighbours, its own mark as a source not
+// among them. Each infectious neighbour counts 1.
+struct AlertEpidemic : ByteStateEpidemic {
+  enum : std::uint8_t { susceptible, alert, infectious, recovered };
+  using ByteStateEpidemic::ByteStateEpidemic;
+
+  template <class Sim>
+  void initialise(Sim& sim, agent_index agents) {
+    seed_every(sim, agents, 211, infectious);
+  }
+
+  KOKKOS_INLINE_FUNCTION std::uint32_t contribution(agent_index j, float) const {
+    return state(j) == infectious ? 1u : 0u;
+  }
+  KOKKOS_INLINE_FUNCTION std::uint32_t spreader_contribution() const { return 1u; }
+  KOKKOS_INLINE_FUNCTION std::uint8_t activity(agent_index i) const {
+    std::uint8_t const s = state(i);
+    return s == susceptible  ? activity::receives
+           : s == alert      ? static_cast<std::uint8_t>(activity::receives | activity::changes)
+           : s == infectious ? static_cast<std::uint8_t>(activity::changes | activity::spreads)
+                             : activity::none;
+  }
+
+  template <class Sim>
+  void step(Sim& sim);
+};
+
+struct AlertStep {
+  AlertEpidemic model;
+  template <class Agent>
+  KOKKOS_INLINE_FUNCTION void operator()(Agent const& a) const {
+    std::uint8_t const s = model.state(a.index());
+    if (s == AlertEpidemic::susceptible) {
+      std::uint32_t const k = a.sum_of_contributions(model);
+      if (k != 0 && a.random(0) < k * 700000000u) a.set(model.state, AlertEpidemic::alert);
+    } else if (s == AlertEpidemic::alert) {
+      // An alert agent with no infectious neighbour calms down; one with more is more likely
+      // infected: an own mark taken for a neighbour would change the draws.
+      std::uint32_t const k = a.sum_of_contributions(model);
+      if (k == 0)
+        a.set(model.state, AlertEpidemic::susceptible);
+      else if (a.random(1) < k * 250000000u)
+        a.set(model.state, AlertEpidemic::infectious);
+    } else if (s == AlertEpidemic::infectious) {
+      if (a.random(2) < 1200000000u) a.set(model.state, AlertEpidemic::recovered);
+    }
+  }
+};
+
+template <class Sim>
+void AlertEpidemic::step(Sim& sim) {
+  sim.apply(AlertStep{*this}, state);
+}
+
+TEST(ActiveSet, CountedAgentsThatAreSourcesToo) {
+  auto const graph = build_csr(Exec(), generate_edges(Exec(), ErdosRenyi{20000, 6.0}, 17));
+  AlertEpidemic model(graph.num_agents());
+  ASSERT_TRUE(counts_spreaders_v<AlertEpidemic>);
+  int const steps = 30;
+  auto const pull = trajectory(graph, model, Stepping::pull, true, steps, 4);
+  for (auto binned : {BinnedPush::off, BinnedPush::on}) {
+    double share = 1.0;
+    EXPECT_TRUE(trajectory(graph, model, Stepping::active, true, steps, 4, &share, GatherAhead::automatic, binned) ==
+                pull)
+        << (binned == BinnedPush::on ? "binned" : "atomic");
+    EXPECT_LT(share, 0.9);
+  }
+  // Alert agents that counted infectious neighbours all along the run.
+  std::size_t alert = 0;
+  for (auto const& states : pull) alert += static_cast<std::size_t>(std::count(states.begin(), states.end(), 1));
+  EXPECT_GT(alert, 1000u);
 }
 
 TEST(ActiveSet, AgentsThatOnlySpreadStaySources) {

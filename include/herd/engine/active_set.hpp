@@ -61,22 +61,45 @@ inline constexpr agent_index marks_per_word = sizeof(std::uint64_t);
 // next step is on this step's list (an agent left off kept its state, hence its activity), and the
 // list is all the next step needs to find its sources. Stepping such an agent leaves it as it was,
 // as the pull step would.
+//
+// With `counts` (a model whose spreaders all contribute the same, on an unweighted graph whose push
+// rows are shorter than 255) the marks count instead: a receiving reader's mark is the number of its
+// spreading neighbours, plus one if it is a source itself, and no sums are kept (see
+// ActiveSet::counts()). Marks are then added atomically, a word at a time: a count below 256 never
+// carries into the next agent's byte.
 template <class Model, class Graph>
 struct MarkActive {
   using memory_space = typename Graph::memory_space;
   Model model;
   Kokkos::View<std::uint64_t*, memory_space> words;
   Graph push;  ///< row j: the agents that read j, with the weights they read it with
-  Kokkos::View<std::uint64_t*, memory_space> sums;  ///< empty: marks only
+  Kokkos::View<std::uint64_t*, memory_space> sums;  ///< empty: marks only, or counts
   agent_index stepped;
+  bool counts = false;  ///< the marks count the spreading neighbours (and the sources themselves)
+
+  KOKKOS_INLINE_FUNCTION void count(agent_index k) const {
+    Kokkos::atomic_add(&words(k / marks_per_word), std::uint64_t{1} << (8 * (k % marks_per_word)));
+  }
 
   KOKKOS_INLINE_FUNCTION void operator()(agent_index i) const {
     auto* const marks = reinterpret_cast<std::uint8_t*>(words.data());
     auto const a = model.activity(i);
-    if (i < stepped && (a & activity::source)) marks[i] = 1;
+    if (i < stepped && (a & activity::source)) {
+      if (counts)
+        count(i);
+      else
+        marks[i] = 1;
+    }
     if (!(a & activity::spreads)) return;
     edge_offset const begin = push.row_offsets(i), end = push.row_offsets(i + 1);
     if constexpr (declares_contribution_v<Model>) {
+      if (counts) {
+        for (edge_offset e = begin; e < end; ++e) {
+          agent_index const k = push.neighbours(e);
+          if (k < stepped && (model.activity(k) & activity::receives)) count(k);
+        }
+        return;
+      }
       if (sums.extent(0)) {
         for (edge_offset e = begin; e < end; ++e) {
           agent_index const k = push.neighbours(e);
@@ -133,6 +156,14 @@ void mark_listed(ExecutionSpace const& exec, char const* label, Mark const& mark
       });
 }
 
+// Each byte of a word as 1 where it is not 0, else 0: the marks of a word, whether they are 0 or
+// 1 or counts. Adding 0x7f to a byte's low seven bits sets its top bit unless they are 0, without
+// carrying out of the byte.
+KOKKOS_INLINE_FUNCTION std::uint64_t marked_bytes(std::uint64_t word) {
+  constexpr std::uint64_t low7 = 0x7f7f7f7f7f7f7f7fu;
+  return ((((word & low7) + low7) | word) >> 7) & 0x0101010101010101u;
+}
+
 // The marks (0 or 1) in the bytes of a word as its low eight bits, byte k's at bit k: the product
 // puts byte k's mark at bit 56 + k, and every other partial product at a bit of its own below
 // bit 56 or above bit 63, so nothing carries into the top byte.
@@ -147,11 +178,12 @@ KOKKOS_INLINE_FUNCTION std::uint32_t mark_bits(std::uint64_t word) {
 // 10^6 agents marked the compaction took 0.06-0.08 instead of 0.11-0.15 ms (docs/benchmarks.md).
 inline constexpr agent_index words_per_compaction_item = 16;
 
-// Writes the marked agents to `list`, in increasing order, eight marks at a time, and clears the
-// marks; returns how many. Waits for the device. (A scan calls the final pass of an item after
-// the counting passes of that item, on every backend: the final pass can clear what it read.)
+// Writes the marked agents (a mark byte not 0) to `list`, in increasing order, eight marks at a
+// time, and clears the marks unless they still count (`keep`); returns how many. Waits for the
+// device. (A scan calls the final pass of an item after the counting passes of that item, on
+// every backend: the final pass can clear what it read.)
 template <class ExecutionSpace, class Words, class List>
-agent_index compact_marks(ExecutionSpace const& exec, Words const& words, List const& list) {
+agent_index compact_marks(ExecutionSpace const& exec, Words const& words, List const& list, bool keep = false) {
   auto const word_count = static_cast<agent_index>(words.extent(0));
   agent_index const items = (word_count + words_per_compaction_item - 1) / words_per_compaction_item;
   agent_index found = 0;
@@ -168,18 +200,18 @@ agent_index compact_marks(ExecutionSpace const& exec, Words const& words, List c
             if (word == 0) continue;
             // The word's marks as bits, visited set bit by set bit: a branch per mark
             // mispredicted wherever marks fall at random, as the receivers of an epidemic do.
-            std::uint32_t bits = mark_bits(word);
+            std::uint32_t bits = mark_bits(marked_bytes(word));
             while (bits != 0) {
               list(partial + added++) = c * marks_per_word + lowest_bit(bits);
               bits &= bits - 1;
             }
-            words(c) = 0;
+            if (!keep) words(c) = 0;
           }
         } else {
-          // Each mark is 0 or 1: the product's top byte sums the eight. No branch: the count of
+          // Each byte as 0 or 1: the product's top byte sums the eight. No branch: the count of
           // the item's words vectorises on CPUs.
           for (agent_index c = first; c < last; ++c)
-            added += static_cast<agent_index>((words(c) * 0x0101010101010101u) >> 56);
+            added += static_cast<agent_index>((marked_bytes(words(c)) * 0x0101010101010101u) >> 56);
         }
         partial += added;
       },
@@ -194,6 +226,17 @@ void clear_sums(ExecutionSpace const& exec, List const& list, agent_index count,
   Kokkos::parallel_for(
       "herd::active::clear", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count),
       KOKKOS_LAMBDA(agent_index k) { sums(list(k)) = 0; });
+}
+
+// Clears the counting marks of list(0 .. count), the only agents marked: one byte each, which
+// threads store apart from their neighbours' bytes.
+template <class ExecutionSpace, class List, class Words>
+void clear_counts(ExecutionSpace const& exec, List const& list, agent_index count, Words const& words) {
+  if (count == 0) return;
+  auto* const marks = reinterpret_cast<std::uint8_t*>(words.data());
+  Kokkos::parallel_for(
+      "herd::active::clear_counts", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count),
+      KOKKOS_LAMBDA(agent_index k) { marks[list(k)] = 0; });
 }
 
 template <class Keep>
@@ -336,11 +379,13 @@ class ActiveSet {
                             push_graph.num_agents() - stepped) {}
 
   /// Bytes per agent it stores (a mark, a list entry, and a pushed sum for a model that declares
-  /// contributions, binned or not), besides a transpose; a ghost takes two sources entries. The
-  /// bins hold a push (reader, and value unless all pushes add the same: `binned_values`) per
-  /// agent, fewer on a graph of fewer edges, and at least the longest push row.
-  static constexpr double bytes_per_agent(bool contributions, bool binned = false, bool binned_values = true) {
-    return 1 + sizeof(agent_index) + (contributions ? sizeof(std::uint64_t) : 0) +
+  /// contributions, binned or not, unless the marks count them: `summed`), besides a transpose; a
+  /// ghost takes two sources entries. The bins hold a push (reader, and value unless all pushes
+  /// add the same: `binned_values`) per agent, fewer on a graph of fewer edges, and at least the
+  /// longest push row.
+  static constexpr double bytes_per_agent(bool contributions, bool binned = false, bool binned_values = true,
+                                          bool summed = true) {
+    return 1 + sizeof(agent_index) + (contributions && summed ? sizeof(std::uint64_t) : 0) +
            (contributions && binned ? sizeof(agent_index) + (binned_values ? sizeof(std::uint64_t) : 0) : 0);
   }
 
@@ -349,11 +394,29 @@ class ActiveSet {
   template <class Model>
   void reserve(Model const& /*model*/) {
     if constexpr (declares_contribution_v<Model>) {
-      if (sums_.extent(0) != static_cast<std::size_t>(stepped_))
+      counting_ = counts_pushes<Model>();
+      if (!counting_ && sums_.extent(0) != static_cast<std::size_t>(stepped_))
         sums_ = Kokkos::View<std::uint64_t*, memory_space>("herd::active::sums", stepped_);
       if (bins_pushes()) allocate_bins_for<Model>();
     }
   }
+
+  /// Whether find() counts the pushes of `Model` in the marks instead of summing them (see
+  /// counts()): every spreader contributes the same (counts_spreaders_v), the push graph has no
+  /// weights, and a count (plus the agent's own mark as a source) fits a byte. Waits for the device
+  /// the first time (the longest push row).
+  template <class Model>
+  bool counts_pushes() {
+    if constexpr (counts_spreaders_v<Model>) {
+      return !push_.weighted() && longest_push_row() < 255;
+    } else {
+      return false;
+    }
+  }
+
+  /// Whether the model of the last reserve() (or find()) has its pushes counted in the marks
+  /// (counts_pushes()).
+  bool counting() const { return counting_; }
 
   /// Whether pushed sums go through bins (CPUs; see BinnedPush), from the next reserve() or find().
   void set_binned_push(BinnedPush choice) { binned_push_ = choice; }
@@ -420,7 +483,8 @@ class ActiveSet {
       Model const& model, Ready&& ready = [] {}) {
     reserve(model);
     pushed_ = declares_contribution_v<Model>;
-    Details::MarkActive<Model, graph_type> const mark{model, marks_, push_, pushed_sums(), stepped_};
+    Details::MarkActive<Model, graph_type> const mark{model,         marks_,   push_,
+                                                      pushed_sums(), stepped_, pushed_ && counting_};
     bool const known = sources_known_;
     // Binned when the pushes are many: a few, into the sums of few readers, cost less atomic than
     // three passes over the sources (the estimate is the pushes before the receivers are known).
@@ -447,7 +511,7 @@ class ActiveSet {
       push_through_bins(mark, ghost_sources_, ghost_source_count_);
     else
       Details::mark_listed(exec_, "herd::active::mark_ghosts", mark, ghost_sources_, ghost_source_count_);
-    found_ = Details::compact_marks(exec_, marks_, list_);
+    found_ = Details::compact_marks(exec_, marks_, list_, pushed_ && counting_);
     return found_;
   }
 
@@ -462,8 +526,24 @@ class ActiveSet {
   Kokkos::View<std::uint64_t*, memory_space> sums() const {
     return found_ >= 0 ? pushed_sums() : Kokkos::View<std::uint64_t*, memory_space>();
   }
+  /// Instead of sums, where counts_pushes(): one byte per stepped agent, valid for the listed
+  /// receivers until the next begin_step(), counting its spreading neighbours, plus one if the
+  /// agent is itself a source (its activity has `changes` or `spreads`); its sum is the count of
+  /// its spreading neighbours times Model::spreader_contribution(). Empty otherwise.
+  using counts_type = Kokkos::View<std::uint8_t const*, memory_space, Kokkos::MemoryUnmanaged>;
+  counts_type counts() const {
+    if (found_ < 0 || !pushed_ || !counting_) return {};
+    return counts_type(reinterpret_cast<std::uint8_t const*>(marks_.data()), static_cast<std::size_t>(stepped_));
+  }
 
  private:
+  // The longest row of the push graph, found once. Waits for the device the first time.
+  edge_offset longest_push_row() {
+    if (!longest_known_) longest_ = Details::longest_row(exec_, push_);
+    longest_known_ = true;
+    return longest_;
+  }
+
   double mean_readers() const {
     double const agents = static_cast<double>(push_.num_agents());
     return agents > 0 ? static_cast<double>(push_.num_edges()) / agents : 0.0;
@@ -502,7 +582,7 @@ class ActiveSet {
   void allocate_bins_for() {
     bool const values = Details::pushes_values<Model>(push_);
     if (bins_.allocated() && (bins_.holds_values() || !values)) return;
-    edge_offset const longest = Details::longest_row(exec_, push_);
+    edge_offset const longest = longest_push_row();
     auto const capacity = std::max<std::int64_t>(
         longest, std::min<std::int64_t>(push_.num_edges(), std::max<std::int64_t>(stepped_, std::int64_t{1} << 16)));
     bins_ = Details::PushBins<memory_space>(stepped_, std::max<std::int64_t>(capacity, 1), compat::concurrency(exec_),
@@ -525,13 +605,16 @@ class ActiveSet {
 
   // The sums when the current (or coming) find() pushes them, else an empty View.
   Kokkos::View<std::uint64_t*, memory_space> pushed_sums() const {
-    return pushed_ ? sums_ : Kokkos::View<std::uint64_t*, memory_space>();
+    return pushed_ && !counting_ ? sums_ : Kokkos::View<std::uint64_t*, memory_space>();
   }
 
   // After a listed step: its list becomes the candidates for the next step's sources, and the
   // sums pushed to it are cleared (the compaction cleared the marks).
   void clear() {
-    if (pushed_) Details::clear_sums(exec_, list_, found_, sums_);
+    if (pushed_ && counting_)
+      Details::clear_counts(exec_, list_, found_, marks_);
+    else if (pushed_)
+      Details::clear_sums(exec_, list_, found_, sums_);
     candidates_ = found_;
     found_ = -1;
     pushed_ = false;
@@ -540,9 +623,13 @@ class ActiveSet {
   ExecutionSpace exec_;
   graph_type push_;
   agent_index stepped_ = 0;
-  Kokkos::View<std::uint64_t*, memory_space> marks_;  ///< one byte per agent, 0 or 1; 0 between finds
-  Kokkos::View<std::uint64_t*, memory_space> sums_;   ///< pushed contributions, one per agent
-  bool pushed_ = false;                               ///< whether the last find() pushed sums
+  /// One byte per agent, 0 or 1, or counts (counting_); 0 between finds
+  Kokkos::View<std::uint64_t*, memory_space> marks_;
+  Kokkos::View<std::uint64_t*, memory_space> sums_;  ///< pushed contributions, one per agent, unless counting_
+  bool pushed_ = false;                              ///< whether the last find() pushed sums (or counts)
+  bool counting_ = false;                            ///< whether pushes are counted in the marks
+  edge_offset longest_ = 0;                          ///< the longest push row, once longest_known_
+  bool longest_known_ = false;
   /// The last find()'s list: this step's until the next begin_step(), then the next step's sources
   /// are among its first `candidates_` entries.
   Kokkos::View<agent_index*, memory_space> list_;

@@ -51,6 +51,9 @@ class ActiveStepping {
   BinnedPush binned_push() const { return binned_push_; }
   /// Whether this simulation's listed steps push their sums through bins.
   bool bins_pushes() const { return stepping_ != Stepping::pull && active_.bins_pushes(); }
+  /// Whether this simulation's listed steps count the pushes of the model they were prepared for
+  /// in their marks, keeping no sums (ActiveSet::counts()).
+  bool counts_pushes() const { return stepping_ != Stepping::pull && active_.counting(); }
   SteppingStats const& stats() const { return stats_; }
 
   /// The state may have been set since the last step.
@@ -110,6 +113,11 @@ class ActiveStepping {
   Kokkos::View<std::uint64_t const*, memory_space> pushed_sums(std::uint32_t phase) const {
     if (listed_ < 0 || phase != 0) return {};
     return active_.sums();
+  }
+  /// Instead of sums, the counts of spreading neighbours pushed for the first phase of a listed
+  /// step, where the active set counts them (ActiveSet::counts()); else empty.
+  auto pushed_counts(std::uint32_t phase) const {
+    return listed_ < 0 || phase != 0 ? decltype(active_.counts()){} : active_.counts();
   }
 
  private:

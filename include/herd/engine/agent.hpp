@@ -26,13 +26,16 @@ class Agent {
   /// `pushed`: the sums of contributions the active set pushed for this step, indexed by agent, or
   /// null when the agent sums its neighbours' itself. `spreading`: one bit per stored agent, set
   /// where it spreads, and the weights' codes where the sums add by code (see spreader_bits.hpp),
-  /// or nulls when the sum reads the neighbours' states.
+  /// or nulls when the sum reads the neighbours' states. `counted`: instead of `pushed`, the
+  /// spreading neighbours the active set counted per agent, plus one for an agent that is itself a
+  /// source (ActiveSet::counts()), or null.
   KOKKOS_INLINE_FUNCTION Agent(Graph const& graph, agent_index index, global_id id, CounterRng rng, std::uint32_t step,
                                std::uint32_t stream, TeamMember const& team, std::uint64_t const* pushed = nullptr,
-                               Details::SpreaderCounts spreading = {})
+                               Details::SpreaderCounts spreading = {}, std::uint8_t const* counted = nullptr)
       : graph_(graph),
         team_(team),
         pushed_(pushed),
+        counted_(counted),
         spreading_(spreading),
         index_(index),
         id_(id),
@@ -79,6 +82,12 @@ class Agent {
     static_assert(std::is_integral<T>::value && sizeof(T) <= sizeof(std::uint64_t),
                   "contributions must be integers of at most 64 bits (fixed point for fractions)");
     if (pushed_ != nullptr) return static_cast<T>(pushed_[index_]);
+    if constexpr (counts_spreaders_v<Model>) {
+      if (counted_ != nullptr) {
+        T const own = (model.activity(index_) & activity::source) != 0 ? T{1} : T{0};
+        return (static_cast<T>(counted_[index_]) - own) * static_cast<T>(model.spreader_contribution());
+      }
+    }
     if constexpr (Mode == Details::Lanes::thread) {
       return Details::sum_row_contributions<T>(model, graph_, spreading_, graph_.row_offsets(index_),
                                                graph_.row_offsets(index_ + 1));
@@ -177,6 +186,7 @@ class Agent {
   Graph const& graph_;
   TeamMember const& team_;
   std::uint64_t const* pushed_;
+  std::uint8_t const* counted_;
   Details::SpreaderCounts spreading_;
   agent_index index_;
   global_id id_;

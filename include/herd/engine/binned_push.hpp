@@ -148,6 +148,7 @@ void push_binned(ExecutionSpace const& exec, Mark const& mark,
   auto const sums = mark.sums;
   auto const stepped = mark.stepped;
   auto* const marks = reinterpret_cast<std::uint8_t*>(mark.words.data());
+  bool const counts = mark.counts;
   auto const cursors = bins.cursors;
   auto const readers = bins.readers;
   auto const values = bins.values;
@@ -165,16 +166,14 @@ void push_binned(ExecutionSpace const& exec, Mark const& mark,
   for (agent_index first = 0; first < count;) {
     agent_index const n = std::min(slice, count - first);
     int const chunks = static_cast<int>(std::min<agent_index>(bins.chunks(), n));
-    // 1. Count the pushes per chunk and block of readers; mark the sources that change.
+    // 1. Count the pushes per chunk and block of readers.
     Kokkos::parallel_for(
         "herd::active::bin_count", Dynamic(exec, 0, chunks), KOKKOS_LAMBDA(int c) {
           std::int64_t* const row = &cursors(c, 0);
           for (agent_index b = 0; b < blocks; ++b) row[b] = 0;
           for_each_push(
               model, push, candidate, chunk_start(first, n, chunks, c), chunk_start(first, n, chunks, c + 1),
-              [=](agent_index i, std::uint8_t a) {
-                if (i < stepped && (a & activity::source)) marks[i] = 1;
-              },
+              [](agent_index, std::uint8_t) {},
               [=](agent_index, edge_offset, agent_index r) {
                 if (r < stepped) ++row[r >> push_block_shift];
               });
@@ -192,10 +191,12 @@ void push_binned(ExecutionSpace const& exec, Mark const& mark,
     }
     bins.block_starts(blocks) = total;
     if (total > bins.capacity() && n > 1) {
-      slice = n / 2;  // the marks made stay valid: marking is idempotent
+      slice = n / 2;  // nothing marked yet: the fill pass marks
       continue;
     }
-    // 3. Write each push into its bin.
+    // 3. Write each push into its bin, and mark the sources: here, where each slice passes once
+    // (a slice that overflows counts again), so that a counting mark adds a source once. No other
+    // thread adds to the marks meanwhile, and each source is in one chunk.
     Kokkos::parallel_for(
         "herd::active::bin_fill", Dynamic(exec, 0, chunks), KOKKOS_LAMBDA(int c) {
           std::int64_t* const cursor = &cursors(c, 0);
@@ -203,7 +204,9 @@ void push_binned(ExecutionSpace const& exec, Mark const& mark,
           std::uint64_t* const value = values.data();
           for_each_push(
               model, push, candidate, chunk_start(first, n, chunks, c), chunk_start(first, n, chunks, c + 1),
-              [](agent_index, std::uint8_t) {},
+              [=](agent_index i, std::uint8_t a) {
+                if (i < stepped && (a & activity::source)) marks[i] = counts ? marks[i] + 1 : 1;
+              },
               [=](agent_index i, edge_offset e, agent_index r) {
                 if (r >= stepped) return;
                 std::int64_t const at = cursor[r >> push_block_shift]++;
@@ -223,7 +226,8 @@ void push_binned(ExecutionSpace const& exec, Mark const& mark,
           agent_index const hi =
               stepped - lo > (agent_index{1} << push_block_shift) ? lo + (agent_index{1} << push_block_shift) : stepped;
           if (starts(b + 1) - starts(b) > (hi - lo) / 8) {
-            for (agent_index r = lo; r < hi; r += 8) __builtin_prefetch(&sums(r), 1);
+            if (!counts)
+              for (agent_index r = lo; r < hi; r += 8) __builtin_prefetch(&sums(r), 1);
             for (agent_index r = lo; r < hi; r += 64) __builtin_prefetch(marks + r, 1);
           }
 #else
@@ -242,10 +246,16 @@ void push_binned(ExecutionSpace const& exec, Mark const& mark,
             marks[r] |= receives;
             sum[r] += v & (std::uint64_t{0} - receives);
           };
-          if (same)
+          if (counts) {
+            for (std::int64_t at = starts(b); at < end; ++at) {
+              agent_index const r = reader[at];
+              marks[r] += static_cast<std::uint8_t>((model.activity(r) & activity::receives) != 0);
+            }
+          } else if (same) {
             for (std::int64_t at = starts(b); at < end; ++at) add(at, unit);
-          else
+          } else {
             for (std::int64_t at = starts(b); at < end; ++at) add(at, value[at]);
+          }
         });
     exec.fence();
     first += n;

@@ -69,13 +69,16 @@ struct PhaseKernel {
   // One bit per stored agent where it spreads, for the sums of a model that counts its spreaders,
   // with the weights' codes where those sums add by code; empty: sums read the neighbours' states.
   SpreaderViews<typename Graph::memory_space> spreading;
+  // Per agent, its spreading neighbours counted by a listed step's pushes, instead of `pushed`
+  // sums (see ActiveSet::counts()); empty: none.
+  Kokkos::View<std::uint8_t const*, typename Graph::memory_space, Kokkos::MemoryUnmanaged> counted;
 
   KOKKOS_INLINE_FUNCTION agent_index agent(agent_index k) const { return agents.extent(0) ? agents(k) : first + k; }
 
   template <Lanes Mode, class Member>
   KOKKOS_INLINE_FUNCTION void run(agent_index i, Member const& member) const {
-    Agent<Graph, Mode, Member> const a(graph, i, ids(i), rng, step, stream, member, pushed.data(),
-                                       spreading.pointers());
+    Agent<Graph, Mode, Member> const a(graph, i, ids(i), rng, step, stream, member, pushed.data(), spreading.pointers(),
+                                       counted.data());
     a.single([&]() { written.keep(i); });
     phase(a);
   }
@@ -84,7 +87,7 @@ struct PhaseKernel {
   // agent reads are often scattered (only the susceptible agents of an epidemic read theirs, a
   // listed step's agents lie anywhere), the hardware prefetcher does not follow them, and each row
   // start missed in cache; the pull step late in an epidemic, reading a third of the rows, cost as
-  // much as reading all. Not when sums were pushed: listed agents then read no rows. GPUs hide
+  // much as reading all. Not when sums (or counts) were pushed: listed agents then read no rows. GPUs hide
   // those misses with other warps. (Written here, not in a function of its own: GCC takes a
   // function that only prefetches for one without effect and drops it.)
   //
@@ -97,7 +100,7 @@ struct PhaseKernel {
   // (`spreading`): those stay in the caches, and asking for them cost 15-50 %.
   KOKKOS_INLINE_FUNCTION void operator()(agent_index k) const {
 #if !HERD_DEVICE_PASS && (defined(__GNUC__) || defined(__clang__))
-    if (k + 16 < count && pushed.extent(0) == 0) {
+    if (k + 16 < count && pushed.extent(0) == 0 && counted.extent(0) == 0) {
       agent_index const next = agent(k + 16);
       edge_offset const ahead = graph.row_offsets(next);
       __builtin_prefetch(graph.neighbours.data() + ahead);

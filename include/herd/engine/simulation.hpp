@@ -70,7 +70,8 @@ class Simulation {
                        0,
                        active_.pushed_sums(phase_),
                        asks_ahead(),
-                       {}};
+                       {},
+                       active_.pushed_counts(phase_)};
     if (active_.listed() >= 0) {
       Details::launch_listed(exec_, active_.list(), active_.listed(), kernel);
     } else {
@@ -127,6 +128,9 @@ class Simulation {
   void set_binned_push(BinnedPush choice) { active_.set_binned_push(choice); }
   BinnedPush binned_push() const { return active_.binned_push(); }
   bool bins_pushes() const { return active_.bins_pushes(); }
+  /// Whether listed steps count pushes instead of summing them (ActiveSet::counts_pushes()), for
+  /// the model of the last step loop.
+  bool counts_pushes() const { return active_.counts_pushes(); }
   SteppingStats const& stepping_stats() const { return active_.stats(); }
 
   /// Readies the step loop of `model` (herd::run calls it before its loop): active-set stepping

@@ -123,7 +123,8 @@ class DistributedSimulation {
                        0,
                        active_.pushed_sums(phase_),
                        asks_ahead(),
-                       {}};
+                       {},
+                       active_.pushed_counts(phase_)};
     bool const listed = active_.listed() >= 0;
     if (listed) {
       halo_->finish();
@@ -216,6 +217,9 @@ class DistributedSimulation {
   void set_binned_push(BinnedPush choice) { active_.set_binned_push(choice); }
   BinnedPush binned_push() const { return active_.binned_push(); }
   bool bins_pushes() const { return active_.bins_pushes(); }
+  /// Whether listed steps count pushes instead of summing them (ActiveSet::counts_pushes()), for
+  /// the model of the last step loop.
+  bool counts_pushes() const { return active_.counts_pushes(); }
   /// This rank's stepping choices.
   SteppingStats const& stepping_stats() const { return active_.stats(); }
 
