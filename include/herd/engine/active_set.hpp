@@ -358,7 +358,8 @@ std::uint64_t sum_listed_activity(ExecutionSpace const& exec, Model const& model
 ///
 /// For a model that declares contributions, finding the list also pushes each spreading agent's
 /// contribution into its receiving readers' sums (sums()), which the listed step reads instead of
-/// its neighbours' states.
+/// its neighbours' states; where every spreader contributes the same, it counts them in the marks
+/// instead (counts()).
 template <class ExecutionSpace, class WeightStorage = float>
 class ActiveSet {
  public:
@@ -393,6 +394,7 @@ class ActiveSet {
   /// pushed sums, for a model that declares contributions. find() does it if not done before.
   template <class Model>
   void reserve(Model const& /*model*/) {
+    counting_ = false;
     if constexpr (declares_contribution_v<Model>) {
       counting_ = counts_pushes<Model>();
       if (!counting_ && sums_.extent(0) != static_cast<std::size_t>(stepped_))
