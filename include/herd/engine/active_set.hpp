@@ -219,24 +219,14 @@ agent_index compact_marks(ExecutionSpace const& exec, Words const& words, List c
   return found;
 }
 
-// Clears the pushed sums of list(0 .. count), the only agents pushed to.
-template <class ExecutionSpace, class List, class Sums>
-void clear_sums(ExecutionSpace const& exec, List const& list, agent_index count, Sums const& sums) {
+// Clears the pushed sums, or counting marks (a byte each, which threads store apart from their
+// neighbours' bytes), of list(0 .. count), the only agents pushed to.
+template <class ExecutionSpace, class List, class Pushed>
+void clear_pushed(ExecutionSpace const& exec, List const& list, agent_index count, Pushed const& pushed) {
   if (count == 0) return;
   Kokkos::parallel_for(
       "herd::active::clear", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count),
-      KOKKOS_LAMBDA(agent_index k) { sums(list(k)) = 0; });
-}
-
-// Clears the counting marks of list(0 .. count), the only agents marked: one byte each, which
-// threads store apart from their neighbours' bytes.
-template <class ExecutionSpace, class List, class Words>
-void clear_counts(ExecutionSpace const& exec, List const& list, agent_index count, Words const& words) {
-  if (count == 0) return;
-  auto* const marks = reinterpret_cast<std::uint8_t*>(words.data());
-  Kokkos::parallel_for(
-      "herd::active::clear_counts", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count),
-      KOKKOS_LAMBDA(agent_index k) { marks[list(k)] = 0; });
+      KOKKOS_LAMBDA(agent_index k) { pushed(list(k)) = 0; });
 }
 
 template <class Keep>
@@ -535,10 +525,16 @@ class ActiveSet {
   using counts_type = Kokkos::View<std::uint8_t const*, memory_space, Kokkos::MemoryUnmanaged>;
   counts_type counts() const {
     if (found_ < 0 || !pushed_ || !counting_) return {};
-    return counts_type(reinterpret_cast<std::uint8_t const*>(marks_.data()), static_cast<std::size_t>(stepped_));
+    return mark_bytes();
   }
 
  private:
+  // The marks, a byte per stepped agent.
+  Kokkos::View<std::uint8_t*, memory_space, Kokkos::MemoryUnmanaged> mark_bytes() const {
+    return Kokkos::View<std::uint8_t*, memory_space, Kokkos::MemoryUnmanaged>(
+        reinterpret_cast<std::uint8_t*>(marks_.data()), static_cast<std::size_t>(stepped_));
+  }
+
   // The longest row of the push graph, found once. Waits for the device the first time.
   edge_offset longest_push_row() {
     if (!longest_known_) longest_ = Details::longest_row(exec_, push_);
@@ -611,12 +607,12 @@ class ActiveSet {
   }
 
   // After a listed step: its list becomes the candidates for the next step's sources, and the
-  // sums pushed to it are cleared (the compaction cleared the marks).
+  // sums or counts pushed to it are cleared (the compaction cleared the marks that do not count).
   void clear() {
     if (pushed_ && counting_)
-      Details::clear_counts(exec_, list_, found_, marks_);
+      Details::clear_pushed(exec_, list_, found_, mark_bytes());
     else if (pushed_)
-      Details::clear_sums(exec_, list_, found_, sums_);
+      Details::clear_pushed(exec_, list_, found_, sums_);
     candidates_ = found_;
     found_ = -1;
     pushed_ = false;
