@@ -394,16 +394,12 @@ class ActiveSet {
   }
 
   /// Whether find() counts the pushes of `Model` in the marks instead of summing them (see
-  /// counts()): every spreader contributes the same (counts_spreaders_v), the push graph has no
-  /// weights, and a count (plus the agent's own mark as a source) fits a byte. Waits for the device
-  /// the first time (the longest push row).
+  /// counts()): where its pushes carry no values (every spreader contributes the same on an
+  /// unweighted graph, Details::pushes_values) and a count (plus the agent's own mark as a source)
+  /// fits a byte. Waits for the device the first time (the longest push row).
   template <class Model>
   bool counts_pushes() {
-    if constexpr (counts_spreaders_v<Model>) {
-      return !push_.weighted() && longest_push_row() < 255;
-    } else {
-      return false;
-    }
+    return !Details::pushes_values<Model>(push_) && longest_push_row() < 255;
   }
 
   /// Whether the model of the last reserve() (or find()) has its pushes counted in the marks
@@ -475,8 +471,7 @@ class ActiveSet {
       Model const& model, Ready&& ready = [] {}) {
     reserve(model);
     pushed_ = declares_contribution_v<Model>;
-    Details::MarkActive<Model, graph_type> const mark{model,         marks_,   push_,
-                                                      pushed_sums(), stepped_, pushed_ && counting_};
+    Details::MarkActive<Model, graph_type> const mark{model, marks_, push_, pushed_sums(), stepped_, counts_pushed()};
     bool const known = sources_known_;
     // Binned when the pushes are many: a few, into the sums of few readers, cost less atomic than
     // three passes over the sources (the estimate is the pushes before the receivers are known).
@@ -503,7 +498,7 @@ class ActiveSet {
       push_through_bins(mark, ghost_sources_, ghost_source_count_);
     else
       Details::mark_listed(exec_, "herd::active::mark_ghosts", mark, ghost_sources_, ghost_source_count_);
-    found_ = Details::compact_marks(exec_, marks_, list_, pushed_ && counting_);
+    found_ = Details::compact_marks(exec_, marks_, list_, counts_pushed());
     return found_;
   }
 
@@ -524,7 +519,7 @@ class ActiveSet {
   /// its spreading neighbours times Model::spreader_contribution(). Empty otherwise.
   using counts_type = Kokkos::View<std::uint8_t const*, memory_space, Kokkos::MemoryUnmanaged>;
   counts_type counts() const {
-    if (found_ < 0 || !pushed_ || !counting_) return {};
+    if (found_ < 0 || !counts_pushed()) return {};
     return mark_bytes();
   }
 
@@ -605,11 +600,13 @@ class ActiveSet {
   Kokkos::View<std::uint64_t*, memory_space> pushed_sums() const {
     return pushed_ && !counting_ ? sums_ : Kokkos::View<std::uint64_t*, memory_space>();
   }
+  // Whether the current (or coming) find() counts its pushes in the marks.
+  bool counts_pushed() const { return pushed_ && counting_; }
 
   // After a listed step: its list becomes the candidates for the next step's sources, and the
   // sums or counts pushed to it are cleared (the compaction cleared the marks that do not count).
   void clear() {
-    if (pushed_ && counting_)
+    if (counts_pushed())
       Details::clear_pushed(exec_, list_, found_, mark_bytes());
     else if (pushed_)
       Details::clear_pushed(exec_, list_, found_, sums_);
