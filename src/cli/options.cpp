@@ -277,8 +277,9 @@ Run:
   --active-threshold F     auto steps the active agents when its estimate of the pushes they need
                            is at most F times the agent count (4 F after a binned step), else all
                            of them (0.5)
-  --binned-push WHEN       auto (default: from 2^22 agents), on, off: on CPUs, active steps push
-                           sums through bins by blocks of readers instead of atomic adds
+  --binned-push WHEN       auto (default: from 2^22 agents, 2^16 where the pushes are counted),
+                           on, off: on CPUs, active steps push sums or counts through bins by
+                           blocks of readers instead of atomic adds
   --threads N              host threads (default: OpenMP's)
   --csv FILE               write the time series of counts per state
   --json FILE              write a machine-readable summary

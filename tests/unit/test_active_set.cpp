@@ -215,17 +215,14 @@ TEST(ActiveSet, CountsOnlyWhatFitsAByte) {
   EXPECT_FALSE(counts(weighted_directed_graph(500, 4, 1)));
 }
 
-// Pushes from every agent of `g` through bins too small for one pass and atomically: the same
-// marks and sums.
-void bins_push_as_atomics_do(Graph const& g) {
-  Seir<> model(g.num_agents(), sir(0.1, 400));
+// Pushes from every agent of `g`, a quarter of them infectious, through bins with room for
+// `capacity` pushes and atomically: the same marks and sums.
+void bins_push_as_atomics_do(Graph const& g, std::int64_t capacity) {
+  Seir<> model(g.num_agents(), sir(0.1, g.num_agents() / 4));
   Simulation<Exec> sim(Exec(), g, 3);
   model.initialise(sim, g.num_agents());
   auto const push = transpose(Exec(), g);
   agent_index const n = g.num_agents();
-  auto const offsets = to_vector(push.row_offsets);
-  edge_offset longest = 0;
-  for (std::size_t i = 0; i + 1 < offsets.size(); ++i) longest = std::max(longest, offsets[i + 1] - offsets[i]);
   using Memory = Exec::memory_space;
   auto run = [&](bool binned) {
     Kokkos::View<std::uint64_t*, Memory> words("words", (n + 7) / 8);
@@ -235,7 +232,7 @@ void bins_push_as_atomics_do(Graph const& g) {
       bool const values = Details::pushes_values<Seir<>>(push);
       EXPECT_EQ(values, g.weighted());
       if (binned)
-        Details::push_binned(Exec(), mark, Details::PushBins<Memory>(n, longest, 2, values), Details::AgentsFrom{}, n);
+        Details::push_binned(Exec(), mark, Details::PushBins<Memory>(n, capacity, 2, values), Details::AgentsFrom{}, n);
     }
     if (!binned) Details::mark_range(Exec(), "atomic", mark, 0, n);
     Kokkos::fence();
@@ -253,7 +250,7 @@ void bins_push_as_atomics_do(Graph const& g) {
     Details::MarkActive<Seir<>, Graph> const mark{model, words, push, {}, n, true};
     if constexpr (Details::is_host_space_v<Exec>) {
       if (binned)
-        Details::push_binned(Exec(), mark, Details::PushBins<Memory>(n, longest, 2, false), Details::AgentsFrom{}, n);
+        Details::push_binned(Exec(), mark, Details::PushBins<Memory>(n, capacity, 2, false), Details::AgentsFrom{}, n);
     }
     if (!binned) Details::mark_range(Exec(), "atomic", mark, 0, n);
     Kokkos::fence();
@@ -269,15 +266,26 @@ void bins_push_as_atomics_do(Graph const& g) {
   }
 }
 
-// Bins too small for one pass: the sources are pushed in slices, halved when a slice's pushes
-// overflow, and give the marks and sums of the atomic pushes; with their values on a weighted
-// graph, and as readers alone on the same graph without weights.
-TEST(ActiveSet, BinsPushInSlicesWhenTheyOverflow) {
+// Bins with room for one page of pushes, for a few pages (fewer than the chunks of sources times
+// the blocks of readers), and for every push: where the pages run out the chunks stop, mid-row
+// too, their pushes so far are added, and they go on from there. Each gives the marks and sums of
+// the atomic pushes; with their values on a weighted graph, and as readers alone on the same graph
+// without weights; on one block of readers and on four.
+TEST(ActiveSet, BinsPushInRoundsWhenThePagesRunOut) {
   if (!Details::is_host_space_v<Exec>) GTEST_SKIP() << "bins are for host memory; GPUs push atomically";
-  auto const weighted = weighted_directed_graph(5000, 8, 5);
-  auto unweighted = weighted;
-  unweighted.weights = {};
-  for (auto const& g : {weighted, unweighted}) bins_push_as_atomics_do(g);
+  for (agent_index const n : {5000, 100000}) {
+    auto const weighted = weighted_directed_graph(n, 8, 5);
+    auto unweighted = weighted;
+    unweighted.weights = {};
+    auto const edges = static_cast<std::int64_t>(weighted.num_edges());
+    ASSERT_GT(edges / 4, 5 * 7 * Details::push_page_max);  // the infectious agents' pushes: rounds
+    for (std::int64_t const capacity : {std::int64_t{1}, 7 * Details::push_page_max, edges})
+      for (auto const& g : {weighted, unweighted}) {
+        SCOPED_TRACE(std::to_string(n) + " agents, room for " + std::to_string(capacity) +
+                     (g.weighted() ? " weighted" : " unweighted") + " pushes");
+        bins_push_as_atomics_do(g, capacity);
+      }
+  }
 }
 
 // The estimate automatic mode decides on, from a pass over every agent: the stepped sources (in

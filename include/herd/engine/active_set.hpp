@@ -406,10 +406,12 @@ class ActiveSet {
   /// (counts_pushes()).
   bool counting() const { return counting_; }
 
-  /// Whether pushed sums go through bins (CPUs; see BinnedPush), from the next reserve() or find().
+  /// Whether pushes go through bins (CPUs; see BinnedPush), from the next reserve() or find().
   void set_binned_push(BinnedPush choice) { binned_push_ = choice; }
+  /// Whether the pushes of the model of the last reserve() or find() go through bins (automatic:
+  /// from fewer agents where they are counted).
   bool bins_pushes() const {
-    return Details::is_host_space_v<ExecutionSpace> && herd::bins_pushes(binned_push_, stepped_);
+    return Details::is_host_space_v<ExecutionSpace> && herd::bins_pushes(binned_push_, stepped_, counting_);
   }
 
   /// Starts a step: after a listed step (find() called since the last begin_step()) its list holds
@@ -474,7 +476,8 @@ class ActiveSet {
     Details::MarkActive<Model, graph_type> const mark{model, marks_, push_, pushed_sums(), stepped_, counts_pushed()};
     bool const known = sources_known_;
     // Binned when the pushes are many: a few, into the sums of few readers, cost less atomic than
-    // three passes over the sources (the estimate is the pushes before the receivers are known).
+    // two passes, one over the sources and one over every block of readers (the estimate is the
+    // pushes before the receivers are known).
     double const min_pushes = static_cast<double>(stepped_) * binned_push_min_share;
     binned_ =
         pushed_ && bins_pushes() && (!known || (push_bound() >= min_pushes && push_estimate(model) >= min_pushes));
@@ -567,19 +570,16 @@ class ActiveSet {
     ghost_sources_known_ = true;
   }
 
-  // Room in the bins for the pushes of a slice of sources: as many as the agents (at least 2^16,
-  // at most the edges), and at least the longest push row, which a slice of one source needs;
-  // with their values where `Model`'s pushes carry them. Once, unless a model needs the values
-  // that bins allocated without them lack.
+  // Room in the bins for a round of pushes: as many as the agents (at least 2^16, at most the
+  // edges), with their values where `Model`'s pushes carry them. Once, unless a model needs the
+  // values that bins allocated without them lack.
   template <class Model>
   void allocate_bins_for() {
     bool const values = Details::pushes_values<Model>(push_);
     if (bins_.allocated() && (bins_.holds_values() || !values)) return;
-    edge_offset const longest = longest_push_row();
-    auto const capacity = std::max<std::int64_t>(
-        longest, std::min<std::int64_t>(push_.num_edges(), std::max<std::int64_t>(stepped_, std::int64_t{1} << 16)));
-    bins_ = Details::PushBins<memory_space>(stepped_, std::max<std::int64_t>(capacity, 1), compat::concurrency(exec_),
-                                            values);
+    auto const capacity =
+        std::min<std::int64_t>(push_.num_edges(), std::max<std::int64_t>(stepped_, std::int64_t{1} << 16));
+    bins_ = Details::PushBins<memory_space>(stepped_, capacity, compat::concurrency(exec_), values);
   }
 
   // Pushes from candidate(0 .. count) through the bins: host memory only, where bins_pushes() can

@@ -4,11 +4,14 @@
 //
 // Pushing a spreading agent's contribution straight into each reader's sum costs one cache miss
 // per push once the sums outgrow the caches (8 bytes an agent: 80 MB at 10^7 agents), and atomic
-// adds on x86 are full barriers, so those misses do not overlap. Binned, the push runs in three
-// passes over the sources of a slice: count the pushes per block of readers, write each push
-// (reader, value) into its block's bin (sequential writes), then add each block's bin into the
-// sums, one block per thread: plain adds into a block of sums that stays in the core's cache.
-// The sums are integers, so their totals do not depend on the order the pushes land in.
+// adds on x86 are full barriers, so those misses do not overlap. Binned, the push runs in two
+// passes: each chunk of sources writes each push (reader, value) into its bin for the reader's
+// block, pages of a few cache lines chained per chunk and block (sequential writes, and no pass
+// to count the pushes first: it read every source row a second time), then each block's bins are
+// added into its sums, one block per thread: plain adds into a block of sums that stays in the
+// core's cache. When the pages run out, the chunks stop where they are, the pages written are
+// added, and the chunks go on from there. The sums are integers, so their totals do not depend on
+// the order the pushes land in.
 
 #include <herd/core/device_pass.hpp>
 #include <herd/core/types.hpp>
@@ -19,24 +22,33 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 
 namespace herd {
 
 /// Whether active-set stepping pushes contributions through bins (CPUs only): automatically from
-/// binned_push_min_agents stepped agents, always, or never (atomic adds into the sums).
+/// binned_push_min_agents stepped agents (binned_count_min_agents where the pushes are counted),
+/// always, or never (atomic adds into the sums or marks).
 enum class BinnedPush { automatic, on, off };
 
-/// From how many stepped agents BinnedPush::automatic bins: when the pushed sums (8 bytes an
+/// From how many stepped agents BinnedPush::automatic bins pushed sums: when the sums (8 bytes an
 /// agent, 32 MB here) outgrow a CPU's last-level cache. Below, at 10^6 agents, binning gained on
 /// random graphs and lost on the layered population, whose pushes stay near in memory. Measured in
 /// docs/benchmarks.md "Pushing through bins".
 inline constexpr agent_index binned_push_min_agents = agent_index{1} << 22;
+/// From how many stepped agents BinnedPush::automatic bins pushes counted in the marks (see
+/// ActiveSet::counts_pushes): their add pass increments bytes that stay in cache, and the atomic
+/// adds it replaces are full barriers on x86 even when they hit. Binning gained from 10^5 agents
+/// on random graphs and the population ("Binning in rounds" in docs/benchmarks.md); below two
+/// blocks of readers there is little to gain.
+inline constexpr agent_index binned_count_min_agents = agent_index{1} << 16;
 /// A step bins its pushes when it will make at least this many per stepped agent (estimated);
 /// fewer go atomic. Measured in the same section.
 inline constexpr double binned_push_min_share = 0.25;
-/// Whether `choice` bins the pushes into `stepped` agents.
-inline bool bins_pushes(BinnedPush choice, agent_index stepped) {
-  return choice == BinnedPush::on || (choice == BinnedPush::automatic && stepped >= binned_push_min_agents);
+/// Whether `choice` bins the pushes into `stepped` agents, `counted` in the marks or not.
+inline bool bins_pushes(BinnedPush choice, agent_index stepped, bool counted = false) {
+  return choice == BinnedPush::on ||
+         (choice == BinnedPush::automatic && stepped >= (counted ? binned_count_min_agents : binned_push_min_agents));
 }
 
 namespace Details {
@@ -50,34 +62,84 @@ inline constexpr bool is_host_space_v =
 // core's L2 cache.
 inline constexpr int push_block_shift = 15;
 
-// Sources of one slice are split in this many chunks per thread, each a bin row of its own.
+// Sources are split in this many chunks per thread, each with bins of its own.
 inline constexpr int push_chunks_per_thread = 8;
 
+// Entries in a page of the bins: at most 1 KB of readers, and at least a cache line's worth. A
+// page is made smaller where the pages that the chunks leave partly filled, one per chunk and block
+// of readers, would take more than a quarter of the bins (many threads): 4,896 pages of 256
+// entries out of 39,063 at 10^7 agents on 2 threads.
+inline constexpr std::int64_t push_page_max = 256;
+inline constexpr std::int64_t push_page_min = 16;
+
+// Pages a chunk takes at a time: one atomic add for this many pages, not one a page.
+inline constexpr std::int64_t push_pages_taken_together = 16;
+
+// A chunk's bin for one block of readers: its first and last page (-1 before the first) and how
+// many pages. The entry its next push goes to is kept apart (PushBins::ends), in a row of 8 bytes
+// a block: every push reads and writes it, and the chains are touched once a page.
+struct BinChain {
+  std::int32_t first = -1;
+  std::int32_t last = -1;
+  std::int32_t pages = 0;
+
+  /// The pushes in the chain of pages of `page` entries, whose next push goes to entry `end`.
+  KOKKOS_INLINE_FUNCTION std::int64_t pushes(std::int64_t end, std::int64_t page) const {
+    return last < 0 ? 0 : (pages - 1) * page + (end - last * page);
+  }
+};
+
+// Where a chunk's pushes go on: the source `next` of its candidates, from `edge` of its push row
+// when `within_row` (the source was marked and its row pushed up to there).
+struct ChunkProgress {
+  agent_index next = 0;
+  bool within_row = false;
+  edge_offset edge = 0;
+};
+
 // The bins' storage, allocated once: `capacity` pushes (reader, and value unless every push adds
-// the same: see pushes_values), and per chunk and block of readers the pushes counted, then where
-// the next one goes.
+// the same: see pushes_values) in pages, the chain of pages of each chunk and block of readers,
+// and how far each chunk has pushed.
 template <class MemorySpace>
 struct PushBins {
   Kokkos::View<agent_index*, MemorySpace> readers;
   Kokkos::View<std::uint64_t*, MemorySpace> values;
-  Kokkos::View<std::int64_t**, Kokkos::LayoutRight, MemorySpace> cursors;  ///< chunk x block
-  Kokkos::View<std::int64_t*, MemorySpace> block_starts;                   ///< blocks + 1
+  Kokkos::View<std::int32_t*, MemorySpace> next_page;                   ///< per page: the chain's next
+  Kokkos::View<BinChain**, Kokkos::LayoutRight, MemorySpace> chains;    ///< chunk x block
+  Kokkos::View<std::int64_t**, Kokkos::LayoutRight, MemorySpace> ends;  ///< chunk x block: next entry
+  Kokkos::View<ChunkProgress*, MemorySpace> progress;                   ///< per chunk
+  Kokkos::View<std::int64_t, MemorySpace> pages_taken;
+  std::int64_t page = push_page_max;  ///< entries in a page, a power of 2
 
-  int chunks() const { return static_cast<int>(cursors.extent(0)); }
-  agent_index blocks() const { return static_cast<agent_index>(cursors.extent(1)); }
+  int chunks() const { return static_cast<int>(chains.extent(0)); }
+  agent_index blocks() const { return static_cast<agent_index>(chains.extent(1)); }
+  std::int64_t pages() const { return static_cast<std::int64_t>(next_page.extent(0)); }
   std::int64_t capacity() const { return static_cast<std::int64_t>(readers.extent(0)); }
 
   bool allocated() const { return readers.extent(0) > 0; }
   bool holds_values() const { return values.extent(0) > 0; }
 
-  /// Room for `capacity` pushes into `stepped` readers from `threads` threads, with their values
-  /// or not.
+  /// Room for at least `capacity` pushes (whole pages, fewer than 2^31 of them) into `stepped`
+  /// readers from `threads` threads, with their values or not.
   PushBins(agent_index stepped, std::int64_t capacity, int threads, bool with_values = true)
-      : readers(Kokkos::ViewAllocateWithoutInitializing("herd::active::bin_readers"), capacity),
-        values(Kokkos::ViewAllocateWithoutInitializing("herd::active::bin_values"), with_values ? capacity : 0),
-        cursors("herd::active::bin_cursors", static_cast<std::size_t>(threads * push_chunks_per_thread),
-                static_cast<std::size_t>((stepped >> push_block_shift) + 1)),
-        block_starts("herd::active::bin_starts", cursors.extent(1) + 1) {}
+      : chains("herd::active::bin_chains", static_cast<std::size_t>(threads * push_chunks_per_thread),
+               static_cast<std::size_t>((stepped >> push_block_shift) + 1)),
+        ends("herd::active::bin_ends", chains.extent(0), chains.extent(1)),
+        progress("herd::active::bin_progress", chains.extent(0)),
+        pages_taken("herd::active::bin_pages_taken") {
+    capacity = std::max<std::int64_t>(capacity, 1);
+    auto const open = static_cast<std::int64_t>(chains.extent(0) * chains.extent(1));
+    while (page > push_page_min && 4 * open * page > capacity) page /= 2;
+    std::int64_t const pages =
+        std::min<std::int64_t>((capacity + page - 1) / page, std::numeric_limits<std::int32_t>::max());
+    next_page = Kokkos::View<std::int32_t*, MemorySpace>(
+        Kokkos::ViewAllocateWithoutInitializing("herd::active::bin_pages"), static_cast<std::size_t>(pages));
+    auto const entries = static_cast<std::size_t>(pages * page);
+    readers = Kokkos::View<agent_index*, MemorySpace>(
+        Kokkos::ViewAllocateWithoutInitializing("herd::active::bin_readers"), entries);
+    values = Kokkos::View<std::uint64_t*, MemorySpace>(
+        Kokkos::ViewAllocateWithoutInitializing("herd::active::bin_values"), with_values ? entries : 0);
+  }
   PushBins() = default;
 };
 
@@ -109,39 +171,15 @@ KOKKOS_INLINE_FUNCTION agent_index chunk_start(agent_index first, agent_index co
   return first + static_cast<agent_index>(static_cast<std::int64_t>(count) * c / chunks);
 }
 
-// Walks the sources candidate(begin .. last): calls source(i, activity) for each, then
-// push(i, e, reader) for each entry of the push rows of those that spread. First asks for the push
-// row of the source 16 places ahead if it spreads, as mark_listed does.
-template <class Model, class Graph, class Candidate, class Source, class Push>
-KOKKOS_INLINE_FUNCTION void for_each_push(Model const& model, Graph const& push_graph, Candidate const& candidate,
-                                          agent_index begin, agent_index last, Source const& source, Push const& push) {
-  for (agent_index k = begin; k < last; ++k) {
-#if !HERD_DEVICE_PASS && (defined(__GNUC__) || defined(__clang__))
-    if (k + 16 < last) {
-      agent_index const coming = candidate(k + 16);
-      if (model.activity(coming) & activity::spreads)
-        __builtin_prefetch(push_graph.neighbours.data() + push_graph.row_offsets(coming));
-    }
-#endif
-    agent_index const i = candidate(k);
-    auto const a = model.activity(i);
-    source(i, a);
-    if (!(a & activity::spreads)) continue;
-    // The row's end in a local: the callers store 64-bit integers, which the compiler takes for
-    // possible aliases of the offsets.
-    edge_offset const end = push_graph.row_offsets(i + 1);
-    for (edge_offset e = push_graph.row_offsets(i); e < end; ++e) push(i, e, push_graph.neighbours(e));
-  }
-}
-
 // Pushes from candidate(0 .. count) as MarkActive does (marks the sources, and the
 // receiving readers of the spreading ones, adding their contributions to the readers' sums), in
-// slices whose pushes fit the bins. Host memory only (is_host_space_v): the host reads the counts
-// between passes.
+// rounds of as many pushes as the bins hold. Host memory only (is_host_space_v): the host reads
+// the chunks' progress between rounds.
 template <class ExecutionSpace, class Mark, class Candidate>
 void push_binned(ExecutionSpace const& exec, Mark const& mark,
                  PushBins<typename ExecutionSpace::memory_space> const& bins, Candidate const& candidate,
                  agent_index count) {
+  if (count <= 0) return;
   using Dynamic = Kokkos::RangePolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
   auto const model = mark.model;
   auto const push = mark.push;
@@ -149,73 +187,93 @@ void push_binned(ExecutionSpace const& exec, Mark const& mark,
   auto const stepped = mark.stepped;
   auto* const marks = reinterpret_cast<std::uint8_t*>(mark.words.data());
   bool const counts = mark.counts;
-  auto const cursors = bins.cursors;
+  auto const chains = bins.chains;
+  auto const ends = bins.ends;
+  auto const next_page = bins.next_page;
+  auto const progress = bins.progress;
+  auto const taken = bins.pages_taken;
   auto const readers = bins.readers;
   auto const values = bins.values;
   auto const blocks = bins.blocks();
+  auto const pages = bins.pages();
+  auto const page_entries = bins.page;
   // Pushes that all add `unit` are binned without their values.
   bool const same = !pushes_values<decltype(mark.model)>(push);
   std::uint64_t unit = 0;
   if constexpr (counts_spreaders_v<decltype(mark.model)>)
     unit = static_cast<std::uint64_t>(model.spreader_contribution());
-  double const mean_readers =
-      push.num_agents() > 0 ? static_cast<double>(push.num_edges()) / static_cast<double>(push.num_agents()) : 1.0;
-  // A first slice that fills about half the bins at the mean row length; halved when it overflows.
-  agent_index slice =
-      static_cast<agent_index>(std::max(1.0, static_cast<double>(bins.capacity()) / 2 / std::max(1.0, mean_readers)));
-  for (agent_index first = 0; first < count;) {
-    agent_index const n = std::min(slice, count - first);
-    int const chunks = static_cast<int>(std::min<agent_index>(bins.chunks(), n));
-    // 1. Count the pushes per chunk and block of readers.
-    Kokkos::parallel_for(
-        "herd::active::bin_count", Dynamic(exec, 0, chunks), KOKKOS_LAMBDA(int c) {
-          std::int64_t* const row = &cursors(c, 0);
-          for (agent_index b = 0; b < blocks; ++b) row[b] = 0;
-          for_each_push(
-              model, push, candidate, chunk_start(first, n, chunks, c), chunk_start(first, n, chunks, c + 1),
-              [](agent_index, std::uint8_t) {},
-              [=](agent_index, edge_offset, agent_index r) {
-                if (r < stepped) ++row[r >> push_block_shift];
-              });
-        });
-    exec.fence();
-    // 2. Bins in block order, each block's chunks in turn: a block's pushes are contiguous.
-    std::int64_t total = 0;
-    for (agent_index b = 0; b < blocks; ++b) {
-      bins.block_starts(b) = total;
-      for (int c = 0; c < chunks; ++c) {
-        std::int64_t const pushes = cursors(c, b);
-        cursors(c, b) = total;
-        total += pushes;
-      }
-    }
-    bins.block_starts(blocks) = total;
-    if (total > bins.capacity() && n > 1) {
-      slice = n / 2;  // nothing marked yet: the fill pass marks
-      continue;
-    }
-    // 3. Write each push into its bin, and mark the sources: here, where each slice passes once
-    // (a slice that overflows counts again), so that a counting mark adds a source once. No other
-    // thread adds to the marks meanwhile, and each source is in one chunk.
+  int const chunks = static_cast<int>(std::min<agent_index>(bins.chunks(), count));
+  for (int c = 0; c < chunks; ++c) progress(c) = ChunkProgress{chunk_start(0, count, chunks, c), false, 0};
+  for (bool done = false; !done;) {
+    taken() = 0;
+    // 1. Each chunk writes its pushes into its bins, from where it stopped, until it is through
+    // or no page is left. A source marks itself when first met, so that a counting mark adds it
+    // once; no other thread adds to the marks meanwhile, and each source is in one chunk.
     Kokkos::parallel_for(
         "herd::active::bin_fill", Dynamic(exec, 0, chunks), KOKKOS_LAMBDA(int c) {
-          std::int64_t* const cursor = &cursors(c, 0);
+          BinChain* const row = &chains(c, 0);
+          std::int64_t* const row_ends = &ends(c, 0);
+          for (agent_index b = 0; b < blocks; ++b) {
+            row[b] = BinChain{};
+            row_ends[b] = 0;
+          }
+          ChunkProgress at = progress(c);
+          agent_index const last = chunk_start(0, count, chunks, c + 1);
+          // Raw pointers in locals: the stores into the bins may alias anything (the chains' ends
+          // among them), and would have the Views' pointers loaded again on every push.
           agent_index* const reader = readers.data();
           std::uint64_t* const value = values.data();
-          for_each_push(
-              model, push, candidate, chunk_start(first, n, chunks, c), chunk_start(first, n, chunks, c + 1),
-              [=](agent_index i, std::uint8_t a) {
-                if (i < stepped && (a & activity::source)) marks[i] = counts ? marks[i] + 1 : 1;
-              },
-              [=](agent_index i, edge_offset e, agent_index r) {
-                if (r >= stepped) return;
-                std::int64_t const at = cursor[r >> push_block_shift]++;
-                reader[at] = r;
-                if (!same) value[at] = static_cast<std::uint64_t>(model.contribution(i, push.weight(e)));
-              });
+          std::int32_t* const next = next_page.data();
+          // The pages this chunk took and has not used yet: [spare, spare_end).
+          std::int64_t spare = 0, spare_end = 0;
+          for (; at.next < last; ++at.next, at.within_row = false) {
+#if !HERD_DEVICE_PASS && (defined(__GNUC__) || defined(__clang__))
+            // The push row of the source 16 places ahead, if it spreads, as mark_listed asks.
+            if (at.next + 16 < last) {
+              agent_index const coming = candidate(at.next + 16);
+              if (model.activity(coming) & activity::spreads)
+                __builtin_prefetch(push.neighbours.data() + push.row_offsets(coming));
+            }
+#endif
+            agent_index const i = candidate(at.next);
+            auto const a = model.activity(i);
+            if (!at.within_row && i < stepped && (a & activity::source)) marks[i] = counts ? marks[i] + 1 : 1;
+            if (!(a & activity::spreads)) continue;
+            // The row's end in a local, for the same reason as the pointers.
+            edge_offset const end = push.row_offsets(i + 1);
+            for (edge_offset e = at.within_row ? at.edge : push.row_offsets(i); e < end; ++e) {
+              agent_index const r = push.neighbours(e);
+              if (r >= stepped) continue;
+              agent_index const block = r >> push_block_shift;
+              std::int64_t slot = row_ends[block];
+              if ((slot & (page_entries - 1)) == 0) {  // the last page is full, or there is none yet
+                if (spare == spare_end) {
+                  spare = Kokkos::atomic_fetch_add(taken.data(), push_pages_taken_together);
+                  spare_end = spare + push_pages_taken_together < pages ? spare + push_pages_taken_together : pages;
+                  if (spare >= pages) {
+                    progress(c) = ChunkProgress{at.next, true, e};
+                    return;
+                  }
+                }
+                std::int64_t const page = spare++;
+                next[page] = -1;
+                BinChain& chain = row[block];
+                if (chain.last < 0)
+                  chain.first = static_cast<std::int32_t>(page);
+                else
+                  next[chain.last] = static_cast<std::int32_t>(page);
+                chain.last = static_cast<std::int32_t>(page);
+                ++chain.pages;
+                slot = page * page_entries;
+              }
+              row_ends[block] = slot + 1;
+              reader[slot] = r;
+              if (!same) value[slot] = static_cast<std::uint64_t>(model.contribution(i, push.weight(e)));
+            }
+          }
+          progress(c) = at;
         });
-    // 4. Add each block's bin into the sums of its receiving readers: one thread a block.
-    auto const starts = bins.block_starts;
+    // 2. Add each block's bins into the sums of its receiving readers: one thread a block.
     Kokkos::parallel_for(
         "herd::active::bin_add", Dynamic(exec, 0, blocks), KOKKOS_LAMBDA(agent_index b) {
 #if !HERD_DEVICE_PASS && (defined(__GNUC__) || defined(__clang__))
@@ -225,7 +283,9 @@ void push_binned(ExecutionSpace const& exec, Mark const& mark,
           agent_index const lo = b << push_block_shift;
           agent_index const hi =
               stepped - lo > (agent_index{1} << push_block_shift) ? lo + (agent_index{1} << push_block_shift) : stepped;
-          if (starts(b + 1) - starts(b) > (hi - lo) / 8) {
+          std::int64_t pushes = 0;
+          for (int c = 0; c < chunks; ++c) pushes += chains(c, b).pushes(ends(c, b), page_entries);
+          if (pushes > (hi - lo) / 8) {
             if (!counts)
               for (agent_index r = lo; r < hi; r += 8) __builtin_prefetch(&sums(r), 1);
             for (agent_index r = lo; r < hi; r += 64) __builtin_prefetch(marks + r, 1);
@@ -238,7 +298,6 @@ void push_binned(ExecutionSpace const& exec, Mark const& mark,
           agent_index const* const reader = readers.data();
           std::uint64_t const* const value = values.data();
           std::uint64_t* const sum = sums.data();
-          std::int64_t const end = starts(b + 1);
           // Without a branch: near an epidemic's peak about half the readers receive, at random.
           auto const add = [&](std::int64_t at, std::uint64_t v) {
             agent_index const r = reader[at];
@@ -246,20 +305,35 @@ void push_binned(ExecutionSpace const& exec, Mark const& mark,
             marks[r] |= receives;
             sum[r] += v & (std::uint64_t{0} - receives);
           };
-          if (counts) {
-            for (std::int64_t at = starts(b); at < end; ++at) {
-              agent_index const r = reader[at];
-              marks[r] += static_cast<std::uint8_t>((model.activity(r) & activity::receives) != 0);
+          for (int c = 0; c < chunks; ++c) {
+            BinChain const chain = chains(c, b);
+            for (std::int32_t page = chain.first; page >= 0; page = next_page(page)) {
+              std::int64_t const from = page * page_entries;
+              std::int64_t const to = page == chain.last ? ends(c, b) : from + page_entries;
+#if !HERD_DEVICE_PASS && (defined(__GNUC__) || defined(__clang__))
+              // The next page's start, while this one is added: pages lie anywhere in the bins.
+              if (page != chain.last) {
+                agent_index const* const coming = reader + static_cast<std::int64_t>(next_page(page)) * page_entries;
+                for (std::int64_t line = 0; line < page_entries && line < 64; line += 16)
+                  __builtin_prefetch(coming + line);
+              }
+#endif
+              if (counts) {
+                for (std::int64_t at = from; at < to; ++at) {
+                  agent_index const r = reader[at];
+                  marks[r] += static_cast<std::uint8_t>((model.activity(r) & activity::receives) != 0);
+                }
+              } else if (same) {
+                for (std::int64_t at = from; at < to; ++at) add(at, unit);
+              } else {
+                for (std::int64_t at = from; at < to; ++at) add(at, value[at]);
+              }
             }
-          } else if (same) {
-            for (std::int64_t at = starts(b); at < end; ++at) add(at, unit);
-          } else {
-            for (std::int64_t at = starts(b); at < end; ++at) add(at, value[at]);
           }
         });
     exec.fence();
-    first += n;
-    if (2 * total < bins.capacity()) slice = 2 * n;
+    done = true;
+    for (int c = 0; c < chunks; ++c) done = done && progress(c).next == chunk_start(0, count, chunks, c + 1);
   }
 }
 
