@@ -130,11 +130,11 @@ struct PushBins {
     capacity = std::max<std::int64_t>(capacity, 1);
     auto const open = static_cast<std::int64_t>(chains.extent(0) * chains.extent(1));
     while (page > push_page_min && 4 * open * page > capacity) page /= 2;
-    std::int64_t const pages =
+    std::int64_t const page_total =
         std::min<std::int64_t>((capacity + page - 1) / page, std::numeric_limits<std::int32_t>::max());
     next_page = Kokkos::View<std::int32_t*, MemorySpace>(
-        Kokkos::ViewAllocateWithoutInitializing("herd::active::bin_pages"), static_cast<std::size_t>(pages));
-    auto const entries = static_cast<std::size_t>(pages * page);
+        Kokkos::ViewAllocateWithoutInitializing("herd::active::bin_pages"), static_cast<std::size_t>(page_total));
+    auto const entries = static_cast<std::size_t>(page_total * page);
     readers = Kokkos::View<agent_index*, MemorySpace>(
         Kokkos::ViewAllocateWithoutInitializing("herd::active::bin_readers"), entries);
     values = Kokkos::View<std::uint64_t*, MemorySpace>(
