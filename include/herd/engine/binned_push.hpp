@@ -6,7 +6,7 @@
 // per push once the sums outgrow the caches (8 bytes an agent: 80 MB at 10^7 agents), and atomic
 // adds on x86 are full barriers, so those misses do not overlap. Binned, the push runs in two
 // passes: each chunk of sources writes each push (reader, value) into its bin for the reader's
-// block, pages of a few cache lines chained per chunk and block (sequential writes, and no pass
+// block, pages of up to 1 KB chained per chunk and block (sequential writes, and no pass
 // to count the pushes first: it read every source row a second time), then each block's bins are
 // added into its sums, one block per thread: plain adds into a block of sums that stays in the
 // core's cache. When the pages run out, the chunks stop where they are, the pages written are
