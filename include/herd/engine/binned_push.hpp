@@ -114,7 +114,6 @@ struct PushBins {
   int chunks() const { return static_cast<int>(chains.extent(0)); }
   agent_index blocks() const { return static_cast<agent_index>(chains.extent(1)); }
   std::int64_t pages() const { return static_cast<std::int64_t>(next_page.extent(0)); }
-  std::int64_t capacity() const { return static_cast<std::int64_t>(readers.extent(0)); }
 
   bool allocated() const { return readers.extent(0) > 0; }
   bool holds_values() const { return values.extent(0) > 0; }
@@ -166,9 +165,9 @@ edge_offset longest_row(ExecutionSpace const& exec, Graph const& graph) {
   return longest;
 }
 
-// The sources [first, first + count) of `candidate` split in `chunks` chunks: chunk c's first.
-KOKKOS_INLINE_FUNCTION agent_index chunk_start(agent_index first, agent_index count, int chunks, int c) {
-  return first + static_cast<agent_index>(static_cast<std::int64_t>(count) * c / chunks);
+// The candidates [0, count) split in `chunks` chunks: chunk c's first.
+KOKKOS_INLINE_FUNCTION agent_index chunk_start(agent_index count, int chunks, int c) {
+  return static_cast<agent_index>(static_cast<std::int64_t>(count) * c / chunks);
 }
 
 // Pushes from candidate(0 .. count) as MarkActive does (marks the sources, and the
@@ -203,7 +202,7 @@ void push_binned(ExecutionSpace const& exec, Mark const& mark,
   if constexpr (counts_spreaders_v<decltype(mark.model)>)
     unit = static_cast<std::uint64_t>(model.spreader_contribution());
   int const chunks = static_cast<int>(std::min<agent_index>(bins.chunks(), count));
-  for (int c = 0; c < chunks; ++c) progress(c) = ChunkProgress{chunk_start(0, count, chunks, c), false, 0};
+  for (int c = 0; c < chunks; ++c) progress(c) = ChunkProgress{chunk_start(count, chunks, c), false, 0};
   for (bool done = false; !done;) {
     taken() = 0;
     // 1. Each chunk writes its pushes into its bins, from where it stopped, until it is through
@@ -218,7 +217,7 @@ void push_binned(ExecutionSpace const& exec, Mark const& mark,
             row_ends[b] = 0;
           }
           ChunkProgress at = progress(c);
-          agent_index const last = chunk_start(0, count, chunks, c + 1);
+          agent_index const last = chunk_start(count, chunks, c + 1);
           // Raw pointers in locals: the stores into the bins may alias anything (the chains' ends
           // among them), and would have the Views' pointers loaded again on every push.
           agent_index* const reader = readers.data();
@@ -333,7 +332,7 @@ void push_binned(ExecutionSpace const& exec, Mark const& mark,
         });
     exec.fence();
     done = true;
-    for (int c = 0; c < chunks; ++c) done = done && progress(c).next == chunk_start(0, count, chunks, c + 1);
+    for (int c = 0; c < chunks; ++c) done = done && progress(c).next == chunk_start(count, chunks, c + 1);
   }
 }
 
