@@ -234,7 +234,7 @@ void bins_push_as_atomics_do(Graph const& g, std::int64_t capacity) {
       if (binned)
         Details::push_binned(Exec(), mark, Details::PushBins<Memory>(n, capacity, 2, values), Details::AgentsFrom{}, n);
     }
-    if (!binned) Details::mark_range(Exec(), "atomic", mark, 0, n);
+    if (!binned) Details::mark_listed(Exec(), "atomic", mark, Details::AgentsFrom{}, n);
     Kokkos::fence();
     return std::make_pair(to_vector(words), to_vector(sums));
   };
@@ -252,7 +252,7 @@ void bins_push_as_atomics_do(Graph const& g, std::int64_t capacity) {
       if (binned)
         Details::push_binned(Exec(), mark, Details::PushBins<Memory>(n, capacity, 2, false), Details::AgentsFrom{}, n);
     }
-    if (!binned) Details::mark_range(Exec(), "atomic", mark, 0, n);
+    if (!binned) Details::mark_listed(Exec(), "atomic", mark, Details::AgentsFrom{}, n);
     Kokkos::fence();
     return to_vector(words);
   };
@@ -328,6 +328,28 @@ TEST(ActiveSet, PushEstimateCountsChangingAndSpreadingAgents) {
   EXPECT_EQ(set.push_estimate(model), from_list);
   EXPECT_EQ(set.push_bound(), static_cast<double>(listed) * (1.0 + mean_readers));
   EXPECT_GE(set.push_bound(), from_list);
+}
+
+// After a pull step the sources are listed by a scan over every agent, in increasing order. The
+// agent counts leave a last block part full on CPUs (blocks of 1024) and none full at all.
+TEST(ActiveSet, SourcesAreListedInOrderAfterAPullStep) {
+  for (agent_index const agents : {agent_index{700}, agent_index{5000}}) {
+    Seir<> model(agents, sir(0.1, 0));
+    std::vector<std::uint8_t> states(static_cast<std::size_t>(agents));
+    std::mt19937 draw(static_cast<std::uint32_t>(agents));
+    for (auto& s : states) s = static_cast<std::uint8_t>(draw() % 4);
+    Kokkos::deep_copy(model.state.current(), Kokkos::View<std::uint8_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                                                 states.data(), states.size()));
+    std::vector<agent_index> expected;
+    for (std::size_t i = 0; i < states.size(); ++i)
+      if (states[i] == Seir<>::exposed || states[i] == Seir<>::infectious)
+        expected.push_back(static_cast<agent_index>(i));
+    Kokkos::View<agent_index*, Exec::memory_space> list("list", agents);
+    agent_index const found = Details::list_sources(Exec(), model, agents, list);
+    auto listed = to_vector(list);
+    listed.resize(static_cast<std::size_t>(found));
+    EXPECT_EQ(listed, expected) << agents << " agents";
+  }
 }
 
 // Every property of every agent (current buffers, as bytes) after each step.

@@ -120,14 +120,6 @@ struct MarkActive {
   }
 };
 
-// Marks from the agents [first, last).
-template <class ExecutionSpace, class Mark>
-void mark_range(ExecutionSpace const& exec, char const* label, Mark const& mark, agent_index first, agent_index last) {
-  if (first < last)
-    Kokkos::parallel_for(
-        label, Kokkos::RangePolicy<ExecutionSpace>(exec, first, last), KOKKOS_LAMBDA(agent_index i) { mark(i); });
-}
-
 // Marks from the agents agents(0 .. count). On CPUs, first asks for the push row of the agent 16
 // places ahead if it spreads: the sources lie far apart, the hardware prefetcher does not follow
 // their rows, and each row start (its readers and their weights) missed in cache. Most agents of a
@@ -256,6 +248,37 @@ agent_index keep_spreading(ExecutionSpace const& exec, Model const& model, agent
       },
       kept);
   return kept;
+}
+
+// Writes to `list`, in increasing order, the agents among [0, agents) that are sources (their
+// activity has `changes` or `spreads`); returns how many. Waits for the device. After a pull step
+// the sources are not known: pushing from every agent in turn tested each one's activity inside
+// the push pass, a branch mispredicted wherever sources fall at random, and at 10^7 agents that
+// pass took 30-40 ms more than the same pushes from a list (docs/benchmarks.md). On CPUs a scan
+// item is a block of 1024 agents, counted without a branch (the count vectorises) and written with
+// one; GPU threads take one agent each, for coalesced reads.
+template <class ExecutionSpace, class Model, class List>
+agent_index list_sources(ExecutionSpace const& exec, Model const& model, agent_index agents, List const& list) {
+  constexpr agent_index block =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible ? 1024 : 1;
+  constexpr std::uint8_t sources = activity::changes | activity::spreads;
+  agent_index found = 0;
+  Kokkos::parallel_scan(
+      "herd::active::sources", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, (agents + block - 1) / block),
+      KOKKOS_LAMBDA(agent_index b, agent_index & partial, bool final) {
+        agent_index const first = b * block;
+        agent_index const last = first + block < agents ? first + block : agents;
+        if (final) {
+          for (agent_index i = first; i < last; ++i)
+            if (model.activity(i) & sources) list(partial++) = i;
+        } else {
+          agent_index counted = 0;
+          for (agent_index i = first; i < last; ++i) counted += (model.activity(i) & sources) != 0;
+          partial += counted;
+        }
+      },
+      found);
+  return found;
 }
 
 // The agents first, first + 1, ...
@@ -481,23 +504,19 @@ class ActiveSet {
     double const min_pushes = static_cast<double>(stepped_) * binned_push_min_share;
     binned_ =
         pushed_ && bins_pushes() && (!known || (push_bound() >= min_pushes && push_estimate(model) >= min_pushes));
-    bool const binned = binned_;
-    // With the sources known, the last list is read here, before the compaction below rewrites it.
-    if (binned && known)
+    // The sources go into the list, which the compaction below rewrites once they are read.
+    if (!known) candidates_ = Details::list_sources(exec_, model, stepped_, list_);
+    if (binned_)
       push_through_bins(mark, list_, candidates_);
-    else if (binned)
-      push_through_bins(mark, Details::AgentsFrom{}, stepped_);
-    else if (known)
-      Details::mark_listed(exec_, "herd::active::mark", mark, list_, candidates_);
     else
-      Details::mark_range(exec_, "herd::active::mark_all", mark, 0, stepped_);
+      Details::mark_listed(exec_, "herd::active::mark", mark, list_, candidates_);
     if constexpr (std::is_void_v<decltype(ready())>) {
       ready();
       update_ghost_sources(model, GhostChanges<memory_space>{});
     } else {
       update_ghost_sources(model, ready());
     }
-    if (binned)
+    if (binned_)
       push_through_bins(mark, ghost_sources_, ghost_source_count_);
     else
       Details::mark_listed(exec_, "herd::active::mark_ghosts", mark, ghost_sources_, ghost_source_count_);
