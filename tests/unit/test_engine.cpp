@@ -417,6 +417,52 @@ TYPED_TEST(Engine, SpreaderBitsMarkedInTwoRangesHoldEveryAgent) {
   EXPECT_EQ(words.back() >> (agents % 32), 0u) << "no bits past the last agent";
 }
 
+// Adds two values an agent's index picks, into rows of `Values` entries.
+template <int Values>
+struct IndexedObservables {
+  static constexpr int num_observables() { return Values; }
+  KOKKOS_INLINE_FUNCTION void observe(agent_index i, std::int64_t* totals) const {
+    totals[i % Values] += 1;
+    totals[(i * 7) % Values] += i % 5;
+  }
+};
+
+template <int Values>
+std::vector<std::int64_t> expected_observables(std::vector<agent_index> const& agents) {
+  std::vector<std::int64_t> totals(Values, 0);
+  for (agent_index const i : agents) {
+    totals[static_cast<std::size_t>(i % Values)] += 1;
+    totals[static_cast<std::size_t>((i * 7) % Values)] += i % 5;
+  }
+  return totals;
+}
+
+// Observables add up over every agent and over a list, in rows that CPUs keep in per-item lanes
+// (3 values) and in rows too long for them (11), for counts that fill no block or lane of agents.
+template <class Exec, int Values>
+void check_observables() {
+  using Mem = typename Exec::memory_space;
+  Kokkos::View<std::int64_t*, Mem> row("row", Values);
+  for (agent_index const count : {agent_index{0}, agent_index{3}, agent_index{1023}, agent_index{5001}}) {
+    std::vector<agent_index> every(static_cast<std::size_t>(count));
+    for (agent_index i = 0; i < count; ++i) every[static_cast<std::size_t>(i)] = i;
+    Details::observe_agents(Exec(), "observe", IndexedObservables<Values>{}, Details::EveryAgent{}, count, row);
+    EXPECT_EQ(to_vector(row), expected_observables<Values>(every)) << count << " agents, " << Values << " values";
+    std::vector<agent_index> some;
+    for (agent_index i = 0; i < 3 * count; i += 3) some.push_back(i);
+    Kokkos::View<agent_index*, Mem> list("list", some.size());
+    Kokkos::deep_copy(list,
+                      Kokkos::View<agent_index*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(some.data(), some.size()));
+    Details::observe_list(Exec(), list, count, IndexedObservables<Values>{}, row);
+    EXPECT_EQ(to_vector(row), expected_observables<Values>(some)) << count << " listed, " << Values << " values";
+  }
+}
+
+TYPED_TEST(Engine, ObservablesAddUpOverEveryAgentAndAList) {
+  check_observables<TypeParam, 3>();
+  check_observables<TypeParam, 11>();
+}
+
 // Kokkos Tools callbacks count allocations and deep copies made while the step loop runs.
 TEST(Engine, StepLoopAllocatesAndCopiesNothing) {
   using Exec = Kokkos::DefaultExecutionSpace;

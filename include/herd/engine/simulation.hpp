@@ -175,8 +175,7 @@ class Simulation {
   /// model.num_observables() entries) without waiting for the result.
   template <class Model, class Row>
   void observe(Model const& model, Row const& row) const {
-    Details::ObserveKernel<Model> const kernel{model, static_cast<unsigned>(row.extent(0)), {}};
-    Kokkos::parallel_reduce("herd::observe", Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, num_agents()), kernel, row);
+    Details::observe_agents(exec_, "herd::observe", model, Details::EveryAgent{}, num_agents(), row);
   }
 
   /// Agents the phases of the step under way run on (the first of the active list), or -1 when

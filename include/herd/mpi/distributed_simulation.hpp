@@ -258,8 +258,7 @@ class DistributedSimulation {
   /// Sums `model.observe` over owned agents into `row`, without waiting.
   template <class Model, class Row>
   void observe(Model const& model, Row const& row) const {
-    herd::Details::ObserveKernel<Model> const kernel{model, static_cast<unsigned>(row.extent(0)), {}};
-    Kokkos::parallel_reduce("herd::observe", Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, num_owned()), kernel, row);
+    herd::Details::observe_agents(exec_, "herd::observe", model, herd::Details::EveryAgent{}, num_owned(), row);
   }
 
   /// Owned agents the phases of the step under way run on (the first of the active list), or -1
