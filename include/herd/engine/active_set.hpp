@@ -254,14 +254,14 @@ agent_index keep_spreading(ExecutionSpace const& exec, Model const& model, agent
 // activity has `changes` or `spreads`); returns how many. Waits for the device. After a pull step
 // the sources are not known: pushing from every agent in turn tested each one's activity inside
 // the push pass, a branch mispredicted wherever sources fall at random, and at 10^7 agents that
-// pass took 30-40 ms more than the same pushes from a list (docs/benchmarks.md). On CPUs a scan
-// item is a block of 1024 agents, counted without a branch (the count vectorises) and written with
-// one; GPU threads take one agent each, for coalesced reads.
+// pass took 35-61 ms after an epidemic's peak, where the scan and the pushes from its list take
+// 22-28 ms (docs/benchmarks.md). On CPUs a scan item is a block of 1024 agents, counted without a
+// branch (the count vectorises) and written with one; GPU threads take one agent each, for
+// coalesced reads.
 template <class ExecutionSpace, class Model, class List>
 agent_index list_sources(ExecutionSpace const& exec, Model const& model, agent_index agents, List const& list) {
   constexpr agent_index block =
       Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible ? 1024 : 1;
-  constexpr std::uint8_t sources = activity::changes | activity::spreads;
   agent_index found = 0;
   Kokkos::parallel_scan(
       "herd::active::sources", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, (agents + block - 1) / block),
@@ -270,10 +270,10 @@ agent_index list_sources(ExecutionSpace const& exec, Model const& model, agent_i
         agent_index const last = first + block < agents ? first + block : agents;
         if (final) {
           for (agent_index i = first; i < last; ++i)
-            if (model.activity(i) & sources) list(partial++) = i;
+            if (model.activity(i) & activity::source) list(partial++) = i;
         } else {
           agent_index counted = 0;
-          for (agent_index i = first; i < last; ++i) counted += (model.activity(i) & sources) != 0;
+          for (agent_index i = first; i < last; ++i) counted += (model.activity(i) & activity::source) != 0;
           partial += counted;
         }
       },

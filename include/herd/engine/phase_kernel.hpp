@@ -147,8 +147,8 @@ struct EveryAgent {
 // row of a device View. GPU threads take one agent each (Block 1). On CPUs an item is a block of
 // agents, added in turn into `lanes` rows of the item's own: an observe adds one to the entry the
 // agent's state picks, and where states are mixed at random, agent after agent adding to one row
-// in memory made each add wait for the last one's store (measured at 10^7 agents, half of them
-// susceptible at random: 4.8-5.4 against 1.9-2.1 ms; docs/benchmarks.md). Rows of more than
+// in memory made each add wait for the last one's store (SIR on 10^7 agents: 6.1 ms a pulled
+// step's reduction, against 2.1-2.2 ms in lanes; docs/benchmarks.md). Rows of more than
 // `most_in_lanes` entries are added to directly.
 template <class Model, class Agents = EveryAgent, agent_index Block = 1>
 struct ObserveKernel {
