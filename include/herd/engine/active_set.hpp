@@ -50,6 +50,12 @@ namespace Details {
 
 inline constexpr agent_index marks_per_word = sizeof(std::uint64_t);
 
+// Agents one item of a pass over every agent takes: on CPUs a block, which a thread counts or adds
+// up in locals without a test per agent (such loops vectorise, and keep their totals out of
+// memory); GPU threads take one agent each, for coalesced reads.
+template <class ExecutionSpace>
+inline constexpr agent_index agents_per_item = is_host_space_v<ExecutionSpace> ? 1024 : 1;
+
 // One agent's part of finding the active agents: lists it if it is a source (it changes on its
 // own or spreads), and its readers that receive if it spreads. Every writer of a mark stores the
 // same 1, so races between pushes are benign. Marks are bytes, stored in 8-byte words so that they
@@ -255,13 +261,11 @@ agent_index keep_spreading(ExecutionSpace const& exec, Model const& model, agent
 // the sources are not known: pushing from every agent in turn tested each one's activity inside
 // the push pass, a branch mispredicted wherever sources fall at random, and at 10^7 agents that
 // pass took 35-61 ms after an epidemic's peak, where the scan and the pushes from its list take
-// 22-28 ms (docs/benchmarks.md). On CPUs a scan item is a block of 1024 agents, counted without a
-// branch (the count vectorises) and written with one; GPU threads take one agent each, for
-// coalesced reads.
+// 22-28 ms (docs/benchmarks.md). On CPUs a scan item's block is counted without a branch and
+// written with one.
 template <class ExecutionSpace, class Model, class List>
 agent_index list_sources(ExecutionSpace const& exec, Model const& model, agent_index agents, List const& list) {
-  constexpr agent_index block =
-      Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible ? 1024 : 1;
+  constexpr agent_index block = agents_per_item<ExecutionSpace>;
   agent_index found = 0;
   Kokkos::parallel_scan(
       "herd::active::sources", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, (agents + block - 1) / block),
@@ -312,9 +316,8 @@ std::uint64_t sum_activity(ExecutionSpace const& exec, Model const& model, agent
   // On CPUs each thread counts a block in two 32-bit locals, the block split where the stepped
   // agents end, so that the loops carry no test on the index and no 64-bit packing per agent
   // (measured: the pass over 10^7 agents takes a fifth of the time it took with a packed 64-bit
-  // count per agent). GPU threads take one agent each, for coalesced reads.
-  constexpr agent_index block =
-      Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible ? 1024 : 1;
+  // count per agent).
+  constexpr agent_index block = agents_per_item<ExecutionSpace>;
   std::uint64_t packed = 0;
   Kokkos::parallel_reduce(
       "herd::active::estimate", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, (agents + block - 1) / block),

@@ -197,7 +197,7 @@ struct ObserveKernel {
 template <class ExecutionSpace, class Model, class Agents, class Row>
 void observe_agents(ExecutionSpace const& exec, char const* label, Model const& model, Agents const& agents,
                     agent_index count, Row const& row) {
-  constexpr agent_index block = is_host_space_v<ExecutionSpace> ? 1024 : 1;
+  constexpr agent_index block = agents_per_item<ExecutionSpace>;
   ObserveKernel<Model, Agents, block> const kernel{model, static_cast<unsigned>(row.extent(0)), agents, count};
   Kokkos::parallel_reduce(label, Kokkos::RangePolicy<ExecutionSpace>(exec, 0, (count + block - 1) / block), kernel,
                           row);
