@@ -288,6 +288,16 @@ TEST(ActiveSet, BinsPushInRoundsWhenThePagesRunOut) {
   }
 }
 
+// Sets every agent of `model` to a state drawn at random from `seed`; returns the states.
+std::vector<std::uint8_t> set_random_states(Seir<>& model, std::uint32_t seed) {
+  std::vector<std::uint8_t> states(model.state.current().extent(0));
+  std::mt19937 draw(seed);
+  for (auto& s : states) s = static_cast<std::uint8_t>(draw() % 4);
+  Kokkos::deep_copy(model.state.current(), Kokkos::View<std::uint8_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                                               states.data(), states.size()));
+  return states;
+}
+
 // The estimate automatic mode decides on, from a pass over every agent: the stepped sources (in
 // SEIR, the exposed and infectious agents) plus every spreading agent (ghosts too) times the mean
 // readers per agent. The stepped agents end inside a block of the pass, and the agents inside
@@ -297,11 +307,7 @@ TEST(ActiveSet, PushEstimateCountsChangingAndSpreadingAgents) {
   auto const g = weighted_directed_graph(5000, 8, 7);
   agent_index const stepped = 3333;
   Seir<> model(g.num_agents(), sir(0.1, 0));
-  std::vector<std::uint8_t> states(static_cast<std::size_t>(g.num_agents()));
-  std::mt19937 draw(11);
-  for (auto& s : states) s = static_cast<std::uint8_t>(draw() % 4);
-  Kokkos::deep_copy(model.state.current(), Kokkos::View<std::uint8_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
-                                               states.data(), states.size()));
+  auto const states = set_random_states(model, 11);
   std::int64_t changing = 0;
   std::int64_t spreading = 0;
   std::int64_t ghosts_spreading = 0;
@@ -335,11 +341,7 @@ TEST(ActiveSet, PushEstimateCountsChangingAndSpreadingAgents) {
 TEST(ActiveSet, SourcesAreListedInOrderAfterAPullStep) {
   for (agent_index const agents : {agent_index{700}, agent_index{5000}}) {
     Seir<> model(agents, sir(0.1, 0));
-    std::vector<std::uint8_t> states(static_cast<std::size_t>(agents));
-    std::mt19937 draw(static_cast<std::uint32_t>(agents));
-    for (auto& s : states) s = static_cast<std::uint8_t>(draw() % 4);
-    Kokkos::deep_copy(model.state.current(), Kokkos::View<std::uint8_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
-                                                 states.data(), states.size()));
+    auto const states = set_random_states(model, static_cast<std::uint32_t>(agents));
     std::vector<agent_index> expected;
     for (std::size_t i = 0; i < states.size(); ++i)
       if (states[i] == Seir<>::exposed || states[i] == Seir<>::infectious)
