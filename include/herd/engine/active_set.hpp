@@ -138,6 +138,10 @@ void mark_listed(ExecutionSpace const& exec, char const* label, Mark const& mark
   if (count == 0) return;  // no launch: a process without ghosts calls it for them every step
   Kokkos::parallel_for(
       label, Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count), KOKKOS_LAMBDA(agent_index k) {
+        // Captured in this order in both passes: see device_pass.hpp.
+        (void)count;
+        (void)agents;
+        (void)mark;
 #if !HERD_DEVICE_PASS && (defined(__GNUC__) || defined(__clang__))
         if (k + 16 < count) {
           agent_index const coming = agents(k + 16);
@@ -147,8 +151,6 @@ void mark_listed(ExecutionSpace const& exec, char const* label, Mark const& mark
             if (mark.sums.extent(0) && mark.push.weighted()) __builtin_prefetch(mark.push.weights.data() + ahead);
           }
         }
-#else
-        (void)count;  // captured in both passes: see device_pass.hpp
 #endif
         mark(agents(k));
       });
