@@ -160,7 +160,8 @@ std::vector<std::uint64_t> row_sums_every_way(Model const& model, Graph const& g
   Kokkos::View<std::uint64_t*, Exec::memory_space> by_code("by_code", Details::max_weight_codes);
   Details::fill_contribution_by_code(Exec(), model, coded.palette, by_code);
   Details::SpreaderViews<Exec::memory_space> const counts{bits, coded.codes, by_code};
-  Kokkos::View<std::uint64_t* [4], Exec::memory_space> sums("sums", graph.num_agents());
+  // Row by row in memory, as the caller reads them, on every backend.
+  Kokkos::View<std::uint64_t* [4], Kokkos::LayoutRight, Exec::memory_space> sums("sums", graph.num_agents());
   Kokkos::parallel_for(
       Kokkos::RangePolicy<Exec>(0, graph.num_agents()), KOKKOS_LAMBDA(agent_index i) {
         edge_offset const from = graph.row_offsets(i), to = graph.row_offsets(i + 1);
