@@ -52,9 +52,11 @@ inline constexpr agent_index marks_per_word = sizeof(std::uint64_t);
 
 // Agents one item of a pass over every agent takes: on CPUs a block, which a thread counts or adds
 // up in locals without a test per agent (such loops vectorise, and keep their totals out of
-// memory); GPU threads take one agent each, for coalesced reads.
+// memory). On GPUs eight: with one agent a thread, 10^7 agents made as many scan items, and the
+// sources' scan took 228 µs on an H100 where eight agents a thread took 92 (32: 74, but 35 against
+// 29 µs for the estimate's reduction; docs/benchmarks.md).
 template <class ExecutionSpace>
-inline constexpr agent_index agents_per_item = is_host_space_v<ExecutionSpace> ? 1024 : 1;
+inline constexpr agent_index agents_per_item = is_host_space_v<ExecutionSpace> ? 1024 : 8;
 
 // One agent's part of finding the active agents: lists it if it is a source (it changes on its
 // own or spreads), and its readers that receive if it spreads. Every writer of a mark stores the
@@ -171,12 +173,15 @@ KOKKOS_INLINE_FUNCTION std::uint32_t mark_bits(std::uint64_t word) {
   return static_cast<std::uint32_t>((word * 0x0102040810204080u) >> 56);
 }
 
-// Mark words a compaction item covers: 128 agents. With an item per word, 10^7 agents made 1.25
-// million items: on a GPU about ten thousand blocks of the scan, each with little work beyond the
-// scan's own (a reduction, a fence, an atomic), and as many block totals for the scan's last block
-// to add up alone. On CPUs, counting an item's marks without a branch vectorises: with 0.75 % of
-// 10^6 agents marked the compaction took 0.06-0.08 instead of 0.11-0.15 ms (docs/benchmarks.md).
-inline constexpr agent_index words_per_compaction_item = 16;
+// Mark words a compaction item covers. With an item per word, 10^7 agents made 1.25 million
+// items: on a GPU about ten thousand blocks of the scan, each with little work beyond the scan's
+// own (a reduction, a fence, an atomic), and as many block totals for the scan's last block to add
+// up alone. On CPUs 16 (128 agents): counting an item's marks without a branch vectorises, and
+// with 0.75 % of 10^6 agents marked the compaction took 0.06-0.08 instead of 0.11-0.15 ms. On GPUs
+// 4: on an H100 at 10^7 agents, 16 words a thread took 88 µs with 30 % of the agents marked where 4
+// took 71 (one: 78), and as long with 0.75 % marked (docs/benchmarks.md).
+template <class ExecutionSpace>
+inline constexpr agent_index words_per_compaction_item = is_host_space_v<ExecutionSpace> ? 16 : 4;
 
 // Writes the marked agents (a mark byte not 0) to `list`, in increasing order, eight marks at a
 // time, and clears the marks unless they still count (`keep`); returns how many. Waits for the
@@ -184,15 +189,15 @@ inline constexpr agent_index words_per_compaction_item = 16;
 // every backend: the final pass can clear what it read.)
 template <class ExecutionSpace, class Words, class List>
 agent_index compact_marks(ExecutionSpace const& exec, Words const& words, List const& list, bool keep = false) {
+  constexpr agent_index per_item = words_per_compaction_item<ExecutionSpace>;
   auto const word_count = static_cast<agent_index>(words.extent(0));
-  agent_index const items = (word_count + words_per_compaction_item - 1) / words_per_compaction_item;
+  agent_index const items = (word_count + per_item - 1) / per_item;
   agent_index found = 0;
   Kokkos::parallel_scan(
       "herd::active::compact", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, items),
       KOKKOS_LAMBDA(agent_index item, agent_index & partial, bool final) {
-        agent_index const first = item * words_per_compaction_item;
-        agent_index const last =
-            first + words_per_compaction_item < word_count ? first + words_per_compaction_item : word_count;
+        agent_index const first = item * per_item;
+        agent_index const last = first + per_item < word_count ? first + per_item : word_count;
         agent_index added = 0;
         if (final) {
           for (agent_index c = first; c < last; ++c) {

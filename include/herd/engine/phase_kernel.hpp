@@ -193,11 +193,18 @@ struct ObserveKernel {
   }
 };
 
+// Agents one item of the observables' reduction takes: a block on CPUs (agents_per_item), one on
+// GPUs, where a block's lane rows would live in local memory (H100, 10^7 agents: 44 µs with one
+// agent a thread, 102-272 µs with 4 to 64; docs/benchmarks.md).
+template <class ExecutionSpace>
+inline constexpr agent_index agents_per_observed_item =
+    is_host_space_v<ExecutionSpace> ? agents_per_item<ExecutionSpace> : 1;
+
 // Adds up `model.observe` over agents(0 .. count) into `row`, without waiting.
 template <class ExecutionSpace, class Model, class Agents, class Row>
 void observe_agents(ExecutionSpace const& exec, char const* label, Model const& model, Agents const& agents,
                     agent_index count, Row const& row) {
-  constexpr agent_index block = agents_per_item<ExecutionSpace>;
+  constexpr agent_index block = agents_per_observed_item<ExecutionSpace>;
   ObserveKernel<Model, Agents, block> const kernel{model, static_cast<unsigned>(row.extent(0)), agents, count};
   Kokkos::parallel_reduce(label, Kokkos::RangePolicy<ExecutionSpace>(exec, 0, (count + block - 1) / block), kernel,
                           row);
