@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <optional>
 #include <vector>
 
 namespace herd::bench {
@@ -189,8 +190,9 @@ void sir_epidemic(benchmark::State& state) {
   std::int64_t listed_steps = 0;
   for (auto _ : state) {
     Simulation<Exec> sim(exec, g, 42);
-    sim.set_stepping(mode_of(state.range(1)), true,
-                     state.range(2) > 0 ? static_cast<double>(state.range(2)) / 100 : default_active_threshold());
+    sim.set_stepping(
+        mode_of(state.range(1)), true,
+        state.range(2) > 0 ? std::optional<double>(static_cast<double>(state.range(2)) / 100) : std::nullopt);
     Seir<Memory> model(agents, sir_parameters());
     model.initialise(sim, agents);
     Kokkos::fence();

@@ -12,6 +12,8 @@
 
 #include <Kokkos_Timer.hpp>
 
+#include <optional>
+
 namespace herd::cli {
 
 namespace {
@@ -248,8 +250,10 @@ Stepping parse_stepping(std::string const& stepping) {
   return stepping == "pull" ? Stepping::pull : stepping == "active" ? Stepping::active : Stepping::automatic;
 }
 
-double active_threshold(Options const& o) {
-  return o.active_threshold > 0 ? o.active_threshold : default_active_threshold();
+// None: Herd's default for the backend, the model and the graph (chosen by the simulation).
+std::optional<double> active_threshold(Options const& o) {
+  if (o.active_threshold > 0) return o.active_threshold;
+  return std::nullopt;
 }
 
 // How the run's steps chose their agents; under mpiexec summed over ranks (each rank chooses for
@@ -275,7 +279,7 @@ void record_stepping(JobResult& result, Options const& o, Sim const& sim, bool d
   (void)distributed;
 #endif
   result.stepping = o.stepping;
-  result.active_threshold = active_threshold(o);
+  result.active_threshold = sim.active_threshold();
   result.gather_ahead = sums[3] > 0;
   result.binned_push = sums[4] > 0;
   result.spreader_bits = sums[5] > 0;

@@ -218,7 +218,9 @@ class Stepping(unittest.TestCase):
     def test_threshold_moves_steps_between_modes_not_results(self):
         args = ["--model", "seir", "--graph", "population", "--agents", "30000", "--steps", "80"]
         rows, default = self.run_with("auto", *args)
-        self.assertEqual(default["stepping"]["threshold"], 0.5)
+        # Herd's default: 0.5 on CPUs; GPUs pull every step of a graph this small.
+        on_cpu = default["backend"] in ("OpenMP", "Serial")
+        self.assertEqual(default["stepping"]["threshold"], 0.5 if on_cpu else 0.0)
         low_rows, low = self.run_with("auto", *args, "--active-threshold", "0.001")
         high_rows, high = self.run_with("auto", *args, "--active-threshold", "100")
         self.assertEqual(low_rows, rows)

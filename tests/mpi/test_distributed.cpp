@@ -107,7 +107,7 @@ Trajectory distributed(Graph const& graph, Kind kind, int steps, PartitionMethod
   Exec exec;
   mpi::DistributedSimulation<Exec> sim(exec, MPI_COMM_WORLD, mpi::distribute(exec, MPI_COMM_WORLD, graph, method), 99,
                                        options);
-  sim.set_stepping(stepping);
+  sim.set_stepping(stepping, default_active_threshold());
   sim.set_binned_push(binned);
   auto trajectory = simulate(sim, kind, steps);
   last_active_steps = sim.stepping_stats().active_steps;

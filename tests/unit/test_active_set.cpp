@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <tuple>
@@ -361,7 +362,7 @@ std::vector<std::vector<std::uint8_t>> trajectory(Graph const& graph, Model mode
                                                   GatherAhead gather = GatherAhead::automatic,
                                                   BinnedPush binned = BinnedPush::automatic) {
   Simulation<Exec> sim(Exec(), graph, seed);
-  sim.set_stepping(stepping, symmetric);
+  sim.set_stepping(stepping, symmetric, default_active_threshold());
   sim.set_gather_ahead(gather);
   sim.set_binned_push(binned);
   model.initialise(sim, graph.num_agents());
@@ -778,7 +779,7 @@ TEST(ActiveSet, AnEarlyListedStepWaitsForOneCount) {
   auto const graph = build_csr(Exec(), generate_edges(Exec(), ErdosRenyi{50000, 8.0}, 17));
   for (Stepping const stepping : {Stepping::active, Stepping::automatic}) {
     Simulation<Exec> sim(Exec(), graph, 5);
-    sim.set_stepping(stepping, true);
+    sim.set_stepping(stepping, true, default_active_threshold());
     Seir<> model(graph.num_agents(), sir(0.05, 10));
     model.initialise(sim, graph.num_agents());
     auto one_step = [&] {
@@ -821,7 +822,7 @@ void infect_some(Seir<>& model) {
 // which this comparison detects.
 std::vector<std::uint8_t> final_state(Graph const& graph, Stepping stepping, bool prepare) {
   Simulation<Exec> sim(Exec(), graph, 11);
-  sim.set_stepping(stepping, true);
+  sim.set_stepping(stepping, true, default_active_threshold());
   SeirParameters p;
   p.beta = 0.05;
   p.initial_infected = 5;
@@ -881,7 +882,7 @@ TEST(ActiveSet, AutomaticModeSkipsEstimatesFarAboveTheThreshold) {
   Seir<> model(graph.num_agents(), sir_for_automatic_mode(0.2));
   auto const pull = pulled_history(graph, model, 40);
   Simulation<Exec> sim(Exec(), graph, 5);
-  sim.set_stepping(Stepping::automatic, true);
+  sim.set_stepping(Stepping::automatic, true, default_active_threshold());
   model.initialise(sim, graph.num_agents());
   auto const original = tools::get_callbacks();
   auto counting = original;
@@ -909,7 +910,7 @@ TEST(ActiveSet, AutomaticModeListsLongerAfterBinnedSteps) {
   auto const pull = pulled_history(graph, model, 60);
   auto listed_steps = [&](BinnedPush binned) {
     Simulation<Exec> sim(Exec(), graph, 5);
-    sim.set_stepping(Stepping::automatic, true);
+    sim.set_stepping(Stepping::automatic, true, default_active_threshold());
     sim.set_binned_push(binned);
     model.initialise(sim, graph.num_agents());
     EXPECT_EQ(to_vector(run(sim, model, 60)), pull);
@@ -919,6 +920,44 @@ TEST(ActiveSet, AutomaticModeListsLongerAfterBinnedSteps) {
   auto const binned = listed_steps(BinnedPush::on);
   EXPECT_LT(atomic, 60) << "the epidemic should pull some steps";
   EXPECT_GT(binned, atomic);
+}
+
+// Without a threshold, the automatic mode takes Herd's default for the backend, the model's pushes
+// and the graph: 0.5 on CPUs; on GPUs none on graphs as small as this one (every step pulls), else
+// 2 where pushes are counted and 0.5 where they add sums. A threshold given replaces it, one of 0
+// pulls every step, and the history is the pulled one throughout. (The other tests give 0.5, so
+// that GPUs list steps of their small graphs too.)
+TEST(ActiveSet, AutomaticModeDefaultsFollowBackendAndPushes) {
+  constexpr edge_offset large = least_listed_edges_on_gpus;
+  bool const host = Details::is_host_space_v<Exec>;
+  EXPECT_EQ(default_active_threshold<Exec>(true, large), host ? 0.5 : counted_active_threshold_on_gpus);
+  EXPECT_EQ(default_active_threshold<Exec>(false, large), 0.5);
+  EXPECT_EQ(default_active_threshold<Exec>(true, large - 1), host ? 0.5 : 0.0);
+  EXPECT_EQ(default_active_threshold<Kokkos::DefaultHostExecutionSpace>(true, 1), 0.5);
+
+  auto const graph = automatic_mode_graph();
+  Seir<> model(graph.num_agents(), sir_for_automatic_mode(0.05));
+  constexpr int steps = 60;
+  auto const pull = pulled_history(graph, model, steps);
+  auto stepped = [&](std::optional<double> threshold) {
+    Simulation<Exec> sim(Exec(), graph, 5);
+    sim.set_stepping(Stepping::automatic, true, threshold);
+    model.initialise(sim, graph.num_agents());
+    EXPECT_EQ(to_vector(run(sim, model, steps)), pull);
+    EXPECT_TRUE(sim.counts_pushes()) << "SIR on an unweighted graph counts its pushes";
+    return std::make_pair(sim.active_threshold(), sim.stepping_stats().active_steps);
+  };
+  auto const [chosen, listed] = stepped(std::nullopt);
+  EXPECT_EQ(chosen, host ? 0.5 : 0.0);
+  if (host) {
+    EXPECT_GT(listed, 0);
+    EXPECT_LT(listed, steps);
+  } else {
+    EXPECT_EQ(listed, 0);
+  }
+  EXPECT_EQ(stepped(0.0), std::make_pair(0.0, std::int64_t{0}));
+  // Pushes never reach 100 times the agents here: every step is listed.
+  EXPECT_EQ(stepped(100.0), std::make_pair(100.0, std::int64_t{steps}));
 }
 
 // Counts the observations herd::run makes from the active list alone (a Kokkos Tools callback).
@@ -933,7 +972,7 @@ struct ListedObservations {
 template <class Model>
 std::vector<std::int64_t> history(Graph const& graph, Model model, Stepping stepping, bool symmetric, int steps) {
   Simulation<Exec> sim(Exec(), graph, 11);
-  sim.set_stepping(stepping, symmetric);
+  sim.set_stepping(stepping, symmetric, default_active_threshold());
   model.initialise(sim, graph.num_agents());
   return to_vector(run(sim, model, steps));
 }

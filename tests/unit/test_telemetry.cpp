@@ -102,7 +102,7 @@ TEST(Telemetry, RunsAddUp) {
 // stepped, and their phases add up to no more than the loop's.
 TEST(Telemetry, RecordsEveryStepWhenAsked) {
   Epidemic e;
-  e.sim.set_stepping(Stepping::automatic, true);
+  e.sim.set_stepping(Stepping::automatic, true, default_active_threshold());
   Telemetry plain;
   run(e.sim, e.model, 5, NoProgress{}, &plain);
   EXPECT_TRUE(plain.step_records().empty());

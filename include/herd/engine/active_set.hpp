@@ -438,6 +438,8 @@ class ActiveSet {
   /// Whether the model of the last reserve() (or find()) has its pushes counted in the marks
   /// (counts_pushes()).
   bool counting() const { return counting_; }
+  /// Edges of the graph it pushes along (the stepped agents' readers).
+  edge_offset push_edges() const { return push_.num_edges(); }
 
   /// Whether pushes go through bins (CPUs; see BinnedPush), from the next reserve() or find().
   void set_binned_push(BinnedPush choice) { binned_push_ = choice; }

@@ -10,14 +10,39 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <utility>
 
 namespace herd {
 
 /// Stepping::automatic pushes when the pushes a step needs (agents that change on their own plus
-/// the edges of spreading agents, estimated) are at most this fraction of the agents; else it pulls.
-/// Measured on SIR, docs/benchmarks.md "Active-set stepping".
+/// the edges of spreading agents, estimated) are at most a threshold fraction of the agents; else
+/// it pulls. This one is the default on CPUs, and on GPUs where pushes add sums. Measured on SIR and
+/// SEIR, docs/benchmarks.md "Active-set stepping" and "Active-set stepping on the H100".
 inline double default_active_threshold() { return 0.5; }
+
+/// On GPUs, where the pushes are counted (ActiveSet::counts_pushes: a byte added per push, not a
+/// 64-bit sum), listing pays up to a higher threshold: on an H100, SIR at 10^7 agents ran its
+/// epidemic fastest at 2-3 (0.30-0.32 ms a step against 0.33-0.35 at 0.5), while SEIR's weighted
+/// sums were slower at 2 than at 0.5. On CPUs counted pushes gained nothing above 0.5-1.
+inline constexpr double counted_active_threshold_on_gpus = 2.0;
+
+/// On GPUs a listed step costs 0.1-0.17 ms however short its list (its launches, and the wait for
+/// the list's length before the step's launch), while a pull step's time grows with the edges: on
+/// an H100, 0.08 ms for 10^6 agents of degree 16 (1.6 * 10^7 edges), where the automatic mode lost
+/// (0.85x the pulled epidemic's speed), and 0.85 ms for 10^7, where it won (2.7x). The two cross
+/// near 3 * 10^7 edges; below this many on a GPU, Herd's default never lists.
+inline constexpr edge_offset least_listed_edges_on_gpus = edge_offset{1} << 25;
+
+/// The threshold of Stepping::automatic when none is given: default_active_threshold() on CPUs;
+/// on GPUs 0 (every step pulls) under least_listed_edges_on_gpus edges, else
+/// counted_active_threshold_on_gpus for `counted` pushes and default_active_threshold() for sums.
+template <class ExecutionSpace>
+double default_active_threshold(bool counted, edge_offset edges) {
+  if (Details::is_host_space_v<ExecutionSpace>) return default_active_threshold();
+  if (edges < least_listed_edges_on_gpus) return 0.0;
+  return counted ? counted_active_threshold_on_gpus : default_active_threshold();
+}
 
 /// After a step on the active list that binned its pushes, Stepping::automatic keeps listing up to
 /// this many times its threshold: while the pushes grow, the agents that receive them are many and
@@ -34,8 +59,9 @@ class ActiveStepping {
   using memory_space = typename ExecutionSpace::memory_space;
   using active_set = ActiveSet<ExecutionSpace, WeightStorage>;
 
-  /// `active` is empty under Stepping::pull.
-  void set(Stepping stepping, double threshold, active_set active) {
+  /// `active` is empty under Stepping::pull; no `threshold`: Herd's default for this backend, the
+  /// model's pushes and the graph (herd::default_active_threshold), chosen when the model is known.
+  void set(Stepping stepping, std::optional<double> threshold, active_set active) {
     stepping_ = stepping;
     threshold_ = threshold;
     active_ = std::move(active);
@@ -55,6 +81,13 @@ class ActiveStepping {
   /// in their marks, keeping no sums (ActiveSet::counts()).
   bool counts_pushes() const { return stepping_ != Stepping::pull && active_.counting(); }
   SteppingStats const& stats() const { return stats_; }
+
+  /// The automatic mode's threshold: the one given to set(), else Herd's default for the model of
+  /// the last prepare() (or listed step). At most 0: every step pulls.
+  double threshold() const {
+    if (threshold_) return *threshold_;
+    return default_active_threshold<ExecutionSpace>(active_.counting(), active_.push_edges());
+  }
 
   /// The state may have been set since the last step.
   void forget() {
@@ -87,9 +120,14 @@ class ActiveStepping {
         stats_.active_share_sum += 1.0;
         return;
       }
+      double const threshold = this->threshold();
+      if (stepping_ == Stepping::automatic && threshold <= 0) {
+        stats_.active_share_sum += 1.0;
+        return;
+      }
       active_.begin_step();
       double const agents = owned > 0 ? static_cast<double>(owned) : 1.0;
-      double const limit = threshold_ * agents * (active_.binned() ? keep_listing_factor : 1.0);
+      double const limit = threshold * agents * (active_.binned() ? keep_listing_factor : 1.0);
       if (stepping_ == Stepping::automatic && pulls(model, limit)) {
         stats_.active_share_sum += 1.0;
         return;
@@ -143,8 +181,8 @@ class ActiveStepping {
   }
 
   Stepping stepping_ = Stepping::pull;
-  double threshold_ = default_active_threshold();
-  active_set active_;  ///< empty under Stepping::pull
+  std::optional<double> threshold_;  ///< none: Herd's default (threshold())
+  active_set active_;                ///< empty under Stepping::pull
   agent_index listed_ = -1;
   BinnedPush binned_push_ = BinnedPush::automatic;
   int skipped_estimates_ = 0;  ///< pull steps left before the automatic mode estimates again

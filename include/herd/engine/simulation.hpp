@@ -11,6 +11,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <optional>
+
 namespace herd {
 
 /// One simulation: a graph, the seed of its random stream, the step counter and the scheduling
@@ -86,8 +88,11 @@ class Simulation {
   /// models that declare their agents' activity (others are always pulled); they push from the
   /// spreading agents to the agents that read them, which on a graph that is not `symmetric`
   /// (every edge in both directions with the same weight) takes its transpose (built here, as much
-  /// memory as the graph). Allocates; call it before the step loop.
-  void set_stepping(Stepping stepping, bool symmetric, double threshold = default_active_threshold()) {
+  /// memory as the graph). Stepping::automatic lists a step when its pushes are estimated at most
+  /// `threshold` times the agents (at most 0: never); without one, Herd's default for the backend,
+  /// the model's pushes and the graph (herd::default_active_threshold). Allocates; call it before
+  /// the step loop.
+  void set_stepping(Stepping stepping, bool symmetric, std::optional<double> threshold = {}) {
     using Set = ActiveSet<ExecutionSpace, WeightStorage>;
     active_.set(stepping, threshold,
                 stepping == Stepping::pull ? Set()
@@ -132,6 +137,8 @@ class Simulation {
   /// the model of the last step loop.
   bool counts_pushes() const { return active_.counts_pushes(); }
   SteppingStats const& stepping_stats() const { return active_.stats(); }
+  /// The threshold of Stepping::automatic (see set_stepping), once prepare() knows the model.
+  double active_threshold() const { return active_.threshold(); }
 
   /// Readies the step loop of `model` (herd::run calls it before its loop): active-set stepping
   /// forgets what it knew of the agents, whose state may have been set since the last step, and

@@ -37,6 +37,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <memory>
+#include <optional>
 
 namespace herd::mpi {
 
@@ -180,7 +181,7 @@ class DistributedSimulation {
   /// As Simulation::set_stepping; the push graph is always a transpose here (with rows for the
   /// ghosts, which have none in the rank's graph), as much memory as the rank's graph structure.
   /// Allocates; call it before the step loop.
-  void set_stepping(Stepping stepping, double threshold = default_active_threshold()) {
+  void set_stepping(Stepping stepping, std::optional<double> threshold = {}) {
     using Set = ActiveSet<ExecutionSpace, WeightStorage>;
     active_.set(
         stepping, threshold,
@@ -222,6 +223,9 @@ class DistributedSimulation {
   bool counts_pushes() const { return active_.counts_pushes(); }
   /// This rank's stepping choices.
   SteppingStats const& stepping_stats() const { return active_.stats(); }
+  /// This rank's threshold of Stepping::automatic, as Simulation::active_threshold (the default
+  /// follows the rank's own edges).
+  double active_threshold() const { return active_.threshold(); }
 
   /// As Simulation::before_step, over this rank's owned agents; before listing them it completes
   /// the exchange in flight, as the ghosts that spread mark agents too, and the halo says which
