@@ -120,14 +120,9 @@ class ActiveStepping {
         stats_.active_share_sum += 1.0;
         return;
       }
-      double const threshold = this->threshold();
-      if (stepping_ == Stepping::automatic && threshold <= 0) {
-        stats_.active_share_sum += 1.0;
-        return;
-      }
       active_.begin_step();
       double const agents = owned > 0 ? static_cast<double>(owned) : 1.0;
-      double const limit = threshold * agents * (active_.binned() ? keep_listing_factor : 1.0);
+      double const limit = threshold() * agents * (active_.binned() ? keep_listing_factor : 1.0);
       if (stepping_ == Stepping::automatic && pulls(model, limit)) {
         stats_.active_share_sum += 1.0;
         return;
@@ -165,9 +160,11 @@ class ActiveStepping {
   // are not known), which at the peak of an epidemic would be most of the automatic mode's extra
   // cost. So an estimate of 2^k times the limit lets the next k steps pull without one: the pushes
   // would have to halve every step to fall below the limit sooner, and switching a step late costs
-  // only that step's difference between the two modes (the trajectory is the same).
+  // only that step's difference between the two modes (the trajectory is the same). A limit of at
+  // most 0 pulls every step, without a bound or an estimate.
   template <class Model>
   bool pulls(Model const& model, double limit) {
+    if (limit <= 0) return true;
     bool const costly = !active_.sources_known();
     if (costly && skipped_estimates_ > 0) {
       --skipped_estimates_;
@@ -176,7 +173,7 @@ class ActiveStepping {
     if (active_.push_bound() <= limit) return false;
     double const estimate = active_.push_estimate(model);
     if (estimate <= limit) return false;
-    if (costly && limit > 0) skipped_estimates_ = static_cast<int>(std::log2(estimate / limit));
+    if (costly) skipped_estimates_ = static_cast<int>(std::log2(estimate / limit));
     return true;
   }
 
