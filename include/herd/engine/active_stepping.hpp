@@ -29,10 +29,11 @@ inline constexpr double counted_active_threshold_on_gpus = 2.0;
 
 /// On GPUs a listed step costs 0.1-0.17 ms however short its list (its launches, and the wait for
 /// the list's length before the step's launch), while a pull step's time grows with the edges: on
-/// an H100, 0.08 ms for 10^6 agents of degree 16 (1.6 * 10^7 edges), where the automatic mode lost
-/// (0.85× the pulled epidemic's speed), and 0.85 ms for 10^7, where it won (2.7×). The two cross
-/// near 3 * 10^7 edges; below this many on a GPU, Herd's default never lists.
-inline constexpr edge_offset least_listed_edges_on_gpus = edge_offset{1} << 25;
+/// an H100, 0.077 ms for 10^6 agents of degree 16 (1.6 * 10^7 edges), where SIR's listed steps
+/// took 0.09-0.11 ms, and 0.17 ms for 2 * 10^6, where they took 0.12. The two cross near
+/// 2.2 * 10^7 edges for SIR's counted pushes and 1.7 * 10^7 for SEIR's summed ones; below this many
+/// on a GPU, Herd's default never lists.
+inline constexpr edge_offset least_listed_edges_on_gpus = 20'000'000;
 
 /// The threshold of Stepping::automatic when none is given: default_active_threshold() on CPUs;
 /// on GPUs 0 (every step pulls) under least_listed_edges_on_gpus edges, else
