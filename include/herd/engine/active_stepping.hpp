@@ -31,8 +31,8 @@ inline constexpr double counted_active_threshold_on_gpus = 2.0;
 /// the list's length before the step's launch), while a pull step's time grows with the edges: on
 /// an H100, 0.077 ms for 10^6 agents of degree 16 (1.6 * 10^7 edges), where SIR's listed steps
 /// took 0.09-0.11 ms, and 0.17 ms for 2 * 10^6, where they took 0.12. The two cross near
-/// 2.2 * 10^7 edges for SIR's counted pushes and 1.7 * 10^7 for SEIR's summed ones; below this many
-/// on a GPU, Herd's default never lists.
+/// 2.2 * 10^7 edges for SIR's counted pushes and 1.7 * 10^7 for SEIR's summed ones; below 2 * 10^7,
+/// between the two, Herd's default never lists on a GPU.
 inline constexpr edge_offset least_listed_edges_on_gpus = 20'000'000;
 
 /// The threshold of Stepping::automatic when none is given: default_active_threshold() on CPUs;
