@@ -2,10 +2,14 @@
 // read against.
 //   bare_gather: reads the CSR and one state byte per neighbour, sums, writes one byte per agent.
 //   bare_gather_bits: the same from one bit per agent, packed from the state bytes first.
+//   bare_gather_bits_segmented: the same, the neighbours taken in column segments whose bits fit
+//                a cache level, one pass per segment.
 //   spmv:        Kokkos Kernels CSR SpMV with double values (what an HPC user would write).
 //   stream_triad: a = b + s c over doubles, the bandwidth the memory system really gives.
 
 #include "bench_common.hpp"
+
+#include <algorithm>
 
 #if HERD_ENABLE_KOKKOSKERNELS
 #include <KokkosSparse_CrsMatrix.hpp>
@@ -36,6 +40,45 @@ void bare_gather(benchmark::State& state) {
   state.SetLabel(std::string(graph_name(kind)) + " order=" + to_string(static_cast<Ordering>(state.range(2))));
 }
 
+// A tenth of the agents infectious (state 2), at random: the states the gathers over bits pack.
+Kokkos::View<std::uint8_t*, Memory> random_infectious_states(agent_index agents) {
+  Kokkos::View<std::uint8_t*, Memory> states("herd::bench::in", agents);
+  CounterRng const rng{5};
+  Kokkos::parallel_for(
+      "herd::bench::states", Kokkos::RangePolicy<Exec>(0, agents),
+      KOKKOS_LAMBDA(agent_index i) { states(i) = uniform_below(rng.bits(i, 0, 0, 0), 10) == 0 ? 2 : 0; });
+  return states;
+}
+
+// Sets each agent's bit where its state is infectious: the first pass of every gather over bits.
+void pack_infectious_bits(Kokkos::View<std::uint8_t*, Memory> states, Kokkos::View<std::uint32_t*, Memory> bits) {
+  auto const agents = static_cast<agent_index>(states.extent(0));
+  Kokkos::parallel_for(
+      "herd::bench::pack_bits", Kokkos::RangePolicy<Exec>(0, static_cast<agent_index>(bits.extent(0))),
+      KOKKOS_LAMBDA(agent_index w) {
+        std::uint32_t word = 0;
+        for (agent_index b = 0; b < 32 && 32 * w + b < agents; ++b)
+          word |= static_cast<std::uint32_t>(states(32 * w + b) == 2) << b;
+        bits(w) = word;
+      });
+}
+
+// Each agent's count of neighbours whose bit is set, row by row.
+void gather_bits(CsrGraph<Memory> const& g, Kokkos::View<std::uint32_t*, Memory> bits,
+                 Kokkos::View<std::uint8_t*, Memory> out) {
+  auto offsets = g.row_offsets;
+  auto neighbours = g.neighbours;
+  Kokkos::parallel_for(
+      "herd::bench::bare_gather_bits", Kokkos::RangePolicy<Exec>(0, g.num_agents()), KOKKOS_LAMBDA(agent_index i) {
+        std::uint32_t sum = 0;
+        for (edge_offset e = offsets(i); e < offsets(i + 1); ++e) {
+          agent_index const j = neighbours(e);
+          sum += (bits(j >> 5) >> (j & 31)) & 1u;
+        }
+        out(i) = static_cast<std::uint8_t>(sum);
+      });
+}
+
 // The floor of a pull step that reads one bit per neighbour ("spreads") instead of a state byte:
 // first packs the bits of the agents whose state is infectious (a tenth, at random), then sums
 // each agent's neighbours' bits. At 10^7 agents the bits take 1.25 MB where the states take 10:
@@ -45,35 +88,127 @@ void bare_gather_bits(benchmark::State& state) {
   int const kind = static_cast<int>(state.range(0));
   auto const agents = static_cast<agent_index>(state.range(1));
   auto const& g = graph(kind, agents, static_cast<Ordering>(state.range(2)));
-  Kokkos::View<std::uint8_t*, Memory> in("herd::bench::in", agents), out("herd::bench::out", agents);
+  auto const in = random_infectious_states(agents);
+  Kokkos::View<std::uint8_t*, Memory> out("herd::bench::out", agents);
   Kokkos::View<std::uint32_t*, Memory> bits("herd::bench::bits", (agents + 31) / 32);
-  CounterRng const rng{5};
-  Kokkos::parallel_for(
-      "herd::bench::states", Kokkos::RangePolicy<Exec>(0, agents),
-      KOKKOS_LAMBDA(agent_index i) { in(i) = uniform_below(rng.bits(i, 0, 0, 0), 10) == 0 ? 2 : 0; });
-  auto offsets = g.row_offsets;
-  auto neighbours = g.neighbours;
-  auto const words = static_cast<agent_index>(bits.extent(0));
   timed(state, [&] {
-    Kokkos::parallel_for(
-        "herd::bench::pack_bits", Kokkos::RangePolicy<Exec>(0, words), KOKKOS_LAMBDA(agent_index w) {
-          std::uint32_t word = 0;
-          for (agent_index b = 0; b < 32 && 32 * w + b < agents; ++b)
-            word |= static_cast<std::uint32_t>(in(32 * w + b) == 2) << b;
-          bits(w) = word;
-        });
-    Kokkos::parallel_for(
-        "herd::bench::bare_gather_bits", Kokkos::RangePolicy<Exec>(0, agents), KOKKOS_LAMBDA(agent_index i) {
-          std::uint32_t sum = 0;
-          for (edge_offset e = offsets(i); e < offsets(i + 1); ++e) {
-            agent_index const j = neighbours(e);
-            sum += (bits(j >> 5) >> (j & 31)) & 1u;
-          }
-          out(i) = static_cast<std::uint8_t>(sum);
-        });
+    pack_infectious_bits(in, bits);
+    gather_bits(g, bits, out);
   });
   double const edges = static_cast<double>(g.num_edges());
   set_rates(state, agents, edges, agents * (8.0 + 1.0 + 1.0 + 1.0 / 8) + edges * (4.0 + 1.0 / 8));
+  state.SetLabel(std::string(graph_name(kind)) + " order=" + to_string(static_cast<Ordering>(state.range(2))));
+}
+
+// A random graph's neighbour reads miss every cache that the bits do not fit: on an H100 the
+// gather is bound by L2 throughput at 10^7 agents (1.25 MB of bits, more than an SM's L1), on a
+// CPU by L3 latency. Taking the columns in segments whose bits fit the nearer level, one pass over
+// the rows per segment, turns those reads into hits, at the price of a row offset and a partial
+// sum per agent and segment. This is the floor of a counting pull step laid out that way.
+struct SegmentedRows {
+  agent_index width = 0;  // agents per column segment
+  int segments = 0;
+  // Row i's neighbours in segment s are neighbours(offsets(s * (n + 1) + i)) up to the next offset
+  // (n agents): segment after segment, rows in order within each.
+  Kokkos::View<std::uint32_t*, Memory> offsets;
+  Kokkos::View<agent_index*, Memory> neighbours;
+};
+
+SegmentedRows segment_columns(CsrGraph<Memory> const& g, agent_index width) {
+  agent_index const n = g.num_agents();
+  SegmentedRows r;
+  r.width = width;
+  r.segments = static_cast<int>((n + width - 1) / width);
+  std::size_t const stride = static_cast<std::size_t>(n) + 1;
+  r.offsets = Kokkos::View<std::uint32_t*, Memory>("herd::bench::segment_offsets", r.segments * stride);
+  r.neighbours = Kokkos::View<agent_index*, Memory>("herd::bench::segment_neighbours", g.num_edges());
+  auto offsets = r.offsets;
+  auto row_offsets = g.row_offsets;
+  auto neighbours = g.neighbours;
+  // Count each row's neighbours per segment at (s, i + 1); (s, 0) stays 0.
+  Kokkos::parallel_for(
+      "herd::bench::segment_count", Kokkos::RangePolicy<Exec>(0, n), KOKKOS_LAMBDA(agent_index i) {
+        for (edge_offset e = row_offsets(i); e < row_offsets(i + 1); ++e)
+          ++offsets(static_cast<std::size_t>(neighbours(e) / width) * stride + i + 1);
+      });
+  // One inclusive scan over all segments makes (s, i) the start of row i in segment s.
+  Kokkos::parallel_scan(
+      "herd::bench::segment_scan", Kokkos::RangePolicy<Exec>(0, offsets.extent(0)),
+      KOKKOS_LAMBDA(std::size_t k, std::uint32_t & sum, bool final) {
+        sum += offsets(k);
+        if (final) offsets(k) = sum;
+      });
+  auto out = r.neighbours;
+  // Rows are sorted, so a row's neighbours arrive segment by segment.
+  Kokkos::parallel_for(
+      "herd::bench::segment_fill", Kokkos::RangePolicy<Exec>(0, n), KOKKOS_LAMBDA(agent_index i) {
+        agent_index segment = -1;
+        std::uint32_t at = 0;
+        for (edge_offset e = row_offsets(i); e < row_offsets(i + 1); ++e) {
+          agent_index const j = neighbours(e);
+          if (j / width != segment) {
+            segment = j / width;
+            at = offsets(static_cast<std::size_t>(segment) * stride + i);
+          }
+          out(at++) = j;
+        }
+      });
+  return r;
+}
+
+void bare_gather_bits_segmented(benchmark::State& state) {
+  int const kind = static_cast<int>(state.range(0));
+  auto const agents = static_cast<agent_index>(state.range(1));
+  auto const& g = graph(kind, agents, static_cast<Ordering>(state.range(2)));
+  auto const segment_bytes = static_cast<agent_index>(state.range(3)) * 1024;
+  if (g.num_edges() >= (edge_offset{1} << 32)) {
+    state.SkipWithError("the segment offsets are 32-bit");
+    return;
+  }
+  SegmentedRows const rows = segment_columns(g, std::min(8 * segment_bytes, agents));
+  auto const in = random_infectious_states(agents);
+  Kokkos::View<std::uint8_t*, Memory> out("herd::bench::out", agents), by_rows("herd::bench::by_rows", agents);
+  Kokkos::View<std::uint32_t*, Memory> bits("herd::bench::bits", (agents + 31) / 32);
+  auto offsets = rows.offsets;
+  auto neighbours = rows.neighbours;
+  std::size_t const stride = static_cast<std::size_t>(agents) + 1;
+  auto gather = [&] {
+    for (int s = 0; s < rows.segments; ++s) {
+      std::size_t const base = static_cast<std::size_t>(s) * stride;
+      bool const first = s == 0;
+      Kokkos::parallel_for(
+          "herd::bench::bare_gather_bits_segmented", Kokkos::RangePolicy<Exec>(0, agents),
+          KOKKOS_LAMBDA(agent_index i) {
+            std::uint32_t sum = first ? 0u : out(i);
+            for (std::uint32_t e = offsets(base + i); e < offsets(base + i + 1); ++e) {
+              agent_index const j = neighbours(e);
+              sum += (bits(j >> 5) >> (j & 31)) & 1u;
+            }
+            out(i) = static_cast<std::uint8_t>(sum);
+          });
+    }
+  };
+  // The same sums as the row gather, or the figure means nothing.
+  pack_infectious_bits(in, bits);
+  gather();
+  gather_bits(g, bits, by_rows);
+  std::size_t differences = 0;
+  Kokkos::parallel_reduce(
+      "herd::bench::segmented_check", Kokkos::RangePolicy<Exec>(0, agents),
+      KOKKOS_LAMBDA(agent_index i, std::size_t & wrong) { wrong += out(i) != by_rows(i) ? 1 : 0; }, differences);
+  if (differences != 0) {
+    state.SkipWithError("the segmented sums differ from the row sums");
+    return;
+  }
+  timed(state, [&] {
+    pack_infectious_bits(in, bits);
+    gather();
+  });
+  double const edges = static_cast<double>(g.num_edges());
+  double const per_agent_and_segment = 4.0 + 2.0;  // an offset, the partial sum read and written
+  set_rates(state, agents, edges,
+            agents * (1.0 + 1.0 / 8 + per_agent_and_segment * rows.segments) + edges * (4.0 + 1.0 / 8));
+  state.counters["segments"] = rows.segments;
   state.SetLabel(std::string(graph_name(kind)) + " order=" + to_string(static_cast<Ordering>(state.range(2))));
 }
 
@@ -111,6 +246,13 @@ BENCHMARK(bare_gather)
 BENCHMARK(bare_gather_bits)
     ->Apply(graphs)
     ->ArgNames({"graph", "agents", "order"})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+// Fourth argument: KiB of bits per column segment. An H100 SM has up to 256 KB of L1; a core of
+// the CPU in docs/benchmarks.md has 512 KB of L2.
+BENCHMARK(bare_gather_bits_segmented)
+    ->ArgsProduct({{erdos_renyi}, {1000000, 10000000}, {static_cast<std::int64_t>(Ordering::none)}, {32, 64, 128, 256}})
+    ->ArgNames({"graph", "agents", "order", "segment_kib"})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 #if HERD_ENABLE_KOKKOSKERNELS
