@@ -118,6 +118,7 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
   Kokkos::fence();
   result.step_seconds = timer.seconds();
   result.spreader_bits = sim.reads_spreader_bits(model);
+  result.gather_ahead = sim.asks_ahead(model) && !result.spreader_bits;
   result.weight_codes = result.spreader_bits && sim.code_bytes_per_edge() > 0;
   result.bins_hold_values = Details::pushes_values<Model>(sim.graph());
   result.pushes_counted = sim.counts_pushes();
@@ -256,19 +257,28 @@ std::optional<double> active_threshold(Options const& o) {
   return std::nullopt;
 }
 
+// Whether the pull steps asked for their neighbours' values ahead on some rank: each decides from
+// its own stored agents (simulate() records its choice).
+void record_gather_ahead(JobResult& result, bool distributed) {
+  int asks = result.gather_ahead ? 1 : 0;
+#if HERD_ENABLE_MPI
+  if (distributed) MPI_Allreduce(MPI_IN_PLACE, &asks, 1, MPI_INT, MPI_MAX, world());
+#else
+  (void)distributed;
+#endif
+  result.gather_ahead = asks != 0;
+}
+
 // How the run's steps chose their agents; under mpiexec summed over ranks (each rank chooses for
 // itself: a step counts once per rank) and the active share of all agents (collective).
 template <class Sim>
 void record_stepping(JobResult& result, Options const& o, Sim const& sim, bool distributed) {
   auto const& stats = sim.stepping_stats();
-  // Agents stepped, over all steps; and the ranks whose pull steps ask ahead (each decides from its
-  // own stored agents; every model declaring activity says where it reads), unless they read
-  // spreader bits instead of states.
-  bool const asks_ahead = sim.asks_ahead() && !result.spreader_bits;
+  // Agents stepped, over all steps, and the ranks that bin pushes, read spreader bits, add by
+  // weight codes.
   std::vector<double> sums = {static_cast<double>(stats.steps),
                               static_cast<double>(stats.active_steps),
                               stats.active_share_sum * static_cast<double>(sim.num_owned()),
-                              asks_ahead ? 1.0 : 0.0,
                               sim.bins_pushes() ? 1.0 : 0.0,
                               result.spreader_bits ? 1.0 : 0.0,
                               result.weight_codes ? 1.0 : 0.0};
@@ -280,10 +290,9 @@ void record_stepping(JobResult& result, Options const& o, Sim const& sim, bool d
 #endif
   result.stepping = o.stepping;
   result.active_threshold = sim.active_threshold();
-  result.gather_ahead = sums[3] > 0;
-  result.binned_push = sums[4] > 0;
-  result.spreader_bits = sums[5] > 0;
-  result.weight_codes = sums[6] > 0;
+  result.binned_push = sums[3] > 0;
+  result.spreader_bits = sums[4] > 0;
+  result.weight_codes = sums[5] > 0;
   result.steps_counted = static_cast<long long>(sums[0]);
   result.active_steps = static_cast<long long>(sums[1]);
   double const agent_steps = static_cast<double>(stats.steps) * static_cast<double>(sim.num_global());
@@ -315,6 +324,7 @@ JobResult run_single(Options const& o, std::function<void(int, int)> const& prog
   double state_bytes = 0.0;
   JobResult result = run_model(o, sim, inputs, progress, state_bytes, input.graph.num_edges(), false);
   result.setup_seconds = setup_seconds;
+  record_gather_ahead(result, false);
   if (activity) record_stepping(result, o, sim, false);
   describe(result, input, exec, to_string(sim.plan().schedule), state_bytes, ids.extent(0) != 0);
   result.bytes_per_edge += sim.code_bytes_per_edge();
@@ -378,6 +388,7 @@ JobResult run_distributed(Options const& o, std::function<void(int, int)> const&
   result.setup_seconds = setup_seconds;
   describe(result, input, exec, to_string(sim.plan().schedule), state_bytes, true);
   result.bytes_per_edge += sim.code_bytes_per_edge();
+  record_gather_ahead(result, true);
   if (activity) record_stepping(result, o, sim, true);
   // A rank always pushes through the transpose of its graph.
   add_active_memory<WeightStorage>(result, o, true, input.graph.weighted(), sim.bins_pushes());

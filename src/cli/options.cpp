@@ -269,8 +269,8 @@ Run:
   --schedule NAME          auto (default), thread, vector, team, hybrid, edge: agents/edges to
                            threads (edge: sir, seir and covid sums by equal shares of rows and
                            edges, auto's choice on GPUs for graphs with hubs)
-  --gather-ahead WHEN      auto (default: from 2^23 agents), on, off: on CPUs, sir, seir and
-                           covid pull steps ask for neighbour states a few agents ahead
+  --gather-ahead WHEN      auto (default: from 8 MB of values), on, off: on CPUs, pull steps ask
+                           for neighbour states or opinions a few agents ahead
   --stepping MODE          auto (default), pull, active: sir, seir and covid steps visit every
                            agent (pull), only those that can change (active), or per step
                            whichever is cheaper (auto); results are the same to the last bit

@@ -213,7 +213,7 @@ std::string summary_table(Options const& o, JobResult const& r) {
     s << "stepping " << r.stepping << ": " << r.active_steps << " of " << r.steps_counted
       << " steps on the active agents only, " << engineering(100 * r.mean_active_share)
       << " % of the agents stepped on average\n";
-  if (r.gather_ahead) s << "gather ahead: pull steps ask for the neighbour states of agents ahead\n";
+  if (r.gather_ahead) s << "gather ahead: pull steps ask for the values of the neighbours of agents ahead\n";
   if (r.spreader_bits) s << "spreader bits: pull steps read one bit per neighbour, not its state\n";
   if (r.weight_codes) s << "weight codes: pull steps add each edge's contribution from a one-byte code of its weight\n";
   if (r.binned_push && r.active_steps > 0) s << "binned pushes: active steps push sums through bins\n";

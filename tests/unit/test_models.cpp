@@ -168,11 +168,30 @@ TEST(Opinion, MajorityRuleAmplifiesTheMajority) {
   EXPECT_LT(run_model(graph, minority, 20, 4).last[1], 500);
 }
 
+// Asking ahead for the neighbours' opinions (on CPUs) only prefetches: the same opinions after 15
+// steps of either rule, the voter's too, which reads one neighbour of the row it asks for.
+TEST(Opinion, AskingAheadLeavesOpinionsUnchanged) {
+  static_assert(gathers_ahead_v<Opinion<>>, "opinion models say where they read their neighbours");
+  auto graph = herd::test::generated_graph<Exec>(PowerLaw{4000, 2.1, 12.0, 0.0}, 7);
+  auto opinions = [&](OpinionRule rule, GatherAhead ahead) {
+    Simulation<Exec> sim(Exec(), graph, 3);
+    sim.set_gather_ahead(ahead);
+    Opinion<> model(graph.num_agents(), OpinionParameters{rule, 0.45});
+    model.initialise(sim, graph.num_agents());
+    run(sim, model, 15);
+    return to_vector(model.opinion.current());
+  };
+  for (auto rule : {OpinionRule::voter, OpinionRule::majority})
+    EXPECT_EQ(opinions(rule, GatherAhead::on), opinions(rule, GatherAhead::off)) << static_cast<int>(rule);
+}
+
 // Opinions after `steps` steps of a consensus model on `graph`, on the host as floats.
 template <class Storage>
 std::vector<float> consensus_opinions(CsrGraph<Exec::memory_space> const& graph, double confidence, int steps,
-                                      Schedule schedule = Schedule::automatic, std::vector<float>* initial = nullptr) {
+                                      Schedule schedule = Schedule::automatic, std::vector<float>* initial = nullptr,
+                                      GatherAhead ahead = GatherAhead::automatic) {
   Simulation<Exec> sim(Exec(), graph, 5, schedule);
+  sim.set_gather_ahead(ahead);
   Consensus<Storage> model(graph.num_agents(), ConsensusParameters{confidence});
   model.initialise(sim, graph.num_agents());
   auto read = [&] {
@@ -253,6 +272,33 @@ TEST(Consensus, EveryScheduleGivesTheSameBits) {
       EXPECT_EQ(consensus_opinions<half>(graph, confidence, 10, schedule), reference)
           << to_string(schedule) << " confidence " << confidence;
   }
+}
+
+// Asking ahead for the neighbours' opinions (on CPUs) only prefetches: the same bits, for DeGroot
+// and bounded confidence, on every schedule that steps a row on one thread.
+TEST(Consensus, AskingAheadLeavesOpinionsUnchanged) {
+  static_assert(gathers_ahead_v<Consensus<float>> && gathers_ahead_v<Consensus<half>>,
+                "consensus models say where they read their neighbours");
+  // Automatic mode asks from 8 MB of the values read: float opinions from 2^21 agents, half
+  // opinions from 2^22, one-byte states from 2^23.
+  static_assert(gathered_bytes_v<Consensus<float>> == 4 && gathered_bytes_v<Consensus<half>> == 2 &&
+                gathered_bytes_v<Seir<>> == 1 && gathered_bytes_v<Opinion<>> == 1);
+  EXPECT_TRUE(gathers_ahead(GatherAhead::automatic, agent_index{1} << 21, gathered_bytes_v<Consensus<float>>));
+  EXPECT_FALSE(gathers_ahead(GatherAhead::automatic, agent_index{1} << 21, gathered_bytes_v<Consensus<half>>));
+  EXPECT_TRUE(gathers_ahead(GatherAhead::automatic, agent_index{1} << 22, gathered_bytes_v<Consensus<half>>));
+  EXPECT_FALSE(gathers_ahead(GatherAhead::automatic, (agent_index{1} << 23) - 1, gathered_bytes_v<Seir<>>));
+  EXPECT_TRUE(gathers_ahead(GatherAhead::on, 1, 1));
+  EXPECT_FALSE(gathers_ahead(GatherAhead::off, agent_index{1} << 30, 4));
+  auto graph = herd::test::generated_graph<Exec>(PowerLaw{4000, 2.1, 12.0, 0.0}, 6);
+  for (double confidence : {1.0, 0.2})
+    for (auto schedule : {Schedule::thread, Schedule::hybrid}) {
+      auto const plain = consensus_opinions<float>(graph, confidence, 10, schedule, nullptr, GatherAhead::off);
+      EXPECT_EQ(consensus_opinions<float>(graph, confidence, 10, schedule, nullptr, GatherAhead::on), plain)
+          << to_string(schedule) << " confidence " << confidence;
+      EXPECT_EQ(consensus_opinions<half>(graph, confidence, 10, schedule, nullptr, GatherAhead::on),
+                consensus_opinions<half>(graph, confidence, 10, schedule, nullptr, GatherAhead::off))
+          << to_string(schedule) << " confidence " << confidence;
+    }
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <herd/core/types.hpp>
 
+#include <cstddef>
 #include <type_traits>
 #include <utility>
 
@@ -42,13 +43,35 @@ template <class Model, class = void>
 struct gathers_ahead : std::false_type {};
 template <class Model>
 struct gathers_ahead<Model, std::void_t<decltype(std::declval<Model const&>().contribution_address(agent_index{}))>>
-    : std::bool_constant<declares_contribution_v<Model> && declares_activity_v<Model>> {};
+    : std::true_type {};
 }  // namespace Details
 
-/// Whether the pull step can ask for a model's contributions ahead: the model declares its
-/// activity, its contributions and where they read (Model::contribution_address(j)).
+/// Whether the pull step can ask ahead for what a model reads of each neighbour: the model says
+/// where (Model::contribution_address(j)), whether or not it declares contributions and activity.
 template <class Model>
 inline constexpr bool gathers_ahead_v = Details::gathers_ahead<Model>::value;
+
+namespace Details {
+template <class T>
+constexpr std::size_t size_or_one() {
+  if constexpr (std::is_void_v<T>)
+    return 1;
+  else
+    return sizeof(T);
+}
+template <class Model, class = void>
+struct gathered_bytes : std::integral_constant<std::size_t, 1> {};
+template <class Model>
+struct gathered_bytes<Model, std::enable_if_t<gathers_ahead_v<Model>>>
+    : std::integral_constant<std::size_t,
+                             size_or_one<std::remove_cv_t<std::remove_pointer_t<
+                                 decltype(std::declval<Model const&>().contribution_address(agent_index{}))>>>()> {};
+}  // namespace Details
+
+/// Bytes of each neighbour's value that the step asks for ahead: the size of what
+/// Model::contribution_address points to (1 where it gives `void const*`).
+template <class Model>
+inline constexpr std::size_t gathered_bytes_v = Details::gathered_bytes<Model>::value;
 
 namespace Details {
 template <class Model, class = void>

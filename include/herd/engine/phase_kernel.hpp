@@ -74,6 +74,13 @@ struct PhaseKernel {
   Kokkos::View<std::uint8_t const*, typename Graph::memory_space, Kokkos::MemoryUnmanaged> counted;
 
   KOKKOS_INLINE_FUNCTION agent_index agent(agent_index k) const { return agents.extent(0) ? agents(k) : first + k; }
+  // Whether agent i reads its row in this phase: every agent does unless the model says otherwise.
+  KOKKOS_INLINE_FUNCTION bool receives(agent_index i) const {
+    if constexpr (declares_activity_v<Phase>)
+      return (phase.activity(i) & activity::receives) != 0;
+    else
+      return true;
+  }
 
   template <Lanes Mode, class Member>
   KOKKOS_INLINE_FUNCTION void run(agent_index i, Member const& member) const {
@@ -91,13 +98,15 @@ struct PhaseKernel {
   // those misses with other warps. (Written here, not in a function of its own: GCC takes a
   // function that only prefetches for one without effect and drops it.)
   //
-  // With `gather_ahead`, it also asks for what that agent's contributions will read, if it
-  // receives: near an epidemic's peak the branches on states and draws mispredict, and each
-  // misprediction threw away the neighbour loads of the agents after it, so once the states
-  // outgrow the caches the step waited about one memory latency per susceptible agent, whatever
-  // its row's length. The row is read just after it was asked for; asking for the states 4, 8 or
-  // 32 agents ahead instead measured 5-15 % slower at 10^7 agents. Not when the sums count bits
-  // (`spreading`): those stay in the caches, and asking for them cost 15-50 %.
+  // With `gather_ahead`, it also asks for what that agent will read of its neighbours
+  // (Model::contribution_address), if it receives (every agent, for a model without activity).
+  // Near an epidemic's peak the branches on states and draws mispredict, and each misprediction
+  // threw away the neighbour loads of the agents after it, so once the states outgrow the caches
+  // the step waited about one memory latency per susceptible agent, whatever its row's length;
+  // DeGroot at 10^7 agents waited about as long per row for its neighbours' opinions. The row is
+  // read just after it was asked for; asking for the states 4, 8 or 32 agents ahead instead
+  // measured 5-15 % slower at 10^7 agents. Not when the sums count bits (`spreading`): those stay
+  // in the caches, and asking for them cost 15-50 %.
   KOKKOS_INLINE_FUNCTION void operator()(agent_index k) const {
 #if !HERD_DEVICE_PASS && (defined(__GNUC__) || defined(__clang__))
     if (k + 16 < count && pushed.extent(0) == 0 && counted.extent(0) == 0) {
@@ -106,7 +115,7 @@ struct PhaseKernel {
       __builtin_prefetch(graph.neighbours.data() + ahead);
       if (graph.weighted()) __builtin_prefetch(graph.weights.data() + ahead);
       if constexpr (gathers_ahead_v<Phase>) {
-        if (gather_ahead && spreading.empty() && (phase.activity(next) & activity::receives))
+        if (gather_ahead && spreading.empty() && receives(next))
           for (edge_offset e = ahead; e < graph.row_offsets(next + 1); ++e)
             __builtin_prefetch(phase.contribution_address(graph.neighbours(e)));
       }

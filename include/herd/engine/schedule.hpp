@@ -5,6 +5,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cstddef>
 #include <string>
 
 namespace herd {
@@ -23,22 +24,25 @@ enum class Schedule {
 Schedule parse_schedule(std::string const& name);
 std::string to_string(Schedule schedule);
 
-/// Whether the pull step on a CPU asks, a few agents ahead, for the neighbour values its agents'
-/// contributions will read (for models with gathers_ahead_v). It pays once those values outgrow
-/// the caches, and costs a little where they fit (docs/benchmarks.md, "Neighbour states asked for
-/// ahead"). The trajectory is the same either way.
+/// Whether the pull step on a CPU asks, a few agents ahead, for the neighbour values its agents
+/// will read (for models with gathers_ahead_v). It pays once those values outgrow the caches, and
+/// costs a little where they fit (docs/benchmarks.md, "Neighbour states asked for ahead"). The
+/// trajectory is the same either way.
 enum class GatherAhead {
-  automatic,  ///< on from gather_ahead_min_agents stored agents
+  automatic,  ///< on from gather_ahead_min_bytes of the values read, over the stored agents
   on,
   off
 };
-/// From how many stored agents GatherAhead::automatic asks ahead: 8 MB of one-byte states,
-/// between the 4·10^6 agents where it cost and the 10^7 where it paid on the machine measured.
-inline constexpr agent_index gather_ahead_min_agents = agent_index{1} << 23;
+/// From how many bytes of the values a step reads (one per stored agent) GatherAhead::automatic
+/// asks ahead: 8 MB, between where it cost and where it paid on the machine measured (one-byte
+/// states: 4·10^6 and 10^7 agents; float opinions: 10^6, where it did not cost, and 4·10^6).
+inline constexpr std::size_t gather_ahead_min_bytes = std::size_t{1} << 23;
 /// "auto", "on" or "off".
 GatherAhead parse_gather_ahead(std::string const& name);
-inline bool gathers_ahead(GatherAhead choice, agent_index agents) {
-  return choice == GatherAhead::on || (choice == GatherAhead::automatic && agents >= gather_ahead_min_agents);
+/// Whether `choice` asks ahead over `agents` stored agents whose values take `value_bytes` each.
+inline bool gathers_ahead(GatherAhead choice, agent_index agents, std::size_t value_bytes) {
+  return choice == GatherAhead::on ||
+         (choice == GatherAhead::automatic && static_cast<std::size_t>(agents) * value_bytes >= gather_ahead_min_bytes);
 }
 
 /// Which mode an agent context runs in; internal to the engine.

@@ -71,7 +71,7 @@ class Simulation {
                        Details::make_carry(written...),
                        0,
                        active_.pushed_sums(phase_),
-                       asks_ahead(),
+                       asks_ahead(phase),
                        {},
                        active_.pushed_counts(phase_)};
     if (active_.listed() >= 0) {
@@ -104,10 +104,12 @@ class Simulation {
   /// Whether pull steps on a CPU ask for their neighbours' values ahead (see GatherAhead).
   void set_gather_ahead(GatherAhead choice) { gather_ahead_ = choice; }
   GatherAhead gather_ahead() const { return gather_ahead_; }
-  /// Whether its pull steps do ask ahead: the choice, on a CPU execution space.
-  bool asks_ahead() const {
-    return Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible &&
-           gathers_ahead(gather_ahead_, num_agents());
+  /// Whether its pull steps for `model` do ask ahead: on a CPU execution space, for a model that
+  /// says where it reads, as the choice says for the bytes of those values.
+  template <class Model>
+  bool asks_ahead(Model const& /*model*/) const {
+    return Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible && gathers_ahead_v<Model> &&
+           gathers_ahead(gather_ahead_, num_agents(), gathered_bytes_v<Model>);
   }
   /// Whether pull steps find their spreading neighbours from one bit per agent, marked before each
   /// such phase, where Details::SpreaderBits::counts says they can (on, the default), or read each

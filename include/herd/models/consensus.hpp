@@ -85,6 +85,9 @@ class Consensus {
     a.set(opinion, static_cast<float>(static_cast<double>(sum) / static_cast<double>(count) * (1.0 / one)));
   }
 
+  /// Where a neighbour's opinion lies, so that pull steps on CPUs can ask for it ahead.
+  KOKKOS_INLINE_FUNCTION Storage const* contribution_address(agent_index j) const { return opinion.address(j); }
+
   KOKKOS_INLINE_FUNCTION void observe(agent_index i, std::int64_t* totals) const {
     // opinion(i) is the value as a float, whatever the storage.
     int const bin = static_cast<int>(static_cast<float>(opinion(i)) * bins);

@@ -73,6 +73,11 @@ class Opinion {
     }
   }
 
+  /// Where a neighbour's opinion lies, so that pull steps on CPUs can ask for it ahead. The voter
+  /// rule reads one neighbour of the row, picked by a draw, and gains too: that read missed the
+  /// caches all the same.
+  KOKKOS_INLINE_FUNCTION void const* contribution_address(agent_index j) const { return opinion.address(j); }
+
   KOKKOS_INLINE_FUNCTION void observe(agent_index i, std::int64_t* totals) const { totals[opinion(i)] += 1; }
 
  private:

@@ -123,7 +123,7 @@ class DistributedSimulation {
                        herd::Details::make_carry(written...),
                        0,
                        active_.pushed_sums(phase_),
-                       asks_ahead(),
+                       asks_ahead(phase),
                        {},
                        active_.pushed_counts(phase_)};
     bool const listed = active_.listed() >= 0;
@@ -193,10 +193,11 @@ class DistributedSimulation {
   /// As Simulation::set_gather_ahead; automatic counts this rank's stored agents, ghosts included.
   void set_gather_ahead(GatherAhead choice) { gather_ahead_ = choice; }
   GatherAhead gather_ahead() const { return gather_ahead_; }
-  /// Whether this rank's pull steps do ask ahead: the choice, on a CPU execution space.
-  bool asks_ahead() const {
-    return Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible &&
-           herd::gathers_ahead(gather_ahead_, num_agents());
+  /// Whether this rank's pull steps for `model` do ask ahead, as Simulation::asks_ahead says.
+  template <class Model>
+  bool asks_ahead(Model const& /*model*/) const {
+    return Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible && gathers_ahead_v<Model> &&
+           herd::gathers_ahead(gather_ahead_, num_agents(), gathered_bytes_v<Model>);
   }
   /// As Simulation::set_spreader_bits.
   void set_spreader_bits(bool on) { spreaders_.set_enabled(on); }
