@@ -231,6 +231,24 @@ class Stepping(unittest.TestCase):
         self.assertLess(low["stepping"]["active_steps"], default["stepping"]["active_steps"])
         self.assertLessEqual(default["stepping"]["active_steps"], 80)
 
+    def test_opinion_models_ask_ahead_to_the_same_results(self):
+        # Asked to, the opinion models' pull steps ask for their neighbours' opinions ahead (on
+        # CPUs), the report says so, and the counts do not change.
+        for model in ["degroot", "bounded-confidence", "voter", "majority"]:
+            with self.subTest(model=model):
+                runs = {}
+                for when in ["off", "on"]:
+                    csv = os.path.join(self.dir.name, model + "-" + when + ".csv")
+                    js = os.path.join(self.dir.name, model + "-" + when + ".json")
+                    result = herd("run", "--model", model, "--graph", "power-law", "--agents", "20000", "--steps", "10",
+                                  "--gather-ahead", when, "--csv", csv, "--json", js)
+                    self.assertEqual(result.returncode, 0, result.stderr)
+                    cpu = json.loads(read(js))["backend"] in ("OpenMP", "Serial")
+                    runs[when] = (read(csv), "gather ahead" in result.stdout)
+                self.assertEqual(runs["on"][0], runs["off"][0])
+                self.assertFalse(runs["off"][1])
+                self.assertEqual(runs["on"][1], cpu)
+
 
 class Profile(unittest.TestCase):
     """--profile splits the step loop's time into phases and counts its allocations and copies."""
