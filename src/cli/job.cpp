@@ -257,18 +257,6 @@ std::optional<double> active_threshold(Options const& o) {
   return std::nullopt;
 }
 
-// Whether the pull steps asked for their neighbours' values ahead on some rank: each decides from
-// its own stored agents (simulate() records its choice).
-void record_gather_ahead(JobResult& result, bool distributed) {
-  int asks = result.gather_ahead ? 1 : 0;
-#if HERD_ENABLE_MPI
-  if (distributed) MPI_Allreduce(MPI_IN_PLACE, &asks, 1, MPI_INT, MPI_MAX, world());
-#else
-  (void)distributed;
-#endif
-  result.gather_ahead = asks != 0;
-}
-
 // How the run's steps chose their agents; under mpiexec summed over ranks (each rank chooses for
 // itself: a step counts once per rank) and the active share of all agents (collective).
 template <class Sim>
@@ -324,7 +312,6 @@ JobResult run_single(Options const& o, std::function<void(int, int)> const& prog
   double state_bytes = 0.0;
   JobResult result = run_model(o, sim, inputs, progress, state_bytes, input.graph.num_edges(), false);
   result.setup_seconds = setup_seconds;
-  record_gather_ahead(result, false);
   if (activity) record_stepping(result, o, sim, false);
   describe(result, input, exec, to_string(sim.plan().schedule), state_bytes, ids.extent(0) != 0);
   result.bytes_per_edge += sim.code_bytes_per_edge();
@@ -388,7 +375,11 @@ JobResult run_distributed(Options const& o, std::function<void(int, int)> const&
   result.setup_seconds = setup_seconds;
   describe(result, input, exec, to_string(sim.plan().schedule), state_bytes, true);
   result.bytes_per_edge += sim.code_bytes_per_edge();
-  record_gather_ahead(result, true);
+  // Whether the pull steps asked for their neighbours' values ahead on some rank: each decides
+  // from its own stored agents, and simulate() recorded this rank's choice.
+  int asks_ahead = result.gather_ahead ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &asks_ahead, 1, MPI_INT, MPI_MAX, comm);
+  result.gather_ahead = asks_ahead != 0;
   if (activity) record_stepping(result, o, sim, true);
   // A rank always pushes through the transpose of its graph.
   add_active_memory<WeightStorage>(result, o, true, input.graph.weighted(), sim.bins_pushes());
