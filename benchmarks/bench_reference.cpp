@@ -106,7 +106,6 @@ void bare_gather_bits(benchmark::State& state) {
 // the rows per segment, turns those reads into hits, at the price of a row offset and a partial
 // sum per agent and segment. This is the floor of a counting pull step laid out that way.
 struct SegmentedRows {
-  agent_index width = 0;  // agents per column segment
   int segments = 0;
   // Row i's neighbours in segment s are neighbours(offsets(s * (n + 1) + i)) up to the next offset
   // (n agents): segment after segment, rows in order within each.
@@ -117,7 +116,6 @@ struct SegmentedRows {
 SegmentedRows segment_columns(CsrGraph<Memory> const& g, agent_index width) {
   agent_index const n = g.num_agents();
   SegmentedRows r;
-  r.width = width;
   r.segments = static_cast<int>((n + width - 1) / width);
   std::size_t const stride = static_cast<std::size_t>(n) + 1;
   r.offsets = Kokkos::View<std::uint32_t*, Memory>("herd::bench::segment_offsets", r.segments * stride);

@@ -49,6 +49,20 @@ struct IdMap {
   KOKKOS_INLINE_FUNCTION global_id operator()(agent_index i) const { return ids.extent(0) ? ids(i) : global_id{i}; }
 };
 
+// Whether agent `i` reads its sum (and so its neighbours): the agents that receive, or every agent
+// of a model that does not say. (A function of its own: an extended lambda may not first capture a
+// variable under `if constexpr`.)
+template <class Phase>
+KOKKOS_INLINE_FUNCTION bool reads_sum(Phase const& phase, agent_index i) {
+  if constexpr (declares_activity_v<Phase>) {
+    return (phase.activity(i) & activity::receives) != 0;
+  } else {
+    (void)phase;
+    (void)i;
+    return true;
+  }
+}
+
 // The kernel of one phase: builds each agent's context, carries the written properties over, and
 // calls the user's functor.
 template <class Phase, class Graph, class... Written>
@@ -74,13 +88,6 @@ struct PhaseKernel {
   Kokkos::View<std::uint8_t const*, typename Graph::memory_space, Kokkos::MemoryUnmanaged> counted;
 
   KOKKOS_INLINE_FUNCTION agent_index agent(agent_index k) const { return agents.extent(0) ? agents(k) : first + k; }
-  // Whether agent i reads its row in this phase: every agent does unless the model says otherwise.
-  KOKKOS_INLINE_FUNCTION bool receives(agent_index i) const {
-    if constexpr (declares_activity_v<Phase>)
-      return (phase.activity(i) & activity::receives) != 0;
-    else
-      return true;
-  }
 
   template <Lanes Mode, class Member>
   KOKKOS_INLINE_FUNCTION void run(agent_index i, Member const& member) const {
@@ -115,7 +122,7 @@ struct PhaseKernel {
       __builtin_prefetch(graph.neighbours.data() + ahead);
       if (graph.weighted()) __builtin_prefetch(graph.weights.data() + ahead);
       if constexpr (gathers_ahead_v<Phase>) {
-        if (gather_ahead && spreading.empty() && receives(next))
+        if (gather_ahead && spreading.empty() && reads_sum(phase, next))
           for (edge_offset e = ahead; e < graph.row_offsets(next + 1); ++e)
             __builtin_prefetch(phase.contribution_address(graph.neighbours(e)));
       }
@@ -241,20 +248,6 @@ KOKKOS_INLINE_FUNCTION agent_index rows_ended_at(Offsets const& offsets, agent_i
       high = middle;
   }
   return low;
-}
-
-// Whether agent `i` reads its sum: the agents that receive, or every agent of a model that does not
-// say. (A function of its own: an extended lambda may not first capture a variable under
-// `if constexpr`.)
-template <class Phase>
-KOKKOS_INLINE_FUNCTION bool reads_sum(Phase const& phase, agent_index i) {
-  if constexpr (declares_activity_v<Phase>) {
-    return (phase.activity(i) & activity::receives) != 0;
-  } else {
-    (void)phase;
-    (void)i;
-    return true;
-  }
 }
 
 // Schedule::edge: the sum of `phase.contribution` over each row of the plan into plan.sums, by
