@@ -209,16 +209,18 @@ void reordering_sizes(benchmark::internal::Benchmark* b) {
 }
 BENCHMARK(reordering)->Apply(reordering_sizes)->UseManualTime()->Unit(benchmark::kMillisecond);
 
-// DeGroot on the unweighted Erdos-Renyi graph with opinions stored as float or half. Minimum
-// bytes: per agent the row offset (8), the own opinion read and the new one written (2 x storage);
-// per edge the neighbour index (4) and the neighbour's opinion (storage).
+// DeGroot (and bounded confidence, averaging the neighbours within 0.2) on the unweighted
+// Erdos-Renyi graph with opinions stored as float or half. Minimum bytes: per agent the row offset
+// (8), the own opinion read and the new one written (2 x storage); per edge the neighbour index (4)
+// and the neighbour's opinion (storage). The timed steps start from uniform opinions and go on
+// from where the last left them: under bounded confidence the clusters form as they repeat.
 template <class Storage>
-void consensus_step(benchmark::State& state) {
+void consensus_step_with(benchmark::State& state, double confidence) {
   auto const agents = static_cast<agent_index>(state.range(0));
   auto const& g = graph(erdos_renyi, agents, Ordering::none);
   Exec exec;
   Simulation<Exec> sim(exec, g, 7);
-  Consensus<Storage, Memory> model(agents, ConsensusParameters{});
+  Consensus<Storage, Memory> model(agents, ConsensusParameters{confidence});
   model.initialise(sim, agents);
   timed(state, [&] {
     model.step(sim);
@@ -229,8 +231,26 @@ void consensus_step(benchmark::State& state) {
   state.SetLabel(std::string("erdos-renyi storage=") + (sizeof(Storage) == 2 ? "half" : "float") +
                  " schedule=" + to_string(sim.plan().schedule));
 }
+template <class Storage>
+void consensus_step(benchmark::State& state) {
+  consensus_step_with<Storage>(state, 1.0);
+}
+template <class Storage>
+void bounded_confidence_step(benchmark::State& state) {
+  consensus_step_with<Storage>(state, 0.2);
+}
 BENCHMARK_TEMPLATE(consensus_step, float)->Arg(1000000)->Arg(10000000)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(consensus_step, half)->Arg(1000000)->Arg(10000000)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(bounded_confidence_step, float)
+    ->Arg(1000000)
+    ->Arg(10000000)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(bounded_confidence_step, half)
+    ->Arg(1000000)
+    ->Arg(10000000)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 
 void graph_construction(benchmark::State& state) {
   auto const agents = static_cast<agent_index>(state.range(0));

@@ -264,6 +264,68 @@ TEST(Consensus, BoundedConfidenceKeepsClustersApart) {
   EXPECT_GT(middle, 3800);
 }
 
+// One bounded-confidence step against the definition, computed here in double: a hub of more
+// neighbours than the single pass packs (2^19 + 999) sums in two passes; a hub of 2^19 - 1, nearly
+// all within a bound of 0.999, packs a count of almost 2^19 and offsets of about 2^43 in one pass;
+// the ring of short rows around them takes the single pass too. Thread and hybrid schedules.
+template <class Storage>
+void bounded_confidence_step_follows_its_definition(Schedule schedule) {
+  agent_index const n = (agent_index{1} << 19) + 1000;
+  std::vector<global_id> sources, targets;
+  for (agent_index i = 1; i < n; ++i) {
+    sources.push_back(0);  // hub 0: every other agent
+    targets.push_back(i);
+    if (i >= 2) {  // the ring of agents 2 .. n-1
+      sources.push_back(i);
+      targets.push_back(i + 1 < n ? i + 1 : 2);
+    }
+    if (i >= 2 && i < (agent_index{1} << 19)) {  // hub 1: agents 2 .. 2^19 - 1, and hub 0
+      sources.push_back(1);
+      targets.push_back(i);
+    }
+  }
+  auto const graph = build_csr(Exec(), herd::test::edge_list<Exec>(n, sources, targets));
+  auto const offsets = to_vector(graph.row_offsets);
+  auto const neighbours = to_vector(graph.neighbours);
+  ASSERT_EQ(offsets[2] - offsets[1], (agent_index{1} << 19) - 1);
+  ASSERT_EQ(offsets[1] - offsets[0], n - 1);
+  for (double confidence : {0.999, 0.1}) {
+    std::vector<float> initial;
+    auto const stepped = consensus_opinions<Storage>(graph, confidence, 1, schedule, &initial);
+    auto const bound = static_cast<std::int64_t>(confidence * 16777216.0);
+    auto const fixed = [](float x) {
+      return (static_cast<std::int64_t>(static_cast<double>(x) * 33554432.0) + 1) >> 1;
+    };
+    std::size_t wrong = 0;
+    for (agent_index i = 0; i < n; ++i) {
+      std::int64_t const mine = fixed(initial[static_cast<std::size_t>(i)]);
+      std::int64_t sum = mine, count = 1;
+      for (auto e = offsets[static_cast<std::size_t>(i)]; e < offsets[static_cast<std::size_t>(i) + 1]; ++e) {
+        std::int64_t const q = fixed(initial[static_cast<std::size_t>(neighbours[static_cast<std::size_t>(e)])]);
+        if (q - mine <= bound && mine - q <= bound) sum += q, ++count;
+      }
+      if (i == 1 && confidence > 0.9) {
+        EXPECT_GT(count, (agent_index{1} << 19) - 1000) << "hub 1: a full packed sum";
+      }
+      auto const expected = static_cast<float>(
+          static_cast<Storage>(static_cast<float>(static_cast<double>(sum) / static_cast<double>(count) / 16777216.0)));
+      if (stepped[static_cast<std::size_t>(i)] != expected && ++wrong <= 5) {
+        ADD_FAILURE() << "agent " << i << " at confidence " << confidence << ": "
+                      << stepped[static_cast<std::size_t>(i)] << ", expected " << expected;
+      }
+    }
+    EXPECT_EQ(wrong, 0u) << "confidence " << confidence;
+  }
+}
+
+TEST(Consensus, BoundedConfidenceStepFollowsItsDefinition) {
+  for (auto schedule : {Schedule::thread, Schedule::hybrid}) {
+    SCOPED_TRACE(to_string(schedule));
+    bounded_confidence_step_follows_its_definition<float>(schedule);
+    bounded_confidence_step_follows_its_definition<half>(schedule);
+  }
+}
+
 TEST(Consensus, EveryScheduleGivesTheSameBits) {
   auto graph = herd::test::generated_graph<Exec>(PowerLaw{4000, 2.1, 12.0, 0.0}, 5);
   for (double confidence : {1.0, 0.2}) {

@@ -74,13 +74,35 @@ class Consensus {
       sum += a.template sum_over_neighbours<std::int64_t>([&](agent_index j, float) { return fixed(op.stored(j)); });
       count += a.degree();
     } else {
-      auto const bound = bound_;
-      auto const near = [=](std::int64_t q) { return q - mine <= bound && mine - q <= bound; };
-      sum += a.template sum_over_neighbours<std::int64_t>([&](agent_index j, float) {
-        auto const q = fixed(op.stored(j));
-        return near(q) ? q : std::int64_t{0};
-      });
-      count += a.count_neighbours([&](agent_index j, float) { return near(fixed(op.stored(j))); });
+      // A neighbour's offset q - mine + bound lies in [0, 2 bound] exactly when it is within the
+      // bound: one unsigned comparison. Which neighbours are within is unpredictable, so a mask
+      // keeps or drops it, not a branch: with two branches per neighbour and two passes the step
+      // took 1.5-3 times as long on a CPU (docs/benchmarks.md).
+      std::int64_t const bound = bound_;
+      auto const offset = [&](agent_index j) { return fixed(op.stored(j)) - mine + bound; };
+      auto const within = [=](std::int64_t off) {
+        return -static_cast<std::int64_t>(static_cast<std::uint64_t>(off) <= static_cast<std::uint64_t>(2 * bound));
+      };
+      if (a.degree() < packed_degree_limit) {
+        // One pass over the row, counting and summing in one integer: a neighbour within the
+        // bound adds 2^count_shift + its offset. Offsets are below 2^25, so fewer than 2^19 of
+        // them sum to less than 2^count_shift, and the count (below 2^19) fits above.
+        std::int64_t const packed = a.template sum_over_neighbours<std::int64_t>([&](agent_index j, float) {
+          std::int64_t const off = offset(j);
+          return ((std::int64_t{1} << count_shift) + off) & within(off);
+        });
+        std::int64_t const near = packed >> count_shift;
+        sum += (packed & ((std::int64_t{1} << count_shift) - 1)) - near * (bound - mine);
+        count += near;
+      } else {
+        sum += a.template sum_over_neighbours<std::int64_t>([&](agent_index j, float) {
+          std::int64_t const off = offset(j);
+          return off & within(off);
+        });
+        count +=
+            a.template sum_over_neighbours<std::int64_t>([&](agent_index j, float) { return within(offset(j)) & 1; });
+        sum -= (count - 1) * (bound - mine);
+      }
     }
     a.set(opinion, static_cast<float>(static_cast<double>(sum) / static_cast<double>(count) * (1.0 / one)));
   }
@@ -96,6 +118,10 @@ class Consensus {
 
  private:
   static constexpr std::int64_t one = std::int64_t{1} << 24;
+  // Bounded confidence's single pass: where the count of near neighbours starts in the packed sum,
+  // and the degrees below which it cannot overflow into it (see operator()).
+  static constexpr int count_shift = 44;
+  static constexpr agent_index packed_degree_limit = agent_index{1} << 19;
   // A stored opinion in [0, 1] as a multiple of 2^-24, rounded half up, without branches (opinions
   // near 1/2 would make them unpredictable): x 2^25 is exact in double, and
   // (floor(2y) + 1) / 2 rounded down is floor(y + 1/2).
