@@ -81,15 +81,16 @@ class Consensus {
       std::int64_t const bound = bound_;
       auto const offset = [&](agent_index j) { return fixed(op.stored(j)) - mine + bound; };
       auto const within = [=](std::int64_t off) {
-        return -static_cast<std::int64_t>(static_cast<std::uint64_t>(off) <= static_cast<std::uint64_t>(2 * bound));
+        return static_cast<std::uint64_t>(off) <= static_cast<std::uint64_t>(2 * bound);
       };
+      auto const mask = [=](std::int64_t off) { return -static_cast<std::int64_t>(within(off)); };
       if (a.degree() < packed_degree_limit) {
         // One pass over the row, counting and summing in one integer: a neighbour within the
         // bound adds 2^count_shift + its offset. Offsets are below 2^25, so fewer than 2^19 of
         // them sum to less than 2^count_shift, and the count (below 2^19) fits above.
         std::int64_t const packed = a.template sum_over_neighbours<std::int64_t>([&](agent_index j, float) {
           std::int64_t const off = offset(j);
-          return ((std::int64_t{1} << count_shift) + off) & within(off);
+          return ((std::int64_t{1} << count_shift) + off) & mask(off);
         });
         std::int64_t const near = packed >> count_shift;
         sum += (packed & ((std::int64_t{1} << count_shift) - 1)) - near * (bound - mine);
@@ -97,10 +98,9 @@ class Consensus {
       } else {
         sum += a.template sum_over_neighbours<std::int64_t>([&](agent_index j, float) {
           std::int64_t const off = offset(j);
-          return off & within(off);
+          return off & mask(off);
         });
-        count +=
-            a.template sum_over_neighbours<std::int64_t>([&](agent_index j, float) { return within(offset(j)) & 1; });
+        count += a.count_neighbours([&](agent_index j, float) { return within(offset(j)); });
         sum -= (count - 1) * (bound - mine);
       }
     }
