@@ -297,10 +297,10 @@ void bounded_confidence_step_follows_its_definition(Schedule schedule) {
       return (static_cast<std::int64_t>(static_cast<double>(x) * 33554432.0) + 1) >> 1;
     };
     std::size_t wrong = 0;
-    for (agent_index i = 0; i < n; ++i) {
-      std::int64_t const mine = fixed(initial[static_cast<std::size_t>(i)]);
+    for (std::size_t i = 0; i < initial.size(); ++i) {
+      std::int64_t const mine = fixed(initial[i]);
       std::int64_t sum = mine, count = 1;
-      for (auto e = offsets[static_cast<std::size_t>(i)]; e < offsets[static_cast<std::size_t>(i) + 1]; ++e) {
+      for (auto e = offsets[i]; e < offsets[i + 1]; ++e) {
         std::int64_t const q = fixed(initial[static_cast<std::size_t>(neighbours[static_cast<std::size_t>(e)])]);
         if (q - mine <= bound && mine - q <= bound) sum += q, ++count;
       }
@@ -309,9 +309,9 @@ void bounded_confidence_step_follows_its_definition(Schedule schedule) {
       }
       auto const expected = static_cast<float>(
           static_cast<Storage>(static_cast<float>(static_cast<double>(sum) / static_cast<double>(count) / 16777216.0)));
-      if (stepped[static_cast<std::size_t>(i)] != expected && ++wrong <= 5) {
-        ADD_FAILURE() << "agent " << i << " at confidence " << confidence << ": "
-                      << stepped[static_cast<std::size_t>(i)] << ", expected " << expected;
+      if (stepped[i] != expected && ++wrong <= 5) {
+        ADD_FAILURE() << "agent " << i << " at confidence " << confidence << ": " << stepped[i] << ", expected "
+                      << expected;
       }
     }
     EXPECT_EQ(wrong, 0u) << "confidence " << confidence;
