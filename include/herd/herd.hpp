@@ -18,6 +18,7 @@
 #include <herd/engine/run.hpp>
 #include <herd/engine/schedule.hpp>
 #include <herd/engine/simulation.hpp>
+#include <herd/engine/step_choices.hpp>
 #include <herd/engine/step_plan.hpp>
 #include <herd/engine/telemetry.hpp>
 #include <herd/graph/build_csr.hpp>

@@ -2,10 +2,9 @@
 
 #include <herd/core/kokkos_compat.hpp>
 #include <herd/core/random.hpp>
-#include <herd/engine/active_stepping.hpp>
 #include <herd/engine/agent.hpp>
 #include <herd/engine/phase_kernel.hpp>
-#include <herd/engine/spreader_bits.hpp>
+#include <herd/engine/step_choices.hpp>
 #include <herd/engine/step_plan.hpp>
 #include <herd/graph/csr_graph.hpp>
 
@@ -16,9 +15,13 @@
 namespace herd {
 
 /// One simulation: a graph, the seed of its random stream, the step counter and the scheduling
-/// plan. Models own their properties and advance through apply(); see herd::run for the loop.
+/// plan. Models own their properties and advance through apply(); see herd::run for the loop. How
+/// its steps run (active-set stepping, asking ahead, spreader bits) is set through the members it
+/// inherits from herd::StepChoices.
 template <class ExecutionSpace = Kokkos::DefaultExecutionSpace, class WeightStorage = float>
-class Simulation {
+class Simulation : public StepChoices<Simulation<ExecutionSpace, WeightStorage>, ExecutionSpace, WeightStorage> {
+  using Choices = StepChoices<Simulation, ExecutionSpace, WeightStorage>;
+
  public:
   using execution_space = ExecutionSpace;
   using memory_space = typename ExecutionSpace::memory_space;
@@ -58,22 +61,7 @@ class Simulation {
   /// of one step draw from separate random streams, numbered in the order they are applied.
   template <class Phase, class... Written>
   void apply(Phase const& phase, Written&... written) {
-    using kernel_type = Details::PhaseKernel<Phase, graph_type, Written...>;
-    kernel_type kernel{phase,
-                       graph_,
-                       id_map(),
-                       {},
-                       0,
-                       0,
-                       rng_,
-                       step_,
-                       streams::first_model_stream + phase_,
-                       Details::make_carry(written...),
-                       0,
-                       active_.pushed_sums(phase_),
-                       asks_ahead(phase),
-                       {},
-                       active_.pushed_counts(phase_)};
+    auto kernel = this->phase_kernel(phase, step_, phase_, written...);
     if (active_.listed() >= 0) {
       Details::launch_listed(exec_, active_.list(), active_.listed(), kernel);
     } else {
@@ -99,48 +87,6 @@ class Simulation {
                 : symmetric                ? Set(exec_, graph_, num_owned())
                                            : Set(exec_, transpose(exec_, graph_), num_owned()));
   }
-  Stepping stepping() const { return active_.stepping(); }
-
-  /// Whether pull steps on a CPU ask for their neighbours' values ahead (see GatherAhead).
-  void set_gather_ahead(GatherAhead choice) { gather_ahead_ = choice; }
-  GatherAhead gather_ahead() const { return gather_ahead_; }
-  /// Whether its pull steps for `model` do ask ahead: on a CPU execution space, for a model that
-  /// says where it reads, as the choice says for the bytes of those values.
-  template <class Model>
-  bool asks_ahead(Model const& /*model*/) const {
-    return Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible && gathers_ahead_v<Model> &&
-           gathers_ahead(gather_ahead_, num_agents(), gathered_bytes_v<Model>);
-  }
-  /// Whether pull steps find their spreading neighbours from one bit per agent, marked before each
-  /// such phase, where Details::SpreaderBits::counts says they can (on, the default), or read each
-  /// neighbour's state. The trajectory is the same either way.
-  void set_spreader_bits(bool on) { spreaders_.set_enabled(on); }
-  bool spreader_bits() const { return spreaders_.enabled(); }
-  /// Whether prepare() codes the weights of a weighted graph with at most 256 distinct weights, one
-  /// byte per edge, for a model whose spreading neighbours contribute a function of the weight
-  /// (counts_weighted_spreaders_v): its pull steps then add a contribution per edge from the code,
-  /// masked by the spreader bit (on, the default), or read the weights of the spreading neighbours.
-  /// The trajectory is the same either way.
-  void set_weight_codes(bool on) { spreaders_.set_weight_codes(on); }
-  bool weight_codes() const { return spreaders_.weight_codes(); }
-  /// Bytes per edge the weights' codes take: 1 once prepare() made them, else 0.
-  double code_bytes_per_edge() const { return spreaders_.code_bytes_per_edge(); }
-  /// Whether the pull steps of `model` read spreader bits (see Details::SpreaderBits::counts),
-  /// and not its neighbours' states, which they then do not ask for ahead either.
-  template <class Model>
-  bool reads_spreader_bits(Model const& /*model*/) const {
-    return spreaders_.template counts<Model>();
-  }
-  /// Whether listed steps push sums through bins (CPUs; automatic: from binned_push_min_agents).
-  void set_binned_push(BinnedPush choice) { active_.set_binned_push(choice); }
-  BinnedPush binned_push() const { return active_.binned_push(); }
-  bool bins_pushes() const { return active_.bins_pushes(); }
-  /// Whether listed steps count pushes instead of summing them (ActiveSet::counts_pushes()), for
-  /// the model of the last step loop.
-  bool counts_pushes() const { return active_.counts_pushes(); }
-  SteppingStats const& stepping_stats() const { return active_.stats(); }
-  /// The threshold of Stepping::automatic (see set_stepping), once prepare() knows the model.
-  double active_threshold() const { return active_.threshold(); }
 
   /// Readies the step loop of `model` (herd::run calls it before its loop): active-set stepping
   /// forgets what it knew of the agents, whose state may have been set since the last step, and
@@ -187,17 +133,6 @@ class Simulation {
     Details::observe_agents(exec_, "herd::observe", model, Details::EveryAgent{}, num_agents(), row);
   }
 
-  /// Agents the phases of the step under way run on (the first of the active list), or -1 when
-  /// they run on every agent. Known from before_step until end_step.
-  agent_index listed_agents() const { return active_.listed(); }
-
-  /// Adds up `model.observe` over the first `count` agents of the active list into `row`, without
-  /// waiting: what the step on the list changes, observed before and after it.
-  template <class Model, class Row>
-  void observe_listed(Model const& model, agent_index count, Row const& row) const {
-    Details::observe_list(exec_, active_.list(), count, model, row);
-  }
-
  private:
   ExecutionSpace exec_;
   graph_type graph_;
@@ -206,9 +141,8 @@ class Simulation {
   StepPlan<memory_space> plan_;
   std::uint32_t step_ = 0;
   std::uint32_t phase_ = 0;
-  GatherAhead gather_ahead_ = GatherAhead::automatic;
-  Details::ActiveStepping<ExecutionSpace, WeightStorage> active_;
-  Details::SpreaderBits<ExecutionSpace> spreaders_;
+  using Choices::active_;
+  using Choices::spreaders_;
 };
 
 }  // namespace herd

@@ -24,9 +24,8 @@
 // agent sent.
 
 #include <herd/agents/property.hpp>
-#include <herd/engine/active_stepping.hpp>
 #include <herd/engine/phase_kernel.hpp>
-#include <herd/engine/spreader_bits.hpp>
+#include <herd/engine/step_choices.hpp>
 #include <herd/engine/step_plan.hpp>
 #include <herd/mpi/collective.hpp>
 #include <herd/mpi/halo.hpp>
@@ -65,8 +64,12 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> distribute(
   });
 }
 
+/// How its steps run is chosen per rank through the members of herd::StepChoices.
 template <class ExecutionSpace = Kokkos::DefaultExecutionSpace, class WeightStorage = float>
-class DistributedSimulation {
+class DistributedSimulation
+    : public herd::StepChoices<DistributedSimulation<ExecutionSpace, WeightStorage>, ExecutionSpace, WeightStorage> {
+  using Choices = herd::StepChoices<DistributedSimulation, ExecutionSpace, WeightStorage>;
+
  public:
   using execution_space = ExecutionSpace;
   using memory_space = typename ExecutionSpace::memory_space;
@@ -110,22 +113,7 @@ class DistributedSimulation {
   /// other ranks before the next phase steps the agents that read them.
   template <class Phase, class... Written>
   void apply(Phase const& phase, Written&... written) {
-    using kernel_type = herd::Details::PhaseKernel<Phase, graph_type, Written...>;
-    kernel_type kernel{phase,
-                       local_.graph,
-                       id_map(),
-                       {},
-                       0,
-                       0,
-                       rng_,
-                       step_,
-                       streams::first_model_stream + phase_,
-                       herd::Details::make_carry(written...),
-                       0,
-                       active_.pushed_sums(phase_),
-                       asks_ahead(phase),
-                       {},
-                       active_.pushed_counts(phase_)};
+    auto kernel = this->phase_kernel(phase, step_, phase_, written...);
     bool const listed = active_.listed() >= 0;
     if (listed) {
       halo_->finish();
@@ -188,45 +176,6 @@ class DistributedSimulation {
         stepping == Stepping::pull ? Set() : Set(exec_, transpose(exec_, local_.graph, local_.local()), local_.owned));
     halo_->record_ghost_changes(stepping != Stepping::pull);
   }
-  Stepping stepping() const { return active_.stepping(); }
-
-  /// As Simulation::set_gather_ahead; automatic counts this rank's stored agents, ghosts included.
-  void set_gather_ahead(GatherAhead choice) { gather_ahead_ = choice; }
-  GatherAhead gather_ahead() const { return gather_ahead_; }
-  /// Whether this rank's pull steps for `model` do ask ahead, as Simulation::asks_ahead says.
-  template <class Model>
-  bool asks_ahead(Model const& /*model*/) const {
-    return Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible && gathers_ahead_v<Model> &&
-           herd::gathers_ahead(gather_ahead_, num_agents(), gathered_bytes_v<Model>);
-  }
-  /// As Simulation::set_spreader_bits.
-  void set_spreader_bits(bool on) { spreaders_.set_enabled(on); }
-  bool spreader_bits() const { return spreaders_.enabled(); }
-  /// Whether prepare() codes the weights of a weighted graph with at most 256 distinct weights, one
-  /// byte per edge, for a model whose spreading neighbours contribute a function of the weight
-  /// (counts_weighted_spreaders_v): its pull steps then add a contribution per edge from the code,
-  /// masked by the spreader bit (on, the default), or read the weights of the spreading neighbours.
-  /// The trajectory is the same either way.
-  void set_weight_codes(bool on) { spreaders_.set_weight_codes(on); }
-  bool weight_codes() const { return spreaders_.weight_codes(); }
-  /// Bytes per edge the weights' codes take: 1 once prepare() made them, else 0.
-  double code_bytes_per_edge() const { return spreaders_.code_bytes_per_edge(); }
-  template <class Model>
-  bool reads_spreader_bits(Model const& /*model*/) const {
-    return spreaders_.template counts<Model>();
-  }
-  /// As Simulation::set_binned_push; automatic counts this rank's owned agents.
-  void set_binned_push(BinnedPush choice) { active_.set_binned_push(choice); }
-  BinnedPush binned_push() const { return active_.binned_push(); }
-  bool bins_pushes() const { return active_.bins_pushes(); }
-  /// Whether listed steps count pushes instead of summing them (ActiveSet::counts_pushes()), for
-  /// the model of the last step loop.
-  bool counts_pushes() const { return active_.counts_pushes(); }
-  /// This rank's stepping choices.
-  SteppingStats const& stepping_stats() const { return active_.stats(); }
-  /// This rank's threshold of Stepping::automatic, as Simulation::active_threshold (the default
-  /// follows the rank's own edges).
-  double active_threshold() const { return active_.threshold(); }
 
   /// As Simulation::before_step, over this rank's owned agents; before listing them it completes
   /// the exchange in flight, as the ghosts that spread mark agents too, and the halo says which
@@ -264,17 +213,6 @@ class DistributedSimulation {
   template <class Model, class Row>
   void observe(Model const& model, Row const& row) const {
     herd::Details::observe_agents(exec_, "herd::observe", model, herd::Details::EveryAgent{}, num_owned(), row);
-  }
-
-  /// Owned agents the phases of the step under way run on (the first of the active list), or -1
-  /// when they run on every owned agent. Known from before_step until end_step.
-  agent_index listed_agents() const { return active_.listed(); }
-
-  /// Adds up `model.observe` over the first `count` agents of the active list into `row`, without
-  /// waiting.
-  template <class Model, class Row>
-  void observe_listed(Model const& model, agent_index count, Row const& row) const {
-    herd::Details::observe_list(exec_, active_.list(), count, model, row);
   }
 
   /// Completes the last exchange and sums the history of observables over ranks, in place: every
@@ -315,9 +253,8 @@ class DistributedSimulation {
   DistributedOptions options_;
   StepPlan<memory_space> interior_, boundary_;
   std::shared_ptr<Halo<ExecutionSpace>> halo_;
-  herd::Details::ActiveStepping<ExecutionSpace, WeightStorage> active_;
-  GatherAhead gather_ahead_ = GatherAhead::automatic;
-  herd::Details::SpreaderBits<ExecutionSpace> spreaders_;
+  using Choices::active_;
+  using Choices::spreaders_;
   std::uint32_t step_ = 0;
   std::uint32_t phase_ = 0;
 };
