@@ -4,12 +4,15 @@
 //   bare_gather_bits: the same from one bit per agent, packed from the state bytes first.
 //   bare_gather_bits_segmented: the same, the neighbours taken in column segments whose bits fit
 //                a cache level, one pass per segment.
+//   bare_gather_opinions: reads the CSR and a float or half opinion per neighbour, sums them in
+//                fixed point, writes the average: the floor of the DeGroot step.
 //   spmv:        Kokkos Kernels CSR SpMV with double values (what an HPC user would write).
 //   stream_triad: a = b + s c over doubles, the bandwidth the memory system really gives.
 
 #include "bench_common.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #if HERD_ENABLE_KOKKOSKERNELS
 #include <KokkosSparse_CrsMatrix.hpp>
@@ -210,6 +213,83 @@ void bare_gather_bits_segmented(benchmark::State& state) {
   state.SetLabel(std::string(graph_name(kind)) + " order=" + to_string(static_cast<Ordering>(state.range(2))));
 }
 
+// The floor of a DeGroot step (`consensus_step`): each neighbour's opinion read, converted to
+// 2^-24 fixed point and added to the agent's own, the average stored; none of the engine around
+// it (an agent's context, the schedule, the model's branches). With `ahead`, a CPU first asks for
+// the opinions the agent 16 places ahead will read, as the pull step does; GPUs hide the latency
+// with other warps and ignore it. A functor, not a lambda: the host pass alone names `ahead`'s
+// prefetches (see device_pass.hpp).
+template <class Storage>
+struct OpinionGather {
+  Kokkos::View<edge_offset const*, Memory> offsets;
+  Kokkos::View<agent_index const*, Memory> neighbours;
+  Kokkos::View<Storage const*, Memory> in;
+  Kokkos::View<Storage*, Memory> out;
+  bool ahead;
+
+  // Exact for binary16 values, which are multiples of 2^-24; float ones round half up.
+  KOKKOS_FORCEINLINE_FUNCTION static std::int64_t fixed(Storage x) {
+    return (static_cast<std::int64_t>(static_cast<double>(storage_traits<Storage>::load(x)) * 33554432.0) + 1) >> 1;
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(agent_index i) const {
+#if !HERD_DEVICE_PASS && (defined(__GNUC__) || defined(__clang__))
+    agent_index const next = i + 16;
+    if (ahead && next < static_cast<agent_index>(out.extent(0)))
+      for (edge_offset e = offsets(next); e < offsets(next + 1); ++e) __builtin_prefetch(in.data() + neighbours(e));
+#endif
+    if (offsets(i + 1) == offsets(i)) {  // as the step: an agent without neighbours keeps its opinion
+      out(i) = in(i);
+      return;
+    }
+    std::int64_t sum = fixed(in(i));
+    for (edge_offset e = offsets(i); e < offsets(i + 1); ++e) sum += fixed(in(neighbours(e)));
+    double const count = static_cast<double>(offsets(i + 1) - offsets(i) + 1);
+    out(i) = storage_traits<Storage>::store(static_cast<float>(static_cast<double>(sum) / count * 0x1p-24));
+  }
+};
+
+template <class Storage>
+void bare_gather_opinions(benchmark::State& state) {
+  auto const agents = static_cast<agent_index>(state.range(0));
+  bool const ahead = state.range(1) != 0;
+  auto const& g = graph(erdos_renyi, agents, Ordering::none);
+  Kokkos::View<Storage*, Memory> a("herd::bench::opinions", agents), b("herd::bench::opinions_next", agents);
+  auto step = [&] {
+    Kokkos::parallel_for("herd::bench::bare_gather_opinions", Kokkos::RangePolicy<Exec>(0, agents),
+                         OpinionGather<Storage>{g.row_offsets, g.neighbours, a, b, ahead});
+    std::swap(a, b);
+  };
+  // From the opinions herd::Consensus starts with, one step must give the bits of its DeGroot step,
+  // or this is not that step's floor.
+  {
+    Exec exec;
+    Simulation<Exec> sim(exec, g, 7);
+    Consensus<Storage, Memory> model(agents, ConsensusParameters{});
+    model.initialise(sim, agents);
+    Kokkos::deep_copy(a, model.opinion.current());
+    step();
+    model.step(sim);
+    auto const expected = model.opinion.current();
+    auto const got = a;
+    std::size_t differences = 0;
+    Kokkos::parallel_reduce(
+        "herd::bench::opinions_check", Kokkos::RangePolicy<Exec>(0, agents),
+        KOKKOS_LAMBDA(agent_index i, std::size_t & wrong) {
+          wrong += storage_traits<Storage>::load(got(i)) != storage_traits<Storage>::load(expected(i)) ? 1 : 0;
+        },
+        differences);
+    if (differences != 0) {
+      state.SkipWithError("the floor's opinions differ from the DeGroot step's");
+      return;
+    }
+  }
+  // Each step reads what the last one wrote, as a double-buffered property does.
+  timed(state, step);
+  double const edges = static_cast<double>(g.num_edges());
+  set_rates(state, agents, edges, agents * (8.0 + 2.0 * sizeof(Storage)) + edges * (4.0 + sizeof(Storage)));
+  state.SetLabel(std::string("erdos-renyi storage=") + (sizeof(Storage) == 2 ? "half" : "float"));
+}
+
 #if HERD_ENABLE_KOKKOSKERNELS
 void spmv(benchmark::State& state) {
   int const kind = static_cast<int>(state.range(0));
@@ -251,6 +331,17 @@ BENCHMARK(bare_gather_bits)
 BENCHMARK(bare_gather_bits_segmented)
     ->ArgsProduct({{erdos_renyi}, {1000000, 10000000}, {static_cast<std::int64_t>(Ordering::none)}, {32, 64, 128, 256}})
     ->ArgNames({"graph", "agents", "order", "segment_kib"})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+// Second argument: 1 asks ahead for the neighbours' opinions (CPUs).
+BENCHMARK_TEMPLATE(bare_gather_opinions, float)
+    ->ArgsProduct({{1000000, 10000000}, {0, 1}})
+    ->ArgNames({"agents", "ahead"})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(bare_gather_opinions, half)
+    ->ArgsProduct({{1000000, 10000000}, {0, 1}})
+    ->ArgNames({"agents", "ahead"})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 #if HERD_ENABLE_KOKKOSKERNELS
