@@ -16,7 +16,7 @@ struct Sis {
 
   template <class Agent>
   KOKKOS_INLINE_FUNCTION void operator()(Agent const& a) const {
-    auto const inf = infected;
+    auto const& inf = infected;  // a reference: a copy would copy its Views for every agent
     if (inf(a.index())) {
       if (a.bernoulli(0, gamma)) a.set(infected, 0);
       return;

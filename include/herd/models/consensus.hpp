@@ -67,7 +67,7 @@ class Consensus {
   template <class Agent>
   KOKKOS_FORCEINLINE_FUNCTION void operator()(Agent const& a) const {
     if (a.degree() == 0) return;
-    auto const op = opinion;
+    auto const& op = opinion;  // a reference: a copy would copy its Views for every agent
     std::int64_t const mine = fixed(op.stored(a.index()));
     std::int64_t sum = mine, count = 1;
     if (bound_ >= one) {

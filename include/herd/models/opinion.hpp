@@ -67,7 +67,7 @@ class Opinion {
       auto const k = static_cast<agent_index>(uniform_below(a.random(0), static_cast<std::uint32_t>(degree)));
       a.set(opinion, opinion(a.neighbour(k)));
     } else {
-      auto const op = opinion;
+      auto const& op = opinion;  // a reference: a copy would copy its Views for every agent
       agent_index const ones = a.count_neighbours([&](agent_index j, float) { return op(j) == 1; });
       if (2 * ones != degree) a.set(opinion, 2 * ones > degree ? 1 : 0);
     }
