@@ -227,10 +227,8 @@ struct OpinionGather {
   Kokkos::View<Storage*, Memory> out;
   bool ahead;
 
-  // Exact for binary16 values, which are multiples of 2^-24; float ones round half up.
-  KOKKOS_FORCEINLINE_FUNCTION static std::int64_t fixed(Storage x) {
-    return (static_cast<std::int64_t>(static_cast<double>(storage_traits<Storage>::load(x)) * 33554432.0) + 1) >> 1;
-  }
+  // The model's own conversion: on builds without F16C a half converts with integer operations.
+  KOKKOS_FORCEINLINE_FUNCTION static std::int64_t fixed(Storage x) { return Consensus<Storage, Memory>::fixed(x); }
   KOKKOS_INLINE_FUNCTION void operator()(agent_index i) const {
 #if !HERD_DEVICE_PASS && (defined(__GNUC__) || defined(__clang__))
     agent_index const next = i + 16;

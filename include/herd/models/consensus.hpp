@@ -116,15 +116,11 @@ class Consensus {
     totals[bin < 0 ? 0 : bin >= bins ? bins - 1 : bin] += 1;
   }
 
- private:
-  static constexpr std::int64_t one = std::int64_t{1} << 24;
-  // Bounded confidence's single pass: where the count of near neighbours starts in the packed sum,
-  // and the degrees below which it cannot overflow into it (see operator()).
-  static constexpr int count_shift = 44;
-  static constexpr agent_index packed_degree_limit = agent_index{1} << 19;
-  // A stored opinion in [0, 1] as a multiple of 2^-24, rounded half up, without branches (opinions
-  // near 1/2 would make them unpredictable): x 2^25 is exact in double, and
-  // (floor(2y) + 1) / 2 rounded down is floor(y + 1/2).
+  /// A stored opinion as the neighbour sums take it, a multiple of 2^-24 (public for reference
+  /// kernels that must add as the step adds).
+  // A float in [0, 1] is rounded half up, without branches (opinions near 1/2 would make them
+  // unpredictable): x 2^25 is exact in double, and (floor(2y) + 1) / 2 rounded down is
+  // floor(y + 1/2).
   KOKKOS_FORCEINLINE_FUNCTION static std::int64_t fixed(float x) {
     return (static_cast<std::int64_t>(static_cast<double>(x) * 33554432.0) + 1) >> 1;
   }
@@ -143,6 +139,13 @@ class Consensus {
   KOKKOS_FORCEINLINE_FUNCTION static std::int64_t fixed(S x) {
     return fixed(storage_traits<S>::load(x));
   }
+
+ private:
+  static constexpr std::int64_t one = std::int64_t{1} << 24;
+  // Bounded confidence's single pass: where the count of near neighbours starts in the packed sum,
+  // and the degrees below which it cannot overflow into it (see operator()).
+  static constexpr int count_shift = 44;
+  static constexpr agent_index packed_degree_limit = agent_index{1} << 19;
 
   ConsensusParameters params_;
   std::int64_t bound_ = one;
