@@ -111,12 +111,13 @@ class StepChoices {
         active_.pushed_counts(phase_number)};
   }
 
-  GatherAhead gather_ahead_ = GatherAhead::automatic;
   Details::ActiveStepping<ExecutionSpace, WeightStorage> active_;
   Details::SpreaderBits<ExecutionSpace> spreaders_;
 
  private:
   Derived const& derived() const { return static_cast<Derived const&>(*this); }
+
+  GatherAhead gather_ahead_ = GatherAhead::automatic;
 };
 
 }  // namespace herd
