@@ -6,6 +6,7 @@
 #include <benchmark/benchmark.h>
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <tuple>
@@ -82,6 +83,50 @@ void timed(benchmark::State& state, F&& body) {
     Kokkos::fence();
     state.SetIterationTime(timer.seconds());
   }
+}
+
+/// Times two ways of doing the same work in pairs: each iteration runs `first` once and `second`
+/// once, in turn the one and the other first. On a shared machine a step's time drifts by tens of
+/// percent over a run, with what the other tenants do with the caches and the memory, much more
+/// than between the two steps of one pair, which meet the same load. Reports the pair's time as the
+/// iteration's, the median step times as `<name>_ms`, and the median over the pairs of the first's
+/// time over the second's as `<second>_speedup`.
+template <class First, class Second>
+void timed_pairs(benchmark::State& state, std::string const& first_name, First&& first, std::string const& second_name,
+                 Second&& second) {
+  auto const time = [](auto&& body) {
+    Kokkos::fence();
+    Kokkos::Timer timer;
+    body();
+    Kokkos::fence();
+    return timer.seconds();
+  };
+  std::vector<double> first_times, second_times, ratios;
+  bool first_leads = true;
+  for (auto _ : state) {
+    double a = 0.0, b = 0.0;
+    if (first_leads) {
+      a = time(first);
+      b = time(second);
+    } else {
+      b = time(second);
+      a = time(first);
+    }
+    first_leads = !first_leads;
+    state.SetIterationTime(a + b);
+    first_times.push_back(a);
+    second_times.push_back(b);
+    ratios.push_back(a / b);
+  }
+  auto const median = [](std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    auto const middle = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+    std::nth_element(v.begin(), middle, v.end());
+    return *middle;
+  };
+  state.counters[first_name + "_ms"] = 1e3 * median(first_times);
+  state.counters[second_name + "_ms"] = 1e3 * median(second_times);
+  state.counters[second_name + "_speedup"] = median(ratios);
 }
 
 /// Records the build in the output's context, so figures can be traced to it.
