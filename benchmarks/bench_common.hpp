@@ -73,16 +73,20 @@ inline std::vector<Ordering> orderings() {
 #endif
 }
 
+/// Seconds `body` takes, with the device fenced on both sides.
+template <class F>
+double fenced_seconds(F&& body) {
+  Kokkos::fence();
+  Kokkos::Timer timer;
+  body();
+  Kokkos::fence();
+  return timer.seconds();
+}
+
 /// Times `body` with the device fenced on both sides; reports the time as the iteration's.
 template <class F>
 void timed(benchmark::State& state, F&& body) {
-  for (auto _ : state) {
-    Kokkos::fence();
-    Kokkos::Timer timer;
-    body();
-    Kokkos::fence();
-    state.SetIterationTime(timer.seconds());
-  }
+  for (auto _ : state) state.SetIterationTime(fenced_seconds(body));
 }
 
 /// Times two ways of doing the same work in pairs: each iteration runs `first` once and `second`
@@ -94,23 +98,16 @@ void timed(benchmark::State& state, F&& body) {
 template <class First, class Second>
 void timed_pairs(benchmark::State& state, std::string const& first_name, First&& first, std::string const& second_name,
                  Second&& second) {
-  auto const time = [](auto&& body) {
-    Kokkos::fence();
-    Kokkos::Timer timer;
-    body();
-    Kokkos::fence();
-    return timer.seconds();
-  };
   std::vector<double> first_times, second_times, ratios;
   bool first_leads = true;
   for (auto _ : state) {
     double a = 0.0, b = 0.0;
     if (first_leads) {
-      a = time(first);
-      b = time(second);
+      a = fenced_seconds(first);
+      b = fenced_seconds(second);
     } else {
-      b = time(second);
-      a = time(first);
+      b = fenced_seconds(second);
+      a = fenced_seconds(first);
     }
     first_leads = !first_leads;
     state.SetIterationTime(a + b);
