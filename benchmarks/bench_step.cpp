@@ -252,22 +252,32 @@ BENCHMARK(reordering)->Apply(reordering_sizes)->UseManualTime()->Unit(benchmark:
 // (8), the own opinion read and the new one written (2 x storage); per edge the neighbour index (4)
 // and the neighbour's opinion (storage). The timed steps start from uniform opinions and go on
 // from where the last left them: under bounded confidence the clusters form as they repeat.
+// ConsensusRun is one such model with a simulation of its own.
+template <class Storage>
+struct ConsensusRun {
+  Simulation<Exec> sim;
+  Consensus<Storage, Memory> model;
+
+  ConsensusRun(CsrGraph<Memory> const& g, double confidence)
+      : sim(Exec(), g, 7), model(g.num_agents(), ConsensusParameters{confidence}) {
+    model.initialise(sim, g.num_agents());
+  }
+  void step() {
+    model.step(sim);
+    sim.end_step();
+  }
+};
+
 template <class Storage>
 void consensus_step_with(benchmark::State& state, double confidence) {
   auto const agents = static_cast<agent_index>(state.range(0));
   auto const& g = graph(erdos_renyi, agents, Ordering::none);
-  Exec exec;
-  Simulation<Exec> sim(exec, g, 7);
-  Consensus<Storage, Memory> model(agents, ConsensusParameters{confidence});
-  model.initialise(sim, agents);
-  timed(state, [&] {
-    model.step(sim);
-    sim.end_step();
-  });
+  ConsensusRun<Storage> run(g, confidence);
+  timed(state, [&] { run.step(); });
   double const edges = static_cast<double>(g.num_edges());
   set_rates(state, agents, edges, agents * (8.0 + 2.0 * sizeof(Storage)) + edges * (4.0 + sizeof(Storage)));
   state.SetLabel(std::string("erdos-renyi storage=") + (sizeof(Storage) == 2 ? "half" : "float") +
-                 " schedule=" + to_string(sim.plan().schedule));
+                 " schedule=" + to_string(run.sim.plan().schedule));
 }
 template <class Storage>
 void consensus_step(benchmark::State& state) {
@@ -298,25 +308,12 @@ void consensus_half_against_float(benchmark::State& state) {
   auto const agents = static_cast<agent_index>(state.range(0));
   double const confidence = state.range(1) != 0 ? 0.2 : 1.0;
   auto const& g = graph(erdos_renyi, agents, Ordering::none);
-  Exec exec;
-  Simulation<Exec> float_sim(exec, g, 7), half_sim(exec, g, 7);
-  Consensus<float, Memory> float_model(agents, ConsensusParameters{confidence});
-  Consensus<half, Memory> half_model(agents, ConsensusParameters{confidence});
-  float_model.initialise(float_sim, agents);
-  half_model.initialise(half_sim, agents);
+  ConsensusRun<float> as_float(g, confidence);
+  ConsensusRun<half> as_half(g, confidence);
   timed_pairs(
-      state, "float",
-      [&] {
-        float_model.step(float_sim);
-        float_sim.end_step();
-      },
-      "half",
-      [&] {
-        half_model.step(half_sim);
-        half_sim.end_step();
-      });
+      state, "float", [&] { as_float.step(); }, "half", [&] { as_half.step(); });
   state.SetLabel(std::string("erdos-renyi ") + (confidence < 1.0 ? "bounded-confidence" : "degroot") +
-                 " schedule=" + to_string(half_sim.plan().schedule));
+                 " schedule=" + to_string(as_half.sim.plan().schedule));
 }
 // Ten pairs: a pair of steps of 10^7 agents takes more than a second on a CPU.
 BENCHMARK(consensus_half_against_float)
