@@ -49,8 +49,6 @@ class Simulation : public StepChoices<Simulation<ExecutionSpace, WeightStorage>,
   global_id num_global() const { return graph_.num_agents(); }
   std::uint64_t seed() const { return rng_.seed; }
   CounterRng rng() const { return rng_; }
-  /// Steps completed so far.
-  std::uint32_t step() const { return step_; }
   StepPlan<memory_space> const& plan() const { return plan_; }
   Kokkos::View<global_id*, memory_space> const& global_ids() const { return ids_; }
   /// Device-side map from local index to global id.
@@ -61,7 +59,7 @@ class Simulation : public StepChoices<Simulation<ExecutionSpace, WeightStorage>,
   /// of one step draw from separate random streams, numbered in the order they are applied.
   template <class Phase, class... Written>
   void apply(Phase const& phase, Written&... written) {
-    auto kernel = this->phase_kernel(phase, step_, phase_, written...);
+    auto kernel = this->phase_kernel(phase, written...);
     if (active_.listed() >= 0) {
       Details::launch_listed(exec_, active_.list(), active_.listed(), kernel);
     } else {
@@ -69,7 +67,7 @@ class Simulation : public StepChoices<Simulation<ExecutionSpace, WeightStorage>,
       Details::launch_phase(exec_, plan_, kernel);
       (written.swap(), ...);
     }
-    ++phase_;
+    this->end_phase();
   }
 
   /// Chooses how the following steps pick their agents. Stepping::active and automatic apply to
@@ -107,16 +105,6 @@ class Simulation : public StepChoices<Simulation<ExecutionSpace, WeightStorage>,
     active_.before_step(model, num_owned());
   }
 
-  /// Marks the end of a step: the step counter moves on and phase numbering starts again.
-  void end_step() {
-    active_.end_step();
-    ++step_;
-    phase_ = 0;
-  }
-
-  /// Sets the step counter (restarting from a saved state).
-  void set_step(std::uint32_t step) { step_ = step; }
-
   /// Makes the ghost copies of `properties` current; nothing to do on one process.
   template <class... Properties>
   void update_ghosts(Properties&... /*properties*/) {}
@@ -139,8 +127,6 @@ class Simulation : public StepChoices<Simulation<ExecutionSpace, WeightStorage>,
   Kokkos::View<global_id*, memory_space> ids_;
   CounterRng rng_;
   StepPlan<memory_space> plan_;
-  std::uint32_t step_ = 0;
-  std::uint32_t phase_ = 0;
   using Choices::active_;
   using Choices::spreaders_;
 };

@@ -4,6 +4,8 @@
 // for the neighbours' values, spreader bits and weight codes. herd::Simulation and
 // herd::mpi::DistributedSimulation make these choices alike (a distributed one for each rank, on
 // its own agents) and inherit them from here. No choice changes a trajectory, only its speed.
+// Here too are the step and phase counters, which number the random streams of each phase and so
+// must advance alike in both.
 
 #include <herd/engine/active_stepping.hpp>
 #include <herd/engine/model_traits.hpp>
@@ -24,6 +26,17 @@ template <class Derived, class ExecutionSpace, class WeightStorage>
 class StepChoices {
  public:
   using memory_space = typename ExecutionSpace::memory_space;
+
+  /// Steps completed so far.
+  std::uint32_t step() const { return step_; }
+  /// Marks the end of a step: the step counter moves on and phase numbering starts again.
+  void end_step() {
+    active_.end_step();
+    ++step_;
+    phase_ = 0;
+  }
+  /// Sets the step counter (restarting from a saved state).
+  void set_step(std::uint32_t step) { step_ = step; }
 
   /// How the steps pick their agents (set by the simulation's set_stepping).
   Stepping stepping() const { return active_.stepping(); }
@@ -88,10 +101,10 @@ class StepChoices {
  protected:
   StepChoices() = default;
 
-  // The kernel of the phase numbered `phase_number` of step `step`, reading the sums the active
-  // set pushed for it, if any; the caller marks its spreader bits and launches it.
+  // The kernel of the phase under way, reading the sums the active set pushed for it, if any; the
+  // caller marks its spreader bits, launches it and then calls end_phase().
   template <class Phase, class... Written>
-  auto phase_kernel(Phase const& phase, std::uint32_t step, std::uint32_t phase_number, Written&... written) const {
+  auto phase_kernel(Phase const& phase, Written&... written) const {
     Derived const& sim = derived();
     return Details::PhaseKernel<Phase, typename Derived::graph_type, Written...>{
         phase,
@@ -101,15 +114,18 @@ class StepChoices {
         0,
         0,
         sim.rng(),
-        step,
-        streams::first_model_stream + phase_number,
+        step_,
+        streams::first_model_stream + phase_,
         Details::make_carry(written...),
         0,
-        active_.pushed_sums(phase_number),
+        active_.pushed_sums(phase_),
         asks_ahead(phase),
         {},
-        active_.pushed_counts(phase_number)};
+        active_.pushed_counts(phase_),
+    };
   }
+  // The next phase of the step draws from the next stream.
+  void end_phase() { ++phase_; }
 
   Details::ActiveStepping<ExecutionSpace, WeightStorage> active_;
   Details::SpreaderBits<ExecutionSpace> spreaders_;
@@ -118,6 +134,8 @@ class StepChoices {
   Derived const& derived() const { return static_cast<Derived const&>(*this); }
 
   GatherAhead gather_ahead_ = GatherAhead::automatic;
+  std::uint32_t step_ = 0;
+  std::uint32_t phase_ = 0;
 };
 
 }  // namespace herd

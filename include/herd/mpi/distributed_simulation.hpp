@@ -101,7 +101,6 @@ class DistributedSimulation
   global_id num_global() const { return local_.global_agents; }
   std::uint64_t seed() const { return rng_.seed; }
   CounterRng rng() const { return rng_; }
-  std::uint32_t step() const { return step_; }
   StepPlan<memory_space> const& plan() const { return interior_; }
   Kokkos::View<global_id*, memory_space> const& global_ids() const { return local_.ids; }
   herd::Details::IdMap<memory_space> id_map() const { return {local_.ids}; }
@@ -113,7 +112,7 @@ class DistributedSimulation
   /// other ranks before the next phase steps the agents that read them.
   template <class Phase, class... Written>
   void apply(Phase const& phase, Written&... written) {
-    auto kernel = this->phase_kernel(phase, step_, phase_, written...);
+    auto kernel = this->phase_kernel(phase, written...);
     bool const listed = active_.listed() >= 0;
     if (listed) {
       halo_->finish();
@@ -140,12 +139,12 @@ class DistributedSimulation
       fields.listed = active_.listed();
     }
     if (fields.count > 0) {
-      if ((step_ + 1) % static_cast<std::uint32_t>(options_.exchange_every) == 0)
+      if ((this->step() + 1) % static_cast<std::uint32_t>(options_.exchange_every) == 0)
         halo_->start(fields);
       else if (!listed)
         (keep_ghosts(written), ...);
     }
-    ++phase_;
+    this->end_phase();
   }
 
   /// Sizes the halo's buffers for every property of `model` that neighbours read, so that the
@@ -188,13 +187,6 @@ class DistributedSimulation
       return halo_->ghost_changes();
     });
   }
-
-  void end_step() {
-    active_.end_step();
-    ++step_;
-    phase_ = 0;
-  }
-  void set_step(std::uint32_t step) { step_ = step; }
 
   /// Makes the ghost copies of `properties` current (after setting owned values on the host, or
   /// from a file). Collective.
@@ -255,8 +247,6 @@ class DistributedSimulation
   std::shared_ptr<Halo<ExecutionSpace>> halo_;
   using Choices::active_;
   using Choices::spreaders_;
-  std::uint32_t step_ = 0;
-  std::uint32_t phase_ = 0;
 };
 
 }  // namespace herd::mpi
