@@ -17,19 +17,22 @@ namespace herd::bench {
 using Exec = Kokkos::DefaultExecutionSpace;
 using Memory = Exec::memory_space;
 
-enum GraphKind { erdos_renyi = 0, power_law = 1, population = 2, watts_strogatz = 3 };
+enum GraphKind { erdos_renyi = 0, power_law = 1, population = 2, watts_strogatz = 3, ring_lattice = 4 };
 inline char const* graph_name(int kind) {
   return kind == erdos_renyi      ? "erdos-renyi"
          : kind == power_law      ? "power-law"
          : kind == watts_strogatz ? "watts-strogatz"
+         : kind == ring_lattice   ? "ring-lattice"
                                   : "population";
 }
 
 /// Graphs of mean degree 16 (the population: its own), generated once per (kind, agents, ordering,
 /// shuffled) and shared by all benchmarks of the run. Ordering::none keeps the generator's labels,
 /// which carry no locality for Erdos-Renyi and power-law graphs (agents are labelled at random) but
-/// do for the Watts-Strogatz ring (neighbours on the ring are neighbours in memory) and the
-/// population (households, classes and workplaces are runs of consecutive agents). `shuffled`
+/// do for the Watts-Strogatz ring (neighbours on the ring are neighbours in memory), the ring
+/// lattice (the same ring, none of its links rewired: an agent's 16 neighbours are the 16 agents
+/// nearest it in memory) and the population (households, classes and
+/// workplaces are runs of consecutive agents). `shuffled`
 /// first relabels the agents at random, as ids drawn from a database or a file would be, and then
 /// applies `ordering`: what reordering recovers from input without locality.
 template <class WeightStorage = float>
@@ -53,6 +56,8 @@ CsrGraph<Memory, WeightStorage> const& graph(int kind, agent_index agents, Order
     g = build_csr<WeightStorage>(exec, generate_edges(exec, PowerLaw{agents, 2.1, 16.0, 0.0}, 1));
   } else if (kind == watts_strogatz) {
     g = build_csr<WeightStorage>(exec, generate_edges(exec, WattsStrogatz{agents, 8, 0.1}, 1));
+  } else if (kind == ring_lattice) {
+    g = build_csr<WeightStorage>(exec, generate_edges(exec, WattsStrogatz{agents, 8, 0.0}, 1));
   } else {
     LayeredPopulation spec;
     spec.agents = agents;

@@ -203,14 +203,15 @@ BENCHMARK(sir_step_relabelled)->Apply(relabelled)->UseManualTime()->Unit(benchma
 
 // SIR's full pull step on shuffled labels and on the same graph reordered, in pairs (timed_pairs):
 // the speed-up a reordering gives, measured so that the host's drift does not fall on one of the
-// two alone.
+// two alone. Order `none` sets the generator's own labels against the shuffled ones: on the ring
+// lattice, the most any order can give.
 void reordering_speedup(benchmark::State& state) {
   int const kind = static_cast<int>(state.range(0));
   auto const agents = static_cast<agent_index>(state.range(1));
   auto const ordering = static_cast<Ordering>(state.range(2));
   // A copy (it shares the Views): the cache may drop a graph when it makes the next one.
   CsrGraph<Memory> const shuffled = graph(kind, agents, Ordering::none, true);
-  CsrGraph<Memory> const reordered = graph(kind, agents, ordering, true);
+  CsrGraph<Memory> const reordered = graph(kind, agents, ordering, ordering != Ordering::none);
   FullPullSir<float> on_shuffled(shuffled, Schedule::automatic), on_reordered(reordered, Schedule::automatic);
   timed_pairs(
       state, "shuffled", [&] { on_shuffled.step(); }, "reordered", [&] { on_reordered.step(); });
@@ -223,10 +224,41 @@ void reordering_pairs(benchmark::internal::Benchmark* b) {
     for (std::int64_t n : {1000000, 10000000})
       for (Ordering o : orderings())
         if (o != Ordering::none) b->Args({kind, n, static_cast<std::int64_t>(o)});
+  for (std::int64_t n : {1000000, 10000000})
+    for (Ordering o : orderings()) b->Args({ring_lattice, n, static_cast<std::int64_t>(o)});
   b->ArgNames({"graph", "agents", "order"});
 }
 // Twenty pairs: a pair of steps of 10^7 agents takes about half a second on a CPU.
 BENCHMARK(reordering_speedup)->Apply(reordering_pairs)->Iterations(20)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// SIR's full pull step on the power-law graph and on the Erdős–Rényi graph of as many agents and
+// the same mean degree, in pairs (timed_pairs), each with the schedule Herd picks for it: whether
+// hubs slow a step down per edge. `power_law_per_edge` is the power-law step's edges a second over
+// the Erdős–Rényi step's, from the median ratio of their times; 1 or more: hubs cost nothing.
+void power_law_against_erdos_renyi(benchmark::State& state) {
+  auto const agents = static_cast<agent_index>(state.range(0));
+  auto const ordering = static_cast<Ordering>(state.range(1));
+  CsrGraph<Memory> const uniform = graph(erdos_renyi, agents, ordering);
+  CsrGraph<Memory> const heavy_tailed = graph(power_law, agents, ordering);
+  FullPullSir<float> on_uniform(uniform, Schedule::automatic), on_heavy_tailed(heavy_tailed, Schedule::automatic);
+  timed_pairs(
+      state, "erdos_renyi", [&] { on_uniform.step(); }, "power_law", [&] { on_heavy_tailed.step(); });
+  state.counters["power_law_per_edge"] = state.counters["power_law_speedup"] *
+                                         static_cast<double>(heavy_tailed.num_edges()) /
+                                         static_cast<double>(uniform.num_edges());
+  state.SetLabel("order=" + to_string(ordering) + " schedules=" + to_string(on_uniform.sim.plan().schedule) + "," +
+                 to_string(on_heavy_tailed.sim.plan().schedule));
+}
+void power_law_pairs(benchmark::internal::Benchmark* b) {
+  for (std::int64_t n : {1000000, 10000000})
+    for (Ordering o : orderings()) b->Args({n, static_cast<std::int64_t>(o)});
+  b->ArgNames({"agents", "order"});
+}
+BENCHMARK(power_law_against_erdos_renyi)
+    ->Apply(power_law_pairs)
+    ->Iterations(20)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 
 // What a reordering costs (computing the permutation and relabelling the graph), to set against the
 // steps it saves.
