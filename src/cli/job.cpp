@@ -239,9 +239,13 @@ void describe(JobResult& result, Input<WeightStorage> const& input, Exec const& 
   result.max_degree = stats.max_degree;
   result.weighted = input.graph.weighted();
   result.schedule = schedule;
-  // The edge schedule keeps each agent's sum; every simulation keeps a spreader bit per agent.
+  // The edge schedule keeps each agent's sum, and a few values per share of its rows and edges;
+  // every simulation keeps a spreader bit per agent.
+  double const shares_per_agent = (1.0 + stats.mean_degree) / static_cast<double>(Details::edge_chunk_size<Exec>());
+  double const edge_schedule_bytes =
+      sizeof(std::uint64_t) + shares_per_agent * static_cast<double>(Details::edge_share_bytes);
   result.bytes_per_agent = state_bytes + sizeof(edge_offset) + (with_ids ? sizeof(global_id) : 0) +
-                           (schedule == "edge" ? sizeof(std::uint64_t) : 0) + 1.0 / 8;
+                           (schedule == "edge" ? edge_schedule_bytes : 0) + 1.0 / 8;
   result.bytes_per_edge = sizeof(agent_index) + (input.graph.weighted() ? sizeof(WeightStorage) : 0);
   result.backend = Exec::name();
   result.threads = compat::concurrency(exec);

@@ -107,10 +107,8 @@ TYPED_TEST(Engine, EdgeScheduleSumsEveryRowWhateverItsChunks) {
     for (edge_offset chunk : {1, 3, 7, 44, 1000}) {
       auto plan = make_step_plan(exec, graph, Schedule::edge, default_hub_threshold(), rows);
       ASSERT_EQ(plan.schedule, Schedule::edge);
-      plan.chunk_size = chunk;
-      auto const chunks = Details::edge_chunk_count(last - rows.first, edges, chunk);
-      plan.carried = Kokkos::View<agent_index*, typename Exec::memory_space>("carried", chunks);
-      plan.parts = Kokkos::View<std::uint64_t*, typename Exec::memory_space>("parts", chunks);
+      Details::cut_edge_shares(exec, graph, plan, chunk);
+      ASSERT_EQ(plan.carried.extent(0), Details::edge_chunk_count(last - rows.first, edges, chunk));
       Kokkos::deep_copy(plan.sums, std::uint64_t{12345});  // stale values must not survive
       Details::sum_by_edges(exec, plan, phase, graph);
       auto const sums = to_vector(plan.sums);

@@ -226,36 +226,12 @@ void observe_agents(ExecutionSpace const& exec, char const* label, Model const& 
                           row);
 }
 
-// Schedule::edge splits the rows [first, first + rows) by the merge path of their ends with their
-// edges (Merrill and Garland's merge-based SpMV): the rows' ends and the edges in one sequence, in
-// the order a sequential sum meets them, cut into shares of equal length. A share then holds as
-// many edges as any other, however long a hub's row, and as many rows, however long a run of empty
-// rows: cut by edges alone, the thousands of empty rows that Cuthill-McKee puts together fell to one
-// thread. Returns how many rows end within the first `d` items of that sequence; the other
-// d - (that many) items are edges. `start` is offsets(first), `edges` the rows' edge count.
-template <class Offsets>
-KOKKOS_INLINE_FUNCTION agent_index rows_ended_at(Offsets const& offsets, agent_index first, agent_index rows,
-                                                 edge_offset start, edge_offset edges, edge_offset d) {
-  // A row's end comes before edge e when the row ends at or before e (empty rows at once).
-  auto const all = static_cast<edge_offset>(rows);
-  agent_index low = d > edges ? static_cast<agent_index>(d - edges) : 0;
-  agent_index high = d < all ? static_cast<agent_index>(d) : rows;
-  while (low < high) {
-    agent_index const middle = low + (high - low) / 2;
-    if (offsets(first + middle + 1) - start <= d - static_cast<edge_offset>(middle) - 1)
-      low = middle + 1;
-    else
-      high = middle;
-  }
-  return low;
-}
-
 // Schedule::edge: the sum of `phase.contribution` over each row of the plan into plan.sums, by
-// shares of plan.chunk_size rows and edges (see rows_ended_at), so that neither a hub nor a run of
-// empty rows lands on one thread. A share stores the sums of the rows that end in it, or the part
-// of them it holds, with plain writes; its part of the row it leaves unfinished it keeps aside, and
-// a second kernel adds those parts. Integer adds: the sums, hence the trajectory, are those of the
-// thread schedule.
+// shares of plan.chunk_size rows and edges (see cut_edge_shares), so that neither a hub nor a run
+// of empty rows lands on one thread. A share stores the sums of the rows that end in it, or the
+// part of them it holds, with plain writes; its part of the row it leaves unfinished it keeps
+// aside, and a second kernel adds those parts. Integer adds: the sums, hence the trajectory, are
+// those of the thread schedule.
 template <class ExecutionSpace, class Phase, class Graph>
 void sum_by_edges(ExecutionSpace const& exec, StepPlan<typename ExecutionSpace::memory_space> const& plan,
                   Phase const& phase, Graph const& graph,
@@ -264,6 +240,7 @@ void sum_by_edges(ExecutionSpace const& exec, StepPlan<typename ExecutionSpace::
   auto const sums = plan.sums;
   auto const carried = plan.carried;
   auto const parts = plan.parts;
+  auto const shares = plan.share_rows;
   agent_index const first = plan.first, rows = plan.light_count;
   edge_offset const size = plan.chunk_size;
   auto const chunks = static_cast<agent_index>(carried.extent(0));
@@ -280,8 +257,7 @@ void sum_by_edges(ExecutionSpace const& exec, StepPlan<typename ExecutionSpace::
                      ? sum_row_contributions<std::uint64_t>(phase, graph, spreading.pointers(), from, to)
                      : std::uint64_t{0};
         };
-        agent_index const ended = rows_ended_at(offsets, first, rows, start, edges, d);
-        agent_index const ended_by_end = rows_ended_at(offsets, first, rows, start, edges, d_end);
+        agent_index const ended = shares(c), ended_by_end = shares(c + 1);
         edge_offset e = start + (d - static_cast<edge_offset>(ended));
         for (agent_index r = first + ended; r < first + ended_by_end; ++r) {
           edge_offset const row_end = offsets(r + 1);

@@ -65,10 +65,11 @@ struct StepPlan {
   int vector_length = 1;                          ///< lanes per light agent in vector mode
   int team_size = 1;                              ///< light agents per team in vector mode
   // Schedule::edge: the sums of the first phase, by chunks of equal rows plus edges.
-  edge_offset chunk_size = 0;                       ///< rows and edges one thread takes
-  Kokkos::View<std::uint64_t*, MemorySpace> sums;   ///< each row's sum, indexed by agent
-  Kokkos::View<agent_index*, MemorySpace> carried;  ///< per chunk, the row it leaves unfinished (-1: none)
-  Kokkos::View<std::uint64_t*, MemorySpace> parts;  ///< per chunk, its part of that row's sum
+  edge_offset chunk_size = 0;                          ///< rows and edges one thread takes
+  Kokkos::View<std::uint64_t*, MemorySpace> sums;      ///< each row's sum, indexed by agent
+  Kokkos::View<agent_index*, MemorySpace> carried;     ///< per chunk, the row it leaves unfinished (-1: none)
+  Kokkos::View<std::uint64_t*, MemorySpace> parts;     ///< per chunk, its part of that row's sum
+  Kokkos::View<agent_index*, MemorySpace> share_rows;  ///< rows ended before each chunk, and before the end
 };
 
 }  // namespace herd

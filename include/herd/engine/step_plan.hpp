@@ -17,9 +17,9 @@ constexpr bool is_gpu() {
   return !std::is_same<typename ExecutionSpace::memory_space, Kokkos::HostSpace>::value;
 }
 
-// Rows plus edges one thread takes under Schedule::edge: enough that finding where its share
-// begins (a binary search) costs little beside it on a CPU; on a GPU few enough to keep every SM
-// busy at 10^6 edges.
+// Rows plus edges one thread takes under Schedule::edge: on a CPU many, so that a share's own
+// costs (its unfinished row's part, kept and added by a second kernel) are small beside it; on a
+// GPU few enough to keep every SM busy at 10^6 edges.
 template <class ExecutionSpace>
 constexpr edge_offset edge_chunk_size() {
   return is_gpu<ExecutionSpace>() ? 64 : 2048;
@@ -28,6 +28,64 @@ constexpr edge_offset edge_chunk_size() {
 // Chunks of `size` that cover `rows` rows holding `edges` edges (at least one).
 inline std::size_t edge_chunk_count(agent_index rows, edge_offset edges, edge_offset size) {
   return static_cast<std::size_t>(std::max<edge_offset>(1, (static_cast<edge_offset>(rows) + edges + size - 1) / size));
+}
+
+// Bytes Schedule::edge keeps per share: the row it leaves unfinished, its part of that row's sum
+// and the rows ended before it.
+inline constexpr std::size_t edge_share_bytes = 2 * sizeof(agent_index) + sizeof(std::uint64_t);
+
+// Schedule::edge splits the rows [first, first + rows) by the merge path of their ends with their
+// edges (Merrill and Garland's merge-based SpMV): the rows' ends and the edges in one sequence, in
+// the order a sequential sum meets them, cut into shares of equal length. A share then holds as
+// many edges as any other, however long a hub's row, and as many rows, however long a run of empty
+// rows: cut by edges alone, the thousands of empty rows that Cuthill-McKee puts together fell to one
+// thread. Returns how many rows end within the first `d` items of that sequence; the other
+// d - (that many) items are edges. `start` is offsets(first), `edges` the rows' edge count.
+template <class Offsets>
+KOKKOS_INLINE_FUNCTION agent_index rows_ended_at(Offsets const& offsets, agent_index first, agent_index rows,
+                                                 edge_offset start, edge_offset edges, edge_offset d) {
+  // A row's end comes before edge e when the row ends at or before e (empty rows at once).
+  auto const all = static_cast<edge_offset>(rows);
+  agent_index low = d > edges ? static_cast<agent_index>(d - edges) : 0;
+  agent_index high = d < all ? static_cast<agent_index>(d) : rows;
+  while (low < high) {
+    agent_index const middle = low + (high - low) / 2;
+    if (offsets(first + middle + 1) - start <= d - static_cast<edge_offset>(middle) - 1)
+      low = middle + 1;
+    else
+      high = middle;
+  }
+  return low;
+}
+
+// Cuts the rows of `plan` (plan.light_count rows from plan.first) into Schedule::edge's shares of
+// `size` rows and edges: allocates what each share keeps, and finds the rows ended before each
+// share begins (plan.share_rows, one entry a share and one for the end). Found here once, since the
+// graph never changes, rather than by two binary searches per share in every step.
+template <class ExecutionSpace, class Graph>
+void cut_edge_shares(ExecutionSpace const& exec, Graph const& graph,
+                     StepPlan<typename ExecutionSpace::memory_space>& plan, edge_offset size) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  agent_index const first = plan.first, rows = plan.light_count;
+  edge_offset begin = 0, end = 0;
+  exec.fence();
+  Kokkos::deep_copy(begin, Kokkos::subview(graph.row_offsets, first));
+  Kokkos::deep_copy(end, Kokkos::subview(graph.row_offsets, first + rows));
+  edge_offset const edges = end - begin;
+  auto const chunks = edge_chunk_count(rows, edges, size);
+  plan.chunk_size = size;
+  plan.carried = Kokkos::View<agent_index*, memory_space>("herd::plan::carried", chunks);
+  plan.parts = Kokkos::View<std::uint64_t*, memory_space>("herd::plan::parts", chunks);
+  plan.share_rows = Kokkos::View<agent_index*, memory_space>("herd::plan::share_rows", chunks + 1);
+  auto const share_rows = plan.share_rows;
+  auto const offsets = graph.row_offsets;
+  edge_offset const items = static_cast<edge_offset>(rows) + edges;  // row ends and edges
+  Kokkos::parallel_for(
+      "herd::plan::edge_shares", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, static_cast<agent_index>(chunks) + 1),
+      KOKKOS_LAMBDA(agent_index c) {
+        edge_offset const d = static_cast<edge_offset>(c) * size;
+        share_rows(c) = rows_ended_at(offsets, first, rows, begin, edges, d < items ? d : items);
+      });
 }
 
 // Vector lanes for one light agent on a GPU: the power of two nearest the mean degree, at most a
@@ -122,15 +180,8 @@ StepPlan<typename ExecutionSpace::memory_space> make_step_plan(
     plan.schedule = plan.light_lanes == Details::Lanes::vector ? Schedule::vector : Schedule::thread;
   } else if (schedule == Schedule::edge) {
     // The sums are indexed by agent, like the active set's pushed sums: rows up to first + n.
-    plan.chunk_size = Details::edge_chunk_size<ExecutionSpace>();
-    edge_offset begin = 0, end = 0;
-    exec.fence();
-    Kokkos::deep_copy(begin, Kokkos::subview(graph.row_offsets, first));
-    Kokkos::deep_copy(end, Kokkos::subview(graph.row_offsets, first + n));
-    auto const chunks = Details::edge_chunk_count(n, end - begin, plan.chunk_size);
     plan.sums = Kokkos::View<std::uint64_t*, memory_space>("herd::plan::sums", static_cast<std::size_t>(first + n));
-    plan.carried = Kokkos::View<agent_index*, memory_space>("herd::plan::carried", chunks);
-    plan.parts = Kokkos::View<std::uint64_t*, memory_space>("herd::plan::parts", chunks);
+    Details::cut_edge_shares(exec, graph, plan, Details::edge_chunk_size<ExecutionSpace>());
   }
   exec.fence();
   return plan;
