@@ -31,10 +31,10 @@ inline char const* graph_name(int kind) {
 /// which carry no locality for Erdos-Renyi and power-law graphs (agents are labelled at random) but
 /// do for the Watts-Strogatz ring (neighbours on the ring are neighbours in memory), the ring
 /// lattice (the same ring, none of its links rewired: an agent's 16 neighbours are the 16 agents
-/// nearest it in memory) and the population (households, classes and
-/// workplaces are runs of consecutive agents). `shuffled`
-/// first relabels the agents at random, as ids drawn from a database or a file would be, and then
-/// applies `ordering`: what reordering recovers from input without locality.
+/// nearest it in memory) and the population (households, classes and workplaces are runs of
+/// consecutive agents). `shuffled` first relabels the agents at random, as ids drawn from a
+/// database or a file would be, and then applies `ordering`: what reordering recovers from input
+/// without locality.
 template <class WeightStorage = float>
 CsrGraph<Memory, WeightStorage> const& graph(int kind, agent_index agents, Ordering ordering, bool shuffled = false) {
   static std::map<std::tuple<int, agent_index, Ordering, bool>, CsrGraph<Memory, WeightStorage>> cache;
