@@ -228,25 +228,45 @@ JobResult run_model(Options const& o, Sim& sim, ModelInputs const& inputs,
   return simulate(o, sim, model, {0, 1}, progress, edges, distributed);
 }
 
+// What the report says of the graph, taken before the graph as built is released.
+struct GraphFacts {
+  std::string name;
+  agent_index agents = 0;
+  std::uint64_t edges = 0;
+  double mean_degree = 0.0;
+  int max_degree = 0;
+  bool weighted = false;
+};
+
 template <class WeightStorage>
-void describe(JobResult& result, Input<WeightStorage> const& input, Exec const& exec, std::string const& schedule,
-              double state_bytes, bool with_ids) {
+GraphFacts graph_facts(Input<WeightStorage> const& input, Exec const& exec) {
   auto const stats = degree_stats(exec, input.graph);
-  result.graph_name = input.name;
-  result.agents = input.graph.num_agents();
-  result.edges = input.graph.num_edges();
-  result.mean_degree = stats.mean_degree;
-  result.max_degree = stats.max_degree;
-  result.weighted = input.graph.weighted();
+  return {input.name,        input.graph.num_agents(), static_cast<std::uint64_t>(input.graph.num_edges()),
+          stats.mean_degree, stats.max_degree,         input.graph.weighted()};
+}
+
+template <class WeightStorage>
+void describe(JobResult& result, GraphFacts const& graph, Exec const& exec, std::string const& schedule,
+              double state_bytes, bool with_ids) {
+  result.graph_name = graph.name;
+  result.agents = graph.agents;
+  result.edges = graph.edges;
+  result.mean_degree = graph.mean_degree;
+  result.max_degree = graph.max_degree;
+  result.weighted = graph.weighted;
   result.schedule = schedule;
   // The edge schedule keeps each agent's sum, and a few values per share of its rows and edges;
-  // every simulation keeps a spreader bit per agent.
-  double const shares_per_agent = (1.0 + stats.mean_degree) / static_cast<double>(Details::edge_chunk_size<Exec>());
+  // the hybrid and team schedules list every agent once, as a light one or a hub; every
+  // simulation keeps a spreader bit per agent.
+  double const shares_per_agent = (1.0 + graph.mean_degree) / static_cast<double>(Details::edge_chunk_size<Exec>());
   double const edge_schedule_bytes =
       sizeof(std::uint64_t) + shares_per_agent * static_cast<double>(Details::edge_share_bytes);
-  result.bytes_per_agent = state_bytes + sizeof(edge_offset) + (with_ids ? sizeof(global_id) : 0) +
-                           (schedule == "edge" ? edge_schedule_bytes : 0) + 1.0 / 8;
-  result.bytes_per_edge = sizeof(agent_index) + (input.graph.weighted() ? sizeof(WeightStorage) : 0);
+  double const plan_bytes = schedule == "edge"                           ? edge_schedule_bytes
+                            : schedule == "hybrid" || schedule == "team" ? sizeof(agent_index)
+                                                                         : 0.0;
+  result.bytes_per_agent =
+      state_bytes + sizeof(edge_offset) + (with_ids ? sizeof(global_id) : 0) + plan_bytes + 1.0 / 8;
+  result.bytes_per_edge = sizeof(agent_index) + (graph.weighted ? sizeof(WeightStorage) : 0);
   result.backend = Exec::name();
   result.threads = compat::concurrency(exec);
 }
@@ -297,7 +317,11 @@ JobResult run_single(Options const& o, std::function<void(int, int)> const& prog
   Kokkos::Timer setup;
   auto input = make_graph<WeightStorage>(o, exec, world());
   auto const inputs = model_inputs(o, input, world());
+  auto const facts = graph_facts(input, exec);
+  // The simulation's graph from here: a reordering replaces it rather than keeping the graph as
+  // built beside it through the run.
   auto graph = input.graph;
+  input.graph = {};
   Kokkos::View<global_id*, Memory> ids;
   if (o.reorder != "none") {
     auto permutation = compute_ordering(exec, graph, parse_ordering(o.reorder), o.seed);
@@ -314,10 +338,10 @@ JobResult run_single(Options const& o, std::function<void(int, int)> const& prog
   if (activity) sim.set_stepping(parse_stepping(o.stepping), symmetric, active_threshold(o));
   double const setup_seconds = setup.seconds();
   double state_bytes = 0.0;
-  JobResult result = run_model(o, sim, inputs, progress, state_bytes, input.graph.num_edges(), false);
+  JobResult result = run_model(o, sim, inputs, progress, state_bytes, facts.edges, false);
   result.setup_seconds = setup_seconds;
   if (activity) record_stepping(result, o, sim, false);
-  describe(result, input, exec, to_string(sim.plan().schedule), state_bytes, ids.extent(0) != 0);
+  describe<WeightStorage>(result, facts, exec, to_string(sim.plan().schedule), state_bytes, ids.extent(0) != 0);
   result.bytes_per_edge += sim.code_bytes_per_edge();
   add_active_memory<WeightStorage>(result, o, !symmetric, graph.weighted(), sim.bins_pushes());
   RankStats only;
@@ -349,14 +373,16 @@ JobResult run_distributed(Options const& o, std::function<void(int, int)> const&
   Kokkos::Timer setup;
   // Every rank builds the same global graph (generators are pure functions of the seed) and the
   // same partition, then keeps its share.
-  auto const input = mpi::collectively(comm, [&] {
+  auto input = mpi::collectively(comm, [&] {
     require(o.reorder == "none", "--reorder applies to one process; under mpiexec the partition decides locality");
     auto graph = make_graph<WeightStorage>(o, exec, comm);
     check_model(o, graph.graph.num_agents());
     return graph;
   });
   auto const inputs = mpi::collectively(comm, [&] { return model_inputs(o, input, comm); });
+  auto const facts = graph_facts(input, exec);
   auto local = mpi::distribute(exec, comm, input.graph, parse_partition_method(o.partition));
+  input.graph = {};  // each rank keeps its share alone through the run, not the whole graph as well
   mpi::DistributedOptions options;
   options.schedule = parse_schedule(o.schedule);
   options.overlap = o.overlap;
@@ -375,9 +401,9 @@ JobResult run_distributed(Options const& o, std::function<void(int, int)> const&
   };
   // Inputs were checked collectively above: what fails from here on fails on one rank, and the
   // herd command aborts the job.
-  JobResult result = run_model(o, sim, inputs, rank_progress, state_bytes, input.graph.num_edges(), true);
+  JobResult result = run_model(o, sim, inputs, rank_progress, state_bytes, facts.edges, true);
   result.setup_seconds = setup_seconds;
-  describe(result, input, exec, to_string(sim.plan().schedule), state_bytes, true);
+  describe<WeightStorage>(result, facts, exec, to_string(sim.plan().schedule), state_bytes, true);
   result.bytes_per_edge += sim.code_bytes_per_edge();
   // Whether the pull steps asked for their neighbours' values ahead on some rank: each decides
   // from its own stored agents, and simulate() recorded this rank's choice.
@@ -386,7 +412,7 @@ JobResult run_distributed(Options const& o, std::function<void(int, int)> const&
   result.gather_ahead = asks_ahead != 0;
   if (activity) record_stepping(result, o, sim, true);
   // A rank always pushes through the transpose of its graph.
-  add_active_memory<WeightStorage>(result, o, true, input.graph.weighted(), sim.bins_pushes());
+  add_active_memory<WeightStorage>(result, o, true, facts.weighted, sim.bins_pushes());
 
   // Per-rank figures, gathered on rank 0; the run takes as long as its slowest rank.
   auto const& times = sim.halo().times();
