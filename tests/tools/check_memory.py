@@ -42,7 +42,11 @@ with tempfile.TemporaryDirectory() as tmp:
     env[variable] = tool
     for args in RUNS:
         command = ["run"] + args + ["--steps", "5", "--json", summary, "--quiet"]
+        if os.path.exists(log):
+            os.remove(log)  # what an earlier run recorded must not stand for this one's
         subprocess.run([herd] + command, env=env, check=True)
+        if not os.path.exists(log):
+            sys.exit(f"herd run {' '.join(args)}: the tool wrote no record; did Kokkos load it ({variable})?")
         with open(log) as f:
             held = dict(line.split() for line in f)
         with open(summary) as f:
