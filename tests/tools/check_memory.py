@@ -3,7 +3,11 @@ checks that the memory the report gives (bytes per agent times agents plus bytes
 edges) is what the run held at its most during the step loop: nothing the steps keep goes
 uncounted, and nothing is kept that the steps do not need (the graph as built, once reordered).
 
-    check_memory.py HERD_EXE TOOL_LIBRARY ENV_VARIABLE
+    check_memory.py HERD_EXE TOOL_LIBRARY ENV_VARIABLE [MPIEXEC FLAGS...]
+
+With an mpiexec, it checks instead that no rank of a run on 4 ranks holds as much as half the
+memory the whole run reports: a rank holds its share of the agents and edges, with their ghosts
+and halo, and not the whole graph beside them.
 """
 
 import json
@@ -13,6 +17,7 @@ import sys
 import tempfile
 
 herd, tool, variable = sys.argv[1:4]
+mpiexec = sys.argv[4:]
 # Allocations the report leaves out as too small to matter: the observables' history (8 bytes a
 # count a step), a weighted graph's table of contributions by weight code, a few scalars.
 SLACK = 64 * 1024
@@ -34,30 +39,58 @@ RUNS = [
     ["--model", "covid", "--agents", "100000"],
 ]
 
-failures = []
-with tempfile.TemporaryDirectory() as tmp:
+
+def run_under_tool(tmp, command, launcher=()):
+    """Runs `herd` with `command` under the tool; returns the report and each process' record."""
     log = os.path.join(tmp, "memory.txt")
     summary = os.path.join(tmp, "summary.json")
+    for name in os.listdir(tmp):
+        os.remove(os.path.join(tmp, name))  # what an earlier run recorded must not stand for this one's
     env = dict(os.environ, HERD_MEMORY_LOG=log, OMP_PROC_BIND="false")
     env[variable] = tool
-    for args in RUNS:
-        command = ["run"] + args + ["--steps", "5", "--json", summary, "--quiet"]
-        if os.path.exists(log):
-            os.remove(log)  # what an earlier run recorded must not stand for this one's
-        subprocess.run([herd] + command, env=env, check=True)
-        if not os.path.exists(log):
-            sys.exit(f"herd run {' '.join(args)}: the tool wrote no record; did Kokkos load it ({variable})?")
-        with open(log) as f:
-            held = dict(line.split() for line in f)
-        with open(summary) as f:
-            report = json.load(f)
-        reported = report["bytes_per_agent"] * report["agents"] + report["bytes_per_edge"] * report["edges"]
-        most = int(held["most_in_run"])
+    subprocess.run([*launcher, herd, "run", *command, "--steps", "5", "--json", summary, "--quiet"], env=env,
+                   check=True, timeout=240)
+    records = []
+    for name in sorted(os.listdir(tmp)):
+        if name.startswith("memory.txt"):
+            with open(os.path.join(tmp, name)) as f:
+                records.append({key: int(value) for key, value in (line.split() for line in f)})
+    if not records:
+        sys.exit(f"herd run {' '.join(command)}: the tool wrote no record; did Kokkos load it ({variable})?")
+    with open(summary) as f:
+        report = json.load(f)
+    return report, records
+
+
+def reported_bytes(report):
+    return report["bytes_per_agent"] * report["agents"] + report["bytes_per_edge"] * report["edges"]
+
+
+failures = []
+with tempfile.TemporaryDirectory() as tmp:
+    if mpiexec:
+        ranks = 4
+        command = ["--model", "sir", "--graph", "watts-strogatz", "--agents", "200000"]
+        report, records = run_under_tool(tmp, command, [mpiexec[0], "-n", str(ranks), *mpiexec[1:]])
+        whole = reported_bytes(report)
+        if len(records) != ranks:
+            failures.append(f"{len(records)} records for {ranks} ranks")
+        for rank, held in enumerate(records):
+            line = (f"herd run {' '.join(command)} on {ranks} ranks: rank {rank} held at most "
+                    f"{held['most_in_run'] / 1e6:.3f} MB, the whole run reports {whole / 1e6:.3f} MB")
+            print(line)
+            if held["most_in_run"] >= whole / 2:
+                failures.append(line)
+    for args in [] if mpiexec else RUNS:
+        report, records = run_under_tool(tmp, args)
+        held = records[0]
+        reported = reported_bytes(report)
+        most = held["most_in_run"]
         line = (f"herd run {' '.join(args)}: reported {reported / 1e6:.3f} MB "
                 f"({report['bytes_per_agent']:.3f} B/agent, {report['bytes_per_edge']} B/edge), "
                 f"held at most {most / 1e6:.3f} MB")
         print(line)
-        if int(held["at_run"]) < 0:
+        if held["at_run"] < 0:
             failures.append(line + ": no herd::run region recorded")
         elif abs(most - reported) > SLACK:
             failures.append(line)

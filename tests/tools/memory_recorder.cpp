@@ -1,12 +1,15 @@
 // A minimal Kokkos Tools library: follows the bytes Kokkos holds allocated, in every memory space
 // together, and writes into the file named by HERD_MEMORY_LOG how many were held when the first
-// `herd::run` region began and the most held from then on. Loaded by Kokkos through
-// KOKKOS_PROFILE_LIBRARY (Kokkos 3) or KOKKOS_TOOLS_LIBS (Kokkos 4), as any Kokkos Tool is.
+// `herd::run` region began and the most held from then on. Under mpiexec each rank writes its own
+// file, the name followed by a dot and the rank (as Open MPI, MPICH and Slurm give it). Loaded by
+// Kokkos through KOKKOS_PROFILE_LIBRARY (Kokkos 3) or KOKKOS_TOOLS_LIBS (Kokkos 4), as any Kokkos
+// Tool is.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <string>
 
 namespace {
 std::mutex lock;
@@ -23,9 +26,15 @@ struct SpaceHandle {
 
 void kokkosp_init_library(int, std::uint64_t, std::uint32_t, void*) {}
 void kokkosp_finalize_library() {
-  char const* path = std::getenv("HERD_MEMORY_LOG");
-  if (!path) return;
-  if (FILE* out = std::fopen(path, "w")) {
+  char const* log = std::getenv("HERD_MEMORY_LOG");
+  if (!log) return;
+  std::string path = log;
+  for (char const* rank : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"})
+    if (char const* value = std::getenv(rank)) {
+      path += std::string(".") + value;
+      break;
+    }
+  if (FILE* out = std::fopen(path.c_str(), "w")) {
     std::fprintf(out, "at_run %lld\nmost_in_run %lld\n", at_run, most_in_run);
     std::fclose(out);
   }
