@@ -15,6 +15,7 @@
 #include <herd/engine/activity.hpp>
 #include <herd/engine/agent.hpp>
 #include <herd/engine/binned_push.hpp>
+#include <herd/engine/model_contract.hpp>
 #include <herd/engine/run.hpp>
 #include <herd/engine/schedule.hpp>
 #include <herd/engine/simulation.hpp>
@@ -25,10 +26,10 @@
 #include <herd/graph/csr_graph.hpp>
 #include <herd/graph/generators.hpp>
 #include <herd/graph/reorder.hpp>
+#include <herd/graph/transpose.hpp>
 #include <herd/io/edge_list_reader.hpp>
 #include <herd/io/text/attribute_table.hpp>
 #include <herd/models/consensus.hpp>
 #include <herd/models/covid.hpp>
-#include <herd/models/covid_astoria.hpp>
 #include <herd/models/opinion.hpp>
 #include <herd/models/seir.hpp>

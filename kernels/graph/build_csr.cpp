@@ -5,6 +5,7 @@
 #include <herd/core/error.hpp>
 #include <herd/core/execution_spaces.hpp>
 #include <herd/core/kokkos_compat.hpp>
+#include <herd/core/profiling_region.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -229,7 +230,7 @@ CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> build_csr(
     BuildOptions const& options) {
   using memory_space = typename ExecutionSpace::memory_space;
   using policy = Kokkos::RangePolicy<ExecutionSpace>;
-  Kokkos::Profiling::pushRegion("herd::build_csr");
+  Details::ProfilingRegion const region("herd::build_csr");
   Details::check_edges(exec, edges);
 
   auto const n = static_cast<std::size_t>(edges.num_agents);
@@ -300,7 +301,6 @@ CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> build_csr(
         KOKKOS_LAMBDA(edge_offset e) { out_weights(e) = storage_traits<WeightStorage>::store(slot_weights(e)); });
   }
   exec.fence();
-  Kokkos::Profiling::popRegion();
   return graph;
 }
 

@@ -3,7 +3,9 @@
 #include <herd/core/error.hpp>
 #include <herd/core/execution_spaces.hpp>
 #include <herd/core/portable_math.hpp>
+#include <herd/core/profiling_region.hpp>
 #include <herd/core/random.hpp>
+#include <herd/detail/select.hpp>
 #include <herd/graph/build_csr.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -134,25 +136,16 @@ CsrGraph<typename ExecutionSpace::memory_space> memberships(
     agent_index groups) {
   using memory_space = typename ExecutionSpace::memory_space;
   auto const n = static_cast<agent_index>(group_of.extent(0));
-  Kokkos::View<edge_offset*, memory_space> position(Kokkos::ViewAllocateWithoutInitializing("herd::generate::slot"),
-                                                    n + 1);
-  Kokkos::parallel_scan(
-      "herd::generate::member_slots", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, n + 1),
-      KOKKOS_LAMBDA(agent_index a, edge_offset & partial, bool final) {
-        if (final) position(a) = partial;
-        if (a < n && group_of(a) >= 0) ++partial;
-      });
-  edge_offset count = 0;
-  exec.fence();
-  Kokkos::deep_copy(count, Kokkos::subview(position, n));
+  auto const members = select_indices(
+      exec, n, KOKKOS_LAMBDA(agent_index a) { return group_of(a) >= 0; }, "herd::generate::members");
+  auto const count = members.extent(0);
   auto list = allocate_edges<memory_space>(groups > n ? groups : n, count, false, "memberships");
   auto sources = list.sources;
   auto targets = list.targets;
   Kokkos::parallel_for(
-      "herd::generate::member_list", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, n), KOKKOS_LAMBDA(agent_index a) {
-        if (group_of(a) < 0) return;
-        sources(position(a)) = group_of(a);
-        targets(position(a)) = a;
+      "herd::generate::member_list", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count), KOKKOS_LAMBDA(std::size_t k) {
+        sources(k) = group_of(members(k));
+        targets(k) = members(k);
       });
   BuildOptions options;
   options.symmetrise = false;
@@ -222,10 +215,9 @@ EdgeList<typename ExecutionSpace::memory_space> generate_edges(ExecutionSpace co
                                                                std::uint64_t seed) {
   Details::check_agents(spec.agents, "erdos-renyi");
   auto const m = Details::edge_count(spec.agents, spec.mean_degree, "erdos-renyi");
-  Kokkos::Profiling::pushRegion("herd::generate::erdos_renyi");
+  Details::ProfilingRegion const region("herd::generate::erdos_renyi");
   auto edges = Details::allocate_edges<typename ExecutionSpace::memory_space>(spec.agents, m, false, "erdos_renyi");
   Details::random_pairs(exec, edges, 0, m, seed, Details::random_edges, 1.0f);
-  Kokkos::Profiling::popRegion();
   return edges;
 }
 
@@ -244,7 +236,7 @@ EdgeList<typename ExecutionSpace::memory_space> generate_edges(ExecutionSpace co
   double const alpha = 1.0 / (spec.exponent - 1.0);
   double const shift = Details::power_law_shift(n, alpha, spec.mean_degree, max_degree);
   double const log_shift = portable::log(shift);
-  Kokkos::Profiling::pushRegion("herd::generate::power_law");
+  Details::ProfilingRegion const region("herd::generate::power_law");
 
   // Cumulative weights in 32.32 fixed point: an integer scan gives the same sums in any order.
   Kokkos::View<std::uint64_t*, memory_space> cumulative(
@@ -283,7 +275,6 @@ EdgeList<typename ExecutionSpace::memory_space> generate_edges(ExecutionSpace co
           (end == 0 ? sources : targets)(e) = static_cast<global_id>(lo);
         }
       });
-  Kokkos::Profiling::popRegion();
   return edges;
 }
 
@@ -296,7 +287,7 @@ EdgeList<typename ExecutionSpace::memory_space> generate_edges(ExecutionSpace co
           "watts-strogatz: neighbours on each side must lie in [1, agents / 2), got " + std::to_string(k));
   require(spec.rewire >= 0.0 && spec.rewire <= 1.0,
           "watts-strogatz: the rewiring probability must lie in [0, 1], got " + number_text(spec.rewire));
-  Kokkos::Profiling::pushRegion("herd::generate::watts_strogatz");
+  Details::ProfilingRegion const region("herd::generate::watts_strogatz");
   std::size_t const m = static_cast<std::size_t>(spec.agents) * k;
   auto edges = Details::allocate_edges<typename ExecutionSpace::memory_space>(spec.agents, m, false, "watts_strogatz");
   auto sources = edges.sources;
@@ -314,7 +305,6 @@ EdgeList<typename ExecutionSpace::memory_space> generate_edges(ExecutionSpace co
         sources(e) = static_cast<global_id>(u);
         targets(e) = static_cast<global_id>(v);
       });
-  Kokkos::Profiling::popRegion();
   return edges;
 }
 
@@ -330,7 +320,7 @@ Population<typename ExecutionSpace::memory_space> generate_population(ExecutionS
   require(spec.class_contacts >= 0 && spec.workplace_contacts >= 0 && spec.community_degree >= 0.0,
           "population: contact counts must not be negative");
   require(spec.employment >= 0.0 && spec.employment <= 1.0, "population: employment must lie in [0, 1]");
-  Kokkos::Profiling::pushRegion("herd::generate::population");
+  Details::ProfilingRegion const region("herd::generate::population");
   agent_index const n = spec.agents;
   CounterRng const rng{seed};
   Population<memory_space> population;
@@ -422,7 +412,6 @@ Population<typename ExecutionSpace::memory_space> generate_population(ExecutionS
   EdgeList<memory_space> const parts[4] = {homes, school, work, community};
   population.edges = Details::concatenate(n, parts, 4);
   exec.fence();
-  Kokkos::Profiling::popRegion();
   return population;
 }
 

@@ -7,6 +7,7 @@
 #include <herd/config.hpp>
 #include <herd/core/error.hpp>
 #include <herd/core/execution_spaces.hpp>
+#include <herd/core/profiling_region.hpp>
 #include <herd/core/random.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -93,7 +94,7 @@ template <class ExecutionSpace, class WeightStorage>
 Permutation<typename ExecutionSpace::memory_space> compute_ordering(
     ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& graph,
     Ordering ordering, std::uint64_t seed) {
-  Kokkos::Profiling::pushRegion("herd::compute_ordering");
+  Details::ProfilingRegion const region("herd::compute_ordering");
   Permutation<typename ExecutionSpace::memory_space> p;
   if (ordering == Ordering::rcm) {
     p = Details::rcm(exec, graph);
@@ -102,7 +103,6 @@ Permutation<typename ExecutionSpace::memory_space> compute_ordering(
   } else {
     p = Details::order_by_keys(exec, Details::ordering_keys(exec, graph, ordering, seed));
   }
-  Kokkos::Profiling::popRegion();
   return p;
 }
 
@@ -112,7 +112,7 @@ CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> permute(
     Permutation<typename ExecutionSpace::memory_space> const& permutation) {
   using memory_space = typename ExecutionSpace::memory_space;
   using policy = Kokkos::RangePolicy<ExecutionSpace>;
-  Kokkos::Profiling::pushRegion("herd::permute");
+  Details::ProfilingRegion const region("herd::permute");
   agent_index const n = graph.num_agents();
   require(permutation.old_of_new.extent(0) == static_cast<std::size_t>(n),
           "permute: the permutation has " + std::to_string(permutation.old_of_new.extent(0)) +
@@ -154,7 +154,6 @@ CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> permute(
         }
       });
   exec.fence();
-  Kokkos::Profiling::popRegion();
   return out;
 }
 

@@ -2,6 +2,8 @@
 
 #include <herd/core/error.hpp>
 #include <herd/core/execution_spaces.hpp>
+#include <herd/core/profiling_region.hpp>
+#include <herd/detail/select.hpp>
 
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Sort.hpp>
@@ -18,25 +20,9 @@ template <class ExecutionSpace>
 Kokkos::View<global_id*, typename ExecutionSpace::memory_space> select(
     ExecutionSpace const& exec, Kokkos::View<std::uint8_t*, typename ExecutionSpace::memory_space> roles,
     std::uint8_t role) {
-  using memory_space = typename ExecutionSpace::memory_space;
   auto const n = static_cast<global_id>(roles.extent(0));
-  Kokkos::View<global_id*, memory_space> position(Kokkos::ViewAllocateWithoutInitializing("herd::local::position"),
-                                                  n + 1);
-  Kokkos::parallel_scan(
-      "herd::local::select_scan", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, n + 1),
-      KOKKOS_LAMBDA(global_id g, global_id & partial, bool final) {
-        if (final) position(g) = partial;
-        if (g < n && roles(g) == role) ++partial;
-      });
-  global_id count = 0;
-  exec.fence();
-  Kokkos::deep_copy(count, Kokkos::subview(position, n));
-  Kokkos::View<global_id*, memory_space> ids(Kokkos::ViewAllocateWithoutInitializing("herd::local::selected"), count);
-  Kokkos::parallel_for(
-      "herd::local::select", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, n), KOKKOS_LAMBDA(global_id g) {
-        if (position(g + 1) != position(g)) ids(position(g)) = g;
-      });
-  return ids;
+  return Details::select_indices(
+      exec, n, KOKKOS_LAMBDA(global_id g) { return roles(g) == role; }, "herd::local::selected");
 }
 
 }  // namespace
@@ -46,7 +32,7 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> extract_local_g
     ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& global,
     Partition<typename ExecutionSpace::memory_space> const& partition, int rank) {
   using memory_space = typename ExecutionSpace::memory_space;
-  Kokkos::Profiling::pushRegion("herd::extract_local_graph");
+  Details::ProfilingRegion const region("herd::extract_local_graph");
   agent_index const n = global.num_agents();
   require(partition.num_agents() == n, "partition of " + std::to_string(partition.num_agents()) +
                                            " agents does not match the graph's " + std::to_string(n));
@@ -168,7 +154,6 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> extract_local_g
   local.graph.neighbours = local_neighbours;
   local.graph.weights = local_weights;
   exec.fence();
-  Kokkos::Profiling::popRegion();
   return local;
 }
 

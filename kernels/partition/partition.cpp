@@ -4,6 +4,7 @@
 #include <herd/config.hpp>
 #include <herd/core/error.hpp>
 #include <herd/core/execution_spaces.hpp>
+#include <herd/detail/select.hpp>
 
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Sort.hpp>
@@ -79,24 +80,14 @@ Kokkos::View<std::uint64_t*, typename ExecutionSpace::memory_space> sorted_uniqu
   using memory_space = typename ExecutionSpace::memory_space;
   exec.fence();
   Kokkos::sort(keys);
-  auto const n = keys.extent(0);
-  Kokkos::View<std::size_t*, memory_space> position(Kokkos::ViewAllocateWithoutInitializing("herd::stats::position"),
-                                                    n + 1);
-  Kokkos::parallel_scan(
-      "herd::stats::unique_scan", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, n + 1),
-      KOKKOS_LAMBDA(std::size_t i, std::size_t & partial, bool final) {
-        if (final) position(i) = partial;
-        if (i < n && (i == 0 || keys(i) != keys(i - 1))) ++partial;
-      });
-  std::size_t count = 0;
-  exec.fence();
-  Kokkos::deep_copy(count, Kokkos::subview(position, n));
+  auto const firsts = Details::select_indices(
+      exec, keys.extent(0), KOKKOS_LAMBDA(std::size_t i) { return i == 0 || keys(i) != keys(i - 1); },
+      "herd::stats::firsts");
   Kokkos::View<std::uint64_t*, memory_space> unique(Kokkos::ViewAllocateWithoutInitializing("herd::stats::unique"),
-                                                    count);
+                                                    firsts.extent(0));
   Kokkos::parallel_for(
-      "herd::stats::unique", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, n), KOKKOS_LAMBDA(std::size_t i) {
-        if (position(i + 1) != position(i)) unique(position(i)) = keys(i);
-      });
+      "herd::stats::unique", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, firsts.extent(0)),
+      KOKKOS_LAMBDA(std::size_t k) { unique(k) = keys(firsts(k)); });
   exec.fence();
   return unique;
 }

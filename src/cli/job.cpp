@@ -258,7 +258,8 @@ void describe(JobResult& result, GraphFacts const& graph, Exec const& exec, std:
   // The edge schedule keeps each agent's sum, and a few values per share of its rows and edges;
   // the hybrid and team schedules list every agent once, as a light one or a hub; every
   // simulation keeps a spreader bit per agent.
-  double const shares_per_agent = (1.0 + graph.mean_degree) / static_cast<double>(Details::edge_chunk_size<Exec>());
+  double const shares_per_agent =
+      (1.0 + graph.mean_degree) / static_cast<double>(Details::Tuning::edge_chunk_size<Exec>());
   double const edge_schedule_bytes =
       sizeof(std::uint64_t) + shares_per_agent * static_cast<double>(Details::edge_share_bytes);
   double const plan_bytes = schedule == "edge"                           ? edge_schedule_bytes

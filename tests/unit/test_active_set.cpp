@@ -107,7 +107,7 @@ TEST_P(PushedSums, AreTheSumsOverTheRows) {
   model.initialise(sim, g.num_agents());
   ActiveSet<Exec> set(Exec(), transpose(Exec(), g), g.num_agents());
   set.set_binned_push(GetParam());
-  EXPECT_EQ(set.bins_pushes(), GetParam() == BinnedPush::on && Details::is_host_space_v<Exec>);
+  EXPECT_EQ(set.bins_pushes(), GetParam() == BinnedPush::on && Details::runs_on_host_v<Exec>);
   set.reserve(model);
   agent_index const listed = set.find(model);
   auto const sums_view = set.sums();
@@ -230,7 +230,7 @@ TEST(ActiveSet, CountsOnlyWhatFitsAByte) {
     Kokkos::View<std::uint64_t*, Memory> words("words", (n + 7) / 8);
     Kokkos::View<std::uint64_t*, Memory> sums("sums", n);
     Details::MarkActive<Seir<>, Graph> const mark{model, words, push, sums, n};
-    if constexpr (Details::is_host_space_v<Exec>) {
+    if constexpr (Details::runs_on_host_v<Exec>) {
       bool const values = Details::pushes_values<Seir<>>(push);
       EXPECT_EQ(values, g.weighted());
       if (binned)
@@ -250,7 +250,7 @@ TEST(ActiveSet, CountsOnlyWhatFitsAByte) {
   auto count = [&](bool binned) {
     Kokkos::View<std::uint64_t*, Memory> words("words", (n + 7) / 8);
     Details::MarkActive<Seir<>, Graph> const mark{model, words, push, {}, n, true};
-    if constexpr (Details::is_host_space_v<Exec>) {
+    if constexpr (Details::runs_on_host_v<Exec>) {
       if (binned)
         Details::push_binned(Exec(), mark, Details::PushBins<Memory>(n, capacity, 2, false), Details::AgentsFrom{}, n);
     }
@@ -276,7 +276,7 @@ TEST(ActiveSet, CountsOnlyWhatFitsAByte) {
 TEST(ActiveSet, BinsPushInRoundsWhenThePagesRunOut) {
   // The loop in an else branch, not after the skip: on GPU builds the condition is a constant, and
   // nvcc would warn that the loop cannot be reached.
-  if constexpr (!Details::is_host_space_v<Exec>) {
+  if constexpr (!Details::runs_on_host_v<Exec>) {
     GTEST_SKIP() << "bins are for host memory; GPUs push atomically";
   } else {
     for (agent_index const n : {5000, 100000}) {
@@ -906,11 +906,11 @@ TEST(ActiveSet, AutomaticModeSkipsEstimatesFarAboveTheThreshold) {
   EXPECT_LT(EstimateCounter::passes, pulled);
 }
 
-// After a step that pushed through bins the automatic mode keeps listing up to keep_listing_factor
+// After a step that pushed through bins the automatic mode keeps listing up to Details::Tuning::keep_listing_factor
 // times its threshold, so it lists more steps of the same epidemic than with atomic pushes, and
 // the history is still the pulled one.
 TEST(ActiveSet, AutomaticModeListsLongerAfterBinnedSteps) {
-  if (!Details::is_host_space_v<Exec>) GTEST_SKIP() << "bins are for host memory";
+  if (!Details::runs_on_host_v<Exec>) GTEST_SKIP() << "bins are for host memory";
   auto const graph = automatic_mode_graph();
   Seir<> model(graph.num_agents(), sir_for_automatic_mode(0.05));
   auto const pull = pulled_history(graph, model, 60);
@@ -934,9 +934,10 @@ TEST(ActiveSet, AutomaticModeListsLongerAfterBinnedSteps) {
 // pulls every step, and the history is the pulled one throughout. (The other tests give 0.5, so
 // that GPUs list steps of their small graphs too.)
 TEST(ActiveSet, AutomaticModeDefaultsFollowBackendAndPushes) {
-  constexpr edge_offset large = least_listed_edges_on_gpus;
-  bool const host = Details::is_host_space_v<Exec>;
-  EXPECT_EQ(default_active_threshold<Exec>(true, large), host ? 0.5 : counted_active_threshold_on_gpus);
+  constexpr edge_offset large = Details::Tuning::least_listed_edges_on_gpus;
+  bool const host = Details::runs_on_host_v<Exec>;
+  EXPECT_EQ(default_active_threshold<Exec>(true, large),
+            host ? 0.5 : Details::Tuning::counted_active_threshold_on_gpus);
   EXPECT_EQ(default_active_threshold<Exec>(false, large), 0.5);
   EXPECT_EQ(default_active_threshold<Exec>(true, large - 1), host ? 0.5 : 0.0);
   EXPECT_EQ(default_active_threshold<Kokkos::DefaultHostExecutionSpace>(true, 1), 0.5);

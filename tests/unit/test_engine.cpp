@@ -225,7 +225,7 @@ TYPED_TEST(Engine, HybridScheduleSplitsHubsFromLightAgents) {
   for (auto l : to_vector(plan.light)) EXPECT_LT(offsets[l + 1] - offsets[l], 500u);
   EXPECT_EQ(make_step_plan(Exec(), graph, Schedule::automatic).schedule, Schedule::thread);
   EXPECT_EQ(make_step_plan(Exec(), graph, Schedule::automatic, 1000).schedule,
-            Details::is_gpu<Exec>() ? Schedule::edge : Schedule::hybrid);
+            Details::runs_on_host_v<Exec> ? Schedule::hybrid : Schedule::edge);
 }
 
 TYPED_TEST(Engine, ReorderingDoesNotChangeTheTrajectory) {
@@ -376,7 +376,7 @@ TEST(Engine, PullStepsMarkSpreadersOncePerStep) {
   auto const weighted = build_csr(Exec(), herd::test::edge_list<Exec>(3, {0, 1}, {1, 2}, {0.5f, 0.25f}));
   EXPECT_EQ(spreader_marks(weighted, true, 6), 6);
   EXPECT_EQ(spreader_marks(weighted, true, 6, true, "herd::step::contribution_by_code"), 6);
-  EXPECT_EQ(spreader_marks(weighted, true, 6, false), Details::is_gpu<Exec>() ? 6 : 0);
+  EXPECT_EQ(spreader_marks(weighted, true, 6, false), Details::runs_on_host_v<Exec> ? 0 : 6);
   EXPECT_EQ(spreader_marks(weighted, true, 6, false, "herd::step::contribution_by_code"), 0);
   EXPECT_EQ(spreader_marks(weighted, false, 6), 0);
 }

@@ -121,6 +121,28 @@ TYPED_TEST(Graph, RejectsBadEdgesNamingThem) {
                "weights must be finite and non-negative");
 }
 
+// Regions a Kokkos tool sees, by depth: a region left open by an error misnests every later one.
+struct RegionDepth {
+  static inline int depth = 0;
+  static void push(char const*) { ++depth; }
+  static void pop() { --depth; }
+};
+
+// Building from a bad edge list throws from inside the build's profiling region, which must close.
+TYPED_TEST(Graph, ErrorsCloseTheirProfilingRegions) {
+  using Exec = TypeParam;
+  namespace tools = Kokkos::Tools::Experimental;
+  auto const original = tools::get_callbacks();
+  auto counting = original;
+  counting.push_region = RegionDepth::push;
+  counting.pop_region = RegionDepth::pop;
+  RegionDepth::depth = 0;
+  tools::set_callbacks(counting);
+  EXPECT_THROW(build_csr(Exec(), herd::test::edge_list<Exec>(3, {0, 1}, {1, 3})), herd::Error);
+  tools::set_callbacks(original);
+  EXPECT_EQ(RegionDepth::depth, 0);
+}
+
 TYPED_TEST(Graph, ValidateFindsBrokenCsr) {
   using Exec = TypeParam;
   using Mem = typename Exec::memory_space;

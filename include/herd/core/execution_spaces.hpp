@@ -1,7 +1,7 @@
 #pragma once
 
-// The Kokkos execution spaces this build of Herd instantiates its compiled kernels for. This is
-// the one place that tests which backends Kokkos was built with.
+// The Kokkos execution spaces this build of Herd instantiates its compiled kernels for, and whether
+// one runs on the host. This is the one place that tests which backends Kokkos was built with.
 
 #include <Kokkos_Core.hpp>
 
@@ -33,3 +33,12 @@
 /// Expands MACRO(ExecutionSpace) once for every enabled backend.
 #define HERD_FOR_EACH_EXECUTION_SPACE(MACRO) \
   HERD_IMPL_FOR_SERIAL(MACRO) HERD_IMPL_FOR_OPENMP(MACRO) HERD_IMPL_FOR_CUDA(MACRO) HERD_IMPL_FOR_HIP(MACRO)
+
+namespace herd::Details {
+
+// Whether an execution space runs on the host's cores and reaches host memory (Serial, OpenMP,
+// Threads) rather than on a GPU: the one test behind every choice that differs between the two.
+template <class ExecutionSpace>
+inline constexpr bool runs_on_host_v = Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible;
+
+}  // namespace herd::Details

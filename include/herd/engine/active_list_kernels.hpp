@@ -6,6 +6,7 @@
 // the class because CUDA allows device lambdas only in functions that are not private members.
 
 #include <herd/core/device_pass.hpp>
+#include <herd/core/execution_spaces.hpp>
 #include <herd/core/lowest_bit.hpp>
 #include <herd/core/types.hpp>
 #include <herd/engine/activity.hpp>
@@ -25,11 +26,10 @@ inline constexpr agent_index marks_per_word = sizeof(std::uint64_t);
 
 // Agents one item of a pass over every agent takes: on CPUs a block, which a thread counts or adds
 // up in locals without a test per agent (such loops vectorise, and keep their totals out of
-// memory). On GPUs eight: with one agent a thread, 10^7 agents made as many scan items, and the
-// sources' scan took 228 µs on an H100 where eight agents a thread took 92 (32: 74, but 35 against
-// 29 µs for the estimate's reduction; docs/benchmarks.md).
+// memory). On GPUs eight: one agent a thread makes as many scan items as agents, and more than
+// eight slow the reductions (docs/notes/active-set-on-gpus.md).
 template <class ExecutionSpace>
-inline constexpr agent_index agents_per_item = is_host_space_v<ExecutionSpace> ? 1024 : 8;
+inline constexpr agent_index agents_per_item = runs_on_host_v<ExecutionSpace> ? 1024 : 8;
 
 // One agent's part of finding the active agents: lists it if it is a source (it changes on its
 // own or spreads), and its readers that receive if it spreads. Every writer of a mark stores the
@@ -149,12 +149,10 @@ KOKKOS_INLINE_FUNCTION std::uint32_t mark_bits(std::uint64_t word) {
 // Mark words a compaction item covers. With an item per word, 10^7 agents made 1.25 million
 // items: on a GPU about ten thousand blocks of the scan, each with little work beyond the scan's
 // own (a reduction, a fence, an atomic), and as many block totals for the scan's last block to add
-// up alone. On CPUs 16 (128 agents): counting an item's marks without a branch vectorises, and
-// with 0.75 % of 10^6 agents marked the compaction took 0.06-0.08 instead of 0.11-0.15 ms. On GPUs
-// 4: on an H100 at 10^7 agents, 16 words a thread took 88 µs with 30 % of the agents marked where 4
-// took 71 (one: 78), and as long with 0.75 % marked (docs/benchmarks.md).
+// up alone. On CPUs 16 (128 agents): counting an item's marks without a branch vectorises. On GPUs
+// 4, the fastest of 1, 4 and 16 (docs/notes/compacting-the-marks.md, active-set-on-gpus.md).
 template <class ExecutionSpace>
-inline constexpr agent_index words_per_compaction_item = is_host_space_v<ExecutionSpace> ? 16 : 4;
+inline constexpr agent_index words_per_compaction_item = runs_on_host_v<ExecutionSpace> ? 16 : 4;
 
 // Writes the marked agents (a mark byte not 0) to `list`, in increasing order, eight marks at a
 // time, and clears the marks unless they still count (`keep`); returns how many. Waits for the
@@ -238,11 +236,9 @@ agent_index keep_spreading(ExecutionSpace const& exec, Model const& model, agent
 
 // Writes to `list`, in increasing order, the agents among [0, agents) that are sources (their
 // activity has `changes` or `spreads`); returns how many. Waits for the device. After a pull step
-// the sources are not known: pushing from every agent in turn tested each one's activity inside
-// the push pass, a branch mispredicted wherever sources fall at random, and at 10^7 agents that
-// pass took 35-61 ms after an epidemic's peak, where the scan and the pushes from its list take
-// 22-28 ms (docs/benchmarks.md). On CPUs a scan item's block is counted without a branch and
-// written with one.
+// the sources are not known, and testing each agent's activity inside the push pass mispredicts
+// wherever sources fall at random (docs/notes/active-set-stepping.md). On CPUs a scan item's
+// block is counted without a branch and written with one.
 template <class ExecutionSpace, class Model, class List>
 agent_index list_sources(ExecutionSpace const& exec, Model const& model, agent_index agents, List const& list) {
   constexpr agent_index block = agents_per_item<ExecutionSpace>;
@@ -294,9 +290,7 @@ struct CarriedThenChanged {
 template <class ExecutionSpace, class Model>
 std::uint64_t sum_activity(ExecutionSpace const& exec, Model const& model, agent_index agents, agent_index stepped) {
   // On CPUs each thread counts a block in two 32-bit locals, the block split where the stepped
-  // agents end, so that the loops carry no test on the index and no 64-bit packing per agent
-  // (measured: the pass over 10^7 agents takes a fifth of the time it took with a packed 64-bit
-  // count per agent).
+  // agents end, so that the loops carry no test on the index and no 64-bit packing per agent.
   constexpr agent_index block = agents_per_item<ExecutionSpace>;
   std::uint64_t packed = 0;
   Kokkos::parallel_reduce(

@@ -19,6 +19,7 @@
 // second count only when a bound from the last list's length does not settle it.
 
 #include <herd/core/error.hpp>
+#include <herd/core/execution_spaces.hpp>
 #include <herd/core/kokkos_compat.hpp>
 #include <herd/core/types.hpp>
 #include <herd/engine/active_list_kernels.hpp>
@@ -125,7 +126,7 @@ class ActiveSet {
   /// Whether the pushes of the model of the last reserve() or find() go through bins (automatic:
   /// from fewer agents where they are counted).
   bool bins_pushes() const {
-    return Details::is_host_space_v<ExecutionSpace> && herd::bins_pushes(binned_push_, stepped_, counting_);
+    return Details::runs_on_host_v<ExecutionSpace> && herd::bins_pushes(binned_push_, stepped_, counting_);
   }
 
   /// Starts a step: after a listed step (find() called since the last begin_step()) its list holds
@@ -192,7 +193,7 @@ class ActiveSet {
     // Binned when the pushes are many: a few, into the sums of few readers, cost less atomic than
     // two passes, one over the sources and one over every block of readers (the estimate is the
     // pushes before the receivers are known).
-    double const min_pushes = static_cast<double>(stepped_) * binned_push_min_share;
+    double const min_pushes = static_cast<double>(stepped_) * Details::Tuning::binned_push_min_share;
     binned_ =
         pushed_ && bins_pushes() && (!known || (push_bound() >= min_pushes && push_estimate(model) >= min_pushes));
     // The sources go into the list, which the compaction below rewrites once they are read.
@@ -296,7 +297,7 @@ class ActiveSet {
   // be true (compiled for it only).
   template <class Mark, class Candidate>
   void push_through_bins(Mark const& mark, Candidate const& candidate, agent_index count) {
-    if constexpr (Details::is_host_space_v<ExecutionSpace>) {
+    if constexpr (Details::runs_on_host_v<ExecutionSpace>) {
       allocate_bins_for<decltype(mark.model)>();
       Details::push_binned(exec_, mark, bins_, candidate, count);
     } else {
@@ -357,46 +358,5 @@ struct SteppingStats {
   double active_share_sum = 0.0;  ///< sum over all steps of agents stepped / agents owned
   double mean_active_share() const { return steps ? active_share_sum / static_cast<double>(steps) : 1.0; }
 };
-
-/// The transpose of a graph: row j lists the agents whose rows list j, in no particular order, with
-/// the weights of those edges when the graph has weights. For pushing from agents to the agents
-/// that read them on a directed graph. `columns` (at least the rows) gives the transpose a row for
-/// every index the rows may list: a rank's graph also lists its ghosts, which have no rows of their
-/// own.
-template <class ExecutionSpace, class WeightStorage>
-CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> transpose(
-    ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& graph,
-    agent_index columns = -1) {
-  using memory_space = typename ExecutionSpace::memory_space;
-  require(columns < 0 || columns >= graph.num_agents(), "transpose: fewer columns than rows");
-  agent_index const rows = graph.num_agents();
-  agent_index const n = columns < 0 ? rows : columns;
-  CsrGraph<memory_space, WeightStorage> t;
-  t.row_offsets = Kokkos::View<edge_offset*, memory_space>("herd::transpose::offsets", n + 1);
-  t.neighbours = Kokkos::View<agent_index*, memory_space>(
-      Kokkos::ViewAllocateWithoutInitializing("herd::transpose::neighbours"), graph.num_edges());
-  if (graph.weighted())
-    t.weights = Kokkos::View<WeightStorage*, memory_space>(
-        Kokkos::ViewAllocateWithoutInitializing("herd::transpose::weights"), graph.num_edges());
-  auto const offsets = graph.row_offsets;
-  auto const neighbours = graph.neighbours;
-  auto const counts = t.row_offsets;
-  Kokkos::parallel_for(
-      "herd::transpose::count", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, graph.num_edges()),
-      KOKKOS_LAMBDA(edge_offset e) { Kokkos::atomic_add(&counts(neighbours(e) + 1), edge_offset{1}); });
-  auto const cursor = Details::counts_to_offsets(exec, t.row_offsets, "herd::transpose::cursor");
-  auto const out = t.neighbours;
-  auto const weights = graph.weights;
-  auto const out_weights = t.weights;
-  Kokkos::parallel_for(
-      "herd::transpose::fill", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, rows), KOKKOS_LAMBDA(agent_index i) {
-        for (edge_offset e = offsets(i); e < offsets(i + 1); ++e) {
-          edge_offset const at = Kokkos::atomic_fetch_add(&cursor(neighbours(e)), edge_offset{1});
-          out(at) = i;
-          if (out_weights.extent(0)) out_weights(at) = weights(e);
-        }
-      });
-  return t;
-}
 
 }  // namespace herd

@@ -4,7 +4,10 @@
 // the single-process and the distributed simulation: which agents a step visits, and the
 // statistics of that choice.
 
+#include <herd/core/execution_spaces.hpp>
+#include <herd/detail/tuning.hpp>
 #include <herd/engine/active_set.hpp>
+#include <herd/engine/model_contract.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -17,40 +20,20 @@ namespace herd {
 
 /// Stepping::automatic pushes when the pushes a step needs (agents that change on their own plus
 /// the edges of spreading agents, estimated) are at most a threshold fraction of the agents; else
-/// it pulls. This one is the default on CPUs, and on GPUs where pushes add sums. Measured on SIR and
-/// SEIR, docs/benchmarks.md "Active-set stepping" and "Active-set stepping on the H100".
-inline double default_active_threshold() { return 0.5; }
+/// it pulls. This one is the default on CPUs, and on GPUs where pushes add sums.
+inline double default_active_threshold() { return Details::Tuning::active_threshold; }
 
-/// On GPUs, where the pushes are counted (ActiveSet::counts_pushes: a byte added per push, not a
-/// 64-bit sum), listing pays up to a higher threshold: on an H100, SIR at 10^7 agents ran its
-/// epidemic fastest at 2-3 (0.30-0.32 ms a step against 0.33-0.35 at 0.5), while SEIR's weighted
-/// sums were slower at 2 than at 0.5. On CPUs counted pushes gained nothing above 0.5-1.
-inline constexpr double counted_active_threshold_on_gpus = 2.0;
-
-/// On GPUs a listed step costs 0.1-0.17 ms however short its list (its launches, and the wait for
-/// the list's length before the step's launch), while a pull step's time grows with the edges: on
-/// an H100, 0.077 ms for 10^6 agents of degree 16 (1.6 * 10^7 edges), where SIR's listed steps
-/// took 0.09-0.11 ms, and 0.17 ms for 2 * 10^6, where they took 0.12. The two cross near
-/// 2.2 * 10^7 edges for SIR's counted pushes and 1.7 * 10^7 for SEIR's summed ones; below 2 * 10^7,
-/// between the two, Herd's default never lists on a GPU.
-inline constexpr edge_offset least_listed_edges_on_gpus = 20'000'000;
-
-/// The threshold of Stepping::automatic when none is given: default_active_threshold() on CPUs;
-/// on GPUs 0 (every step pulls) under least_listed_edges_on_gpus edges, else
-/// counted_active_threshold_on_gpus for `counted` pushes and default_active_threshold() for sums.
+/// The threshold of Stepping::automatic when none is given: default_active_threshold() on CPUs.
+/// On GPUs a listed step has a fixed cost (its launches, and the wait for its list's length), so
+/// every step pulls on graphs of few edges; on larger ones the threshold is higher where the
+/// pushes are `counted` (a byte each) than where they add sums.
 template <class ExecutionSpace>
 double default_active_threshold(bool counted, edge_offset edges) {
-  if (Details::is_host_space_v<ExecutionSpace>) return default_active_threshold();
-  if (edges < least_listed_edges_on_gpus) return 0.0;
-  return counted ? counted_active_threshold_on_gpus : default_active_threshold();
+  using Tuning = Details::Tuning;
+  if (Details::runs_on_host_v<ExecutionSpace>) return default_active_threshold();
+  if (edges < Tuning::least_listed_edges_on_gpus) return 0.0;
+  return counted ? Tuning::counted_active_threshold_on_gpus : default_active_threshold();
 }
-
-/// After a step on the active list that binned its pushes, Stepping::automatic keeps listing up to
-/// this many times its threshold: while the pushes grow, the agents that receive them are many and
-/// a pull step costs the most, while after the peak few agents receive and pulling is cheap, so
-/// the switch back waits for the threshold itself. With atomic pushes listing longer did not pay.
-/// Measured in docs/benchmarks.md "Pushing through bins".
-inline constexpr double keep_listing_factor = 4.0;
 
 namespace Details {
 
@@ -99,6 +82,7 @@ class ActiveStepping {
   /// Before a step loop: forgets, and allocates what stepping `model` on its active agents needs.
   template <class Model>
   void prepare(Model const& model) {
+    static_assert(check_model_hooks<Model>());
     forget();
     if constexpr (declares_activity_v<Model>) {
       if (stepping_ != Stepping::pull) active_.reserve(model);
@@ -123,7 +107,8 @@ class ActiveStepping {
       }
       active_.begin_step();
       double const agents = owned > 0 ? static_cast<double>(owned) : 1.0;
-      double const limit = threshold() * agents * (active_.binned() ? keep_listing_factor : 1.0);
+      // While binned pushes grow, a pull step would cost the most: keep listing a while longer.
+      double const limit = threshold() * agents * (active_.binned() ? Tuning::keep_listing_factor : 1.0);
       if (stepping_ == Stepping::automatic && pulls(model, limit)) {
         stats_.active_share_sum += 1.0;
         return;

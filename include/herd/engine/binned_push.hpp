@@ -14,7 +14,9 @@
 // the order the pushes land in.
 
 #include <herd/core/device_pass.hpp>
+#include <herd/core/execution_spaces.hpp>
 #include <herd/core/types.hpp>
+#include <herd/detail/tuning.hpp>
 #include <herd/engine/activity.hpp>
 #include <herd/engine/model_traits.hpp>
 
@@ -26,37 +28,20 @@
 
 namespace herd {
 
-/// Whether active-set stepping pushes contributions through bins (CPUs only): automatically from
-/// binned_push_min_agents stepped agents (binned_count_min_agents where the pushes are counted),
-/// always, or never (atomic adds into the sums or marks).
+/// Whether active-set stepping pushes contributions through bins (CPUs only): automatically once
+/// the stepped agents' sums outgrow a CPU's last-level cache (sooner where the pushes are only
+/// counted, a byte each), always, or never (atomic adds into the sums or marks).
 enum class BinnedPush { automatic, on, off };
 
-/// From how many stepped agents BinnedPush::automatic bins pushed sums: when the sums (8 bytes an
-/// agent, 32 MB here) outgrow a CPU's last-level cache. Below, at 10^6 agents, binning gained on
-/// random graphs and lost on the layered population, whose pushes stay near in memory. Measured in
-/// docs/benchmarks.md "Pushing through bins".
-inline constexpr agent_index binned_push_min_agents = agent_index{1} << 22;
-/// From how many stepped agents BinnedPush::automatic bins pushes counted in the marks (see
-/// ActiveSet::counts_pushes): their add pass increments bytes that stay in cache, and the atomic
-/// adds it replaces are full barriers on x86 even when they hit. Binning gained from 10^5 agents
-/// on random graphs and the population ("Binning in rounds" in docs/benchmarks.md); below two
-/// blocks of readers there is little to gain.
-inline constexpr agent_index binned_count_min_agents = agent_index{1} << 16;
-/// A step bins its pushes when it will make at least this many per stepped agent (estimated);
-/// fewer go atomic. Measured in the same section.
-inline constexpr double binned_push_min_share = 0.25;
 /// Whether `choice` bins the pushes into `stepped` agents, `counted` in the marks or not.
 inline bool bins_pushes(BinnedPush choice, agent_index stepped, bool counted = false) {
+  using Tuning = Details::Tuning;
   return choice == BinnedPush::on ||
-         (choice == BinnedPush::automatic && stepped >= (counted ? binned_count_min_agents : binned_push_min_agents));
+         (choice == BinnedPush::automatic &&
+          stepped >= (counted ? Tuning::binned_count_min_agents : Tuning::binned_push_min_agents));
 }
 
 namespace Details {
-
-// Whether an execution space's memory is the host's (where the bins are used).
-template <class ExecutionSpace>
-inline constexpr bool is_host_space_v =
-    Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible;
 
 // Readers are binned by blocks of 2^15 agents: a block's sums (256 KB), marks and states fit a
 // core's L2 cache.
@@ -172,7 +157,7 @@ KOKKOS_INLINE_FUNCTION agent_index chunk_start(agent_index count, int chunks, in
 
 // Pushes from candidate(0 .. count) as MarkActive does (marks the sources, and the
 // receiving readers of the spreading ones, adding their contributions to the readers' sums), in
-// rounds of as many pushes as the bins hold. Host memory only (is_host_space_v): the host reads
+// rounds of as many pushes as the bins hold. Host memory only (runs_on_host_v): the host reads
 // the chunks' progress between rounds.
 template <class ExecutionSpace, class Mark, class Candidate>
 void push_binned(ExecutionSpace const& exec, Mark const& mark,
@@ -277,8 +262,7 @@ void push_binned(ExecutionSpace const& exec, Mark const& mark,
         "herd::active::bin_add", Dynamic(exec, 0, blocks), KOKKOS_LAMBDA(agent_index b) {
 #if !HERD_DEVICE_PASS && (defined(__GNUC__) || defined(__clang__))
           // First ask for the block's sums and marks, in order, when it has more pushes than sums'
-          // cache lines: the pushes come in at random, and each of their first touches missed
-          // (measured: the pass took twice as long).
+          // cache lines: the pushes come in at random, and each of their first touches would miss.
           agent_index const lo = b << push_block_shift;
           agent_index const hi =
               stepped - lo > (agent_index{1} << push_block_shift) ? lo + (agent_index{1} << push_block_shift) : stepped;

@@ -80,8 +80,8 @@ KOKKOS_INLINE_FUNCTION T sum_spreading_contributions(Model const& model, Graph c
 /// state before that branch was decided: one neighbour load in flight per thread, where the
 /// unweighted loop, unrolled, has four. GPUs therefore find the spreading neighbours first
 /// (sum_spreading_contributions), for models that declare their activity. CPUs sum edge by edge:
-/// they issue the loads past a predicted branch, and the pass over the bits cost them more than
-/// it saved (SEIR on the layered population, 10^6 agents, 2 cores: 20.0 against 16.4-19.0 ms).
+/// they issue the loads past a predicted branch, and the pass over the bits costs them more than
+/// it saves (docs/notes/spreader-bits.md).
 template <class T, class Model, class Graph>
 KOKKOS_INLINE_FUNCTION T sum_contributions(Model const& model, Graph const& graph, edge_offset from, edge_offset to) {
   if (!graph.weighted()) {

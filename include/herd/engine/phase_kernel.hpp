@@ -4,6 +4,7 @@
 // the distributed simulation.
 
 #include <herd/core/device_pass.hpp>
+#include <herd/core/execution_spaces.hpp>
 #include <herd/core/kokkos_compat.hpp>
 #include <herd/core/random.hpp>
 #include <herd/engine/active_set.hpp>
@@ -98,22 +99,14 @@ struct PhaseKernel {
   }
 
   // Thread schedule. On CPUs, first asks for the row of the agent 16 places ahead: the rows an
-  // agent reads are often scattered (only the susceptible agents of an epidemic read theirs, a
-  // listed step's agents lie anywhere), the hardware prefetcher does not follow them, and each row
-  // start missed in cache; the pull step late in an epidemic, reading a third of the rows, cost as
-  // much as reading all. Not when sums (or counts) were pushed: listed agents then read no rows. GPUs hide
-  // those misses with other warps. (Written here, not in a function of its own: GCC takes a
-  // function that only prefetches for one without effect and drops it.)
+  // agent reads are often scattered, and the hardware prefetcher does not follow them. Not when
+  // sums (or counts) were pushed: listed agents then read no rows. GPUs hide those misses with
+  // other warps. (Written here: GCC drops a function that only prefetches.)
   //
   // With `gather_ahead`, it also asks for what that agent will read of its neighbours
-  // (Model::contribution_address), if it receives (every agent, for a model without activity).
-  // Near an epidemic's peak the branches on states and draws mispredict, and each misprediction
-  // threw away the neighbour loads of the agents after it, so once the states outgrow the caches
-  // the step waited about one memory latency per susceptible agent, whatever its row's length;
-  // DeGroot at 10^7 agents waited about as long per row for its neighbours' opinions. The row is
-  // read just after it was asked for; asking for the states 4, 8 or 32 agents ahead instead
-  // measured 5-15 % slower at 10^7 agents. Not when the sums count bits (`spreading`): those stay
-  // in the caches, and asking for them cost 15-50 %.
+  // (Model::contribution_address), if it receives: mispredicted branches near an epidemic's peak
+  // would otherwise throw those loads away (docs/notes/gather-ahead.md). Not when the sums count
+  // bits (`spreading`): those stay in the caches.
   KOKKOS_INLINE_FUNCTION void operator()(agent_index k) const {
 #if !HERD_DEVICE_PASS && (defined(__GNUC__) || defined(__clang__))
     if (k + 16 < count && pushed.extent(0) == 0 && counted.extent(0) == 0) {
@@ -162,9 +155,8 @@ struct EveryAgent {
 // Sums a model's per-agent observables (counts per state, say) over agents(0 .. count) into one
 // row of a device View. GPU threads take one agent each (Block 1). On CPUs an item is a block of
 // agents, added in turn into `lanes` rows of the item's own: an observe adds one to the entry the
-// agent's state picks, and where states are mixed at random, agent after agent adding to one row
-// in memory made each add wait for the last one's store (SIR on 10^7 agents: 6.1 ms a pulled
-// step's reduction, against 2.1-2.2 ms in lanes; docs/benchmarks.md). Rows of more than
+// agent's state picks, and where states are mixed at random, adds to one row in memory would each
+// wait for the last one's store (docs/notes/observables-from-the-list.md). Rows of more than
 // `most_in_lanes` entries are added to directly.
 template <class Model, class Agents = EveryAgent, agent_index Block = 1>
 struct ObserveKernel {
@@ -210,11 +202,10 @@ struct ObserveKernel {
 };
 
 // Agents one item of the observables' reduction takes: a block on CPUs (agents_per_item), one on
-// GPUs, where a block's lane rows would live in local memory (H100, 10^7 agents: 44 µs with one
-// agent a thread, 102-272 µs with 4 to 64; docs/benchmarks.md).
+// GPUs, where a block's lane rows would live in local memory (docs/notes/active-set-on-gpus.md).
 template <class ExecutionSpace>
 inline constexpr agent_index agents_per_observed_item =
-    is_host_space_v<ExecutionSpace> ? agents_per_item<ExecutionSpace> : 1;
+    runs_on_host_v<ExecutionSpace> ? agents_per_item<ExecutionSpace> : 1;
 
 // Adds up `model.observe` over agents(0 .. count) into `row`, without waiting.
 template <class ExecutionSpace, class Model, class Agents, class Row>

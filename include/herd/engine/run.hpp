@@ -1,5 +1,7 @@
 #pragma once
 
+#include <herd/core/profiling_region.hpp>
+#include <herd/detail/tuning.hpp>
 #include <herd/engine/simulation.hpp>
 #include <herd/engine/telemetry.hpp>
 
@@ -99,10 +101,8 @@ class LoopTimer {
 // those before it, less the listed agents' observations before the step, plus theirs after it: two
 // passes over the list instead of one over every agent (integer sums, so the same totals bit for
 // bit). This needs a model's observe(i) to read agent i only, as every counting observable does. A
-// pass over a list gathers where one over every agent streams, so longer lists are observed whole:
-// up to one agent in `observed_list_share` (measured on the default job, docs/benchmarks.md
-// "Observables from the list": 2 and 4 gave the same, 8 a little more).
-inline constexpr agent_index observed_list_share = 4;
+// pass over a list gathers where one over every agent streams, so longer lists are observed whole
+// (Tuning::observed_list_share).
 
 // One step of `model`, with its observables into row t of `history`, whose row t - 1 holds them
 // before the step; `before` is scratch of one row. `timer` is told the phases (see LoopTimer).
@@ -113,7 +113,7 @@ agent_index step_and_observe(Simulation& sim, Model& model, History const& histo
   timer.enter(LoopPhase::active_set);
   sim.before_step(model);
   agent_index const listed = sim.listed_agents();
-  bool const by_list = listed >= 0 && listed <= sim.num_owned() / observed_list_share;
+  bool const by_list = listed >= 0 && listed <= sim.num_owned() / Tuning::observed_list_share;
   if (by_list) {
     timer.enter(LoopPhase::reduce);
     sim.observe_listed(model, listed, before);
@@ -150,7 +150,7 @@ template <class Simulation, class Model, class Progress = NoProgress>
 History<typename Simulation::memory_space> run(Simulation& sim, Model& model, int steps, Progress&& progress = {},
                                                Telemetry* telemetry = nullptr) {
   require(steps >= 0, "run: the step count must not be negative, got " + std::to_string(steps));
-  Kokkos::Profiling::pushRegion("herd::run");
+  Details::ProfilingRegion const region("herd::run");
   History<typename Simulation::memory_space> history("herd::history", steps + 1, model.num_observables());
   Kokkos::View<std::int64_t*, typename Simulation::memory_space> before("herd::observed_before",
                                                                         model.num_observables());
@@ -171,7 +171,6 @@ History<typename Simulation::memory_space> run(Simulation& sim, Model& model, in
   timer.enter(LoopPhase::reduce);
   sim.finish(history);
   timer.stop(steps);
-  Kokkos::Profiling::popRegion();
   return history;
 }
 

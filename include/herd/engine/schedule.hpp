@@ -2,6 +2,7 @@
 
 #include <herd/core/error.hpp>
 #include <herd/core/types.hpp>
+#include <herd/detail/tuning.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -26,23 +27,19 @@ std::string to_string(Schedule schedule);
 
 /// Whether the pull step on a CPU asks, a few agents ahead, for the neighbour values its agents
 /// will read (for models with gathers_ahead_v). It pays once those values outgrow the caches, and
-/// costs a little where they fit (docs/benchmarks.md, "Neighbour states asked for ahead"). The
-/// trajectory is the same either way.
+/// costs a little where they fit. The trajectory is the same either way.
 enum class GatherAhead {
-  automatic,  ///< on from gather_ahead_min_bytes of the values read, over the stored agents
+  automatic,  ///< on once the values read, over the stored agents, outgrow the caches
   on,
   off
 };
-/// From how many bytes of the values a step reads (one per stored agent) GatherAhead::automatic
-/// asks ahead: 8 MB, between where it cost and where it paid on the machine measured (one-byte
-/// states: 4·10^6 and 10^7 agents; float opinions: 10^6, where it did not cost, and 4·10^6).
-inline constexpr std::size_t gather_ahead_min_bytes = std::size_t{1} << 23;
 /// "auto", "on" or "off".
 GatherAhead parse_gather_ahead(std::string const& name);
 /// Whether `choice` asks ahead over `agents` stored agents whose values take `value_bytes` each.
 inline bool gathers_ahead(GatherAhead choice, agent_index agents, std::size_t value_bytes) {
   return choice == GatherAhead::on ||
-         (choice == GatherAhead::automatic && static_cast<std::size_t>(agents) * value_bytes >= gather_ahead_min_bytes);
+         (choice == GatherAhead::automatic &&
+          static_cast<std::size_t>(agents) * value_bytes >= Details::Tuning::gather_ahead_min_bytes);
 }
 
 /// Which mode an agent context runs in; internal to the engine.

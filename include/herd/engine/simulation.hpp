@@ -7,6 +7,7 @@
 #include <herd/engine/step_choices.hpp>
 #include <herd/engine/step_plan.hpp>
 #include <herd/graph/csr_graph.hpp>
+#include <herd/graph/transpose.hpp>
 
 #include <Kokkos_Core.hpp>
 

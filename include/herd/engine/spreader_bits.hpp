@@ -7,6 +7,7 @@
 // contributes the same, the sum is a count without branches, so an epidemic's peak, where
 // spreaders fall at random among the neighbours, costs what its start does.
 
+#include <herd/core/execution_spaces.hpp>
 #include <herd/core/types.hpp>
 #include <herd/engine/activity.hpp>
 #include <herd/engine/model_traits.hpp>
@@ -147,13 +148,11 @@ class SpreaderBits {
   ///   edge, masked by the bit, without branches;
   /// - on other weighted graphs on GPUs, whose sums gather a word of "spreads" before the
   ///   contributions (Details::sum_contributions), from the bits instead of the states. CPUs test
-  ///   each neighbour's state there: bits measured slower (SEIR on the population, 2 cores, 287
-  ///   against 223 ms at 10^7 agents, where the states are asked for ahead; 17.8 against 16.3 ms
-  ///   at 10^6).
+  ///   each neighbour's state there, which is faster for them (docs/notes/spreader-bits.md).
   template <class Phase>
   bool counts() const {
     return marks_v<Phase> && enabled_ && bits_.extent(0) > 0 &&
-           (weighted_ ? adds_by_code<Phase>() || is_gpu<ExecutionSpace>() : counts_spreaders_v<Phase>);
+           (weighted_ ? adds_by_code<Phase>() || !runs_on_host_v<ExecutionSpace> : counts_spreaders_v<Phase>);
   }
 
   /// Sets the bits of agents [from, to) from phase.activity, by whole words (a word shared with

@@ -8,6 +8,7 @@
 // must advance alike in both.
 
 #include <herd/engine/active_stepping.hpp>
+#include <herd/engine/model_contract.hpp>
 #include <herd/engine/model_traits.hpp>
 #include <herd/engine/phase_kernel.hpp>
 #include <herd/engine/schedule.hpp>
@@ -74,7 +75,7 @@ class StepChoices {
     return spreaders_.template counts<Model>();
   }
 
-  /// Whether listed steps push sums through bins (CPUs; automatic: from binned_push_min_agents,
+  /// Whether listed steps push sums through bins (CPUs; automatic: from Tuning::binned_push_min_agents,
   /// counting the owned agents).
   void set_binned_push(BinnedPush choice) { active_.set_binned_push(choice); }
   BinnedPush binned_push() const { return active_.binned_push(); }
@@ -105,6 +106,7 @@ class StepChoices {
   // caller marks its spreader bits, launches it and then calls end_phase().
   template <class Phase, class... Written>
   auto phase_kernel(Phase const& phase, Written&... written) const {
+    static_assert(Details::check_model_hooks<Phase>());
     Derived const& sim = derived();
     return Details::PhaseKernel<Phase, typename Derived::graph_type, Written...>{
         phase,

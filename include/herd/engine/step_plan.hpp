@@ -1,5 +1,7 @@
 #pragma once
 
+#include <herd/core/execution_spaces.hpp>
+#include <herd/detail/tuning.hpp>
 #include <herd/engine/schedule.hpp>
 #include <herd/graph/build_csr.hpp>
 #include <herd/graph/csr_graph.hpp>
@@ -11,19 +13,6 @@
 namespace herd {
 
 namespace Details {
-
-template <class ExecutionSpace>
-constexpr bool is_gpu() {
-  return !std::is_same<typename ExecutionSpace::memory_space, Kokkos::HostSpace>::value;
-}
-
-// Rows plus edges one thread takes under Schedule::edge: on a CPU many, so that a share's own
-// costs (its unfinished row's part, kept and added by a second kernel) are small beside it; on a
-// GPU few enough to keep every SM busy at 10^6 edges.
-template <class ExecutionSpace>
-constexpr edge_offset edge_chunk_size() {
-  return is_gpu<ExecutionSpace>() ? 64 : 2048;
-}
 
 // Chunks of `size` that cover `rows` rows holding `edges` edges (at least one).
 inline std::size_t edge_chunk_count(agent_index rows, edge_offset edges, edge_offset size) {
@@ -99,7 +88,7 @@ inline int vector_length_for(double mean_degree) {
 }  // namespace Details
 
 /// Default degree from which an agent is a hub and gets a team of its own.
-inline agent_index default_hub_threshold() { return 4096; }
+inline agent_index default_hub_threshold() { return Details::Tuning::hub_threshold; }
 
 /// Rows [first, first + count) of a graph: the agents one plan schedules.
 struct RowRange {
@@ -125,18 +114,16 @@ StepPlan<typename ExecutionSpace::memory_space> make_step_plan(
   plan.first = first;
   auto const stats = degree_stats(exec, graph);
   plan.hub_threshold = hub_threshold;
-  plan.light_lanes = Details::is_gpu<ExecutionSpace>() ? Details::Lanes::vector : Details::Lanes::thread;
-  if (Details::is_gpu<ExecutionSpace>()) {
+  plan.light_lanes = Details::runs_on_host_v<ExecutionSpace> ? Details::Lanes::thread : Details::Lanes::vector;
+  if (!Details::runs_on_host_v<ExecutionSpace>) {
     plan.vector_length = Details::vector_length_for(stats.mean_degree);
     plan.team_size = 256 / plan.vector_length;
   }
-  // Measured with the SIR step (docs/benchmarks.md): without hubs a thread per agent is fastest
-  // on both kinds of device (on a GPU vector lanes took 3× as long, edge shares 1.3-1.5×). With
-  // hubs, a GPU's warps wait for the longest row of their 32: edge shares took half the time of
-  // thread and hybrid at 10^6 and 10^7 agents. On CPUs hubs never held a step up.
+  // Without hubs a thread per agent is fastest on every device; with hubs a GPU's warps wait for
+  // the longest row of their 32, which edge shares avoid (docs/notes/schedules.md).
   if (schedule == Schedule::automatic) {
     bool const hubs = stats.max_degree >= hub_threshold;
-    schedule = !hubs ? Schedule::thread : Details::is_gpu<ExecutionSpace>() ? Schedule::edge : Schedule::hybrid;
+    schedule = !hubs ? Schedule::thread : Details::runs_on_host_v<ExecutionSpace> ? Schedule::hybrid : Schedule::edge;
   }
   if (schedule == Schedule::vector) plan.light_lanes = Details::Lanes::vector;
   if (schedule == Schedule::thread || schedule == Schedule::edge) plan.light_lanes = Details::Lanes::thread;
@@ -181,7 +168,7 @@ StepPlan<typename ExecutionSpace::memory_space> make_step_plan(
   } else if (schedule == Schedule::edge) {
     // The sums are indexed by agent, like the active set's pushed sums: rows up to first + n.
     plan.sums = Kokkos::View<std::uint64_t*, memory_space>("herd::plan::sums", static_cast<std::size_t>(first + n));
-    Details::cut_edge_shares(exec, graph, plan, Details::edge_chunk_size<ExecutionSpace>());
+    Details::cut_edge_shares(exec, graph, plan, Details::Tuning::edge_chunk_size<ExecutionSpace>());
   }
   exec.fence();
   return plan;

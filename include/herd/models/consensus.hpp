@@ -76,8 +76,7 @@ class Consensus {
     } else {
       // A neighbour's offset q - mine + bound lies in [0, 2 bound] exactly when it is within the
       // bound: one unsigned comparison. Which neighbours are within is unpredictable, so a mask
-      // keeps or drops it, not a branch: with two branches per neighbour and two passes the step
-      // took 1.5-3 times as long on a CPU (docs/benchmarks.md).
+      // keeps or drops it, not a branch (docs/notes/bounded-confidence.md).
       std::int64_t const bound = bound_;
       auto const offset = [&](agent_index j) { return fixed(op.stored(j)) - mine + bound; };
       auto const within = [=](std::int64_t off) {

@@ -21,7 +21,7 @@
 #include <herd/core/incomplete_gamma.hpp>
 #include <herd/core/portable_math.hpp>
 #include <herd/core/random.hpp>
-#include <herd/engine/active_set.hpp>
+#include <herd/engine/activity.hpp>
 #include <herd/models/seeding.hpp>
 
 #include <Kokkos_Core.hpp>

@@ -27,6 +27,7 @@
 #include <herd/engine/phase_kernel.hpp>
 #include <herd/engine/step_choices.hpp>
 #include <herd/engine/step_plan.hpp>
+#include <herd/graph/transpose.hpp>
 #include <herd/mpi/collective.hpp>
 #include <herd/mpi/halo.hpp>
 #include <herd/partition/local_graph.hpp>

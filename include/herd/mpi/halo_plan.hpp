@@ -7,6 +7,7 @@
 // ghost order, so a message is unpacked into one contiguous range.
 
 #include <herd/core/error.hpp>
+#include <herd/detail/invert_rows.hpp>
 #include <herd/mpi/collective.hpp>
 #include <herd/partition/local_graph.hpp>
 
@@ -49,27 +50,30 @@ struct Requests {
 Requests exchange_requests(MPI_Comm comm, std::vector<int> const& recv_ranks,
                            std::vector<agent_index> const& recv_offsets, std::vector<global_id> const& ghost_ids);
 
-/// Fills plan.slot_offsets and plan.agent_slots from plan.send_agents.
+/// Fills plan.slot_offsets and plan.agent_slots from plan.send_agents: each slot is a row of one
+/// entry, its agent. An agent's slots (one per destination) are then sorted, so that they come in
+/// destination order.
 template <class ExecutionSpace>
 void invert_send_agents(ExecutionSpace const& exec, HaloPlan<typename ExecutionSpace::memory_space>& plan) {
   using memory_space = typename ExecutionSpace::memory_space;
-  plan.slot_offsets = Kokkos::View<agent_index*, memory_space>("herd::halo::slot_offsets", plan.owned + 1);
   plan.agent_slots = Kokkos::View<agent_index*, memory_space>(
       Kokkos::ViewAllocateWithoutInitializing("herd::halo::agent_slots"), plan.sends());
   auto const agents = plan.send_agents;
-  auto const offsets = plan.slot_offsets;
   auto const slots = plan.agent_slots;
+  plan.slot_offsets = herd::Details::invert_rows(
+      exec, plan.sends(), plan.sends(), plan.owned, KOKKOS_LAMBDA(agent_index m) { return m; },
+      KOKKOS_LAMBDA(agent_index m) { return agents(m); },
+      KOKKOS_LAMBDA(agent_index at, agent_index m, agent_index) { slots(at) = m; }, "herd::halo::slots");
+  auto const offsets = plan.slot_offsets;
   Kokkos::parallel_for(
-      "herd::halo::count_slots", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, plan.sends()),
-      KOKKOS_LAMBDA(agent_index m) { Kokkos::atomic_add(&offsets(agents(m) + 1), agent_index{1}); });
-  auto const cursor = herd::Details::counts_to_offsets(exec, offsets, "herd::halo::slot_cursor");
-  // One destination at a time: it reads each agent at most once, so the cursors need no atomics
-  // and every agent's slots come out in destination order.
-  for (std::size_t k = 0; k + 1 < plan.send_offsets.size(); ++k)
-    Kokkos::parallel_for(
-        "herd::halo::place_slots",
-        Kokkos::RangePolicy<ExecutionSpace>(exec, plan.send_offsets[k], plan.send_offsets[k + 1]),
-        KOKKOS_LAMBDA(agent_index m) { slots(cursor(agents(m))++) = m; });
+      "herd::halo::sort_slots", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, plan.owned), KOKKOS_LAMBDA(agent_index i) {
+        for (agent_index s = offsets(i) + 1; s < offsets(i + 1); ++s)
+          for (agent_index t = s; t > offsets(i) && slots(t - 1) > slots(t); --t) {
+            agent_index const swapped = slots(t);
+            slots(t) = slots(t - 1);
+            slots(t - 1) = swapped;
+          }
+      });
   exec.fence();
 }
 
