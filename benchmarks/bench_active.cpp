@@ -63,8 +63,9 @@ Epidemic const& epidemic(agent_index agents) {
   if (auto found = cache.find(agents); found != cache.end()) return found->second;
   auto const& g = graph(erdos_renyi, agents, Ordering::none);
   Exec exec;
-  Simulation<Exec> sim(exec, g, 42);
-  sim.set_stepping(Stepping::automatic, true);
+  StepOptions automatic;
+  automatic.stepping = Stepping::automatic;
+  Simulation<Exec> sim(exec, g, 42, automatic);
   Seir<Memory> model(agents, sir_parameters());
   model.initialise(sim, agents);
   Epidemic e;
@@ -111,8 +112,9 @@ void sir_step_at(benchmark::State& state, char const* when, int timed) {
   auto const& [step, saved] = e.saved.at(when);
   auto const& g = graph(erdos_renyi, agents, Ordering::none);
   Exec exec;
-  Simulation<Exec> sim(exec, g, 42);
-  sim.set_stepping(mode_of(state.range(1)), true);
+  StepOptions options;
+  options.stepping = mode_of(state.range(1));
+  Simulation<Exec> sim(exec, g, 42, options);
   Seir<Memory> model(agents, sir_parameters());
   double share = 0.0;
   // As herd::run does: prepare, observe, then per step the phases and the observables.
@@ -158,9 +160,10 @@ void sir_pull_step(benchmark::State& state) {
   char const* const when = state.range(2) == 0 ? "early" : state.range(2) == 1 ? "peak" : "late";
   auto const& [step, saved] = epidemic(agents).saved.at(when);
   Exec exec;
-  Simulation<Exec> sim(exec, graph(erdos_renyi, agents, Ordering::none), 42);
-  sim.set_gather_ahead(state.range(1) == 1 ? GatherAhead::on : GatherAhead::off);
-  sim.set_spreader_bits(state.range(1) == 2);
+  StepOptions options;
+  options.gather_ahead = state.range(1) == 1 ? GatherAhead::on : GatherAhead::off;
+  options.spreader_bits = state.range(1) == 2;
+  Simulation<Exec> sim(exec, graph(erdos_renyi, agents, Ordering::none), 42, options);
   Seir<Memory> model(agents, sir_parameters());
   for (auto _ : state) {
     restore(model, saved);
@@ -189,10 +192,10 @@ void sir_epidemic(benchmark::State& state) {
   double share = 0.0;
   std::int64_t listed_steps = 0;
   for (auto _ : state) {
-    Simulation<Exec> sim(exec, g, 42);
-    sim.set_stepping(
-        mode_of(state.range(1)), true,
-        state.range(2) > 0 ? std::optional<double>(static_cast<double>(state.range(2)) / 100) : std::nullopt);
+    StepOptions options;
+    options.stepping = mode_of(state.range(1));
+    if (state.range(2) > 0) options.active_threshold = static_cast<double>(state.range(2)) / 100;
+    Simulation<Exec> sim(exec, g, 42, options);
     Seir<Memory> model(agents, sir_parameters());
     model.initialise(sim, agents);
     Kokkos::fence();
@@ -245,8 +248,9 @@ SteppingStats time_epidemics(benchmark::State& state, agent_index agents, Config
   Exec exec;
   SteppingStats stats;
   for (auto _ : state) {
-    Simulation<Exec> sim(exec, graph(erdos_renyi, agents, Ordering::none), 42);
-    configure(sim);
+    StepOptions options;
+    configure(options);
+    Simulation<Exec> sim(exec, graph(erdos_renyi, agents, Ordering::none), 42, options);
     Seir<Memory> model(agents, sir_parameters());
     model.initialise(sim, agents);
     Kokkos::fence();
@@ -262,9 +266,9 @@ SteppingStats time_epidemics(benchmark::State& state, agent_index agents, Config
 // The whole epidemic at 10^7 agents, pulled and automatic, with the neighbours' states asked for
 // ahead or not (third argument 1, 0).
 void sir_epidemic_ahead(benchmark::State& state) {
-  time_epidemics(state, static_cast<agent_index>(state.range(0)), [&](Simulation<Exec>& sim) {
-    sim.set_stepping(mode_of(state.range(1)), true);
-    sim.set_gather_ahead(state.range(2) ? GatherAhead::on : GatherAhead::off);
+  time_epidemics(state, static_cast<agent_index>(state.range(0)), [&](StepOptions& options) {
+    options.stepping = mode_of(state.range(1));
+    options.gather_ahead = state.range(2) ? GatherAhead::on : GatherAhead::off;
   });
   state.SetLabel(std::string(mode_name(state.range(1))) + (state.range(2) ? " ahead" : ""));
 }
@@ -277,9 +281,9 @@ BENCHMARK(sir_epidemic_ahead)
 // The whole epidemic, pulled, always active and automatic, with the pushes binned or atomic (third
 // argument 1, 0); the counter says how many steps were listed.
 void sir_epidemic_binned(benchmark::State& state) {
-  auto const stats = time_epidemics(state, static_cast<agent_index>(state.range(0)), [&](Simulation<Exec>& sim) {
-    sim.set_stepping(mode_of(state.range(1)), true);
-    sim.set_binned_push(state.range(2) ? BinnedPush::on : BinnedPush::off);
+  auto const stats = time_epidemics(state, static_cast<agent_index>(state.range(0)), [&](StepOptions& options) {
+    options.stepping = mode_of(state.range(1));
+    options.binned_push = state.range(2) ? BinnedPush::on : BinnedPush::off;
   });
   state.counters["listed_steps"] = static_cast<double>(stats.active_steps);
   state.SetLabel(std::string(mode_name(state.range(1))) + (state.range(2) ? " binned" : " atomic"));
@@ -302,8 +306,9 @@ void sir_find_only(benchmark::State& state) {
   auto const& [step, saved] = e.saved.at(state.range(1) ? "peak" : "early");
   auto const& g = graph(erdos_renyi, agents, Ordering::none);
   Exec exec;
-  Simulation<Exec> sim(exec, g, 42);
-  sim.set_stepping(mode_of(state.range(2)), true);
+  StepOptions options;
+  options.stepping = mode_of(state.range(2));
+  Simulation<Exec> sim(exec, g, 42, options);
   Seir<Memory> model(agents, sir_parameters());
   restore(model, saved);
   for (auto _ : state) {

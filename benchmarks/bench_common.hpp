@@ -17,6 +17,13 @@ namespace herd::bench {
 using Exec = Kokkos::DefaultExecutionSpace;
 using Memory = Exec::memory_space;
 
+/// Step options with `schedule`, the others at their defaults.
+inline StepOptions scheduled(Schedule schedule) {
+  StepOptions options;
+  options.schedule = schedule;
+  return options;
+}
+
 enum GraphKind { erdos_renyi = 0, power_law = 1, population = 2, watts_strogatz = 3, ring_lattice = 4 };
 inline char const* graph_name(int kind) {
   return kind == erdos_renyi      ? "erdos-renyi"

@@ -17,7 +17,7 @@ struct FullPullSir {
   Seir<Memory> model;
 
   FullPullSir(CsrGraph<Memory, WeightStorage> const& g, Schedule schedule)
-      : sim(Exec(), g, 7, schedule), model(g.num_agents(), parameters(g.num_agents())) {
+      : sim(Exec(), g, 7, scheduled(schedule)), model(g.num_agents(), parameters(g.num_agents())) {
     model.initialise(sim, g.num_agents());
   }
   static SeirParameters parameters(agent_index agents) {
@@ -113,9 +113,10 @@ char const* time_seir_mid_epidemic(benchmark::State& state, CsrGraph<Memory, Wei
                                    bool spreader_bits = true, bool weight_codes = true) {
   auto const agents = g.num_agents();
   Exec exec;
-  Simulation<Exec, WeightStorage> sim(exec, g, 7);
-  sim.set_spreader_bits(spreader_bits);
-  sim.set_weight_codes(weight_codes);
+  StepOptions options;
+  options.spreader_bits = spreader_bits;
+  options.weight_codes = weight_codes;
+  Simulation<Exec, WeightStorage> sim(exec, g, 7, options);
   SeirParameters p;
   p.beta = 1e-6;
   p.infectious = Period::fixed(60000);

@@ -152,21 +152,22 @@ void distributed_step(benchmark::State& state) {
   Exec exec;
   mpi::DistributedOptions options;
   options.overlap = overlap;
-  mpi::DistributedSimulation<Exec, float> sim(exec, MPI_COMM_WORLD, local_share(kind, agents, method), 7, options);
+  mpi::DistributedSimulation<Exec, float> sim(
+      exec, mpi::Ghosts<Exec>(exec, MPI_COMM_WORLD, local_share(kind, agents, method), options), 7);
   auto model = steady_seir(sim, agents / 100);
   timed_slowest(state, [&] {
     model.step(sim);
     sim.end_step();
     sim.wait_for_ghosts();  // the step's messages belong to this iteration
   });
-  auto const& times = sim.halo().times();
+  auto const& times = sim.distribution().halo().times();
   double const steps = static_cast<double>(state.iterations());
   state.counters["wait_ms_max"] = max_over_ranks(times.wait / steps * 1e3);
   state.counters["pack_ms_max"] = max_over_ranks(times.pack / steps * 1e3);
   state.counters["unpack_ms_max"] = max_over_ranks(times.unpack / steps * 1e3);
   auto const& g = graph(kind, agents, Ordering::none);
   set_rates(state, agents, static_cast<double>(g.num_edges()), seir_step_bytes(g));
-  label(state, kind, method, sim.local_graph(), overlap ? " overlapped" : " not overlapped");
+  label(state, kind, method, sim.distribution().local_graph(), overlap ? " overlapped" : " not overlapped");
 }
 
 // A SEIR step late or early in an epidemic: 0.1 % of the agents infectious, for good, and beta = 0,
@@ -180,8 +181,10 @@ void distributed_active_step(benchmark::State& state) {
   auto const method = method_arg(state);
   bool const active = state.range(3) != 0;
   Exec exec;
-  mpi::DistributedSimulation<Exec, float> sim(exec, MPI_COMM_WORLD, local_share(kind, agents, method), 7);
-  sim.set_stepping(active ? Stepping::active : Stepping::pull);
+  StepOptions options;
+  options.stepping = active ? Stepping::active : Stepping::pull;
+  mpi::DistributedSimulation<Exec, float> sim(
+      exec, mpi::Ghosts<Exec>(exec, MPI_COMM_WORLD, local_share(kind, agents, method)), 7, options);
   auto model = steady_seir(sim, agents / 1000);
   sim.prepare(model);
   auto const step = [&] {
@@ -194,7 +197,7 @@ void distributed_active_step(benchmark::State& state) {
   timed_slowest(state, step);
   auto const& stats = sim.stepping_stats();
   state.counters["listed_share_max"] = max_over_ranks(active ? stats.mean_active_share() : 1.0);
-  label(state, kind, method, sim.local_graph(), active ? " listed" : " pulled");
+  label(state, kind, method, sim.distribution().local_graph(), active ? " listed" : " pulled");
 }
 
 void halo_sizes(benchmark::internal::Benchmark* b) {

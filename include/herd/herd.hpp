@@ -19,7 +19,8 @@
 #include <herd/engine/run.hpp>
 #include <herd/engine/schedule.hpp>
 #include <herd/engine/simulation.hpp>
-#include <herd/engine/step_choices.hpp>
+#include <herd/engine/single_process.hpp>
+#include <herd/engine/step_options.hpp>
 #include <herd/engine/step_plan.hpp>
 #include <herd/engine/telemetry.hpp>
 #include <herd/graph/build_csr.hpp>

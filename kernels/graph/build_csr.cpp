@@ -273,6 +273,7 @@ CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> build_csr(
   edge_offset const nnz = Details::last_entry(exec, kept);
 
   CsrGraph<memory_space, WeightStorage> graph;
+  graph.symmetric = options.symmetrise;
   graph.row_offsets = kept;
   // Without duplicates the sorted slots are the neighbours already: no second array.
   bool const compact = nnz != stored;

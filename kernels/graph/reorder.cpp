@@ -125,6 +125,7 @@ CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> permute(
   bool const weighted = graph.weighted();
 
   CsrGraph<memory_space, WeightStorage> out;
+  out.symmetric = graph.symmetric;
   out.row_offsets = Kokkos::View<edge_offset*, memory_space>("herd::graph::row_offsets", n + 1);
   auto offsets = out.row_offsets;
   Kokkos::parallel_scan(

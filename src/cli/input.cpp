@@ -16,15 +16,6 @@ bool is_generator(std::string const& graph) {
   return graph == "population" || graph == "erdos-renyi" || graph == "power-law" || graph == "watts-strogatz";
 }
 
-bool is_population_file(std::string const& graph) {
-#if HERD_ENABLE_HDF5
-  return io::is_hdf5_file(graph);
-#else
-  (void)graph;
-  return false;
-#endif
-}
-
 template <class WeightStorage>
 CsrGraph<Memory, WeightStorage> graph_of_edges(Options const& o, Exec const& exec, HostEdgeList& edges) {
   // A line "u v" means by default that v's state affects u (row u lists v); transposed, that u's

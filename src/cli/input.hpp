@@ -40,9 +40,6 @@ struct Input {
 /// Whether `graph` names a built-in generator rather than a file.
 bool is_generator(std::string const& graph);
 
-/// Whether `graph` names a population file (HDF5; always false without HDF5).
-bool is_population_file(std::string const& graph);
-
 /// Builds the graph `options` describe. Generators are pure functions of the seed, so every
 /// process that calls this gets the same graph. Every rank of `comm` calls it (a population file
 /// is read collectively). Throws herd::Error on a bad file or parameter.

@@ -276,10 +276,16 @@ Stepping parse_stepping(std::string const& stepping) {
   return stepping == "pull" ? Stepping::pull : stepping == "active" ? Stepping::active : Stepping::automatic;
 }
 
-// None: Herd's default for the backend, the model and the graph (chosen by the simulation).
-std::optional<double> active_threshold(Options const& o) {
-  if (o.active_threshold > 0) return o.active_threshold;
-  return std::nullopt;
+// How the run's steps run. The active threshold's none: Herd's default for the backend, the model
+// and the graph (chosen by the simulation).
+StepOptions step_options(Options const& o) {
+  StepOptions s;
+  s.schedule = parse_schedule(o.schedule);
+  s.gather_ahead = parse_gather_ahead(o.gather_ahead);
+  s.binned_push = binned_push(o);
+  s.stepping = declares_activity(o) ? parse_stepping(o.stepping) : Stepping::pull;
+  if (o.active_threshold > 0) s.active_threshold = o.active_threshold;
+  return s;
 }
 
 // How the run's steps chose their agents; under mpiexec summed over ranks (each rank chooses for
@@ -329,14 +335,8 @@ JobResult run_single(Options const& o, std::function<void(int, int)> const& prog
     graph = permute(exec, graph, permutation);
     ids = global_ids_of(exec, permutation);
   }
-  Simulation<Exec, WeightStorage> sim(exec, graph, o.seed, parse_schedule(o.schedule), ids);
-  sim.set_gather_ahead(parse_gather_ahead(o.gather_ahead));
-  sim.set_binned_push(binned_push(o));
+  Simulation<Exec, WeightStorage> sim(exec, graph, o.seed, step_options(o), ids);
   bool const activity = declares_activity(o);
-  // Generated graphs and symmetrised edge lists push along their own rows; other graphs (directed,
-  // or a population file, which may be) through their transpose.
-  bool const symmetric = is_generator(o.graph) || (!o.directed && !is_population_file(o.graph));
-  if (activity) sim.set_stepping(parse_stepping(o.stepping), symmetric, active_threshold(o));
   double const setup_seconds = setup.seconds();
   double state_bytes = 0.0;
   JobResult result = run_model(o, sim, inputs, progress, state_bytes, facts.edges, false);
@@ -344,7 +344,9 @@ JobResult run_single(Options const& o, std::function<void(int, int)> const& prog
   if (activity) record_stepping(result, o, sim, false);
   describe<WeightStorage>(result, facts, exec, to_string(sim.plan().schedule), state_bytes, ids.extent(0) != 0);
   result.bytes_per_edge += sim.code_bytes_per_edge();
-  add_active_memory<WeightStorage>(result, o, !symmetric, graph.weighted(), sim.bins_pushes());
+  // Generated graphs and symmetrised edge lists push along their own rows; others through their
+  // transpose.
+  add_active_memory<WeightStorage>(result, o, !graph.symmetric, graph.weighted(), sim.bins_pushes());
   RankStats only;
   only.owned = result.agents;
   only.edges = result.edges;
@@ -385,16 +387,13 @@ JobResult run_distributed(Options const& o, std::function<void(int, int)> const&
   auto local = mpi::distribute(exec, comm, input.graph, parse_partition_method(o.partition));
   input.graph = {};  // each rank keeps its share alone through the run, not the whole graph as well
   mpi::DistributedOptions options;
-  options.schedule = parse_schedule(o.schedule);
   options.overlap = o.overlap;
   options.exchange_every = o.exchange_every;
   options.device_buffers = o.device_buffers;
   options.sparse_halo = o.sparse_halo;
-  mpi::DistributedSimulation<Exec, WeightStorage> sim(exec, comm, std::move(local), o.seed, options);
-  sim.set_gather_ahead(parse_gather_ahead(o.gather_ahead));
-  sim.set_binned_push(binned_push(o));
+  mpi::DistributedSimulation<Exec, WeightStorage> sim(
+      exec, mpi::Ghosts<Exec, WeightStorage>(exec, comm, std::move(local), options), o.seed, step_options(o));
   bool const activity = declares_activity(o);
-  if (activity) sim.set_stepping(parse_stepping(o.stepping), active_threshold(o));
   double const setup_seconds = setup.seconds();
   double state_bytes = 0.0;
   auto const rank_progress = [&](int step, int steps) {
@@ -416,8 +415,8 @@ JobResult run_distributed(Options const& o, std::function<void(int, int)> const&
   add_active_memory<WeightStorage>(result, o, true, facts.weighted, sim.bins_pushes());
 
   // Per-rank figures, gathered on rank 0; the run takes as long as its slowest rank.
-  auto const& times = sim.halo().times();
-  auto const& share = sim.local_graph();
+  auto const& times = sim.distribution().halo().times();
+  auto const& share = sim.distribution().local_graph();
   constexpr int fields = 11;
   std::vector<double> mine = {static_cast<double>(share.owned),
                               static_cast<double>(share.ghosts()),

@@ -101,14 +101,22 @@ Trajectory reference(Graph const& graph, Kind kind, int steps) {
 // How many of the steps this rank stepped on its active list (set by distributed()).
 std::int64_t last_active_steps = 0;
 
+// This rank's share of `graph` and its halo.
+mpi::Ghosts<Exec> share_of(Graph const& graph, PartitionMethod method = PartitionMethod::contiguous,
+                           mpi::DistributedOptions const& options = {}) {
+  Exec exec;
+  return {exec, MPI_COMM_WORLD, mpi::distribute(exec, MPI_COMM_WORLD, graph, method), options};
+}
+
 Trajectory distributed(Graph const& graph, Kind kind, int steps, PartitionMethod method,
                        mpi::DistributedOptions const& options = {}, Stepping stepping = Stepping::pull,
-                       BinnedPush binned = BinnedPush::automatic) {
-  Exec exec;
-  mpi::DistributedSimulation<Exec> sim(exec, MPI_COMM_WORLD, mpi::distribute(exec, MPI_COMM_WORLD, graph, method), 99,
-                                       options);
-  sim.set_stepping(stepping, default_active_threshold());
-  sim.set_binned_push(binned);
+                       BinnedPush binned = BinnedPush::automatic, Schedule schedule = Schedule::automatic) {
+  StepOptions step;
+  step.stepping = stepping;
+  step.active_threshold = default_active_threshold();
+  step.binned_push = binned;
+  step.schedule = schedule;
+  mpi::DistributedSimulation<Exec> sim(Exec(), share_of(graph, method, options), 99, step);
   auto trajectory = simulate(sim, kind, steps);
   last_active_steps = sim.stepping_stats().active_steps;
   return trajectory;
@@ -169,9 +177,9 @@ TEST(Distributed, OverlapSchedulesAndStagingDoNotChangeTheTrajectory) {
     for (Schedule s : {Schedule::thread, Schedule::team, Schedule::hybrid, Schedule::edge}) {
       mpi::DistributedOptions options;
       options.overlap = overlap;
-      options.schedule = s;
-      expect_same(distributed(graph, Kind::seir, 30, PartitionMethod::contiguous, options), want,
-                  std::string(overlap ? "overlap " : "no overlap ") + to_string(s));
+      expect_same(distributed(graph, Kind::seir, 30, PartitionMethod::contiguous, options, Stepping::pull,
+                              BinnedPush::automatic, s),
+                  want, std::string(overlap ? "overlap " : "no overlap ") + to_string(s));
     }
   // Dense halo messages (every value every step) give the same trajectory as sparse ones.
   mpi::DistributedOptions dense;
@@ -247,24 +255,23 @@ TEST(Distributed, ListedPhasesSendSparseMessages) {
   auto const graph = erdos_renyi();
   mpi::DistributedOptions dense;
   dense.sparse_halo = false;
-  Exec exec;
+  StepOptions active;
+  active.stepping = Stepping::active;
   auto const make = [&](mpi::DistributedOptions const& options) {
-    return mpi::DistributedSimulation<Exec>(
-        exec, MPI_COMM_WORLD, mpi::distribute(exec, MPI_COMM_WORLD, graph, PartitionMethod::contiguous), 5, options);
+    return mpi::DistributedSimulation<Exec>(Exec(), share_of(graph, PartitionMethod::contiguous, options), 5, active);
   };
   auto full = make(dense);
   auto sparse = make({});
-  full.set_stepping(Stepping::active);
-  sparse.set_stepping(Stepping::active);
   Seir<Memory> a(full.num_agents(), seir_parameters(false)), b(sparse.num_agents(), seir_parameters(false));
   a.initialise(full, full.num_global());
   b.initialise(sparse, sparse.num_global());
-  auto const before = sparse.halo().times().bytes_sent;
+  auto const before = sparse.distribution().halo().times().bytes_sent;
   EXPECT_EQ(to_vector(run(full, a, 8)), to_vector(run(sparse, b, 8)));
   EXPECT_EQ(sparse.stepping_stats().active_steps, 8);
   if (world_size() == 1) return;
-  EXPECT_GT(sparse.halo().times().sparse_messages, 0);
-  EXPECT_LT(total(sparse.halo().times().bytes_sent - before), total(full.halo().times().bytes_sent) / 2);
+  EXPECT_GT(sparse.distribution().halo().times().sparse_messages, 0);
+  EXPECT_LT(total(sparse.distribution().halo().times().bytes_sent - before),
+            total(full.distribution().halo().times().bytes_sent) / 2);
 }
 
 // The Erdos-Renyi graph in contiguous blocks of agents, one per rank.
@@ -272,7 +279,9 @@ mpi::DistributedSimulation<Exec> contiguous_erdos_renyi(mpi::DistributedOptions 
   Exec exec;
   auto const graph = erdos_renyi();
   auto const partition = partition_graph(exec, graph, world_size(), PartitionMethod::contiguous);
-  return {exec, MPI_COMM_WORLD, extract_local_graph(exec, graph, partition, world_rank()), 5, options};
+  return {exec,
+          mpi::Ghosts<Exec>(exec, MPI_COMM_WORLD, extract_local_graph(exec, graph, partition, world_rank()), options),
+          5};
 }
 
 mpi::DistributedOptions dense_halo() {
@@ -286,13 +295,13 @@ TEST(Distributed, EachStepExchangesOnceWithEveryNeighbour) {
   Seir<Memory> model(sim.num_agents(), seir_parameters(false));
   model.initialise(sim, sim.num_global());
   run(sim, model, 12);
-  auto const& plan = sim.halo().plan();
-  EXPECT_EQ(sim.halo().times().exchanges, world_size() > 1 ? 12 : 0);
-  EXPECT_EQ(sim.halo().times().messages_sent, 12 * static_cast<long long>(plan.send_ranks.size()));
+  auto const& plan = sim.distribution().halo().plan();
+  EXPECT_EQ(sim.distribution().halo().times().exchanges, world_size() > 1 ? 12 : 0);
+  EXPECT_EQ(sim.distribution().halo().times().messages_sent, 12 * static_cast<long long>(plan.send_ranks.size()));
   // Only the 1-byte state is neighbour-visible: the timer stays home.
-  EXPECT_EQ(sim.halo().times().bytes_sent, 12 * static_cast<long long>(plan.sends()));
+  EXPECT_EQ(sim.distribution().halo().times().bytes_sent, 12 * static_cast<long long>(plan.sends()));
   EXPECT_EQ(total(plan.sends()), total(plan.receives()));
-  EXPECT_EQ(plan.receives(), sim.local_graph().ghosts());
+  EXPECT_EQ(plan.receives(), sim.distribution().local_graph().ghosts());
 }
 
 // Early in an epidemic few boundary agents change: sparse messages carry only those, with their
@@ -303,13 +312,13 @@ TEST(Distributed, SparseMessagesCarryOnlyTheValuesThatChanged) {
   Seir<Memory> a(dense.num_agents(), seir_parameters(false)), b(sparse.num_agents(), seir_parameters(false));
   a.initialise(dense, dense.num_global());
   b.initialise(sparse, sparse.num_global());
-  auto const before = sparse.halo().times().bytes_sent;
+  auto const before = sparse.distribution().halo().times().bytes_sent;
   EXPECT_EQ(to_vector(run(dense, a, 8)), to_vector(run(sparse, b, 8)));
   if (world_size() == 1) return;
-  auto const& times = sparse.halo().times();
+  auto const& times = sparse.distribution().halo().times();
   EXPECT_GT(times.sparse_messages, 0);
-  EXPECT_LT(total(times.bytes_sent - before), total(dense.halo().times().bytes_sent) / 2);
-  EXPECT_EQ(dense.halo().times().sparse_messages, 0);
+  EXPECT_LT(total(times.bytes_sent - before), total(dense.distribution().halo().times().bytes_sent) / 2);
+  EXPECT_EQ(dense.distribution().halo().times().sparse_messages, 0);
 }
 
 // Telemetry moves the halo's time out of the step phase and counts its messages; the distributed
@@ -318,10 +327,10 @@ TEST(Distributed, TelemetrySeparatesTheHaloFromTheStep) {
   auto sim = contiguous_erdos_renyi(dense_halo());
   Seir<Memory> model(sim.num_agents(), seir_parameters(false));
   model.initialise(sim, sim.num_global());
-  auto const before = sim.halo().times();
+  auto const before = sim.distribution().halo().times();
   Telemetry telemetry;
   run(sim, model, 12, NoProgress{}, &telemetry);
-  auto const& plan = sim.halo().plan();
+  auto const& plan = sim.distribution().halo().plan();
   bool const exchanges = world_size() > 1;
   EXPECT_EQ(telemetry.messages_sent(), 12 * static_cast<long long>(plan.send_ranks.size()));
   EXPECT_EQ(telemetry.bytes_sent(), 12 * static_cast<long long>(plan.sends()));
@@ -332,7 +341,7 @@ TEST(Distributed, TelemetrySeparatesTheHaloFromTheStep) {
   double const halo = telemetry.seconds(LoopPhase::halo_pack) + telemetry.seconds(LoopPhase::halo_wait) +
                       telemetry.seconds(LoopPhase::halo_unpack);
   // All the halo's time inside the loop, no more: its exchange for initialise() came before.
-  auto const& after = sim.halo().times();
+  auto const& after = sim.distribution().halo().times();
   EXPECT_NEAR(halo, after.pack + after.wait + after.unpack - (before.pack + before.wait + before.unpack), 1e-9);
 }
 
@@ -355,7 +364,7 @@ void fill_owned(Ids ids, agent_index owned, A va, B vb, C vc, D vd) {
 TEST(Distributed, UpdateGhostsCopiesOwnersValuesOfEverySize) {
   Exec exec;
   auto const graph = power_law();
-  mpi::DistributedSimulation<Exec> sim(exec, MPI_COMM_WORLD, mpi::distribute(exec, MPI_COMM_WORLD, graph), 5);
+  mpi::DistributedSimulation<Exec> sim(exec, share_of(graph), 5);
   Property<std::uint8_t, Memory> a("a", sim.num_agents());
   Property<half, Memory> b("b", sim.num_agents());
   Property<float, Memory> c("c", sim.num_agents());
@@ -382,7 +391,7 @@ TEST(Distributed, UpdateGhostsCopiesOwnersValuesOfEverySize) {
     wrong += hd[i] != g * 1000003;
   }
   EXPECT_EQ(total(wrong), 0);
-  EXPECT_EQ(total(static_cast<long long>(h_ids.size()) - owned), total(sim.local_graph().ghosts()));
+  EXPECT_EQ(total(static_cast<long long>(h_ids.size()) - owned), total(sim.distribution().local_graph().ghosts()));
 }
 
 // Adds 1 to the owned values whose global id is a multiple of `every`. (A free function, as above.)

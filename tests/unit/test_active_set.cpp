@@ -367,10 +367,10 @@ std::vector<std::vector<std::uint8_t>> trajectory(Graph const& graph, Model mode
                                                   int steps, std::uint64_t seed, double* active_share = nullptr,
                                                   GatherAhead gather = GatherAhead::automatic,
                                                   BinnedPush binned = BinnedPush::automatic) {
-  Simulation<Exec> sim(Exec(), graph, seed);
-  sim.set_stepping(stepping, symmetric, default_active_threshold());
-  sim.set_gather_ahead(gather);
-  sim.set_binned_push(binned);
+  auto options = herd::test::stepping_options(stepping, default_active_threshold());
+  options.gather_ahead = gather;
+  options.binned_push = binned;
+  Simulation<Exec> sim(Exec(), herd::test::said_symmetric(graph, symmetric), seed, options);
   model.initialise(sim, graph.num_agents());
   std::vector<std::vector<std::uint8_t>> out;
   for (int t = 0; t < steps; ++t) {
@@ -784,8 +784,7 @@ void on_reduce(char const* name, std::uint32_t, std::uint64_t*) { reductions += 
 TEST(ActiveSet, AnEarlyListedStepWaitsForOneCount) {
   auto const graph = build_csr(Exec(), generate_edges(Exec(), ErdosRenyi{50000, 8.0}, 17));
   for (Stepping const stepping : {Stepping::active, Stepping::automatic}) {
-    Simulation<Exec> sim(Exec(), graph, 5);
-    sim.set_stepping(stepping, true, default_active_threshold());
+    Simulation<Exec> sim(Exec(), graph, 5, herd::test::stepping_options(stepping, default_active_threshold()));
     Seir<> model(graph.num_agents(), sir(0.05, 10));
     model.initialise(sim, graph.num_agents());
     auto one_step = [&] {
@@ -827,8 +826,7 @@ void infect_some(Seir<>& model) {
 // sources again. Stepping on without it would carry the old sources and miss the new infections,
 // which this comparison detects.
 std::vector<std::uint8_t> final_state(Graph const& graph, Stepping stepping, bool prepare) {
-  Simulation<Exec> sim(Exec(), graph, 11);
-  sim.set_stepping(stepping, true, default_active_threshold());
+  Simulation<Exec> sim(Exec(), graph, 11, herd::test::stepping_options(stepping, default_active_threshold()));
   SeirParameters p;
   p.beta = 0.05;
   p.initial_infected = 5;
@@ -887,8 +885,7 @@ TEST(ActiveSet, AutomaticModeSkipsEstimatesFarAboveTheThreshold) {
   auto const graph = automatic_mode_graph();
   Seir<> model(graph.num_agents(), sir_for_automatic_mode(0.2));
   auto const pull = pulled_history(graph, model, 40);
-  Simulation<Exec> sim(Exec(), graph, 5);
-  sim.set_stepping(Stepping::automatic, true, default_active_threshold());
+  Simulation<Exec> sim(Exec(), graph, 5, herd::test::stepping_options(Stepping::automatic, default_active_threshold()));
   model.initialise(sim, graph.num_agents());
   auto const original = tools::get_callbacks();
   auto counting = original;
@@ -915,9 +912,9 @@ TEST(ActiveSet, AutomaticModeListsLongerAfterBinnedSteps) {
   Seir<> model(graph.num_agents(), sir_for_automatic_mode(0.05));
   auto const pull = pulled_history(graph, model, 60);
   auto listed_steps = [&](BinnedPush binned) {
-    Simulation<Exec> sim(Exec(), graph, 5);
-    sim.set_stepping(Stepping::automatic, true, default_active_threshold());
-    sim.set_binned_push(binned);
+    auto options = herd::test::stepping_options(Stepping::automatic, default_active_threshold());
+    options.binned_push = binned;
+    Simulation<Exec> sim(Exec(), graph, 5, options);
     model.initialise(sim, graph.num_agents());
     EXPECT_EQ(to_vector(run(sim, model, 60)), pull);
     return sim.stepping_stats().active_steps;
@@ -947,8 +944,7 @@ TEST(ActiveSet, AutomaticModeDefaultsFollowBackendAndPushes) {
   constexpr int steps = 60;
   auto const pull = pulled_history(graph, model, steps);
   auto stepped = [&](std::optional<double> threshold) {
-    Simulation<Exec> sim(Exec(), graph, 5);
-    sim.set_stepping(Stepping::automatic, true, threshold);
+    Simulation<Exec> sim(Exec(), graph, 5, herd::test::stepping_options(Stepping::automatic, threshold));
     model.initialise(sim, graph.num_agents());
     EXPECT_EQ(to_vector(run(sim, model, steps)), pull);
     EXPECT_TRUE(sim.counts_pushes()) << "SIR on an unweighted graph counts its pushes";
@@ -978,8 +974,8 @@ struct ListedObservations {
 // The history herd::run records, stepping as asked.
 template <class Model>
 std::vector<std::int64_t> history(Graph const& graph, Model model, Stepping stepping, bool symmetric, int steps) {
-  Simulation<Exec> sim(Exec(), graph, 11);
-  sim.set_stepping(stepping, symmetric, default_active_threshold());
+  Simulation<Exec> sim(Exec(), herd::test::said_symmetric(graph, symmetric), 11,
+                       herd::test::stepping_options(stepping, default_active_threshold()));
   model.initialise(sim, graph.num_agents());
   return to_vector(run(sim, model, steps));
 }

@@ -39,6 +39,30 @@ void for_each_execution_space(F&& f) {
 #endif
 }
 
+// Step options that choose the agents as `stepping` says, with `threshold` for the automatic mode
+// (none: Herd's default for the backend), the others at their defaults.
+inline StepOptions stepping_options(Stepping stepping, std::optional<double> threshold = {}) {
+  StepOptions options;
+  options.stepping = stepping;
+  options.active_threshold = threshold;
+  return options;
+}
+
+// Step options with `schedule`, the others at their defaults.
+inline StepOptions scheduled(Schedule schedule) {
+  StepOptions options;
+  options.schedule = schedule;
+  return options;
+}
+
+// `graph`, said to be symmetric or not: a symmetric graph pushes along its own rows, else through
+// its transpose, which a test of a symmetric graph can ask for to compare the two.
+template <class Graph>
+Graph said_symmetric(Graph graph, bool symmetric) {
+  graph.symmetric = symmetric;
+  return graph;
+}
+
 // A file in the test's temporary folder that no other test process uses (CTest runs the unit tests
 // on one and two threads at once, and two processes writing one file make tests flaky), removed
 // when the test is done with it.

@@ -22,9 +22,11 @@ std::vector<std::int64_t> seir_trajectory(CsrGraph<typename Exec::memory_space> 
     g = permute(exec, graph, p);
     ids = global_ids_of(exec, p);
   }
-  Simulation<Exec> sim(exec, g, 1234, schedule, ids);
-  sim.set_spreader_bits(spreader_bits);
-  sim.set_weight_codes(weight_codes);
+  StepOptions options;
+  options.schedule = schedule;
+  options.spreader_bits = spreader_bits;
+  options.weight_codes = weight_codes;
+  Simulation<Exec> sim(exec, g, 1234, options, ids);
   SeirParameters params;
   params.beta = 0.2;
   params.latent = Period::geometric(0.5);
@@ -273,7 +275,9 @@ TYPED_TEST(Engine, UnwrittenAgentsKeepTheirValueAndPhasesSeeEachOther) {
   using Mem = typename Exec::memory_space;
   auto graph = build_csr(Exec(), herd::test::edge_list<Exec>(4, {0, 1, 2}, {1, 2, 3}));
   for (Schedule s : {Schedule::thread, Schedule::vector, Schedule::team}) {
-    Simulation<Exec> sim(Exec(), graph, 1, s);
+    StepOptions options;
+    options.schedule = s;
+    Simulation<Exec> sim(Exec(), graph, 1, options);
     TwoPhases<Mem> model{Property<std::int32_t, Mem>("value", 4), Property<std::int32_t, Mem>("copy", 4)};
     Kokkos::deep_copy(model.value.current(), 10);
     for (int t = 0; t < 3; ++t) {
@@ -341,9 +345,10 @@ template <class Graph>
 int spreader_marks(Graph const& graph, bool spreader_bits, int steps, bool weight_codes = true,
                    char const* kernel = "herd::step::spreaders") {
   using Exec = Kokkos::DefaultExecutionSpace;
-  Simulation<Exec, typename Graph::weight_storage> sim(Exec(), graph, 7);
-  sim.set_spreader_bits(spreader_bits);
-  sim.set_weight_codes(weight_codes);
+  StepOptions options;
+  options.spreader_bits = spreader_bits;
+  options.weight_codes = weight_codes;
+  Simulation<Exec, typename Graph::weight_storage> sim(Exec(), graph, 7, options);
   SeirParameters params;
   params.initial_infected = 1;
   Seir<> model(graph.num_agents(), params);

@@ -34,8 +34,8 @@ std::string hex(std::uint64_t v) {
 template <class Exec, class WeightStorage, class Model>
 std::uint64_t fingerprint(CsrGraph<typename Exec::memory_space, WeightStorage> const& graph, Model model, int steps,
                           Stepping stepping, bool symmetric) {
-  Simulation<Exec, WeightStorage> sim(Exec(), graph, 2026);
-  sim.set_stepping(stepping, symmetric, default_active_threshold());
+  Simulation<Exec, WeightStorage> sim(Exec(), herd::test::said_symmetric(graph, symmetric), 2026,
+                                      herd::test::stepping_options(stepping, default_active_threshold()));
   model.initialise(sim, graph.num_agents());
   auto const history = to_vector(run(sim, model, steps));
   // The run went somewhere: a hash of agents that never changed would prove little.

@@ -174,8 +174,9 @@ TEST(Opinion, AskingAheadLeavesOpinionsUnchanged) {
   static_assert(gathers_ahead_v<Opinion<>>, "opinion models say where they read their neighbours");
   auto graph = herd::test::generated_graph<Exec>(PowerLaw{4000, 2.1, 12.0, 0.0}, 7);
   auto opinions = [&](OpinionRule rule, GatherAhead ahead) {
-    Simulation<Exec> sim(Exec(), graph, 3);
-    sim.set_gather_ahead(ahead);
+    StepOptions options;
+    options.gather_ahead = ahead;
+    Simulation<Exec> sim(Exec(), graph, 3, options);
     Opinion<> model(graph.num_agents(), OpinionParameters{rule, 0.45});
     model.initialise(sim, graph.num_agents());
     run(sim, model, 15);
@@ -190,8 +191,10 @@ template <class Storage>
 std::vector<float> consensus_opinions(CsrGraph<Exec::memory_space> const& graph, double confidence, int steps,
                                       Schedule schedule = Schedule::automatic, std::vector<float>* initial = nullptr,
                                       GatherAhead ahead = GatherAhead::automatic) {
-  Simulation<Exec> sim(Exec(), graph, 5, schedule);
-  sim.set_gather_ahead(ahead);
+  StepOptions options;
+  options.schedule = schedule;
+  options.gather_ahead = ahead;
+  Simulation<Exec> sim(Exec(), graph, 5, options);
   Consensus<Storage> model(graph.num_agents(), ConsensusParameters{confidence});
   model.initialise(sim, graph.num_agents());
   auto read = [&] {

@@ -74,7 +74,7 @@ TEST(Telemetry, CountsTheOutputsAllocationsAndCopies) {
 // scans), and its maintenance is timed on its own.
 TEST(Telemetry, ActiveStepsAllocateAndCopyNothing) {
   Epidemic e;
-  e.sim.set_stepping(Stepping::active, true);
+  e.sim.set_options(herd::test::stepping_options(Stepping::active));
   Telemetry telemetry;
   constexpr int steps = 30;
   run(e.sim, e.model, steps, NoProgress{}, &telemetry);
@@ -102,7 +102,7 @@ TEST(Telemetry, RunsAddUp) {
 // stepped, and their phases add up to no more than the loop's.
 TEST(Telemetry, RecordsEveryStepWhenAsked) {
   Epidemic e;
-  e.sim.set_stepping(Stepping::automatic, true, default_active_threshold());
+  e.sim.set_options(herd::test::stepping_options(Stepping::automatic, default_active_threshold()));
   Telemetry plain;
   run(e.sim, e.model, 5, NoProgress{}, &plain);
   EXPECT_TRUE(plain.step_records().empty());

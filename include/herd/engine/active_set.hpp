@@ -38,10 +38,6 @@
 
 namespace herd {
 
-/// How steps choose their agents: all of them (pull), the active ones (active), or per step from
-/// the active fraction (automatic).
-enum class Stepping { pull, active, automatic };
-
 /// The active agents of one step, found on the device. `push_graph` lists for each agent the agents
 /// that read it, with the weights they read it with: the graph itself when it is symmetric (every
 /// edge in both directions, with the same weight), else its transpose (see transpose()).

@@ -52,6 +52,8 @@ class ActiveStepping {
     active_.set_binned_push(binned_push_);
   }
   Stepping stepping() const { return stepping_; }
+  /// The automatic mode's threshold (none: Herd's default), keeping the active set.
+  void set_threshold(std::optional<double> threshold) { threshold_ = threshold; }
 
   /// How pushed sums are added (see BinnedPush): kept across set().
   void set_binned_push(BinnedPush choice) {

@@ -19,6 +19,7 @@
 #include <herd/detail/tuning.hpp>
 #include <herd/engine/activity.hpp>
 #include <herd/engine/model_traits.hpp>
+#include <herd/engine/schedule.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -27,11 +28,6 @@
 #include <limits>
 
 namespace herd {
-
-/// Whether active-set stepping pushes contributions through bins (CPUs only): automatically once
-/// the stepped agents' sums outgrow a CPU's last-level cache (sooner where the pushes are only
-/// counted, a byte each), always, or never (atomic adds into the sums or marks).
-enum class BinnedPush { automatic, on, off };
 
 /// Whether `choice` bins the pushes into `stepped` agents, `counted` in the marks or not.
 inline bool bins_pushes(BinnedPush choice, agent_index stepped, bool counted = false) {

@@ -68,17 +68,21 @@ KOKKOS_INLINE_FUNCTION bool reads_sum(Phase const& phase, agent_index i) {
 // calls the user's functor.
 template <class Phase, class Graph, class... Written>
 struct PhaseKernel {
+  PhaseKernel(Phase const& phase_, Graph const& graph_, IdMap<typename Graph::memory_space> const& ids_,
+              CounterRng rng_, std::uint32_t step_, std::uint32_t stream_, Carry<Written...> const& written_)
+      : phase(phase_), graph(graph_), ids(ids_), rng(rng_), step(step_), stream(stream_), written(written_) {}
+
   Phase phase;
   Graph graph;
   IdMap<typename Graph::memory_space> ids;
   Kokkos::View<agent_index const*, typename Graph::memory_space> agents;  // empty: rows from `first`, in order
-  agent_index first;
-  agent_index count;  // agents of the current launch: agent(0 .. count)
+  agent_index first = 0;
+  agent_index count = 0;  // agents of the current launch: agent(0 .. count)
   CounterRng rng;
   std::uint32_t step;
   std::uint32_t stream;
   Carry<Written...> written;
-  int rows_per_team;
+  int rows_per_team = 0;
   Kokkos::View<std::uint64_t const*, typename Graph::memory_space> pushed;  // empty: sums are pulled
   bool gather_ahead = false;  // ask for the values contributions read, agents ahead (CPUs)
   // One bit per stored agent where it spreads, for the sums of a model that counts its spreaders,

@@ -28,29 +28,6 @@ struct NoProgress {
 
 namespace Details {
 
-// Seconds a distributed simulation's halo has spent so far, and what it sent.
-struct HaloClock {
-  double pack = 0.0, wait = 0.0, unpack = 0.0;
-  std::int64_t messages = 0, bytes = 0;
-};
-
-template <class Sim, class = void>
-struct HasHalo : std::false_type {};
-template <class Sim>
-struct HasHalo<Sim, std::void_t<decltype(std::declval<Sim const&>().halo().times())>> : std::true_type {};
-
-template <class Sim>
-HaloClock halo_clock(Sim const& sim) {
-  if constexpr (HasHalo<Sim>::value) {
-    auto const& t = sim.halo().times();
-    return {t.pack, t.wait, t.unpack, static_cast<std::int64_t>(t.messages_sent),
-            static_cast<std::int64_t>(t.bytes_sent)};
-  } else {
-    (void)sim;
-    return {};
-  }
-}
-
 // Times a loop's phases into a Telemetry, if there is one; does nothing otherwise. The halo times
 // itself: what it spent inside a phase moves to the halo's phases.
 template <class Sim>
@@ -58,14 +35,14 @@ class LoopTimer {
  public:
   LoopTimer(Sim const& sim, Telemetry* telemetry) : sim_(sim), telemetry_(telemetry) {
     if (!telemetry_) return;
-    start_ = last_ = halo_clock(sim_);
+    start_ = last_ = sim_.distribution().clock();
     stepping_ = sim_.stepping_stats();
     telemetry_->start(LoopPhase::reduce, [exec = sim_.execution_space_instance()] { exec.fence(); });
   }
   void enter(LoopPhase phase) {
     if (!telemetry_) return;
     auto const left = telemetry_->enter(phase);
-    auto const now = halo_clock(sim_);
+    auto const now = sim_.distribution().clock();
     telemetry_->move_halo_time(left, now.pack - last_.pack, now.wait - last_.wait, now.unpack - last_.unpack);
     last_ = now;
   }

@@ -42,6 +42,15 @@ inline bool gathers_ahead(GatherAhead choice, agent_index agents, std::size_t va
           static_cast<std::size_t>(agents) * value_bytes >= Details::Tuning::gather_ahead_min_bytes);
 }
 
+/// How steps choose their agents: all of them (pull), the active ones (active), or per step from
+/// the active fraction (automatic).
+enum class Stepping { pull, active, automatic };
+
+/// Whether active-set stepping pushes contributions through bins (CPUs only): automatically once
+/// the stepped agents' sums outgrow a CPU's last-level cache (sooner where the pushes are only
+/// counted, a byte each), always, or never (atomic adds into the sums or marks).
+enum class BinnedPush { automatic, on, off };
+
 /// Which mode an agent context runs in; internal to the engine.
 namespace Details {
 enum class Lanes { thread, vector, team };

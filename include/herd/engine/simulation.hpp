@@ -1,135 +1,276 @@
 #pragma once
 
-#include <herd/core/kokkos_compat.hpp>
+// One simulation: where its agents live (its Distribution), the seed of its random stream, the
+// step and phase counters, the scheduling plans and how its steps run (StepOptions). Models run
+// unchanged on every distribution: SingleProcess holds every agent; mpi::Ghosts holds one rank's
+// share with ghost copies of the agents it reads, which the halo keeps current.
+//
+// A phase on one rank, with overlap (one process: the interior is every agent, nothing waits):
+//
+//   step the interior agents | wait for the ghosts written by the last phase | step the boundary
+//   swap the written buffers, then send what neighbours read of them to the ranks that read it
+//
+// Random draws are keyed on global ids and neighbour sums are integers, so the trajectory is the
+// same, bit for bit, on any number of ranks and with any of the options.
+
 #include <herd/core/random.hpp>
+#include <herd/engine/active_stepping.hpp>
 #include <herd/engine/agent.hpp>
+#include <herd/engine/model_contract.hpp>
+#include <herd/engine/model_traits.hpp>
 #include <herd/engine/phase_kernel.hpp>
-#include <herd/engine/step_choices.hpp>
+#include <herd/engine/single_process.hpp>
+#include <herd/engine/spreader_bits.hpp>
+#include <herd/engine/step_options.hpp>
 #include <herd/engine/step_plan.hpp>
 #include <herd/graph/csr_graph.hpp>
 #include <herd/graph/transpose.hpp>
 
 #include <Kokkos_Core.hpp>
 
+#include <cstdint>
 #include <optional>
+#include <type_traits>
+#include <utility>
 
 namespace herd {
 
-/// One simulation: a graph, the seed of its random stream, the step counter and the scheduling
-/// plan. Models own their properties and advance through apply(); see herd::run for the loop. How
-/// its steps run (active-set stepping, asking ahead, spreader bits) is set through the members it
-/// inherits from herd::StepChoices.
-template <class ExecutionSpace = Kokkos::DefaultExecutionSpace, class WeightStorage = float>
-class Simulation : public StepChoices<Simulation<ExecutionSpace, WeightStorage>, ExecutionSpace, WeightStorage> {
-  using Choices = StepChoices<Simulation, ExecutionSpace, WeightStorage>;
-
+template <class ExecutionSpace = Kokkos::DefaultExecutionSpace, class WeightStorage = float,
+          class Distribution = SingleProcess<ExecutionSpace, WeightStorage>>
+class Simulation {
  public:
   using execution_space = ExecutionSpace;
   using memory_space = typename ExecutionSpace::memory_space;
   using graph_type = CsrGraph<memory_space, WeightStorage>;
+  using distribution_type = Distribution;
 
-  /// `ids(i)` is the global id of local agent i; leave it empty when global ids are the indices
-  /// (a single rank, no reordering).
-  Simulation(ExecutionSpace const& exec, graph_type graph, std::uint64_t seed, Schedule schedule = Schedule::automatic,
+  /// One process holding every agent of `graph`; `ids(i)` is the global id of agent i (leave it
+  /// empty when global ids are the indices: no reordering).
+  template <class D = Distribution,
+            std::enable_if_t<std::is_same_v<D, SingleProcess<ExecutionSpace, WeightStorage>>, int> = 0>
+  Simulation(ExecutionSpace const& exec, graph_type graph, std::uint64_t seed, StepOptions const& options = {},
              Kokkos::View<global_id*, memory_space> ids = {})
-      : exec_(exec), graph_(std::move(graph)), ids_(std::move(ids)), rng_{seed} {
-    require(ids_.extent(0) == 0 || ids_.extent(0) == static_cast<std::size_t>(graph_.num_agents()),
-            "simulation: " + std::to_string(ids_.extent(0)) + " global ids for " + std::to_string(graph_.num_agents()) +
-                " agents");
-    plan_ = make_step_plan(exec_, graph_, schedule);
-    spreaders_ = Details::SpreaderBits<ExecutionSpace>(graph_, num_agents());
+      : Simulation(exec, D(std::move(graph), std::move(ids)), seed, options) {}
+
+  /// The agents that `distribution` places (mpi::Ghosts: this rank's share of a distributed
+  /// simulation).
+  Simulation(ExecutionSpace const& exec, Distribution distribution, std::uint64_t seed, StepOptions const& options = {})
+      : exec_(exec), where_(std::move(distribution)), rng_{seed} {
+    spreaders_ = Details::SpreaderBits<ExecutionSpace>(graph(), num_agents());
+    make_plans(options.schedule);
+    apply_options(options, true);
   }
 
   ExecutionSpace const& execution_space_instance() const { return exec_; }
-  graph_type const& graph() const { return graph_; }
-  /// Agents whose properties this process stores (size properties with this).
-  agent_index num_agents() const { return graph_.num_agents(); }
-  /// Agents this process steps: all of them here (a distributed simulation also stores ghosts).
-  agent_index num_owned() const { return graph_.num_agents(); }
+  Distribution const& distribution() const { return where_; }
+  graph_type const& graph() const { return where_.graph(); }
+  /// Agents whose properties this process stores (size properties with this): its own, then a
+  /// rank's ghosts.
+  agent_index num_agents() const { return where_.stored(); }
+  /// Agents this process steps.
+  agent_index num_owned() const { return where_.owned(); }
   /// Agents in the whole simulation.
-  global_id num_global() const { return graph_.num_agents(); }
+  global_id num_global() const { return where_.global(); }
   std::uint64_t seed() const { return rng_.seed; }
   CounterRng rng() const { return rng_; }
-  StepPlan<memory_space> const& plan() const { return plan_; }
-  Kokkos::View<global_id*, memory_space> const& global_ids() const { return ids_; }
+  /// The plan of the agents that read no ghosts: every agent on one process.
+  StepPlan<memory_space> const& plan() const { return interior_; }
+  Kokkos::View<global_id*, memory_space> const& global_ids() const { return where_.global_ids(); }
   /// Device-side map from local index to global id.
-  Details::IdMap<memory_space> id_map() const { return {ids_}; }
+  Details::IdMap<memory_space> id_map() const { return {global_ids()}; }
 
-  /// Runs one phase over every agent: each reads current buffers and writes the next buffers of
-  /// `written` (which keep their value for agents the phase does not set), then those swap. Phases
-  /// of one step draw from separate random streams, numbered in the order they are applied.
+  /// How the steps run. set_options allocates what they need (the push graph of active-set
+  /// stepping, the plans of another schedule): call it before a step loop.
+  StepOptions const& options() const { return options_; }
+  void set_options(StepOptions const& options) { apply_options(options, false); }
+
+  /// Steps completed so far.
+  std::uint32_t step() const { return step_; }
+  /// Marks the end of a step: the step counter moves on and phase numbering starts again.
+  void end_step() {
+    active_.end_step();
+    ++step_;
+    phase_ = 0;
+  }
+  /// Sets the step counter (restarting from a saved state).
+  void set_step(std::uint32_t step) { step_ = step; }
+
+  /// Runs one phase over every owned agent (or the step's active list): each reads current
+  /// buffers and writes the next buffers of `written` (which keep their value for agents the
+  /// phase does not set), then those swap. Phases of one step draw from separate random streams,
+  /// numbered in the order they are applied. On a rank, what the phase wrote of properties that
+  /// neighbours read then travels to the ghosts of other ranks.
   template <class Phase, class... Written>
   void apply(Phase const& phase, Written&... written) {
-    auto kernel = this->phase_kernel(phase, written...);
-    if (active_.listed() >= 0) {
+    auto kernel = phase_kernel(phase, written...);
+    bool const listed = active_.listed() >= 0;
+    if (listed) {
+      // A listed phase commits its agents in place: nothing to swap.
+      where_.wait();
       Details::launch_listed(exec_, active_.list(), active_.listed(), kernel);
     } else {
-      kernel.spreading = spreaders_.mark(exec_, phase, 0, num_agents());
-      Details::launch_phase(exec_, plan_, kernel);
+      pull(phase, kernel);
       (written.swap(), ...);
     }
-    this->end_phase();
-  }
-
-  /// Chooses how the following steps pick their agents. Stepping::active and automatic apply to
-  /// models that declare their agents' activity (others are always pulled); they push from the
-  /// spreading agents to the agents that read them, which on a graph that is not `symmetric`
-  /// (every edge in both directions with the same weight) takes its transpose (built here, as much
-  /// memory as the graph). Stepping::automatic lists a step when its pushes are estimated at most
-  /// `threshold` times the agents (at most 0: never); without one, Herd's default for the backend,
-  /// the model's pushes and the graph (herd::default_active_threshold). Allocates; call it before
-  /// the step loop.
-  void set_stepping(Stepping stepping, bool symmetric, std::optional<double> threshold = {}) {
-    using Set = ActiveSet<ExecutionSpace, WeightStorage>;
-    active_.set(stepping, threshold,
-                stepping == Stepping::pull ? Set()
-                : symmetric                ? Set(exec_, graph_, num_owned())
-                                           : Set(exec_, transpose(exec_, graph_), num_owned()));
+    where_.after_phase(step_, active_.list(), active_.listed(), written...);
+    ++phase_;
   }
 
   /// Readies the step loop of `model` (herd::run calls it before its loop): active-set stepping
   /// forgets what it knew of the agents, whose state may have been set since the last step, and
-  /// allocates the pushed sums of a model that declares contributions (else the first active step
-  /// would); a weighted graph's weights are coded for it once (set_weight_codes). Call it after changing the model's
-  /// state outside the steps when stepping them one by one.
+  /// allocates its pushed sums; a weighted graph's weights are coded for the model once; a rank
+  /// sizes its halo's buffers for the properties neighbours read. Call it after changing the
+  /// model's state outside the steps when stepping them one by one.
   template <class Model>
   void prepare(Model const& model) {
     active_.prepare(model);
-    spreaders_.prepare(exec_, model, graph_);
+    spreaders_.prepare(exec_, model, graph());
+    where_.prepare(model);
   }
 
   /// Called before each step (herd::run does): finds the agents that may change this step and,
-  /// when few enough, restricts the step's phases to them. Waits for the device (the counts of the sources and of the
-  /// list).
+  /// when few enough, restricts the step's phases to them. Waits for the device (the counts of
+  /// the sources and of the list) and, on a rank that lists, for its ghosts.
   template <class Model>
   void before_step(Model const& model) {
-    active_.before_step(model, num_owned());
+    if constexpr (Distribution::has_ghosts) {
+      active_.before_step(model, num_owned(), [this] {
+        where_.wait();
+        return where_.ghost_changes();
+      });
+    } else {
+      active_.before_step(model, num_owned());
+    }
   }
 
-  /// Makes the ghost copies of `properties` current; nothing to do on one process.
+  /// Makes the ghost copies of `properties` current, after their owned values were set outside
+  /// the steps (collective on a rank; nothing to do on one process).
   template <class... Properties>
-  void update_ghosts(Properties&... /*properties*/) {}
+  void update_ghosts(Properties&... properties) {
+    where_.update_ghosts(properties...);
+  }
+  /// Completes the exchange of ghosts in flight, if any; the next phase would otherwise do it.
+  void wait_for_ghosts() { where_.wait(); }
 
-  /// Completes a run whose observables went into `history`; nothing to do on one process (a
-  /// distributed simulation sums the history over ranks here).
-  template <class History>
-  void finish(History const& /*history*/) {}
-
-  /// Adds up `model.observe(i, totals)` over all agents into `row` (a device View of
+  /// Adds up `model.observe(i, totals)` over the owned agents into `row` (a device View of
   /// model.num_observables() entries) without waiting for the result.
   template <class Model, class Row>
   void observe(Model const& model, Row const& row) const {
-    Details::observe_agents(exec_, "herd::observe", model, Details::EveryAgent{}, num_agents(), row);
+    Details::observe_agents(exec_, "herd::observe", model, Details::EveryAgent{}, num_owned(), row);
+  }
+  /// Adds up `model.observe` over the first `count` agents of the active list into `row`, without
+  /// waiting: what the step on the list changes, observed before and after it.
+  template <class Model, class Row>
+  void observe_listed(Model const& model, agent_index count, Row const& row) const {
+    Details::observe_list(exec_, active_.list(), count, model, row);
   }
 
+  /// Completes a run whose observables went into `history`: a rank completes its last exchange
+  /// and sums the history over ranks, in place (integer sums: the same on any rank count).
+  template <class History>
+  void finish(History const& history) {
+    where_.finish(exec_, history);
+  }
+
+  /// Owned agents the phases of the step under way run on (the first of the active list), or -1
+  /// when they run on every owned agent. Known from before_step until end_step.
+  agent_index listed_agents() const { return active_.listed(); }
+  /// The stepping choices made so far (a rank's own).
+  SteppingStats const& stepping_stats() const { return active_.stats(); }
+  /// The threshold of Stepping::automatic, once prepare() knows the model; the default follows
+  /// the graph's edges (a rank's own).
+  double active_threshold() const { return active_.threshold(); }
+  /// Whether listed steps push sums through bins (CPUs; a rank's own).
+  bool bins_pushes() const { return active_.bins_pushes(); }
+  /// Whether listed steps count pushes instead of summing them (ActiveSet::counts_pushes()), for
+  /// the model of the last step loop.
+  bool counts_pushes() const { return active_.counts_pushes(); }
+  /// Whether the pull steps of `model` read spreader bits (see Details::SpreaderBits::counts),
+  /// and not its neighbours' states, which they then do not ask for ahead either.
+  template <class Model>
+  bool reads_spreader_bits(Model const& /*model*/) const {
+    return spreaders_.template counts<Model>();
+  }
+  /// Whether its pull steps for `model` ask ahead: on a CPU execution space, for a model that
+  /// says where it reads, as StepOptions::gather_ahead says for the bytes of those values (counted
+  /// over the stored agents, a rank's ghosts included).
+  template <class Model>
+  bool asks_ahead(Model const& /*model*/) const {
+    return Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible && gathers_ahead_v<Model> &&
+           herd::gathers_ahead(options_.gather_ahead, num_agents(), gathered_bytes_v<Model>);
+  }
+  /// Bytes per edge the weights' codes take: 1 once prepare() made them, else 0.
+  double code_bytes_per_edge() const { return spreaders_.code_bytes_per_edge(); }
+
  private:
+  // Rows [0, interior) read no ghosts and step while the ghosts are in flight; the boundary rows
+  // after them once the ghosts arrived. On one process every row is interior.
+  void make_plans(Schedule schedule) {
+    agent_index const interior = where_.interior();
+    interior_ = make_step_plan(exec_, graph(), schedule, default_hub_threshold(), {0, interior});
+    boundary_.reset();
+    if (interior < num_owned())
+      boundary_ = make_step_plan(exec_, graph(), schedule, default_hub_threshold(), {interior, num_owned() - interior});
+  }
+
+  void apply_options(StepOptions const& options, bool first) {
+    if (first || options.schedule != options_.schedule) make_plans(options.schedule);
+    spreaders_.set_enabled(options.spreader_bits);
+    spreaders_.set_weight_codes(options.weight_codes);
+    active_.set_binned_push(options.binned_push);
+    if (first || options.stepping != options_.stepping) {
+      using Set = ActiveSet<ExecutionSpace, WeightStorage>;
+      // The push graph lists for each agent the agents that read it.
+      active_.set(options.stepping, options.active_threshold,
+                  options.stepping == Stepping::pull ? Set()
+                  : where_.pushes_along_rows()       ? Set(exec_, graph(), num_owned())
+                                               : Set(exec_, transpose(exec_, graph(), num_agents()), num_owned()));
+      where_.record_ghost_changes(options.stepping != Stepping::pull);
+    } else {
+      active_.set_threshold(options.active_threshold);
+    }
+    options_ = options;
+  }
+
+  // The kernel of the phase under way, reading the sums the active set pushed for it, if any.
+  template <class Phase, class... Written>
+  auto phase_kernel(Phase const& phase, Written&... written) const {
+    static_assert(Details::check_model_hooks<Phase>());
+    Details::PhaseKernel<Phase, graph_type, Written...> kernel(
+        phase, graph(), id_map(), rng_, step_, streams::first_model_stream + phase_, Details::make_carry(written...));
+    kernel.pushed = active_.pushed_sums(phase_);
+    kernel.gather_ahead = asks_ahead(phase);
+    kernel.counted = active_.pushed_counts(phase_);
+    return kernel;
+  }
+
+  // Pulls every owned agent: with overlap, the interior while the ghosts are on their way (their
+  // spreader bits are marked once they arrived), then the boundary.
+  template <class Phase, class Kernel>
+  void pull(Phase const& phase, Kernel& kernel) {
+    if (where_.overlaps()) {
+      kernel.spreading = spreaders_.mark(exec_, phase, 0, num_owned());
+      Details::launch_phase(exec_, interior_, kernel);
+      where_.wait();
+      spreaders_.mark(exec_, phase, num_owned(), num_agents());
+    } else {
+      where_.wait();
+      kernel.spreading = spreaders_.mark(exec_, phase, 0, num_agents());
+      Details::launch_phase(exec_, interior_, kernel);
+    }
+    if (boundary_) Details::launch_phase(exec_, *boundary_, kernel);
+  }
+
   ExecutionSpace exec_;
-  graph_type graph_;
-  Kokkos::View<global_id*, memory_space> ids_;
+  Distribution where_;
   CounterRng rng_;
-  StepPlan<memory_space> plan_;
-  using Choices::active_;
-  using Choices::spreaders_;
+  StepOptions options_;
+  StepPlan<memory_space> interior_;
+  std::optional<StepPlan<memory_space>> boundary_;
+  Details::ActiveStepping<ExecutionSpace, WeightStorage> active_;
+  Details::SpreaderBits<ExecutionSpace> spreaders_;
+  std::uint32_t step_ = 0;
+  std::uint32_t phase_ = 0;
 };
 
 }  // namespace herd

@@ -15,6 +15,14 @@
 
 namespace herd {
 
+namespace Details {
+// Seconds a distributed simulation's halo has spent so far, and what it sent (zero on one process).
+struct HaloClock {
+  double pack = 0.0, wait = 0.0, unpack = 0.0;
+  std::int64_t messages = 0, bytes = 0;
+};
+}  // namespace Details
+
 /// The parts of a step loop that telemetry times separately.
 enum class LoopPhase : int {
   step,         ///< the model's step kernels (and their launches)

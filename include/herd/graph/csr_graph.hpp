@@ -22,6 +22,10 @@ struct CsrGraph {
   Kokkos::View<edge_offset*, MemorySpace> row_offsets;
   Kokkos::View<agent_index*, MemorySpace> neighbours;
   Kokkos::View<WeightStorage*, MemorySpace> weights;
+  /// Whether every edge is stored in both directions with the same weight (as build_csr's
+  /// symmetrise makes it): active-set stepping then pushes along the rows, without a transpose.
+  /// False when unknown.
+  bool symmetric = false;
 
   KOKKOS_INLINE_FUNCTION agent_index num_agents() const {
     return row_offsets.extent(0) == 0 ? 0 : static_cast<agent_index>(row_offsets.extent(0) - 1);

@@ -22,6 +22,7 @@ CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> transpose(
   require(columns < 0 || columns >= graph.num_agents(), "transpose: fewer columns than rows");
   auto const rows = static_cast<edge_offset>(graph.num_agents());
   CsrGraph<memory_space, WeightStorage> t;
+  t.symmetric = graph.symmetric;
   t.neighbours = Kokkos::View<agent_index*, memory_space>(
       Kokkos::ViewAllocateWithoutInitializing("herd::transpose::neighbours"), graph.num_edges());
   if (graph.weighted())
