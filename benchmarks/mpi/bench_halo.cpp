@@ -7,8 +7,8 @@
 #include "bench_mpi_common.hpp"
 
 #include <herd/mpi/distributed_simulation.hpp>
-#include <herd/partition/local_graph.hpp>
-#include <herd/partition/partition.hpp>
+#include <herd/mpi/local_graph.hpp>
+#include <herd/mpi/partition.hpp>
 
 #include <mpi.h>
 

@@ -1,7 +1,7 @@
 #include <herd/herd.hpp>
 #include <herd/mpi/collective.hpp>
 #include <herd/mpi/distributed_simulation.hpp>
-#include <herd/partition/local_graph.hpp>
+#include <herd/mpi/local_graph.hpp>
 
 #include <gtest/gtest.h>
 #include <mpi.h>

@@ -1,7 +1,7 @@
 #include "test_common.hpp"
 
-#include <herd/partition/local_graph.hpp>
-#include <herd/partition/partition_stats.hpp>
+#include <herd/mpi/local_graph.hpp>
+#include <herd/mpi/partition_stats.hpp>
 
 #include <algorithm>
 #include <set>

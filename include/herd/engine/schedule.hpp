@@ -76,6 +76,12 @@ struct StepPlan {
   Kokkos::View<agent_index*, MemorySpace> carried;     ///< per chunk, the row it leaves unfinished (-1: none)
   Kokkos::View<std::uint64_t*, MemorySpace> parts;     ///< per chunk, its part of that row's sum
   Kokkos::View<agent_index*, MemorySpace> share_rows;  ///< rows ended before each chunk, and before the end
+
+  /// Bytes the plan holds.
+  std::size_t bytes() const {
+    return (light.span() + hubs.span() + carried.span() + share_rows.span()) * sizeof(agent_index) +
+           (sums.span() + parts.span()) * sizeof(std::uint64_t);
+  }
 };
 
 }  // namespace herd

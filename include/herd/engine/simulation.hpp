@@ -13,6 +13,7 @@
 // Random draws are keyed on global ids and neighbour sums are integers, so the trajectory is the
 // same, bit for bit, on any number of ranks and with any of the options.
 
+#include <herd/agents/property.hpp>
 #include <herd/core/random.hpp>
 #include <herd/engine/active_stepping.hpp>
 #include <herd/engine/agent.hpp>
@@ -201,6 +202,36 @@ class Simulation {
   }
   /// Bytes per edge the weights' codes take: 1 once prepare() made them, else 0.
   double code_bytes_per_edge() const { return spreaders_.code_bytes_per_edge(); }
+
+  /// What a step loop of `model` holds, per owned agent and per edge: the model's properties (as
+  /// its for_each_property lists them), the graph, the global ids, the plans, a spreader bit per
+  /// agent, the weights' codes, and what active-set stepping keeps (its marks, lists and sums,
+  /// bins, and a transpose where the graph is not symmetric). A rank counts its agents and edges
+  /// once, as one process holds them: its ghosts and halo buffers are left out. Parts are
+  /// allocated for the model: call it after prepare(model) or a step loop.
+  template <class Model>
+  Footprint footprint(Model const& model) const {
+    Footprint f;
+    if constexpr (lists_properties_v<Model>)
+      model.for_each_property([&](auto const& p) { f.bytes_per_agent += static_cast<double>(p.bytes_per_agent()); });
+    auto const agents = static_cast<double>(num_owned() > 0 ? num_owned() : 1);
+    std::size_t const plans = interior_.bytes() + (boundary_ ? boundary_->bytes() : 0);
+    f.bytes_per_agent += static_cast<double>(sizeof(edge_offset)) + static_cast<double>(plans) / agents + 1.0 / 8;
+    if (global_ids().extent(0) != 0) f.bytes_per_agent += sizeof(global_id);
+    double const edge = static_cast<double>(sizeof(agent_index) + (graph().weighted() ? sizeof(WeightStorage) : 0));
+    f.bytes_per_edge = edge + code_bytes_per_edge();
+    if constexpr (declares_activity_v<Model>) {
+      if (options_.stepping != Stepping::pull) {
+        f.bytes_per_agent += ActiveSet<ExecutionSpace, WeightStorage>::bytes_per_agent(
+            declares_contribution_v<Model>, bins_pushes(), Details::pushes_values<Model>(graph()), !counts_pushes());
+        if (!where_.pushes_along_rows()) {
+          f.bytes_per_agent += sizeof(edge_offset);
+          f.bytes_per_edge += edge;
+        }
+      }
+    }
+    return f;
+  }
 
  private:
   // Rows [0, interior) read no ghosts and step while the ghosts are in flight; the boundary rows

@@ -33,4 +33,10 @@ struct StepOptions {
   bool weight_codes = true;
 };
 
+/// What a simulation holds, per agent and per edge (Simulation::footprint).
+struct Footprint {
+  double bytes_per_agent = 0.0;
+  double bytes_per_edge = 0.0;
+};
+
 }  // namespace herd

@@ -7,8 +7,8 @@
 #include <herd/engine/simulation.hpp>
 #include <herd/mpi/collective.hpp>
 #include <herd/mpi/ghosts.hpp>
-#include <herd/partition/local_graph.hpp>
-#include <herd/partition/partition.hpp>
+#include <herd/mpi/local_graph.hpp>
+#include <herd/mpi/partition.hpp>
 
 #include <mpi.h>
 #include <Kokkos_Core.hpp>

@@ -17,7 +17,7 @@
 #include <herd/engine/telemetry.hpp>
 #include <herd/mpi/collective.hpp>
 #include <herd/mpi/halo.hpp>
-#include <herd/partition/local_graph.hpp>
+#include <herd/mpi/local_graph.hpp>
 
 #include <mpi.h>
 #include <Kokkos_Core.hpp>

@@ -9,7 +9,7 @@
 #include <herd/core/error.hpp>
 #include <herd/detail/invert_rows.hpp>
 #include <herd/mpi/collective.hpp>
-#include <herd/partition/local_graph.hpp>
+#include <herd/mpi/local_graph.hpp>
 
 #include <mpi.h>
 #include <Kokkos_Core.hpp>

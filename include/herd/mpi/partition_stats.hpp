@@ -3,7 +3,7 @@
 // What a partition costs each part: the figures that predict halo traffic before any MPI job runs.
 
 #include <herd/graph/csr_graph.hpp>
-#include <herd/partition/partition.hpp>
+#include <herd/mpi/partition.hpp>
 
 #include <vector>
 

@@ -16,7 +16,7 @@
 // number of ranks.
 
 #include <herd/graph/csr_graph.hpp>
-#include <herd/partition/partition.hpp>
+#include <herd/mpi/partition.hpp>
 
 #include <vector>
 

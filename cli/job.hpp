@@ -69,8 +69,6 @@ struct JobResult {
   bool gather_ahead = false;                   ///< pull steps asked for neighbour states ahead (on some rank)
   bool spreader_bits = false;                  ///< pull steps counted spreading neighbours' bits (on some rank)
   bool weight_codes = false;                   ///< and added the weights' contributions by code (on some rank)
-  bool bins_hold_values = true;                ///< binned pushes carry values (Details::pushes_values)
-  bool pushes_counted = false;                 ///< listed steps counted pushes in their marks, no sums kept
   std::vector<std::string> columns;            ///< observable names shown
   std::vector<std::vector<long long>> counts;  ///< [step][column], step 0 = initial state
   double setup_seconds = 0.0;                  ///< graph generation, reordering, initial state

@@ -2,7 +2,7 @@
 #include "input.hpp"
 
 #include <herd/herd.hpp>
-#include <herd/partition/partition_stats.hpp>
+#include <herd/mpi/partition_stats.hpp>
 
 #include <Kokkos_Timer.hpp>
 

@@ -4,7 +4,7 @@
 #include "run_files.hpp"
 
 #include <herd/herd.hpp>
-#include <herd/partition/local_graph.hpp>
+#include <herd/mpi/local_graph.hpp>
 #if HERD_ENABLE_MPI
 #include <herd/mpi/collective.hpp>
 #include <herd/mpi/distributed_simulation.hpp>
@@ -120,8 +120,9 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
   result.spreader_bits = sim.reads_spreader_bits(model);
   result.gather_ahead = sim.asks_ahead(model) && !result.spreader_bits;
   result.weight_codes = result.spreader_bits && sim.code_bytes_per_edge() > 0;
-  result.bins_hold_values = Details::pushes_values<Model>(sim.graph());
-  result.pushes_counted = sim.counts_pushes();
+  auto const footprint = sim.footprint(model);
+  result.bytes_per_agent = footprint.bytes_per_agent;
+  result.bytes_per_edge = footprint.bytes_per_edge;
   if (o.profile) result.profile = summarise(telemetry, distributed);
   // The history comes back in one copy, after the loop.
   auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), history);
@@ -146,19 +147,6 @@ bool is_covid(Options const& o) { return o.model == "covid"; }
 // Whether the model says which agents can change, so that --stepping applies to it (all of these
 // also declare contributions, pushed on active steps).
 bool declares_activity(Options const& o) { return is_epidemic(o) || is_covid(o); }
-
-// Adds the memory of active-set stepping: the active set (a mark, list and sources entries and a
-// pushed sum per agent unless its marks count the pushes, and bins for the pushes when it bins
-// them) and, unless the graph pushes along its own rows, its transpose.
-template <class WeightStorage>
-void add_active_memory(JobResult& result, Options const& o, bool transposed, bool weighted, bool binned) {
-  if (!declares_activity(o) || o.stepping == "pull") return;
-  result.bytes_per_agent +=
-      ActiveSet<Exec, WeightStorage>::bytes_per_agent(true, binned, result.bins_hold_values, !result.pushes_counted);
-  if (!transposed) return;
-  result.bytes_per_agent += sizeof(edge_offset);
-  result.bytes_per_edge += sizeof(agent_index) + (weighted ? sizeof(WeightStorage) : 0);
-}
 
 BinnedPush binned_push(Options const& o) {
   return o.binned_push == "on" ? BinnedPush::on : o.binned_push == "off" ? BinnedPush::off : BinnedPush::automatic;
@@ -200,31 +188,25 @@ ModelInputs model_inputs(Options const& o, Input<WeightStorage> const& input, Co
   return inputs;
 }
 
-// Runs the model the options name on `sim`; `state_bytes` gets the model's bytes per agent.
+// Runs the model the options name on `sim`.
 template <class Sim>
 JobResult run_model(Options const& o, Sim& sim, ModelInputs const& inputs,
-                    std::function<void(int, int)> const& progress, double& state_bytes, std::uint64_t edges,
-                    bool distributed) {
+                    std::function<void(int, int)> const& progress, std::uint64_t edges, bool distributed) {
   if (is_epidemic(o)) {
     Seir<Memory> model(sim.num_agents(), seir_parameters(o, sim.num_global()));
-    state_bytes = decltype(model.state)::bytes_per_agent() + decltype(model.timer)::bytes_per_agent();
     return simulate(o, sim, model, o.model == "seir" ? std::vector<int>{0, 1, 2, 3} : std::vector<int>{0, 2, 3},
                     progress, edges, distributed);
   }
   if (is_consensus(o)) {
     // --precision half stores the opinions in 2 bytes, as it does the weights.
     Consensus<typename Sim::graph_type::weight_storage, Memory> model(sim.num_agents(), consensus_parameters(o));
-    state_bytes = decltype(model.opinion)::bytes_per_agent();
     return simulate(o, sim, model, {0, 1, 2, 3, 4}, progress, edges, distributed);
   }
   if (is_covid(o)) {
     Covid<Memory> model(sim.num_agents(), covid_parameters(o), inputs.covid);
-    state_bytes = 0.0;
-    model.for_each_property([&](auto const& p) { state_bytes += static_cast<double>(p.bytes_per_agent()); });
     return simulate(o, sim, model, {0, 1, 2, 3, 4}, progress, edges, distributed);
   }
   Opinion<Memory> model(sim.num_agents(), opinion_parameters(o));
-  state_bytes = decltype(model.opinion)::bytes_per_agent();
   return simulate(o, sim, model, {0, 1}, progress, edges, distributed);
 }
 
@@ -245,9 +227,7 @@ GraphFacts graph_facts(Input<WeightStorage> const& input, Exec const& exec) {
           stats.mean_degree, stats.max_degree,         input.graph.weighted()};
 }
 
-template <class WeightStorage>
-void describe(JobResult& result, GraphFacts const& graph, Exec const& exec, std::string const& schedule,
-              double state_bytes, bool with_ids) {
+void describe(JobResult& result, GraphFacts const& graph, Exec const& exec, std::string const& schedule) {
   result.graph_name = graph.name;
   result.agents = graph.agents;
   result.edges = graph.edges;
@@ -255,19 +235,6 @@ void describe(JobResult& result, GraphFacts const& graph, Exec const& exec, std:
   result.max_degree = graph.max_degree;
   result.weighted = graph.weighted;
   result.schedule = schedule;
-  // The edge schedule keeps each agent's sum, and a few values per share of its rows and edges;
-  // the hybrid and team schedules list every agent once, as a light one or a hub; every
-  // simulation keeps a spreader bit per agent.
-  double const shares_per_agent =
-      (1.0 + graph.mean_degree) / static_cast<double>(Details::Tuning::edge_chunk_size<Exec>());
-  double const edge_schedule_bytes =
-      sizeof(std::uint64_t) + shares_per_agent * static_cast<double>(Details::edge_share_bytes);
-  double const plan_bytes = schedule == "edge"                           ? edge_schedule_bytes
-                            : schedule == "hybrid" || schedule == "team" ? sizeof(agent_index)
-                                                                         : 0.0;
-  result.bytes_per_agent =
-      state_bytes + sizeof(edge_offset) + (with_ids ? sizeof(global_id) : 0) + plan_bytes + 1.0 / 8;
-  result.bytes_per_edge = sizeof(agent_index) + (graph.weighted ? sizeof(WeightStorage) : 0);
   result.backend = Exec::name();
   result.threads = compat::concurrency(exec);
 }
@@ -338,15 +305,10 @@ JobResult run_single(Options const& o, std::function<void(int, int)> const& prog
   Simulation<Exec, WeightStorage> sim(exec, graph, o.seed, step_options(o), ids);
   bool const activity = declares_activity(o);
   double const setup_seconds = setup.seconds();
-  double state_bytes = 0.0;
-  JobResult result = run_model(o, sim, inputs, progress, state_bytes, facts.edges, false);
+  JobResult result = run_model(o, sim, inputs, progress, facts.edges, false);
   result.setup_seconds = setup_seconds;
   if (activity) record_stepping(result, o, sim, false);
-  describe<WeightStorage>(result, facts, exec, to_string(sim.plan().schedule), state_bytes, ids.extent(0) != 0);
-  result.bytes_per_edge += sim.code_bytes_per_edge();
-  // Generated graphs and symmetrised edge lists push along their own rows; others through their
-  // transpose.
-  add_active_memory<WeightStorage>(result, o, !graph.symmetric, graph.weighted(), sim.bins_pushes());
+  describe(result, facts, exec, to_string(sim.plan().schedule));
   RankStats only;
   only.owned = result.agents;
   only.edges = result.edges;
@@ -395,24 +357,20 @@ JobResult run_distributed(Options const& o, std::function<void(int, int)> const&
       exec, mpi::Ghosts<Exec, WeightStorage>(exec, comm, std::move(local), options), o.seed, step_options(o));
   bool const activity = declares_activity(o);
   double const setup_seconds = setup.seconds();
-  double state_bytes = 0.0;
   auto const rank_progress = [&](int step, int steps) {
     if (rank == 0) progress(step, steps);
   };
   // Inputs were checked collectively above: what fails from here on fails on one rank, and the
   // herd command aborts the job.
-  JobResult result = run_model(o, sim, inputs, rank_progress, state_bytes, facts.edges, true);
+  JobResult result = run_model(o, sim, inputs, rank_progress, facts.edges, true);
   result.setup_seconds = setup_seconds;
-  describe<WeightStorage>(result, facts, exec, to_string(sim.plan().schedule), state_bytes, true);
-  result.bytes_per_edge += sim.code_bytes_per_edge();
+  describe(result, facts, exec, to_string(sim.plan().schedule));
   // Whether the pull steps asked for their neighbours' values ahead on some rank: each decides
   // from its own stored agents, and simulate() recorded this rank's choice.
   int asks_ahead = result.gather_ahead ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &asks_ahead, 1, MPI_INT, MPI_MAX, comm);
   result.gather_ahead = asks_ahead != 0;
   if (activity) record_stepping(result, o, sim, true);
-  // A rank always pushes through the transpose of its graph.
-  add_active_memory<WeightStorage>(result, o, true, facts.weighted, sim.bins_pushes());
 
   // Per-rank figures, gathered on rank 0; the run takes as long as its slowest rank.
   auto const& times = sim.distribution().halo().times();

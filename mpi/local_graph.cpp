@@ -1,4 +1,4 @@
-#include <herd/partition/local_graph.hpp>
+#include <herd/mpi/local_graph.hpp>
 
 #include <herd/core/error.hpp>
 #include <herd/core/execution_spaces.hpp>

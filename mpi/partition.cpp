@@ -1,5 +1,5 @@
-#include <herd/partition/partition.hpp>
-#include <herd/partition/partition_stats.hpp>
+#include <herd/mpi/partition.hpp>
+#include <herd/mpi/partition_stats.hpp>
 
 #include <herd/config.hpp>
 #include <herd/core/error.hpp>

@@ -2,7 +2,7 @@
 
 #include <herd/config.hpp>
 #include <herd/core/error.hpp>
-#include <herd/partition/partition.hpp>
+#include <herd/mpi/partition.hpp>
 
 #if HERD_ENABLE_METIS
 #include <metis.h>
