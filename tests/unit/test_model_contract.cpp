@@ -69,7 +69,7 @@ TEST(ModelContract, BuiltInModelsKeepIt) {
   EXPECT_EQ(model_hook_errors<Covid<Memory>>(), 0u);
   EXPECT_EQ(model_hook_errors<Opinion<Memory>>(), 0u);
   EXPECT_EQ((model_hook_errors<Consensus<float, Memory>>()), 0u);
-  EXPECT_EQ((model_hook_errors<Consensus<half, Memory>>()), 0u);
+  EXPECT_EQ((model_hook_errors<Consensus<herd::half, Memory>>()), 0u);
 }
 
 }  // namespace
