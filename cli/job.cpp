@@ -240,7 +240,10 @@ void describe(JobResult& result, GraphFacts const& graph, Exec const& exec, std:
 }
 
 Stepping parse_stepping(std::string const& stepping) {
-  return stepping == "pull" ? Stepping::pull : stepping == "active" ? Stepping::active : Stepping::automatic;
+  return stepping == "pull"     ? Stepping::pull
+         : stepping == "active" ? Stepping::active
+         : stepping == "verify" ? Stepping::verify
+                                : Stepping::automatic;
 }
 
 // How the run's steps run. The active threshold's none: Herd's default for the backend, the model
@@ -340,6 +343,7 @@ JobResult run_distributed(Options const& o, std::function<void(int, int)> const&
   // same partition, then keeps its share.
   auto input = mpi::collectively(comm, [&] {
     require(o.reorder == "none", "--reorder applies to one process; under mpiexec the partition decides locality");
+    require(o.stepping != "verify", "--stepping verify runs on one process: it steps each step twice");
     auto graph = make_graph<WeightStorage>(o, exec, comm);
     check_model(o, graph.graph.num_agents());
     return graph;

@@ -120,7 +120,7 @@ Options parse(std::vector<std::string> const& args) {
        }},
       {"--gather-ahead", [&](auto& k, auto& v) { o.gather_ahead = one_of(k, v, {"auto", "on", "off"}); }},
       {"--binned-push", [&](auto& k, auto& v) { o.binned_push = one_of(k, v, {"auto", "on", "off"}); }},
-      {"--stepping", [&](auto& k, auto& v) { o.stepping = one_of(k, v, {"auto", "pull", "active"}); }},
+      {"--stepping", [&](auto& k, auto& v) { o.stepping = one_of(k, v, {"auto", "pull", "active", "verify"}); }},
       {"--active-threshold", [&](auto& k, auto& v) { o.active_threshold = to_positive(k, v); }},
       {"--threads", [&](auto& k, auto& v) { o.threads = static_cast<int>(to_count(k, v, 4096)); }},
       {"--csv", [&](auto&, auto& v) { o.csv = v; }},
@@ -271,9 +271,10 @@ Run:
                            edges, auto's choice on GPUs for graphs with hubs)
   --gather-ahead WHEN      auto (default: from 8 MB of values), on, off: on CPUs, pull steps ask
                            for neighbour states or opinions a few agents ahead
-  --stepping MODE          auto (default), pull, active: sir, seir and covid steps visit every
-                           agent (pull), only those that can change (active), or per step
-                           whichever is cheaper (auto); results are the same to the last bit
+  --stepping MODE          auto (default), pull, active, verify: sir, seir and covid steps visit
+                           every agent (pull), only those that can change (active), or per step
+                           whichever is cheaper (auto); results are the same to the last bit;
+                           verify runs each active step pulled too and stops where they differ
   --active-threshold F     auto steps the active agents when its estimate of the pushes they need
                            is at most F times the agent count (4 F after a binned step), else all
                            of them (0.5)

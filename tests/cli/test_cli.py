@@ -203,7 +203,7 @@ class Stepping(unittest.TestCase):
                 ahead, asked = self.run_with("pull", *args, "--gather-ahead", "on")
                 self.assertEqual(ahead, pull)
                 self.assertEqual(asked["stepping"]["gather_ahead"], cpu and not bits)
-                for stepping in ["active", "auto"]:
+                for stepping in ["active", "auto", "verify"]:
                     rows, summary = self.run_with(stepping, *args)
                     self.assertEqual(rows, pull, stepping)
                     self.assertLess(summary["stepping"]["mean_active_share"], 1.0, stepping)

@@ -201,6 +201,9 @@ class BadInput(unittest.TestCase):
     def test_reorder_is_single_process(self):
         self.fails_once(2, "--reorder", "--graph", "erdos-renyi", "--agents", "1000", "--reorder", "degree")
 
+    def test_verify_is_single_process(self):
+        self.fails_once(2, "--stepping verify", "--graph", "erdos-renyi", "--agents", "1000", "--stepping", "verify")
+
 
 class PartitionModel(unittest.TestCase):
     def test_table_and_csv(self):

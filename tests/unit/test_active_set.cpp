@@ -1015,3 +1015,68 @@ TEST(ActiveSet, ModelsWithoutActivityAreAlwaysPulled) {
 }
 
 }  // namespace
+
+namespace {
+
+// SI whose susceptible agents say they never change: wrong, since a spreading neighbour infects
+// them. Active-set stepping then leaves them out and gives another epidemic, without an error.
+template <class Memory>
+struct SusceptibleSayNone {
+  Property<std::uint8_t, Memory> infected;
+  probability_threshold beta = to_threshold(0.5);
+
+  template <class Sim>
+  void step(Sim& sim) {
+    sim.apply(*this, infected);
+  }
+  template <class Agent>
+  KOKKOS_INLINE_FUNCTION void operator()(Agent const& a) const {
+    auto const& inf = infected;
+    if (inf(a.index())) return;
+    if (a.sum_of_contributions(*this) > 0 && a.bernoulli(0, beta)) a.set(infected, 1);
+  }
+  KOKKOS_INLINE_FUNCTION std::uint32_t contribution(agent_index j, float) const { return infected(j); }
+  KOKKOS_INLINE_FUNCTION std::uint8_t activity(agent_index i) const {
+    return infected(i) ? activity::spreads : activity::none;
+  }
+  static constexpr int num_observables() { return 2; }
+  KOKKOS_INLINE_FUNCTION void observe(agent_index i, std::int64_t* totals) const { ++totals[infected(i)]; }
+  template <class F>
+  void for_each_property(F&& f) const {
+    f(infected);
+  }
+};
+
+// Stepping::verify checks each listed step against the pulled one: a model that keeps the rules
+// runs to the pull trajectory, and one that breaks them stops at the first agent that differs.
+TEST(ActiveSet, VerifyFindsTheFirstAgentThatDiffers) {
+  auto const graph = build_csr(Exec(), generate_edges(Exec(), ErdosRenyi{20000, 8.0}, 3));
+  Seir<> seir(graph.num_agents(), sir(0.05, 10));
+  auto const pull = history(graph, seir, Stepping::pull, true, 30);
+  EXPECT_EQ(history(graph, seir, Stepping::verify, true, 30), pull);
+  EXPECT_EQ(history(graph, seir, Stepping::verify, false, 30), pull);
+
+  SusceptibleSayNone<Exec::memory_space> broken{{"infected", graph.num_agents()}};
+  Kokkos::deep_copy(Kokkos::subview(broken.infected.current(), std::make_pair(0, 10)), std::uint8_t{1});
+  auto const seeded = [&] {
+    Kokkos::deep_copy(broken.infected.current(), std::uint8_t{0});
+    Kokkos::deep_copy(Kokkos::subview(broken.infected.current(), std::make_pair(0, 10)), std::uint8_t{1});
+  };
+  Simulation<Exec> pulled(Exec(), graph, 11);
+  auto const right = to_vector(run(pulled, broken, 5));
+  seeded();
+  Simulation<Exec> active(Exec(), graph, 11, herd::test::stepping_options(Stepping::active));
+  EXPECT_NE(to_vector(run(active, broken, 5)), right) << "without verify the broken rule goes unnoticed";
+  seeded();
+  Simulation<Exec> verified(Exec(), graph, 11, herd::test::stepping_options(Stepping::verify));
+  try {
+    run(verified, broken, 5);
+    FAIL() << "verify must stop a model whose activity leaves out agents that change";
+  } catch (herd::Error const& e) {
+    std::string const what = e.what();
+    EXPECT_NE(what.find("stepping verify: step 1, agent "), std::string::npos) << what;
+    EXPECT_NE(what.find("'infected' is 0 stepped on the active list but 1 pulled"), std::string::npos) << what;
+  }
+}
+
+}  // namespace

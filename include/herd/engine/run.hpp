@@ -96,7 +96,7 @@ agent_index step_and_observe(Simulation& sim, Model& model, History const& histo
     sim.observe_listed(model, listed, before);
   }
   timer.enter(LoopPhase::step);
-  model.step(sim);
+  sim.run_step(model);
   timer.enter(LoopPhase::active_set);
   sim.end_step();
   timer.enter(LoopPhase::reduce);

@@ -43,8 +43,9 @@ inline bool gathers_ahead(GatherAhead choice, agent_index agents, std::size_t va
 }
 
 /// How steps choose their agents: all of them (pull), the active ones (active), or per step from
-/// the active fraction (automatic).
-enum class Stepping { pull, active, automatic };
+/// the active fraction (automatic). `verify` steps the active ones and checks each such step
+/// against the pull step from the same state (Simulation::run_step): slow, for writing models.
+enum class Stepping { pull, active, automatic, verify };
 
 /// Whether active-set stepping pushes contributions through bins (CPUs only): automatically once
 /// the stepped agents' sums outgrow a CPU's last-level cache (sooner where the pushes are only

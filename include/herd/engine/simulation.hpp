@@ -31,10 +31,29 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace herd {
+
+namespace Details {
+// The first of `count` values of `size` bytes each that differ between `a` and `b`, or `count`.
+template <class ExecutionSpace, class A, class B>
+agent_index first_difference(ExecutionSpace const& exec, A const& a, B const& b, agent_index count, std::size_t size) {
+  agent_index first = count;
+  Kokkos::parallel_reduce(
+      "herd::verify::compare", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count),
+      KOKKOS_LAMBDA(agent_index i, agent_index & found) {
+        for (std::size_t k = 0; k < size; ++k)
+          if (a(static_cast<std::size_t>(i) * size + k) != b(static_cast<std::size_t>(i) * size + k) && i < found)
+            found = i;
+      },
+      Kokkos::Min<agent_index>(first));
+  return first < count ? first : count;  // the reducer starts from its identity, the largest index
+}
+}  // namespace Details
 
 template <class ExecutionSpace = Kokkos::DefaultExecutionSpace, class WeightStorage = float,
           class Distribution = SingleProcess<ExecutionSpace, WeightStorage>>
@@ -58,7 +77,6 @@ class Simulation {
   Simulation(ExecutionSpace const& exec, Distribution distribution, std::uint64_t seed, StepOptions const& options = {})
       : exec_(exec), where_(std::move(distribution)), rng_{seed} {
     spreaders_ = Details::SpreaderBits<ExecutionSpace>(graph(), num_agents());
-    make_plans(options.schedule);
     apply_options(options, true);
   }
 
@@ -104,7 +122,7 @@ class Simulation {
   template <class Phase, class... Written>
   void apply(Phase const& phase, Written&... written) {
     auto kernel = phase_kernel(phase, written...);
-    bool const listed = active_.listed() >= 0;
+    bool const listed = !pulling_ && active_.listed() >= 0;
     if (listed) {
       // A listed phase commits its agents in place: nothing to swap.
       where_.wait();
@@ -113,8 +131,39 @@ class Simulation {
       pull(phase, kernel);
       (written.swap(), ...);
     }
-    where_.after_phase(step_, active_.list(), active_.listed(), written...);
+    where_.after_phase(step_, active_.list(), listed ? active_.listed() : -1, written...);
     ++phase_;
+  }
+
+  /// Runs one step of `model` (herd::run calls it between before_step and end_step). Under
+  /// Stepping::verify a step on the active list runs twice from the same state, on the list and
+  /// pulled, and every property the model lists (for_each_property) must come out the same, bit
+  /// for bit; else it throws herd::Error naming the step, the first agent that differs (by global
+  /// id) and the property: the model's activity or contributions break a rule of active-set
+  /// stepping. Verifying allocates and waits for the device every step. One process only.
+  template <class Model>
+  void run_step(Model& model) {
+    if (options_.stepping != Stepping::verify || active_.listed() < 0) {
+      model.step(*this);
+      return;
+    }
+    if constexpr (lists_properties_v<Model>) {
+      std::vector<Bytes> before, listed;
+      save(model, before);
+      std::uint32_t const first_phase = phase_;
+      model.step(*this);
+      save(model, listed);
+      std::size_t k = 0;
+      model.for_each_property([&](auto const& p) { restore(p, before[k++]); });
+      phase_ = first_phase;
+      pulling_ = true;
+      model.step(*this);
+      pulling_ = false;
+      k = 0;
+      model.for_each_property([&](auto const& p) { compare(p, listed[k++]); });
+    } else {
+      throw Error("stepping verify: the model must list its properties (for_each_property) to be compared");
+    }
   }
 
   /// Readies the step loop of `model` (herd::run calls it before its loop): active-set stepping
@@ -245,6 +294,8 @@ class Simulation {
   }
 
   void apply_options(StepOptions const& options, bool first) {
+    require(!Distribution::has_ghosts || options.stepping != Stepping::verify,
+            "stepping verify: runs on one process (it steps each step twice, and a rank's ghosts would travel twice)");
     if (first || options.schedule != options_.schedule) make_plans(options.schedule);
     spreaders_.set_enabled(options.spreader_bits);
     spreaders_.set_weight_codes(options.weight_codes);
@@ -269,10 +320,56 @@ class Simulation {
     static_assert(Details::check_model_hooks<Phase>());
     Details::PhaseKernel<Phase, graph_type, Written...> kernel(
         phase, graph(), id_map(), rng_, step_, streams::first_model_stream + phase_, Details::make_carry(written...));
-    kernel.pushed = active_.pushed_sums(phase_);
     kernel.gather_ahead = asks_ahead(phase);
-    kernel.counted = active_.pushed_counts(phase_);
+    if (!pulling_) {
+      kernel.pushed = active_.pushed_sums(phase_);
+      kernel.counted = active_.pushed_counts(phase_);
+    }
     return kernel;
+  }
+
+  // Stepping::verify: the current buffers of a model's properties, as bytes.
+  using Bytes = Kokkos::View<unsigned char*, memory_space>;
+  template <class Property>
+  static Kokkos::View<unsigned char*, memory_space, Kokkos::MemoryUnmanaged> bytes_of(Property const& p) {
+    return Kokkos::View<unsigned char*, memory_space, Kokkos::MemoryUnmanaged>(
+        reinterpret_cast<unsigned char*>(p.current().data()),
+        p.current().span() * sizeof(typename Property::storage_type));
+  }
+  template <class Model>
+  void save(Model const& model, std::vector<Bytes>& to) const {
+    model.for_each_property([&](auto const& p) {
+      auto const from = bytes_of(p);
+      Bytes copy(Kokkos::view_alloc(Kokkos::WithoutInitializing, "herd::verify::" + p.name()), from.extent(0));
+      Kokkos::deep_copy(exec_, copy, from);
+      to.push_back(copy);
+    });
+  }
+  template <class Property>
+  void restore(Property const& p, Bytes const& from) const {
+    Kokkos::deep_copy(exec_, bytes_of(p), from);
+  }
+  // Throws at the first agent whose value of `p` differs from `listed`, its value after the step
+  // on the active list.
+  template <class Property>
+  void compare(Property const& p, Bytes const& listed) const {
+    using Storage = typename Property::storage_type;
+    auto const pulled = bytes_of(p);
+    constexpr std::size_t size = sizeof(Storage);
+    agent_index const first = Details::first_difference(exec_, listed, pulled, num_owned(), size);
+    if (first == num_owned()) return;
+    Storage on_list, on_pull;
+    Kokkos::View<Storage*, memory_space, Kokkos::MemoryUnmanaged> const listed_values(
+        reinterpret_cast<Storage*>(listed.data()), p.current().extent(0));
+    Kokkos::deep_copy(on_list, Kokkos::subview(listed_values, first));
+    Kokkos::deep_copy(on_pull, Kokkos::subview(p.current(), first));
+    global_id id = first;
+    if (global_ids().extent(0) != 0) Kokkos::deep_copy(id, Kokkos::subview(global_ids(), first));
+    auto const text = [](Storage v) { return number_text(static_cast<double>(storage_traits<Storage>::load(v))); };
+    throw Error("stepping verify: step " + std::to_string(step_ + 1) + ", agent " + std::to_string(id) + ": '" +
+                p.name() + "' is " + text(on_list) + " stepped on the active list but " + text(on_pull) +
+                " pulled; the model's activity or contributions break a rule of active-set stepping "
+                "(docs/model-guide.md)");
   }
 
   // Pulls every owned agent: with overlap, the interior while the ghosts are on their way (their
@@ -302,6 +399,7 @@ class Simulation {
   Details::SpreaderBits<ExecutionSpace> spreaders_;
   std::uint32_t step_ = 0;
   std::uint32_t phase_ = 0;
+  bool pulling_ = false;  // Stepping::verify's second run of a step
 };
 
 }  // namespace herd
