@@ -1079,4 +1079,44 @@ TEST(ActiveSet, VerifyFindsTheFirstAgentThatDiffers) {
   }
 }
 
+// A phase that writes a property the model does not list would run twice under verify, unseen:
+// verify refuses it.
+template <class Memory>
+struct UnlistedVisits {
+  Property<std::uint8_t, Memory> infected;
+  Property<std::int32_t, Memory> visits;
+
+  template <class Sim>
+  void step(Sim& sim) {
+    sim.apply(*this, infected, visits);
+  }
+  template <class Agent>
+  KOKKOS_INLINE_FUNCTION void operator()(Agent const& a) const {
+    a.set(visits, visits(a.index()) + 1);
+  }
+  KOKKOS_INLINE_FUNCTION std::uint32_t contribution(agent_index j, float) const { return infected(j); }
+  KOKKOS_INLINE_FUNCTION std::uint8_t activity(agent_index i) const {
+    return infected(i) ? activity::source : activity::receives;
+  }
+  static constexpr int num_observables() { return 2; }
+  KOKKOS_INLINE_FUNCTION void observe(agent_index i, std::int64_t* totals) const { ++totals[infected(i)]; }
+  template <class F>
+  void for_each_property(F&& f) const {
+    f(infected);  // visits left out
+  }
+};
+
+TEST(ActiveSet, VerifyRefusesPhasesThatWriteUnlistedProperties) {
+  auto const graph = build_csr(Exec(), generate_edges(Exec(), ErdosRenyi{2000, 8.0}, 3));
+  UnlistedVisits<Exec::memory_space> model{{"infected", graph.num_agents()}, {"visits", graph.num_agents()}};
+  Kokkos::deep_copy(Kokkos::subview(model.infected.current(), std::make_pair(0, 10)), std::uint8_t{1});
+  Simulation<Exec> sim(Exec(), graph, 11, herd::test::stepping_options(Stepping::verify));
+  try {
+    run(sim, model, 3);
+    FAIL() << "verify must refuse a phase that writes a property it cannot compare";
+  } catch (herd::Error const& e) {
+    EXPECT_NE(std::string(e.what()).find("a phase writes 'visits'"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace

@@ -48,13 +48,6 @@ inline StepOptions stepping_options(Stepping stepping, std::optional<double> thr
   return options;
 }
 
-// Step options with `schedule`, the others at their defaults.
-inline StepOptions scheduled(Schedule schedule) {
-  StepOptions options;
-  options.schedule = schedule;
-  return options;
-}
-
 // `graph`, said to be symmetric or not: a symmetric graph pushes along its own rows, else through
 // its transpose, which a test of a symmetric graph can ask for to compare the two.
 template <class Graph>

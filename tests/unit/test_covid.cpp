@@ -44,7 +44,9 @@ CsrGraph<Exec::memory_space> directed_graph(agent_index agents, std::vector<glob
 std::vector<std::vector<std::uint8_t>> stages_over_time(CsrGraph<Exec::memory_space> const& graph, Model& model,
                                                         int steps, std::uint64_t seed = 3,
                                                         Schedule schedule = Schedule::automatic) {
-  Simulation<Exec> sim(Exec(), graph, seed, herd::test::scheduled(schedule));
+  StepOptions options;
+  options.schedule = schedule;
+  Simulation<Exec> sim(Exec(), graph, seed, options);
   model.initialise(sim, graph.num_agents());
   std::vector<std::vector<std::uint8_t>> out{to_vector(model.stage.current())};
   for (int t = 0; t < steps; ++t) {

@@ -18,7 +18,6 @@
 // pull step above it, as direction-optimising BFS switches between top-down and bottom-up, reads a
 // second count only when a bound from the last list's length does not settle it.
 
-#include <herd/core/error.hpp>
 #include <herd/core/execution_spaces.hpp>
 #include <herd/core/kokkos_compat.hpp>
 #include <herd/core/types.hpp>

@@ -51,16 +51,17 @@ class ActiveStepping {
     active_ = std::move(active);
     active_.set_binned_push(binned_push_);
   }
-  Stepping stepping() const { return stepping_; }
-  /// The automatic mode's threshold (none: Herd's default), keeping the active set.
-  void set_threshold(std::optional<double> threshold) { threshold_ = threshold; }
+  /// Another stepping that lists (active, automatic, verify) and threshold, keeping the active set.
+  void choose(Stepping stepping, std::optional<double> threshold) {
+    stepping_ = stepping;
+    threshold_ = threshold;
+  }
 
   /// How pushed sums are added (see BinnedPush): kept across set().
   void set_binned_push(BinnedPush choice) {
     binned_push_ = choice;
     active_.set_binned_push(choice);
   }
-  BinnedPush binned_push() const { return binned_push_; }
   /// Whether this simulation's listed steps push their sums through bins.
   bool bins_pushes() const { return stepping_ != Stepping::pull && active_.bins_pushes(); }
   /// Whether this simulation's listed steps count the pushes of the model they were prepared for
@@ -79,6 +80,7 @@ class ActiveStepping {
   void forget() {
     if (stepping_ != Stepping::pull) active_.forget();
     skipped_estimates_ = 0;
+    listed_ = -1;
   }
 
   /// Before a step loop: forgets, and allocates what stepping `model` on its active agents needs.

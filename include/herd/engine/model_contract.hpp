@@ -19,15 +19,15 @@ namespace Details {
 
 // Whether Model declares a member of this name, whatever it is: a name that both Model and the
 // probe declare is ambiguous in a class that derives from both.
-#define HERD_IMPL_NAMES_MEMBER(NAME)                           \
-  struct names_##NAME##_probe {                                \
-    int NAME;                                                  \
-  };                                                           \
-  template <class Model>                                       \
-  struct names_##NAME##_both : Model, names_##NAME##_probe {}; \
-  template <class Model, class = void>                         \
-  struct names_##NAME : std::true_type {};                     \
-  template <class Model>                                       \
+#define HERD_IMPL_NAMES_MEMBER(NAME)                                    \
+  struct names_##NAME##_probe {                                         \
+    int NAME;                                                           \
+  };                                                                    \
+  template <class Model>                                                \
+  struct names_##NAME##_both : Model, names_##NAME##_probe {};          \
+  template <class Model, class = void>                                  \
+  struct names_##NAME : std::bool_constant<!std::is_final_v<Model>> {}; \
+  template <class Model>                                                \
   struct names_##NAME<Model, std::void_t<decltype(&names_##NAME##_both<Model>::NAME)>> : std::false_type {};
 HERD_IMPL_NAMES_MEMBER(activity)
 HERD_IMPL_NAMES_MEMBER(contribution)

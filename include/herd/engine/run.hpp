@@ -9,7 +9,6 @@
 
 #include <cstdint>
 #include <type_traits>
-#include <utility>
 
 namespace herd {
 

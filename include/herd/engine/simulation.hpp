@@ -73,7 +73,8 @@ class Simulation {
       : Simulation(exec, D(std::move(graph), std::move(ids)), seed, options) {}
 
   /// The agents that `distribution` places (mpi::Ghosts: this rank's share of a distributed
-  /// simulation).
+  /// simulation). `exec` must be the instance the distribution was made with: a rank's halo packs
+  /// on it what the phase kernels wrote.
   Simulation(ExecutionSpace const& exec, Distribution distribution, std::uint64_t seed, StepOptions const& options = {})
       : exec_(exec), where_(std::move(distribution)), rng_{seed} {
     spreaders_ = Details::SpreaderBits<ExecutionSpace>(graph(), num_agents());
@@ -121,6 +122,7 @@ class Simulation {
   /// neighbours read then travels to the ghosts of other ranks.
   template <class Phase, class... Written>
   void apply(Phase const& phase, Written&... written) {
+    if (!verified_.empty()) (check_verified(written), ...);
     auto kernel = phase_kernel(phase, written...);
     bool const listed = !pulling_ && active_.listed() >= 0;
     if (listed) {
@@ -150,17 +152,34 @@ class Simulation {
     if constexpr (lists_properties_v<Model>) {
       std::vector<Bytes> before, listed;
       save(model, before);
+      verified_.clear();
+      model.for_each_property([&](auto const& p) {
+        verified_.push_back(p.current().data());
+        verified_.push_back(p.next().data());
+      });
       std::uint32_t const first_phase = phase_;
-      model.step(*this);
-      save(model, listed);
-      std::size_t k = 0;
-      model.for_each_property([&](auto const& p) { restore(p, before[k++]); });
-      phase_ = first_phase;
-      pulling_ = true;
-      model.step(*this);
-      pulling_ = false;
-      k = 0;
-      model.for_each_property([&](auto const& p) { compare(p, listed[k++]); });
+      // Whatever stops the check, the simulation is left at the start of the step, not halfway.
+      auto const restart = [&] {
+        std::size_t k = 0;
+        model.for_each_property([&](auto const& p) { restore(p, before[k++]); });
+        phase_ = first_phase;
+      };
+      try {
+        model.step(*this);
+        save(model, listed);
+        restart();
+        pulling_ = true;
+        model.step(*this);
+        pulling_ = false;
+        std::size_t k = 0;
+        model.for_each_property([&](auto const& p) { compare(p, listed[k++]); });
+      } catch (...) {
+        pulling_ = false;
+        verified_.clear();
+        restart();
+        throw;
+      }
+      verified_.clear();
     } else {
       throw Error("stepping verify: the model must list its properties (for_each_property) to be compared");
     }
@@ -173,6 +192,9 @@ class Simulation {
   /// model's state outside the steps when stepping them one by one.
   template <class Model>
   void prepare(Model const& model) {
+    if (options_.stepping == Stepping::verify)
+      require(lists_properties_v<Model>, "stepping verify: the model must list its properties (for_each_property)");
+    phase_ = 0;
     active_.prepare(model);
     spreaders_.prepare(exec_, model, graph());
     where_.prepare(model);
@@ -246,7 +268,7 @@ class Simulation {
   /// over the stored agents, a rank's ghosts included).
   template <class Model>
   bool asks_ahead(Model const& /*model*/) const {
-    return Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible && gathers_ahead_v<Model> &&
+    return Details::runs_on_host_v<ExecutionSpace> && gathers_ahead_v<Model> &&
            herd::gathers_ahead(options_.gather_ahead, num_agents(), gathered_bytes_v<Model>);
   }
   /// Bytes per edge the weights' codes take: 1 once prepare() made them, else 0.
@@ -300,7 +322,8 @@ class Simulation {
     spreaders_.set_enabled(options.spreader_bits);
     spreaders_.set_weight_codes(options.weight_codes);
     active_.set_binned_push(options.binned_push);
-    if (first || options.stepping != options_.stepping) {
+    bool const pulls = options.stepping == Stepping::pull;
+    if (first || pulls != (options_.stepping == Stepping::pull)) {
       using Set = ActiveSet<ExecutionSpace, WeightStorage>;
       // The push graph lists for each agent the agents that read it.
       active_.set(options.stepping, options.active_threshold,
@@ -309,7 +332,7 @@ class Simulation {
                                                : Set(exec_, transpose(exec_, graph(), num_agents()), num_owned()));
       where_.record_ghost_changes(options.stepping != Stepping::pull);
     } else {
-      active_.set_threshold(options.active_threshold);
+      active_.choose(options.stepping, options.active_threshold);
     }
     options_ = options;
   }
@@ -326,6 +349,16 @@ class Simulation {
       kernel.counted = active_.pushed_counts(phase_);
     }
     return kernel;
+  }
+
+  // Stepping::verify compares what the model lists: a phase that writes anything else would run
+  // twice unnoticed.
+  template <class Property>
+  void check_verified(Property const& property) const {
+    for (void const* buffer : verified_)
+      if (buffer == property.current().data()) return;
+    throw Error("stepping verify: a phase writes '" + property.name() +
+                "', which the model's for_each_property does not list");
   }
 
   // Stepping::verify: the current buffers of a model's properties, as bytes.
@@ -399,7 +432,8 @@ class Simulation {
   Details::SpreaderBits<ExecutionSpace> spreaders_;
   std::uint32_t step_ = 0;
   std::uint32_t phase_ = 0;
-  bool pulling_ = false;  // Stepping::verify's second run of a step
+  bool pulling_ = false;               // Stepping::verify's second run of a step
+  std::vector<void const*> verified_;  // the buffers of the properties Stepping::verify compares
 };
 
 }  // namespace herd

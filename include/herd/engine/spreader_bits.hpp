@@ -109,7 +109,6 @@ class SpreaderBits {
 
   /// Pulled phases read neighbours' states instead (`on` false), or bits where they can.
   void set_enabled(bool on) { enabled_ = on; }
-  bool enabled() const { return enabled_; }
 
   /// Whether prepare() codes the weights (`on`, the default) or the weighted sums read each
   /// marked neighbour's weight. Dropping the codes frees their memory.
@@ -119,7 +118,6 @@ class SpreaderBits {
     if (!on) codes_ = {};
     coded_ = false;
   }
-  bool weight_codes() const { return codes_on_; }
   /// Bytes per edge the weights' codes take: 1 once made, else 0.
   double code_bytes_per_edge() const { return codes_.empty() ? 0.0 : WeightCodes<memory_space>::bytes_per_edge(); }
 

@@ -19,10 +19,6 @@ inline std::size_t edge_chunk_count(agent_index rows, edge_offset edges, edge_of
   return static_cast<std::size_t>(std::max<edge_offset>(1, (static_cast<edge_offset>(rows) + edges + size - 1) / size));
 }
 
-// Bytes Schedule::edge keeps per share: the row it leaves unfinished, its part of that row's sum
-// and the rows ended before it.
-inline constexpr std::size_t edge_share_bytes = 2 * sizeof(agent_index) + sizeof(std::uint64_t);
-
 // Schedule::edge splits the rows [first, first + rows) by the merge path of their ends with their
 // edges (Merrill and Garland's merge-based SpMV): the rows' ends and the edges in one sequence, in
 // the order a sequential sum meets them, cut into shares of equal length. A share then holds as

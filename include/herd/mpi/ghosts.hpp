@@ -13,7 +13,6 @@
 // among its listed agents only, found through each agent's send slots.
 
 #include <herd/agents/property.hpp>
-#include <herd/engine/model_traits.hpp>
 #include <herd/engine/telemetry.hpp>
 #include <herd/mpi/collective.hpp>
 #include <herd/mpi/halo.hpp>
