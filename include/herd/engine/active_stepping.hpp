@@ -1,8 +1,7 @@
 #pragma once
 
-// The per-step choice between pulling every agent and stepping the active list only, shared by
-// the single-process and the distributed simulation: which agents a step visits, and the
-// statistics of that choice.
+// The per-step choice between pulling every agent and stepping the active list only (a rank's own
+// agents, on many ranks): which agents a step visits, and the statistics of that choice.
 
 #include <herd/core/execution_spaces.hpp>
 #include <herd/detail/tuning.hpp>

@@ -1,7 +1,7 @@
 #pragma once
 
-// The kernels behind Simulation::apply and Simulation::observe, shared by the single-process and
-// the distributed simulation.
+// The kernels behind Simulation::apply and Simulation::observe, whatever the simulation's
+// distribution.
 
 #include <herd/core/device_pass.hpp>
 #include <herd/core/execution_spaces.hpp>
