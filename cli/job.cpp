@@ -1,6 +1,6 @@
 #include "job.hpp"
-#include "covid_inputs.hpp"
 #include "input.hpp"
+#include "model_registry.hpp"
 #include "run_files.hpp"
 
 #include <herd/herd.hpp>
@@ -141,73 +141,17 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
   return result;
 }
 
-bool is_epidemic(Options const& o) { return o.model == "sir" || o.model == "seir"; }
-bool is_consensus(Options const& o) { return o.model == "degroot" || o.model == "bounded-confidence"; }
-bool is_covid(Options const& o) { return o.model == "covid"; }
-// Whether the model says which agents can change, so that --stepping applies to it (all of these
-// also declare contributions, pushed on active steps).
-bool declares_activity(Options const& o) { return is_epidemic(o) || is_covid(o); }
-
 BinnedPush binned_push(Options const& o) {
   return o.binned_push == "on" ? BinnedPush::on : o.binned_push == "off" ? BinnedPush::off : BinnedPush::automatic;
 }
 
-ConsensusParameters consensus_parameters(Options const& o) {
-  ConsensusParameters p;
-  p.confidence = o.model == "degroot" ? 1.0 : o.confidence;
-  return p;
-}
-
-SeirParameters seir_parameters(Options const& o, global_id agents) {
-  SeirParameters p;
-  p.beta = o.beta;
-  p.infectious = o.gamma > 0 ? Period::geometric(o.gamma) : Period::fixed(o.infectious_steps);
-  if (o.model == "seir") p.latent = o.sigma > 0 ? Period::geometric(o.sigma) : Period::fixed(o.latent_steps);
-  p.initial_infected = o.initial_infected;
-  require(p.initial_infected <= agents, "--initial-infected " + std::to_string(o.initial_infected) +
-                                            " exceeds the agent count " + std::to_string(agents));
-  return p;
-}
-
-OpinionParameters opinion_parameters(Options const& o) {
-  OpinionParameters p;
-  p.rule = o.model == "voter" ? OpinionRule::voter : OpinionRule::majority;
-  p.initial_share = o.initial_share;
-  return p;
-}
-
-// What a model reads per agent besides the graph (by global id).
-struct ModelInputs {
-  CovidPopulation covid;
-};
-
-template <class WeightStorage>
-ModelInputs model_inputs(Options const& o, Input<WeightStorage> const& input, Comm comm) {
-  ModelInputs inputs;
-  if (is_covid(o)) inputs.covid = covid_population(o, input.attributes, input.graph.num_agents(), comm);
-  return inputs;
-}
-
-// Runs the model the options name on `sim`.
-template <class Sim>
-JobResult run_model(Options const& o, Sim& sim, ModelInputs const& inputs,
+// Runs the model of `Entry` (cli/model_registry.hpp) on `sim`.
+template <class Entry, class Sim>
+JobResult run_model(Options const& o, Sim& sim, typename Entry::Inputs const& inputs,
                     std::function<void(int, int)> const& progress, std::uint64_t edges, bool distributed) {
-  if (is_epidemic(o)) {
-    Seir<Memory> model(sim.num_agents(), seir_parameters(o, sim.num_global()));
-    return simulate(o, sim, model, o.model == "seir" ? std::vector<int>{0, 1, 2, 3} : std::vector<int>{0, 2, 3},
-                    progress, edges, distributed);
-  }
-  if (is_consensus(o)) {
-    // --precision half stores the opinions in 2 bytes, as it does the weights.
-    Consensus<typename Sim::graph_type::weight_storage, Memory> model(sim.num_agents(), consensus_parameters(o));
-    return simulate(o, sim, model, {0, 1, 2, 3, 4}, progress, edges, distributed);
-  }
-  if (is_covid(o)) {
-    Covid<Memory> model(sim.num_agents(), covid_parameters(o), inputs.covid);
-    return simulate(o, sim, model, {0, 1, 2, 3, 4}, progress, edges, distributed);
-  }
-  Opinion<Memory> model(sim.num_agents(), opinion_parameters(o));
-  return simulate(o, sim, model, {0, 1}, progress, edges, distributed);
+  auto model =
+      Entry::template make<typename Sim::graph_type::weight_storage>(o, sim.num_agents(), sim.num_global(), inputs);
+  return simulate(o, sim, model, Entry::shown(o), progress, edges, distributed);
 }
 
 // What the report says of the graph, taken before the graph as built is released.
@@ -248,12 +192,13 @@ Stepping parse_stepping(std::string const& stepping) {
 
 // How the run's steps run. The active threshold's none: Herd's default for the backend, the model
 // and the graph (chosen by the simulation).
+template <class Entry>
 StepOptions step_options(Options const& o) {
   StepOptions s;
   s.schedule = parse_schedule(o.schedule);
   s.gather_ahead = parse_gather_ahead(o.gather_ahead);
   s.binned_push = binned_push(o);
-  s.stepping = declares_activity(o) ? parse_stepping(o.stepping) : Stepping::pull;
+  s.stepping = steps_active_v<Entry> ? parse_stepping(o.stepping) : Stepping::pull;
   if (o.active_threshold > 0) s.active_threshold = o.active_threshold;
   return s;
 }
@@ -288,12 +233,12 @@ void record_stepping(JobResult& result, Options const& o, Sim const& sim, bool d
   result.mean_active_share = agent_steps > 0 ? sums[2] / agent_steps : 1.0;
 }
 
-template <class WeightStorage>
-JobResult run_single(Options const& o, std::function<void(int, int)> const& progress) {
+template <class WeightStorage, class Entry>
+JobResult run_single(Options const& o, Entry, std::function<void(int, int)> const& progress) {
   Exec exec;
   Kokkos::Timer setup;
   auto input = make_graph<WeightStorage>(o, exec, world());
-  auto const inputs = model_inputs(o, input, world());
+  auto const inputs = Entry::read_inputs(o, input, world());
   auto const facts = graph_facts(input, exec);
   // The simulation's graph from here: a reordering replaces it rather than keeping the graph as
   // built beside it through the run.
@@ -305,12 +250,11 @@ JobResult run_single(Options const& o, std::function<void(int, int)> const& prog
     graph = permute(exec, graph, permutation);
     ids = global_ids_of(exec, permutation);
   }
-  Simulation<Exec, WeightStorage> sim(exec, graph, o.seed, step_options(o), ids);
-  bool const activity = declares_activity(o);
+  Simulation<Exec, WeightStorage> sim(exec, graph, o.seed, step_options<Entry>(o), ids);
   double const setup_seconds = setup.seconds();
-  JobResult result = run_model(o, sim, inputs, progress, facts.edges, false);
+  JobResult result = run_model<Entry>(o, sim, inputs, progress, facts.edges, false);
   result.setup_seconds = setup_seconds;
-  if (activity) record_stepping(result, o, sim, false);
+  if (steps_active_v<Entry>) record_stepping(result, o, sim, false);
   describe(result, facts, exec, to_string(sim.plan().schedule));
   RankStats only;
   only.owned = result.agents;
@@ -321,21 +265,8 @@ JobResult run_single(Options const& o, std::function<void(int, int)> const& prog
 }
 
 #if HERD_ENABLE_MPI
-// Throws herd::Error if the model's parameters are invalid, before anything runs
-// (on every rank, so that all of them stop together).
-void check_model(Options const& o, global_id agents) {
-  if (is_epidemic(o))
-    Seir<Memory>(0, seir_parameters(o, agents));
-  else if (is_consensus(o))
-    Consensus<float, Memory>(0, consensus_parameters(o));
-  else if (is_covid(o))
-    Covid<Memory>(0, covid_parameters(o));
-  else
-    Opinion<Memory>(0, opinion_parameters(o));
-}
-
-template <class WeightStorage>
-JobResult run_distributed(Options const& o, std::function<void(int, int)> const& progress, MPI_Comm comm) {
+template <class WeightStorage, class Entry>
+JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)> const& progress, MPI_Comm comm) {
   Exec exec;
   int const rank = mpi::rank_of(comm), size = mpi::size_of(comm);
   Kokkos::Timer setup;
@@ -345,10 +276,11 @@ JobResult run_distributed(Options const& o, std::function<void(int, int)> const&
     require(o.reorder == "none", "--reorder applies to one process; under mpiexec the partition decides locality");
     require(o.stepping != "verify", "--stepping verify runs on one process: it steps each step twice");
     auto graph = make_graph<WeightStorage>(o, exec, comm);
-    check_model(o, graph.graph.num_agents());
+    // The model's parameters, checked before anything runs, on every rank alike.
+    (void)Entry::template make<WeightStorage>(o, 0, graph.graph.num_agents(), typename Entry::Inputs{});
     return graph;
   });
-  auto const inputs = mpi::collectively(comm, [&] { return model_inputs(o, input, comm); });
+  auto const inputs = mpi::collectively(comm, [&] { return Entry::read_inputs(o, input, comm); });
   auto const facts = graph_facts(input, exec);
   auto local = mpi::distribute(exec, comm, input.graph, parse_partition_method(o.partition));
   input.graph = {};  // each rank keeps its share alone through the run, not the whole graph as well
@@ -358,15 +290,14 @@ JobResult run_distributed(Options const& o, std::function<void(int, int)> const&
   options.device_buffers = o.device_buffers;
   options.sparse_halo = o.sparse_halo;
   mpi::DistributedSimulation<Exec, WeightStorage> sim(
-      exec, mpi::Ghosts<Exec, WeightStorage>(exec, comm, std::move(local), options), o.seed, step_options(o));
-  bool const activity = declares_activity(o);
+      exec, mpi::Ghosts<Exec, WeightStorage>(exec, comm, std::move(local), options), o.seed, step_options<Entry>(o));
   double const setup_seconds = setup.seconds();
   auto const rank_progress = [&](int step, int steps) {
     if (rank == 0) progress(step, steps);
   };
   // Inputs were checked collectively above: what fails from here on fails on one rank, and the
   // herd command aborts the job.
-  JobResult result = run_model(o, sim, inputs, rank_progress, facts.edges, true);
+  JobResult result = run_model<Entry>(o, sim, inputs, rank_progress, facts.edges, true);
   result.setup_seconds = setup_seconds;
   describe(result, facts, exec, to_string(sim.plan().schedule));
   // Whether the pull steps asked for their neighbours' values ahead on some rank: each decides
@@ -374,7 +305,7 @@ JobResult run_distributed(Options const& o, std::function<void(int, int)> const&
   int asks_ahead = result.gather_ahead ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &asks_ahead, 1, MPI_INT, MPI_MAX, comm);
   result.gather_ahead = asks_ahead != 0;
-  if (activity) record_stepping(result, o, sim, true);
+  if (steps_active_v<Entry>) record_stepping(result, o, sim, true);
 
   // Per-rank figures, gathered on rank 0; the run takes as long as its slowest rank.
   auto const& times = sim.distribution().halo().times();
@@ -420,14 +351,16 @@ JobResult run_distributed(Options const& o, std::function<void(int, int)> const&
 }  // namespace
 
 JobResult run_job(Options const& o, std::function<void(int, int)> const& progress) {
+  return visit_model(o.model, [&](auto entry) {
 #if HERD_ENABLE_MPI
-  int size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (size > 1)
-    return o.precision == "half" ? run_distributed<half>(o, progress, MPI_COMM_WORLD)
-                                 : run_distributed<float>(o, progress, MPI_COMM_WORLD);
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size > 1)
+      return o.precision == "half" ? run_distributed<half>(o, entry, progress, MPI_COMM_WORLD)
+                                   : run_distributed<float>(o, entry, progress, MPI_COMM_WORLD);
 #endif
-  return o.precision == "half" ? run_single<half>(o, progress) : run_single<float>(o, progress);
+    return o.precision == "half" ? run_single<half>(o, entry, progress) : run_single<float>(o, entry, progress);
+  });
 }
 
 }  // namespace herd::cli

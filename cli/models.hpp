@@ -1,0 +1,20 @@
+#pragma once
+
+// What the option parser and the usage text need to know of the models (cli/model_registry.hpp),
+// without the models' headers.
+
+#include <string>
+#include <vector>
+
+namespace herd::cli {
+
+/// Every name --model accepts, in table order.
+std::vector<std::string> model_names();
+
+/// The names of the models that read agent attributes (--attributes).
+std::vector<std::string> models_reading_attributes();
+
+/// The usage text's lines for --model: one per name, with its summary.
+std::string model_usage();
+
+}  // namespace herd::cli
