@@ -3,6 +3,7 @@
 
 #include "job.hpp"
 #include "options.hpp"
+#include "output_files.hpp"
 #include "partition_model.hpp"
 #include "report.hpp"
 #include "run_files.hpp"
@@ -115,28 +116,6 @@ bool cpu_runs_this_build() {
 #endif
 }
 
-// Every file the command will write, tried before any work: a path that cannot take a file
-// fails now, with nothing computed, rather than after the run.
-void check_outputs(herd::cli::Options const& o) {
-  using herd::cli::check_writable;
-  if (o.command == "partition") {
-    if (!o.csv.empty()) check_writable("--csv", o.csv);
-    return;
-  }
-  if (o.command == "convert") {
-    check_writable("--output", o.output);
-    return;
-  }
-  std::pair<char const*, std::string const*> const files[] = {{"--csv", &o.csv},
-                                                              {"--json", &o.json},
-                                                              {"--profile-steps", &o.profile_steps},
-                                                              {"--checkpoint", &o.checkpoint},
-                                                              {"--output", &o.output}};
-  for (auto const& [option, path] : files)
-    if (!path->empty()) check_writable(option, *path);
-  if (!o.record.empty()) check_writable("--record", o.record, true);
-}
-
 char const* half_conversions() { return HERD_HALF_USES_F16C ? "F16C" : "integer"; }
 
 }  // namespace
@@ -173,6 +152,12 @@ int main(int argc, char* argv[]) {
     }
   }
 #endif
+  try {
+    check_distinct_files(options);
+  } catch (UsageError const& e) {
+    if (speaks) std::fprintf(stderr, "herd: %s (see herd --help)\n", e.message.c_str());
+    return 2;
+  }
   if (options.command == "help") {
     if (speaks) std::cout << usage();
     return 0;
@@ -209,7 +194,7 @@ int main(int argc, char* argv[]) {
       // The model needs no MPI: rank 0 computes it, the others have nothing to do.
       if (speaks) {
         auto const table = partition_model(options);
-        if (!options.csv.empty()) write_file_atomically(options.csv, table.csv);
+        if (!options.csv.empty()) write_output(options.csv, table.csv);
         if (!options.quiet) std::cout << table.text << std::flush;
       }
     } else {
@@ -217,12 +202,12 @@ int main(int argc, char* argv[]) {
       auto const result = run_job(options, [&](int step, int steps) { progress(step, steps); });
       // Files are written only once the run is complete: a failed run leaves none behind.
       if (result.rank_zero) {
-        if (!options.csv.empty()) write_file_atomically(options.csv, csv(result));
-        if (!options.profile_steps.empty()) write_file_atomically(options.profile_steps, profile_steps_csv(result));
+        if (!options.csv.empty()) write_output(options.csv, csv(result));
+        if (!options.profile_steps.empty()) write_output(options.profile_steps, profile_steps_csv(result));
         if (!options.json.empty()) {
           std::ostringstream configuration;
           Kokkos::print_configuration(configuration);
-          write_file_atomically(options.json, json(options, result, configuration.str()));
+          write_output(options.json, json(options, result, configuration.str()));
         }
         if (!options.record.empty()) append_line(options.record, record(options, result));
         if (!options.quiet) std::cout << summary_table(options, result) << std::flush;
@@ -243,5 +228,13 @@ int main(int argc, char* argv[]) {
     status = 1;
   }
   Kokkos::finalize();
+#if HERD_ENABLE_HDF5
+  // HDF5 1.10 crashes in MPI_Finalize closing a file whose close failed; the error is reported and
+  // the partial file removed, so the process ends here.
+  if (herd::io::h5::close_failed()) {
+    std::fflush(nullptr);
+    std::_Exit(status);
+  }
+#endif
   return status;
 }

@@ -1,4 +1,5 @@
 #include "options.hpp"
+#include "models.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -7,6 +8,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <sstream>
 
 namespace herd::cli {
 
@@ -36,6 +38,17 @@ double to_positive(std::string const& option, std::string const& text) {
   return value;
 }
 
+// A value in [low, high] (or (low, high] when `open_low`): out of range is a command-line mistake.
+double to_range(std::string const& option, std::string const& text, double low, double high, bool open_low = false) {
+  double const value = to_number(option, text);
+  if (value < low || (open_low && value == low) || value > high) {
+    std::ostringstream range;
+    range << (open_low ? "(" : "[") << low << ", " << high << "]";
+    throw UsageError{option + ": '" + text + "' must lie in " + range.str()};
+  }
+  return value;
+}
+
 // "2,4,8": part counts of the partition model.
 std::vector<int> to_list(std::string const& option, std::string const& text) {
   std::vector<int> values;
@@ -50,6 +63,12 @@ std::vector<int> to_list(std::string const& option, std::string const& text) {
   return values;
 }
 
+// A file name: never empty, which would silently mean "no file".
+std::string to_path(std::string const& option, std::string const& text) {
+  if (text.empty()) throw UsageError{option + ": needs a file name"};
+  return text;
+}
+
 std::string one_of(std::string const& option, std::string const& text, std::vector<std::string> const& choices) {
   for (auto const& c : choices)
     if (c == text) return text;
@@ -58,10 +77,17 @@ std::string one_of(std::string const& option, std::string const& text, std::vect
   throw UsageError{option + ": unknown value '" + text + "' (expected " + list + ")"};
 }
 
+std::string number(double value) {
+  std::ostringstream s;
+  s << value;
+  return s.str();
+}
+
 }  // namespace
 
-Options parse(std::vector<std::string> const& args) {
+Options parse(std::vector<std::string> const& args, bool later_wins) {
   Options o;
+  std::map<std::string, std::string> given;  // options seen, by their long name, and their values
   std::size_t i = 0;
   if (!args.empty() && args[0].rfind('-', 0) != 0) {
     o.command = args[0];
@@ -81,27 +107,24 @@ Options parse(std::vector<std::string> const& args) {
   constexpr long long max_int = std::numeric_limits<int>::max();
   using Setter = std::function<void(std::string const&, std::string const&)>;
   std::map<std::string, Setter> const with_value = {
-      {"--model",
-       [&](auto& k, auto& v) {
-         o.model = one_of(k, v, {"sir", "seir", "voter", "majority", "degroot", "bounded-confidence", "covid"});
-       }},
-      {"--graph", [&](auto&, auto& v) { o.graph = v; }},
+      {"--model", [&](auto& k, auto& v) { o.model = one_of(k, v, model_names()); }},
+      {"--graph", [&](auto& k, auto& v) { o.graph = to_path(k, v); }},
       {"--agents", [&](auto& k, auto& v) { o.agents = to_count(k, v, max_agents); }},
       {"--mean-degree", [&](auto& k, auto& v) { o.mean_degree = to_number(k, v); }},
       {"--exponent", [&](auto& k, auto& v) { o.exponent = to_number(k, v); }},
-      {"--rewire", [&](auto& k, auto& v) { o.rewire = to_number(k, v); }},
+      {"--rewire", [&](auto& k, auto& v) { o.rewire = to_range(k, v, 0, 1); }},
       {"--steps", [&](auto& k, auto& v) { o.steps = static_cast<int>(to_count(k, v, max_int - 1)); }},
       {"--seed", [&](auto& k, auto& v) { o.seed = static_cast<std::uint64_t>(to_count(k, v, (1ll << 53))); }},
-      {"--beta", [&](auto& k, auto& v) { o.beta = to_number(k, v); }},
+      {"--beta", [&](auto& k, auto& v) { o.beta = to_range(k, v, 0, 1); }},
       {"--infectious-steps", [&](auto& k, auto& v) { o.infectious_steps = static_cast<int>(to_count(k, v, max_int)); }},
-      {"--gamma", [&](auto& k, auto& v) { o.gamma = to_number(k, v); }},
+      {"--gamma", [&](auto& k, auto& v) { o.gamma = to_range(k, v, 0, 1, true); }},
       {"--latent-steps", [&](auto& k, auto& v) { o.latent_steps = static_cast<int>(to_count(k, v, max_int)); }},
-      {"--sigma", [&](auto& k, auto& v) { o.sigma = to_number(k, v); }},
+      {"--sigma", [&](auto& k, auto& v) { o.sigma = to_range(k, v, 0, 1, true); }},
       {"--initial-infected", [&](auto& k, auto& v) { o.initial_infected = to_count(k, v, max_agents); }},
-      {"--initial-share", [&](auto& k, auto& v) { o.initial_share = to_number(k, v); }},
+      {"--initial-share", [&](auto& k, auto& v) { o.initial_share = to_range(k, v, 0, 1); }},
       {"--confidence", [&](auto& k, auto& v) { o.confidence = to_positive(k, v); }},
       {"--transmission-rate", [&](auto& k, auto& v) { o.transmission_rate = to_number(k, v); }},
-      {"--mortality", [&](auto& k, auto& v) { o.mortality = to_number(k, v); }},
+      {"--mortality", [&](auto& k, auto& v) { o.mortality = to_range(k, v, 0, 1); }},
       {"--age-reading",
        [&](auto& k, auto& v) {
          o.age_reading = one_of(k, v, {"labels", "agenttorch"});
@@ -123,26 +146,26 @@ Options parse(std::vector<std::string> const& args) {
       {"--stepping", [&](auto& k, auto& v) { o.stepping = one_of(k, v, {"auto", "pull", "active", "verify"}); }},
       {"--active-threshold", [&](auto& k, auto& v) { o.active_threshold = to_positive(k, v); }},
       {"--threads", [&](auto& k, auto& v) { o.threads = static_cast<int>(to_count(k, v, 4096)); }},
-      {"--csv", [&](auto&, auto& v) { o.csv = v; }},
-      {"--json", [&](auto&, auto& v) { o.json = v; }},
-      {"--record", [&](auto&, auto& v) { o.record = v; }},
+      {"--csv", [&](auto& k, auto& v) { o.csv = to_path(k, v); }},
+      {"--json", [&](auto& k, auto& v) { o.json = to_path(k, v); }},
+      {"--record", [&](auto& k, auto& v) { o.record = to_path(k, v); }},
       {"--profile-steps",
-       [&](auto&, auto& v) {
-         o.profile_steps = v;
+       [&](auto& k, auto& v) {
+         o.profile_steps = to_path(k, v);
          o.profile = true;
        }},
       {"--label", [&](auto&, auto& v) { o.label = v; }},
-      {"--checkpoint", [&](auto&, auto& v) { o.checkpoint = v; }},
+      {"--checkpoint", [&](auto& k, auto& v) { o.checkpoint = to_path(k, v); }},
       {"--checkpoint-every", [&](auto& k, auto& v) { o.checkpoint_every = static_cast<int>(to_count(k, v, max_int)); }},
-      {"--output", [&](auto&, auto& v) { o.output = v; }},
-      {"-o", [&](auto&, auto& v) { o.output = v; }},
-      {"--attributes", [&](auto&, auto& v) { o.attributes = v; }},
+      {"--output", [&](auto& k, auto& v) { o.output = to_path(k, v); }},
+      {"-o", [&](auto& k, auto& v) { o.output = to_path(k, v); }},
+      {"--attributes", [&](auto& k, auto& v) { o.attributes = to_path(k, v); }},
       {"--snapshot-every", [&](auto& k, auto& v) { o.snapshot_every = static_cast<int>(to_count(k, v, max_int)); }},
       {"--partition", [&](auto& k, auto& v) { o.partition = one_of(k, v, {"contiguous", "metis"}); }},
       {"--exchange-every", [&](auto& k, auto& v) { o.exchange_every = static_cast<int>(to_count(k, v, max_int)); }},
       {"--parts", [&](auto& k, auto& v) { o.parts = to_list(k, v); }},
       {"--network-bandwidth", [&](auto& k, auto& v) { o.network_gbps = to_positive(k, v); }},
-      {"--network-latency", [&](auto& k, auto& v) { o.latency_us = to_number(k, v); }},
+      {"--network-latency", [&](auto& k, auto& v) { o.latency_us = to_range(k, v, 0, 1e9); }},
       {"--memory-bandwidth", [&](auto& k, auto& v) { o.memory_gbps = to_positive(k, v); }},
   };
   for (; i < args.size(); ++i) {
@@ -176,13 +199,38 @@ Options parse(std::vector<std::string> const& args) {
       continue;
     }
     auto const setter = with_value.find(key);
-    if (setter == with_value.end()) throw UsageError{"unknown option '" + key + "'"};
+    if (setter == with_value.end()) {
+      if (key.rfind("--kokkos-", 0) == 0)
+        throw UsageError{"unknown option '" + key +
+                         "': herd sets Kokkos' threads with --threads and gives each "
+                         "rank of a node its own GPU"};
+      throw UsageError{"unknown option '" + key + "'"};
+    }
+    std::string const name = key == "-o" ? "--output" : key;
     if (!has_value) {
       if (i + 1 >= args.size() || args[i + 1].rfind("--", 0) == 0) throw UsageError{key + " needs a value"};
       value = args[++i];
     }
+    // The same option twice with two values is a mistake to point out, not to settle silently.
+    if (auto const [seen, first] = given.emplace(name, value); !first && seen->second != value && !later_wins)
+      throw UsageError{name + " is given twice, as " + seen->second + " and " + value};
     setter->second(key, value);
   }
+  // Options that say the same thing twice, or belong to another command.
+  auto const both = [&](char const* a, char const* b) {
+    if (given.count(a) && given.count(b))
+      throw UsageError{std::string(a) + " and " + b + " both set the period: give one"};
+  };
+  both("--gamma", "--infectious-steps");
+  both("--sigma", "--latent-steps");
+  if (o.command != "partition")
+    for (char const* only : {"--parts", "--network-bandwidth", "--network-latency", "--memory-bandwidth"})
+      if (given.count(only)) throw UsageError{std::string(only) + " belongs to herd partition"};
+  if (o.graph == "watts-strogatz" && (o.mean_degree != std::floor(o.mean_degree) || std::fmod(o.mean_degree, 2.0) != 0))
+    throw UsageError{
+        "--mean-degree: watts-strogatz links each agent to k neighbours on each side, so its mean degree "
+        "is an even whole number 2k, not " +
+        number(o.mean_degree)};
   if (o.agents == 0) throw UsageError{"--agents must be positive"};
   if (o.steps == 0 && o.command == "run") throw UsageError{"--steps must be positive"};
   if (o.threads < 0) throw UsageError{"--threads must not be negative"};
@@ -194,8 +242,11 @@ Options parse(std::vector<std::string> const& args) {
     if (!o.checkpoint.empty() || o.snapshot_every > 0) throw UsageError{"convert writes no checkpoints or snapshots"};
   } else if (o.relabel) {
     throw UsageError{"--relabel belongs to herd convert"};
-  } else if (!o.attributes.empty() && o.model != "covid") {
-    throw UsageError{"--attributes: herd run reads agent attributes for --model covid only"};
+  } else if (auto const readers = models_reading_attributes();
+             !o.attributes.empty() && std::find(readers.begin(), readers.end(), o.model) == readers.end()) {
+    std::string list;
+    for (auto const& r : readers) list += (list.empty() ? "" : " or ") + r;
+    throw UsageError{"--attributes: herd run reads agent attributes for --model " + list + " only"};
   }
   if (o.transpose && !o.directed) throw UsageError{"--transpose orients directed edges: it needs --directed"};
 #if !HERD_ENABLE_HDF5
@@ -226,9 +277,9 @@ Usage:
   mpiexec -n P herd ...  one simulation over P ranks: the same results, to the last bit
 
 Model:
-  --model NAME             sir, seir (default), voter, majority (binary opinions), degroot,
-                           bounded-confidence (opinions in [0, 1], stored as --precision)
-  --beta P                 transmission probability per contact and step, in [0, 1] (0.08);
+  --model NAME             the model to run (seir):
+)" + model_usage() +
+         R"(  --beta P                 transmission probability per contact and step, in [0, 1] (0.08);
                            an edge of weight w transmits with probability beta * w (at most 1)
   --infectious-steps N     fixed infectious period in steps (5)
   --gamma P                geometric infectious period instead: recovery probability per step
@@ -238,7 +289,7 @@ Model:
   --initial-share P        voter/majority: probability of starting with opinion 1 (0.5)
   --confidence E           bounded-confidence: average the neighbours whose opinion differs
                            by at most E (0.2); degroot averages them all
-  covid                    AgentTorch's COVID model (S, E, I, R, D; docs/models/covid-astoria.md):
+  covid                    (docs/models/covid-astoria.md):
   --attributes CSV         agents' age_group (U19, 20t29, 30t39, 40t49, 50t64, 65A) and
                            initial_disease_stage (0 S, 1 E, 2 I, 3 R, 4 D) by agent id; without
                            it ages are drawn from Astoria's mix, --initial-infected agents exposed

@@ -77,8 +77,9 @@ struct Options {
   double memory_gbps = 3350.0;  ///< per-rank memory bandwidth, GB/s (one H100)
 };
 
-/// Parses argv (without the program name). Throws UsageError.
-Options parse(std::vector<std::string> const& args);
+/// Parses argv (without the program name). Throws UsageError, also for an option given twice
+/// unless `later_wins` (herd resume: options given anew replace the checkpoint's).
+Options parse(std::vector<std::string> const& args, bool later_wins = false);
 
 /// The --help text.
 std::string usage();

@@ -28,10 +28,6 @@ std::string with_commas(long long value) {
   return value < 0 ? "-" + out : out;
 }
 
-// Where write_file_atomically writes a file before renaming it into place; check_writable tries
-// the same place.
-std::string temporary_of(std::string const& path) { return path + ".tmp"; }
-
 std::string engineering(double value) {
   std::ostringstream s;
   s << std::setprecision(3) << value;
@@ -330,40 +326,6 @@ std::string profile_steps_csv(JobResult const& r) {
     s << "," << step.slowest_total << "\n";
   }
   return s.str();
-}
-
-void check_writable(std::string const& option, std::string const& path, bool append) {
-  struct stat info {};
-  bool const exists = ::stat(path.c_str(), &info) == 0;
-  require(!exists || !S_ISDIR(info.st_mode), option + " " + path + ": is a directory, not a file");
-  // Appending to a file that exists changes nothing; otherwise the atomic write's temporary shows
-  // whether the folder takes new files.
-  std::string const probe = append && exists ? path : temporary_of(path);
-  std::FILE* file = std::fopen(probe.c_str(), append ? "ab" : "wb");
-  require(file != nullptr, option + " " + path + ": cannot write the file (" + std::strerror(errno) + ")");
-  std::fclose(file);
-  if (probe != path) std::remove(probe.c_str());
-}
-
-void append_line(std::string const& path, std::string const& line) {
-  std::FILE* file = std::fopen(path.c_str(), "ab");
-  require(file != nullptr, path + ": cannot append to the file (" + std::strerror(errno) + ")");
-  std::string const text = line + "\n";
-  bool const written = std::fwrite(text.data(), 1, text.size(), file) == text.size();
-  bool const closed = std::fclose(file) == 0;
-  require(written && closed, path + ": appending to the file failed (" + std::strerror(errno) + ")");
-}
-
-void write_file_atomically(std::string const& path, std::string const& content) {
-  std::string const temporary = temporary_of(path);
-  std::FILE* file = std::fopen(temporary.c_str(), "wb");
-  require(file != nullptr, path + ": cannot write the file (" + std::strerror(errno) + ")");
-  bool const written = std::fwrite(content.data(), 1, content.size(), file) == content.size();
-  bool const closed = std::fclose(file) == 0;
-  if (!written || !closed || std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::remove(temporary.c_str());
-    throw Error(path + ": writing the file failed (" + std::strerror(errno) + ")");
-  }
 }
 
 }  // namespace herd::cli

@@ -36,16 +36,4 @@ std::string profile_steps_csv(JobResult const& result);
 /// fraction and the slowest rank's seconds per step split into compute, pack, MPI wait, unpack.
 std::string record(Options const& options, JobResult const& result);
 
-/// Appends `line` and a newline to `path` in one write, creating the file if needed.
-void append_line(std::string const& path, std::string const& line);
-
-/// Throws herd::Error naming `option` and `path` unless a file can be written there (or, with
-/// `append`, appended to): run before the work whose results go there, so that a mistyped path
-/// fails at once and not after the run. Leaves no file behind.
-void check_writable(std::string const& option, std::string const& path, bool append = false);
-
-/// Writes `content` to `path` through a temporary file renamed into place, so a reader never
-/// sees half a file. Throws herd::Error naming the path when it cannot.
-void write_file_atomically(std::string const& path, std::string const& content);
-
 }  // namespace herd::cli

@@ -1,5 +1,9 @@
 #include "run_files.hpp"
 
+#include <herd/io/output_file.hpp>
+
+#include <algorithm>
+
 #if HERD_ENABLE_HDF5
 namespace herd::cli {
 
@@ -17,7 +21,7 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
     throw Error(checkpoint + ": the run's arguments it holds are invalid: " + e.message);
   }
   args.insert(args.end(), extra.begin(), extra.end());
-  Options merged = parse(args);  // a UsageError here is the user's
+  Options merged = parse(args, true);  // a UsageError here is the user's
   // What the results depend on must stay as the checkpoint's run had it.
   auto same = [&](bool equal, char const* option) {
     if (!equal)
@@ -37,6 +41,15 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
        "a model parameter");
   same(merged.precision == original.precision, "--precision");
   same(merged.exchange_every == original.exchange_every, "--exchange-every");
+  // The checkpoint a run started from is overwritten only when asked again (--checkpoint): the
+  // run's own --checkpoint names it, and a failed resume must leave it to try again.
+  bool const asked = std::any_of(extra.begin(), extra.end(), [](std::string const& a) {
+    return a == "--checkpoint" || a.rfind("--checkpoint=", 0) == 0;
+  });
+  if (!asked && !merged.checkpoint.empty() && io::identity_of(merged.checkpoint) == io::identity_of(checkpoint)) {
+    merged.checkpoint.clear();
+    merged.checkpoint_every = 0;
+  }
   merged.command = "run";
   merged.resume = checkpoint;
   return merged;

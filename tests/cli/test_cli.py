@@ -58,7 +58,7 @@ class Outputs(unittest.TestCase):
         self.assertEqual(rows[1], "0,19975,25,0")
         final = [int(v) for v in rows[-1].split(",")[1:]]
         self.assertEqual(final, [summary["final"][k] for k in ["S", "I", "R"]])
-        self.assertEqual([f for f in os.listdir(self.dir.name) if f.endswith(".tmp")], [])
+        self.assertEqual([f for f in os.listdir(self.dir.name) if ".partial" in f], [])
 
     def test_same_seed_same_trajectory_for_any_threads_schedule_and_order(self):
         common = ["--graph", "power-law", "--agents", "30000", "--mean-degree", "8", "--exponent", "2.2",
@@ -112,9 +112,22 @@ class BadInput(unittest.TestCase):
         (["run", "--steps", "ten"], 2, "--steps: 'ten' is not a number"),
         (["run", "--active-threshold", "0"], 2, "--active-threshold: '0' must be positive"),
         (["run", "--beta"], 2, "--beta needs a value"),
-        (["run", "--beta", "1.5", "--agents", "1000"], 1, "beta must lie in [0, 1], got 1.5"),
-        (["run", "--beta", "-0.1", "--agents", "1000"], 1, "beta must lie in [0, 1]"),
-        (["run", "--gamma", "2", "--agents", "1000"], 1, "exit probability must lie in (0, 1]"),
+        (["run", "--beta", "1.5", "--agents", "1000"], 2, "--beta: '1.5' must lie in [0, 1]"),
+        (["run", "--beta", "-0.1", "--agents", "1000"], 2, "--beta: '-0.1' must lie in [0, 1]"),
+        (["run", "--gamma", "2", "--agents", "1000"], 2, "--gamma: '2' must lie in (0, 1]"),
+        (["run", "--gamma", "-0.5", "--agents", "1000"], 2, "--gamma: '-0.5' must lie in (0, 1]"),
+        (["run", "--sigma", "-3", "--agents", "1000"], 2, "--sigma: '-3' must lie in (0, 1]"),
+        (["run", "--initial-share", "1.2", "--model", "voter"], 2, "--initial-share: '1.2' must lie in [0, 1]"),
+        (["run", "--rewire", "-1", "--graph", "watts-strogatz"], 2, "--rewire: '-1' must lie in [0, 1]"),
+        (["run", "--gamma", "0.2", "--infectious-steps", "3"], 2, "--gamma and --infectious-steps both set"),
+        (["run", "--sigma", "0.2", "--latent-steps", "3"], 2, "--sigma and --latent-steps both set"),
+        (["run", "--csv", "a.csv", "--csv", "b.csv"], 2, "--csv is given twice"),
+        (["run", "--steps", "3", "--steps=4"], 2, "--steps is given twice"),
+        (["run", "--parts", "2,4"], 2, "--parts belongs to herd partition"),
+        (["run", "--network-bandwidth", "10"], 2, "--network-bandwidth belongs to herd partition"),
+        (["partition", "--network-latency", "-5"], 2, "--network-latency: '-5' must lie in [0, "),
+        (["run", "--graph", "watts-strogatz", "--mean-degree", "3"], 2, "even whole number 2k, not 3"),
+        (["run", "--kokkos-threads=2"], 2, "unknown option '--kokkos-threads': herd sets Kokkos' threads with"),
         (["run", "--graph", "erdos-renyi", "--agents", "100", "--mean-degree", "500"], 1,
          "mean degree must lie in (0, agents - 1]"),
         (["run", "--graph", "power-law", "--agents", "1000", "--exponent", "1.5"], 1, "exponent must lie in (2, 10]"),

@@ -191,7 +191,9 @@ class BadInput(unittest.TestCase):
                         "--initial-infected", "1")
 
     def test_invalid_parameter(self):
-        self.fails_once(2, "beta must lie", "--graph", "erdos-renyi", "--agents", "1000", "--beta", "1.5")
+        # Checked by the model on every rank before the run (the command line checks only ranges).
+        self.fails_once(2, "--initial-infected 5000 exceeds the agent count 1000", "--graph", "erdos-renyi",
+                        "--agents", "1000", "--initial-infected", "5000")
 
     def test_unwritable_output(self):
         # Checked on rank 0 before the run; every rank stops with it.

@@ -263,7 +263,8 @@ class BadInput(Case):
                 for ranks in [0, 2] if args[0] == edges else [0]:
                     error = self.fails(ranks, "convert", *args, "-o", out)
                     self.assertIn(message, error)
-                    self.assertFalse(os.path.exists(out) or os.path.exists(out + ".partial"))
+                    self.assertFalse(os.path.exists(out))
+                    self.assertEqual([f for f in os.listdir(self.dir.name) if ".partial" in f], [])
 
     def test_usage_errors(self):
         self.fails(0, "convert", "erdos-renyi", status=2)

@@ -2,6 +2,7 @@
 
 #include <hdf5.h>
 
+#include <atomic>
 #include <utility>
 
 namespace herd::io::h5 {
@@ -176,12 +177,25 @@ File File::open(std::string const& path, MPI_Comm comm) {
   return File(path, comm, id);
 }
 
+namespace {
+std::atomic<bool> a_close_failed{false};
+
+// Closes a file id; false if closing failed (its last writes did not reach storage).
+bool close_file(hid_t id) {
+  if (H5Fclose(id) >= 0) return true;
+  a_close_failed = true;
+  return false;
+}
+}  // namespace
+
+bool close_failed() { return a_close_failed; }
+
 File::File(File&& other) noexcept
     : path_(std::move(other.path_)), comm_(other.comm_), id_(std::exchange(other.id_, -1)) {}
 
 File& File::operator=(File&& other) noexcept {
   if (this != &other) {
-    if (id_ >= 0) H5Fclose(id_);
+    if (id_ >= 0) close_file(id_);
     path_ = std::move(other.path_);
     comm_ = other.comm_;
     id_ = std::exchange(other.id_, -1);
@@ -190,14 +204,17 @@ File& File::operator=(File&& other) noexcept {
 }
 
 File::~File() {
-  if (id_ >= 0) H5Fclose(id_);
+  if (id_ >= 0) close_file(id_);
 }
 
 void File::close() {
   if (id_ < 0) return;
   hid_t const id = std::exchange(id_, -1);
-  if (H5Fflush(id, H5F_SCOPE_GLOBAL) < 0 || H5Fclose(id) < 0)
-    throw Error(path_ + ": writing the file failed (" + hdf5_reason() + ")");
+  bool const flushed = H5Fflush(id, H5F_SCOPE_GLOBAL) >= 0;
+  std::string const reason = flushed ? "" : hdf5_reason();
+  bool const closed = close_file(id);
+  if (!flushed || !closed)
+    throw Error(path_ + ": writing the file failed (" + (flushed ? hdf5_reason() : reason) + ")");
 }
 
 void File::fail(std::string const& object, std::string const& what) const {

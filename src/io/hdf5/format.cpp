@@ -1,5 +1,6 @@
 #include <herd/config.hpp>
 #include <herd/io/hdf5/format.hpp>
+#include <herd/io/output_file.hpp>
 #include <herd/mpi/collective.hpp>
 
 #include <fcntl.h>
@@ -23,10 +24,34 @@ std::string sync_to_storage(std::string const& path, int flags) {
   return failure;
 }
 
+// The file an HDF5 output replaces: the final target of `path`, which must be (or become) a regular file.
+std::string replaced_by(std::string const& path) {
+  auto const target = output_target("", path);
+  require(target.kind == OutputTarget::Kind::replace,
+          path + ": an HDF5 file must be a regular file (it is written beside its target and renamed into place)");
+  return target.target;
+}
+
 }  // namespace
 
 h5::File create_partial(std::string const& final_path, std::string const& kind, MPI_Comm comm) {
-  auto file = h5::File::create(final_path + ".partial", comm);
+  // A unique name beside the target, chosen by rank 0: a user's file named like it is never touched.
+  std::string temporary;
+  mpi::collectively(comm, [&] {
+    if (mpi::rank_of(comm) == 0) temporary = temporary_beside(replaced_by(final_path));
+  });
+  int length = static_cast<int>(temporary.size());
+  MPI_Bcast(&length, 1, MPI_INT, 0, comm);
+  temporary.resize(static_cast<std::size_t>(length));
+  MPI_Bcast(temporary.data(), length, MPI_CHAR, 0, comm);
+  auto file = [&] {
+    try {
+      return h5::File::create(temporary, comm);
+    } catch (...) {
+      if (mpi::rank_of(comm) == 0) std::remove(temporary.c_str());
+      throw;
+    }
+  }();
   file.set_attribute("/", "herd_format", kind);
   file.set_attribute("/", "format_version", format_version);
   file.set_attribute("/", "herd_version", std::string(HERD_VERSION_STRING));
@@ -41,13 +66,14 @@ void commit_file(h5::File& file, std::string const& final_path) {
   std::string failure;
   if (mpi::rank_of(comm) == 0) {
     failure = sync_to_storage(partial, O_RDONLY);
-    if (failure.empty() && std::rename(partial.c_str(), final_path.c_str()) != 0)
-      failure = final_path + ": cannot rename " + partial + " into place: " + std::strerror(errno);
     if (failure.empty()) {
-      auto const slash = final_path.rfind('/');
-      std::string const directory = slash == std::string::npos ? "." : slash == 0 ? "/" : final_path.substr(0, slash);
-      failure = sync_to_storage(directory, O_RDONLY | O_DIRECTORY);
+      try {
+        replace_with(partial, replaced_by(final_path));
+      } catch (std::exception const& e) {
+        failure = e.what();
+      }
     }
+    if (!failure.empty()) std::remove(partial.c_str());
   }
   mpi::raise_if_any_failed(comm, failure);
 }

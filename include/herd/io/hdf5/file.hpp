@@ -45,6 +45,11 @@ constexpr Type type_of() {
 }
 
 /// An open file. Move-only; closes on destruction.
+/// Whether closing a written file failed in this process (a full disk). HDF5 1.10 keeps such a
+/// file registered and crashes closing it again when MPI finalizes: a program that saw this reports
+/// its error and ends without finalizing (the herd command does).
+bool close_failed();
+
 class File {
  public:
   /// Creates (truncates) `path` for writing.

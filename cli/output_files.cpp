@@ -1,0 +1,111 @@
+#include "output_files.hpp"
+#include "input.hpp"
+
+#include <herd/core/error.hpp>
+#include <herd/io/output_file.hpp>
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace herd::cli {
+
+namespace {
+
+struct NamedFile {
+  char const* option;
+  std::string const* path;
+  bool hdf5 = false;  ///< written through HDF5, which needs a regular file
+};
+
+// The outputs of the command `o` runs.
+std::vector<NamedFile> outputs_of(Options const& o) {
+  if (o.command == "partition") return {{"--csv", &o.csv}};
+  if (o.command == "convert") return {{"--output", &o.output, true}};
+  return {{"--csv", &o.csv},
+          {"--json", &o.json},
+          {"--profile-steps", &o.profile_steps},
+          {"--record", &o.record},
+          {"--checkpoint", &o.checkpoint, true},
+          {"--output", &o.output, true}};
+}
+
+std::vector<NamedFile> inputs_of(Options const& o) {
+  std::vector<NamedFile> inputs;
+  if (!is_generator(o.graph)) inputs.push_back({"--graph", &o.graph});
+  inputs.push_back({"--attributes", &o.attributes});
+  if (!o.resume.empty()) inputs.push_back({"resume", &o.resume, true});
+  return inputs;
+}
+
+std::string spelt(NamedFile const& f) { return std::string(f.option) + " " + *f.path; }
+
+}  // namespace
+
+void check_distinct_files(Options const& o) {
+  auto const outputs = outputs_of(o);
+  auto const inputs = inputs_of(o);
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    auto const out = io::identity_of(*outputs[k].path);
+    if (!out || !out->regular) continue;
+    for (auto const& in : inputs) {
+      // A resumed run writes its checkpoint over the one it started from only when asked again.
+      if (std::string(in.option) == "resume" && std::string(outputs[k].option) == "--checkpoint") continue;
+      if (io::identity_of(*in.path) == out)
+        throw UsageError{spelt(outputs[k]) + ": is the input " + spelt(in) + "; write the output elsewhere"};
+    }
+    for (std::size_t j = 0; j < k; ++j)
+      if (io::identity_of(*outputs[j].path) == out)
+        throw UsageError{spelt(outputs[k]) + ": is also " + spelt(outputs[j]) + "; give each output its own file"};
+  }
+}
+
+void check_outputs(Options const& o) {
+  for (auto const& f : outputs_of(o)) {
+    if (f.path->empty()) continue;
+    if (std::string(f.option) == "--record") {
+      // Appending to a file that exists changes nothing; a new one shows whether the folder takes files.
+      auto const target = io::output_target(f.option, *f.path);
+      if (target.kind == io::OutputTarget::Kind::replace) {
+        bool const existed = io::identity_of(*f.path)->absolute.empty();
+        std::FILE* file = std::fopen(f.path->c_str(), "ab");
+        require(file != nullptr, spelt(f) + ": cannot write the file (" + std::strerror(errno) + ")");
+        std::fclose(file);
+        if (!existed) std::remove(f.path->c_str());
+      }
+      continue;
+    }
+    auto const target = io::output_target(f.option, *f.path);
+    using Kind = io::OutputTarget::Kind;
+    require(
+        !f.hdf5 || target.kind == Kind::replace,
+        spelt(f) + ": an HDF5 file must be a regular file (it is written beside its target and renamed into place)");
+    if (target.kind == Kind::replace) {
+      // The folder takes the file the output is written to before it is renamed into place.
+      std::string probe = target.target + ".partial-XXXXXX";
+      int const fd = ::mkstemp(probe.data());
+      require(fd >= 0, spelt(f) + ": cannot write the file (" + std::strerror(errno) + ")");
+      ::close(fd);
+      std::remove(probe.c_str());
+    }
+  }
+}
+
+void write_output(std::string const& path, std::string const& content) {
+  io::write_output(io::output_target("", path), content);
+}
+
+void append_line(std::string const& path, std::string const& line) {
+  std::FILE* file = std::fopen(path.c_str(), "ab");
+  require(file != nullptr, path + ": cannot append to the file (" + std::strerror(errno) + ")");
+  std::string const text = line + "\n";
+  bool const written = std::fwrite(text.data(), 1, text.size(), file) == text.size();
+  bool const closed = std::fclose(file) == 0;
+  require(written && closed, path + ": appending to the file failed (" + std::strerror(errno) + ")");
+}
+
+}  // namespace herd::cli

@@ -1,0 +1,58 @@
+#pragma once
+
+// How Herd writes a file, so that an output never destroys what it should not (docs/cli.md,
+// "Output files"):
+// - a path that names a device, a FIFO or a socket (/dev/null, /dev/stdout, a pipe) is written in
+//   place, never replaced;
+// - a regular file, a new name, or a symlink to either is written under a unique temporary name
+//   beside its target (the symlink's final target) and renamed over the target once complete, so
+//   the symlink stays and a reader never sees half a file;
+// - "-" is standard output.
+
+#include <sys/types.h>
+#include <optional>
+#include <string>
+
+namespace herd::io {
+
+/// Where an output's bytes go.
+struct OutputTarget {
+  enum class Kind { replace, in_place, standard_output };
+  Kind kind = Kind::replace;
+  std::string path;  ///< as given
+  /// replace: the file renamed over (a symlink's final target, else `path`); otherwise `path`.
+  std::string target;
+};
+
+/// How an output named `path` is written; throws herd::Error naming `option` and `path` when it
+/// cannot be: an empty name, a directory, a read-only file, a folder that takes no new files.
+OutputTarget output_target(std::string const& option, std::string const& path);
+
+/// Creates an empty file under a unique name beside `target` (mkstemp: a file of the user's with
+/// the name is never touched) and returns its name.
+std::string temporary_beside(std::string const& target);
+
+/// Renames `temporary` over `target`, giving it the mode `target` had (or that of a new file), and
+/// flushes the folder's entry to storage. Throws herd::Error; `temporary` is removed on failure.
+void replace_with(std::string const& temporary, std::string const& target);
+
+/// Writes `content` as `target` says: in place, to standard output, or atomically.
+void write_output(OutputTarget const& target, std::string const& content);
+
+/// What makes two paths one file: the device and inode of an existing file, else the absolute
+/// path its name resolves to. Paths of different spellings, hard links and symlinks compare equal.
+struct FileIdentity {
+  dev_t device = 0;
+  ino_t inode = 0;
+  std::string absolute;  ///< for a file that does not exist yet
+  bool regular = true;   ///< false for devices, FIFOs and sockets, which many outputs may share
+  bool operator==(FileIdentity const& other) const {
+    if (absolute.empty() != other.absolute.empty()) return false;
+    return absolute.empty() ? device == other.device && inode == other.inode : absolute == other.absolute;
+  }
+};
+
+/// The identity of the file `path` names; empty for "-" (standard output) and an empty name.
+std::optional<FileIdentity> identity_of(std::string const& path);
+
+}  // namespace herd::io

@@ -1,0 +1,172 @@
+#include <herd/core/error.hpp>
+#include <herd/io/output_file.hpp>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace herd::io {
+
+namespace {
+
+std::string folder_of(std::string const& path) {
+  auto const slash = path.rfind('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string name_of(std::string const& path) {
+  auto const slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The path a chain of symlinks ends at (which need not exist yet); `path` itself if it is no link.
+std::string end_of_links(std::string path) {
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat info {};
+    if (::lstat(path.c_str(), &info) != 0 || !S_ISLNK(info.st_mode)) return path;
+    std::vector<char> buffer(PATH_MAX + 1);
+    auto const length = ::readlink(path.c_str(), buffer.data(), PATH_MAX);
+    require(length > 0, path + ": cannot read the symlink (" + std::strerror(errno) + ")");
+    std::string const link(buffer.data(), static_cast<std::size_t>(length));
+    if (link[0] == '/') {
+      path = link;
+    } else {
+      path = folder_of(path);
+      path += '/';
+      path += link;
+    }
+  }
+  throw Error(path + ": too many levels of symlinks");
+}
+
+std::string absolute_of(std::string const& path) {
+  char resolved[PATH_MAX];
+  if (::realpath(path.c_str(), resolved) != nullptr) return resolved;
+  // A new file: its folder resolved, then its name.
+  if (::realpath(folder_of(path).c_str(), resolved) != nullptr) return std::string(resolved) + "/" + name_of(path);
+  return path;
+}
+
+bool is_descriptor_path(std::string const& path) {
+  for (char const* prefix : {"/dev/std", "/dev/fd/", "/proc/"})
+    if (path.rfind(prefix, 0) == 0) return true;
+  return end_of_links(path).rfind("/proc/", 0) == 0;
+}
+
+mode_t new_file_mode() {
+  mode_t const mask = ::umask(0);
+  ::umask(mask);
+  return 0666 & ~mask;
+}
+
+void sync_folder(std::string const& path) {
+  int const fd = ::open(folder_of(path).c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return;
+  ::fsync(fd);  // a folder that cannot be flushed (some file systems) loses nothing here
+  ::close(fd);
+}
+
+bool write_all(int fd, std::string const& content) {
+  std::size_t done = 0;
+  while (done < content.size()) {
+    auto const n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+OutputTarget output_target(std::string const& option, std::string const& path) {
+  std::string const named = option.empty() ? path : option + " " + path;
+  require(!path.empty(), (option.empty() ? std::string("an output") : option) + ": needs a file name");
+  OutputTarget t;
+  t.path = path;
+  t.target = path;
+  if (path == "-") {
+    t.kind = OutputTarget::Kind::standard_output;
+    return t;
+  }
+  struct stat info {};
+  if (::stat(path.c_str(), &info) == 0) {
+    require(!S_ISDIR(info.st_mode), named + ": is a directory, not a file");
+    // /dev/stdout and /proc/self/fd/N name a descriptor the process already holds: write to it, even
+    // where it is a regular file, which renaming would leave behind unseen.
+    if (!S_ISREG(info.st_mode) || is_descriptor_path(path)) {
+      t.kind = OutputTarget::Kind::in_place;
+      require(::access(path.c_str(), W_OK) == 0, named + ": cannot write to it (" + std::strerror(errno) + ")");
+      return t;
+    }
+    require((info.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) != 0,
+            named + ": the file is read-only; remove it or make it writable to replace it");
+  }
+  t.target = end_of_links(path);
+  return t;
+}
+
+std::string temporary_beside(std::string const& target) {
+  std::string name = target + ".partial-XXXXXX";
+  int const fd = ::mkstemp(name.data());
+  require(fd >= 0, target + ": cannot create a file beside it (" + std::strerror(errno) + ")");
+  ::close(fd);
+  return name;
+}
+
+void replace_with(std::string const& temporary, std::string const& target) {
+  struct stat info {};
+  mode_t const mode = ::stat(target.c_str(), &info) == 0 ? (info.st_mode & 07777) : new_file_mode();
+  if (::chmod(temporary.c_str(), mode) != 0 || std::rename(temporary.c_str(), target.c_str()) != 0) {
+    std::string const why = std::strerror(errno);
+    std::remove(temporary.c_str());
+    throw Error(target + ": cannot put the written file in place (" + why + ")");
+  }
+  sync_folder(target);
+}
+
+void write_output(OutputTarget const& t, std::string const& content) {
+  using Kind = OutputTarget::Kind;
+  if (t.kind != Kind::replace) {
+    int const fd = t.kind == Kind::standard_output ? STDOUT_FILENO : ::open(t.path.c_str(), O_WRONLY | O_APPEND);
+    require(fd >= 0, t.path + ": cannot write to it (" + std::strerror(errno) + ")");
+    bool const written = write_all(fd, content);
+    int const why = errno;
+    if (t.kind != Kind::standard_output) ::close(fd);
+    require(written, t.path + ": writing failed (" + std::strerror(why) + ")");
+    return;
+  }
+  auto const temporary = temporary_beside(t.target);
+  int const fd = ::open(temporary.c_str(), O_WRONLY | O_TRUNC);
+  bool const written = fd >= 0 && write_all(fd, content) && ::fsync(fd) == 0;
+  int const why = errno;
+  if (fd >= 0) ::close(fd);
+  if (!written) {
+    std::remove(temporary.c_str());
+    throw Error(t.path + ": writing the file failed (" + std::strerror(why) + ")");
+  }
+  replace_with(temporary, t.target);
+}
+
+std::optional<FileIdentity> identity_of(std::string const& path) {
+  if (path.empty() || path == "-") return std::nullopt;
+  FileIdentity id;
+  struct stat info {};
+  if (::stat(path.c_str(), &info) == 0) {
+    id.device = info.st_dev;
+    id.inode = info.st_ino;
+    id.regular = S_ISREG(info.st_mode);
+  } else {
+    id.absolute = absolute_of(end_of_links(path));
+  }
+  return id;
+}
+
+}  // namespace herd::io
