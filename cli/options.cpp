@@ -212,8 +212,11 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
       value = args[++i];
     }
     // The same option twice with two values is a mistake to point out, not to settle silently.
-    if (auto const [seen, first] = given.emplace(name, value); !first && seen->second != value && !later_wins)
-      throw UsageError{name + " is given twice, as " + seen->second + " and " + value};
+    if (auto const [seen, first] = given.emplace(name, value); !first && seen->second != value && !later_wins) {
+      std::string message = name;
+      message.append(" is given twice, as ").append(seen->second).append(" and ").append(value);
+      throw UsageError{message};
+    }
     setter->second(key, value);
   }
   // Options that say the same thing twice, or belong to another command.
