@@ -41,8 +41,9 @@ Converted build(Options const& o, Comm comm) {
     }
     require(edges.num_agents > 0, o.graph + ": agent ids exceed the largest supported id " +
                                       std::to_string(std::numeric_limits<agent_index>::max() - 1) + " (try --relabel)");
+    check_edge_list_fits(o, edges);
     out.graph = to_host(exec, graph_of_edges<float>(o, exec, edges));
-    out.info.directed = o.directed;
+    out.info.directed = o.directed || edges.directed;
     out.info.source = o.graph;
   }
   if (!o.attributes.empty()) {

@@ -1,4 +1,5 @@
 #include "input.hpp"
+#include "memory_budget.hpp"
 
 #include <herd/herd.hpp>
 #if HERD_ENABLE_HDF5
@@ -16,6 +17,12 @@ bool is_generator(std::string const& graph) {
   return graph == "population" || graph == "erdos-renyi" || graph == "power-law" || graph == "watts-strogatz";
 }
 
+void check_edge_list_fits(Options const& o, HostEdgeList const& edges) {
+  double const lines = static_cast<double>(edges.sources.size());
+  check_fits(o.graph, static_cast<double>(edges.num_agents), o.directed || edges.directed ? lines : 2 * lines,
+             o.max_memory);
+}
+
 template <class WeightStorage>
 CsrGraph<Memory, WeightStorage> graph_of_edges(Options const& o, Exec const& exec, HostEdgeList& edges) {
   // A line "u v" means by default that v's state affects u (row u lists v); transposed, that u's
@@ -24,7 +31,7 @@ CsrGraph<Memory, WeightStorage> graph_of_edges(Options const& o, Exec const& exe
   // compiler's (g++ swapped first, clang copied first and dropped the transpose).
   if (o.transpose) std::swap(edges.sources, edges.targets);
   BuildOptions build;
-  build.symmetrise = !o.directed;
+  build.symmetrise = !o.directed && !edges.directed;
   return build_csr<WeightStorage>(exec, to_device(exec, edges), build);
 }
 
@@ -88,6 +95,11 @@ template <class WeightStorage>
 Input<WeightStorage> graph_of(Options const& o, Exec const& exec, Comm comm, AttributeTable const& table) {
   auto const agents = static_cast<agent_index>(o.agents);
   BuildOptions build;
+  // What a generated graph will hold, refused before it is built when it cannot fit (the
+  // population's contacts average about 10).
+  if (is_generator(o.graph))
+    check_fits("--graph " + o.graph, static_cast<double>(o.agents),
+               static_cast<double>(o.agents) * (o.graph == "population" ? 16.0 : o.mean_degree), o.max_memory);
   if (o.graph == "population") {
     LayeredPopulation spec;
     spec.agents = agents;
@@ -121,6 +133,7 @@ Input<WeightStorage> graph_of(Options const& o, Exec const& exec, Comm comm, Att
 #endif
   auto edges = read_edge_list(o.graph);
   if (!o.attributes.empty()) cover_table_agents(edges, table, o.attributes);
+  check_edge_list_fits(o, edges);
   return {graph_of_edges<WeightStorage>(o, exec, edges), o.graph, {}};
 }
 

@@ -51,6 +51,9 @@ Input<WeightStorage> make_graph(Options const& options, Exec const& exec, Comm c
 template <class WeightStorage>
 CsrGraph<Memory, WeightStorage> graph_of_edges(Options const& options, Exec const& exec, HostEdgeList& edges);
 
+/// Throws herd::Error when the graph of `edges` would not fit --max-memory (cli/memory_budget.hpp).
+void check_edge_list_fits(Options const& options, HostEdgeList const& edges);
+
 /// Raises the agent count of an edge list (dense ids) to cover every agent the table names:
 /// agents without contacts are agents too.
 void cover_table_agents(HostEdgeList& edges, AttributeTable const& table, std::string const& name);

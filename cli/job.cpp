@@ -3,6 +3,7 @@
 #include "model_registry.hpp"
 #include "run_files.hpp"
 
+#include <herd/graph/graph_hash.hpp>
 #include <herd/herd.hpp>
 #include <herd/mpi/local_graph.hpp>
 #if HERD_ENABLE_MPI
@@ -99,9 +100,10 @@ LoopProfile summarise(Telemetry const& t, bool distributed) {
 
 template <class Model, class Sim>
 JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> const& shown,
-                   std::function<void(int, int)> const& progress, std::uint64_t edges, bool distributed) {
+                   std::function<void(int, int)> const& progress, std::uint64_t edges, std::uint64_t hash,
+                   bool distributed) {
   JobResult result;
-  RunFiles<Sim, Model> files(o, sim, model, edges, world(), distributed);
+  RunFiles<Sim, Model> files(o, sim, model, edges, hash, world(), distributed);
   auto const first = files.initialise();
   Kokkos::fence();
   Telemetry telemetry;
@@ -145,15 +147,6 @@ BinnedPush binned_push(Options const& o) {
   return o.binned_push == "on" ? BinnedPush::on : o.binned_push == "off" ? BinnedPush::off : BinnedPush::automatic;
 }
 
-// Runs the model of `Entry` (cli/model_registry.hpp) on `sim`.
-template <class Entry, class Sim>
-JobResult run_model(Options const& o, Sim& sim, typename Entry::Inputs const& inputs,
-                    std::function<void(int, int)> const& progress, std::uint64_t edges, bool distributed) {
-  auto model =
-      Entry::template make<typename Sim::graph_type::weight_storage>(o, sim.num_agents(), sim.num_global(), inputs);
-  return simulate(o, sim, model, Entry::shown(o), progress, edges, distributed);
-}
-
 // What the report says of the graph, taken before the graph as built is released.
 struct GraphFacts {
   std::string name;
@@ -162,13 +155,28 @@ struct GraphFacts {
   double mean_degree = 0.0;
   int max_degree = 0;
   bool weighted = false;
+  std::uint64_t hash = 0;  ///< herd::graph_hash, which checkpoints record
 };
 
 template <class WeightStorage>
 GraphFacts graph_facts(Input<WeightStorage> const& input, Exec const& exec) {
   auto const stats = degree_stats(exec, input.graph);
-  return {input.name,        input.graph.num_agents(), static_cast<std::uint64_t>(input.graph.num_edges()),
-          stats.mean_degree, stats.max_degree,         input.graph.weighted()};
+  return {input.name,
+          input.graph.num_agents(),
+          static_cast<std::uint64_t>(input.graph.num_edges()),
+          stats.mean_degree,
+          stats.max_degree,
+          input.graph.weighted(),
+          graph_hash(exec, input.graph)};
+}
+
+// Runs the model of `Entry` (cli/model_registry.hpp) on `sim`.
+template <class Entry, class Sim>
+JobResult run_model(Options const& o, Sim& sim, typename Entry::Inputs const& inputs,
+                    std::function<void(int, int)> const& progress, GraphFacts const& graph, bool distributed) {
+  auto model =
+      Entry::template make<typename Sim::graph_type::weight_storage>(o, sim.num_agents(), sim.num_global(), inputs);
+  return simulate(o, sim, model, Entry::shown(o), progress, graph.edges, graph.hash, distributed);
 }
 
 void describe(JobResult& result, GraphFacts const& graph, Exec const& exec, std::string const& schedule) {
@@ -252,7 +260,7 @@ JobResult run_single(Options const& o, Entry, std::function<void(int, int)> cons
   }
   Simulation<Exec, WeightStorage> sim(exec, graph, o.seed, step_options<Entry>(o), ids);
   double const setup_seconds = setup.seconds();
-  JobResult result = run_model<Entry>(o, sim, inputs, progress, facts.edges, false);
+  JobResult result = run_model<Entry>(o, sim, inputs, progress, facts, false);
   result.setup_seconds = setup_seconds;
   if (steps_active_v<Entry>) record_stepping(result, o, sim, false);
   describe(result, facts, exec, to_string(sim.plan().schedule));
@@ -297,7 +305,7 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
   };
   // Inputs were checked collectively above: what fails from here on fails on one rank, and the
   // herd command aborts the job.
-  JobResult result = run_model<Entry>(o, sim, inputs, rank_progress, facts.edges, true);
+  JobResult result = run_model<Entry>(o, sim, inputs, rank_progress, facts, true);
   result.setup_seconds = setup_seconds;
   describe(result, facts, exec, to_string(sim.plan().schedule));
   // Whether the pull steps asked for their neighbours' values ahead on some rank: each decides

@@ -2,6 +2,7 @@
 // mpiexec the run is spread over the ranks; rank 0 prints and writes files.
 
 #include "job.hpp"
+#include "memory_budget.hpp"
 #include "options.hpp"
 #include "output_files.hpp"
 #include "partition_model.hpp"
@@ -23,6 +24,10 @@
 #include <Kokkos_Core.hpp>
 
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -32,6 +37,21 @@
 #include <utility>
 
 namespace {
+
+#if HERD_ENABLE_MPI
+// Under mpiexec, a rank ends when the launcher dies: one that outlived a killed mpiexec would
+// finish its run and leave outputs that look complete. Not for a process started by hand, which
+// may outlive its shell on purpose.
+void end_with_the_launcher() {
+#if defined(__linux__)
+  if (std::getenv("OMPI_COMM_WORLD_SIZE") == nullptr && std::getenv("PMI_SIZE") == nullptr &&
+      std::getenv("PMIX_RANK") == nullptr)
+    return;
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() == 1) std::_Exit(1);  // the launcher died before the request took effect
+#endif
+}
+#endif
 
 // MPI for the whole life of the command, when Herd is built with it.
 struct MpiSession {
@@ -43,6 +63,7 @@ struct MpiSession {
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    end_with_the_launcher();
 #else
     (void)argc;
     (void)argv;
@@ -173,7 +194,21 @@ int main(int argc, char* argv[]) {
   // Thread binding Kokkos recommends; a user's own setting wins.
   setenv("OMP_PROC_BIND", "spread", 0);
   setenv("OMP_PLACES", "threads", 0);
-  herd::compat::initialize(options.threads, mpi.size > 1 ? mpi.node_rank() : -1);
+  try {
+    herd::compat::initialize(options.threads, mpi.size > 1 ? mpi.node_rank() : -1);
+  } catch (std::exception const& e) {
+    // A GPU build on a login node, with a wrong driver or with CUDA_VISIBLE_DEVICES="".
+    if (speaks)
+      std::fprintf(stderr, "herd: no usable device for Kokkos' %s backend: %s\n", Kokkos::DefaultExecutionSpace::name(),
+                   one_line(e).c_str());
+    return 1;
+  }
+  // The default memory budget: the node's available memory, shared by its ranks.
+#if HERD_ENABLE_MPI
+  options.max_memory = memory_budget(options, MPI_COMM_WORLD);
+#else
+  options.max_memory = memory_budget(options, 0);
+#endif
   int status = 0;
   try {
     auto const check = [&] {

@@ -2,13 +2,16 @@
 #include "models.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <map>
 #include <sstream>
+#include <utility>
 
 namespace herd::cli {
 
@@ -49,6 +52,22 @@ double to_range(std::string const& option, std::string const& text, double low, 
   return value;
 }
 
+// "16G", "512M", "2e9": bytes, with an optional binary suffix K, M, G or T.
+std::uint64_t to_bytes(std::string const& option, std::string const& text) {
+  static constexpr char suffixes[] = "KMGT";
+  std::string number = text;
+  double scale = 1.0;
+  if (!number.empty())
+    if (char const* s = std::strchr(suffixes, std::toupper(static_cast<unsigned char>(number.back())));
+        s != nullptr && *s != '\0') {
+      scale = std::ldexp(1.0, 10 * static_cast<int>(s - suffixes + 1));
+      number.pop_back();
+    }
+  double const value = to_number(option, number) * scale;
+  if (value <= 0 || value > 1e18) throw UsageError{option + ": '" + text + "' is not a size in bytes (say 16G)"};
+  return static_cast<std::uint64_t>(value);
+}
+
 // "2,4,8": part counts of the partition model.
 std::vector<int> to_list(std::string const& option, std::string const& text) {
   std::vector<int> values;
@@ -83,7 +102,30 @@ std::string number(double value) {
   return s.str();
 }
 
+// The options that take no value.
+bool is_flag(std::string const& key) {
+  for (char const* flag : {"--quiet", "--profile", "--directed", "--transpose", "--relabel", "--no-overlap",
+                           "--dense-halo", "--gpu-aware-mpi", "--staged-mpi", "--help", "-h", "--version"})
+    if (key == flag) return true;
+  return false;
+}
+
 }  // namespace
+
+std::vector<std::pair<std::string, std::string>> options_given(std::vector<std::string> const& args) {
+  std::vector<std::pair<std::string, std::string>> given;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string key = args[i], value;
+    if (auto const eq = key.find('='); key.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = key.substr(eq + 1);
+      key.resize(eq);
+    } else if (!is_flag(key) && i + 1 < args.size()) {
+      value = args[++i];
+    }
+    given.emplace_back(key == "-o" ? "--output" : key, value);
+  }
+  return given;
+}
 
 Options parse(std::vector<std::string> const& args, bool later_wins) {
   Options o;
@@ -146,6 +188,7 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
       {"--stepping", [&](auto& k, auto& v) { o.stepping = one_of(k, v, {"auto", "pull", "active", "verify"}); }},
       {"--active-threshold", [&](auto& k, auto& v) { o.active_threshold = to_positive(k, v); }},
       {"--threads", [&](auto& k, auto& v) { o.threads = static_cast<int>(to_count(k, v, 4096)); }},
+      {"--max-memory", [&](auto& k, auto& v) { o.max_memory = to_bytes(k, v); }},
       {"--csv", [&](auto& k, auto& v) { o.csv = to_path(k, v); }},
       {"--json", [&](auto& k, auto& v) { o.json = to_path(k, v); }},
       {"--record", [&](auto& k, auto& v) { o.record = to_path(k, v); }},
@@ -219,6 +262,8 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
     }
     setter->second(key, value);
   }
+  // herd resume's options are checked once merged with the checkpoint's (resume_options).
+  if (o.command == "resume" && HERD_ENABLE_HDF5 != 0) return o;
   // Options that say the same thing twice, or belong to another command.
   auto const both = [&](char const* a, char const* b) {
     if (given.count(a) && given.count(b))
@@ -336,6 +381,8 @@ Run:
                            on, off: on CPUs, active steps push sums or counts through bins by
                            blocks of readers instead of atomic adds
   --threads N              host threads (default: OpenMP's)
+  --max-memory SIZE        refuse, before building it, a graph whose estimated peak exceeds SIZE
+                           bytes (16G, 512M; default: the node's available memory over its ranks)
   --csv FILE               write the time series of counts per state
   --json FILE              write a machine-readable summary
   --record FILE            append this run as one JSON line (scaling studies)

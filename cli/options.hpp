@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace herd::cli {
@@ -48,6 +49,8 @@ struct Options {
   /// auto pushes when its estimated pushes are at most this fraction of the agents (0: Herd's default)
   double active_threshold = 0.0;
   int threads = 0;
+  /// Bytes this process may use (--max-memory); 0: the node's available memory, resolved at start
+  std::uint64_t max_memory = 0;
   std::string csv;
   std::string json;
   std::string record;  ///< append one JSON line per run (scaling studies)
@@ -80,6 +83,10 @@ struct Options {
 /// Parses argv (without the program name). Throws UsageError, also for an option given twice
 /// unless `later_wins` (herd resume: options given anew replace the checkpoint's).
 Options parse(std::vector<std::string> const& args, bool later_wins = false);
+
+/// The options in `args` with their values (empty for a flag), in order, "-o" named --output;
+/// the arguments must parse.
+std::vector<std::pair<std::string, std::string>> options_given(std::vector<std::string> const& args);
 
 /// The --help text.
 std::string usage();

@@ -15,6 +15,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -28,14 +29,21 @@ namespace herd::cli {
 /// Collective over MPI_COMM_WORLD.
 Options resume_options(std::string const& checkpoint, std::vector<std::string> const& extra);
 
+/// The arguments with the input files they name (--graph, --attributes) made absolute: a
+/// checkpoint resumed from another folder reads the same files.
+std::vector<std::string> with_absolute_inputs(std::vector<std::string> const& arguments);
+
 template <class Sim, class Model>
 class RunFiles {
  public:
-  /// `edges`: stored entries of the whole graph; `partial_history`: the device history holds this
-  /// rank's share only (distributed runs), so rows are summed over ranks before they are written.
-  RunFiles(Options const& o, Sim& sim, Model& model, std::uint64_t edges, MPI_Comm comm, bool partial_history)
+  /// `edges`, `graph_hash`: stored entries and herd::graph_hash of the whole graph as built;
+  /// `partial_history`: the device history holds this rank's share only (distributed runs), so
+  /// rows are summed over ranks before they are written.
+  RunFiles(Options const& o, Sim& sim, Model& model, std::uint64_t edges, std::uint64_t graph_hash, MPI_Comm comm,
+           bool partial_history)
       : o_(o), sim_(sim), model_(model), comm_(comm), partial_(partial_history) {
-    record_.arguments = o.arguments;
+    record_.arguments = with_absolute_inputs(o.arguments);
+    record_.graph_hash = graph_hash;
     record_.model = o.model;
     record_.seed = o.seed;
     record_.agents = static_cast<std::uint64_t>(sim.num_global());
@@ -63,7 +71,10 @@ class RunFiles {
                 path + ": written for a graph of " + std::to_string(saved.agents) + " agents and " +
                     std::to_string(saved.edges) + " entries; this graph has " + std::to_string(record_.agents) +
                     " and " + std::to_string(record_.edges));
+        require(saved.graph_hash == 0 || saved.graph_hash == record_.graph_hash,
+                path + ": written for another graph with the same counts (its contacts differ)");
         require(saved.observables == record_.observables, path + ": its observables are not this model's");
+        check_history(saved, path);
         require(
             static_cast<std::uint32_t>(o_.steps) >= saved.step,
             path + ": already at step " + std::to_string(saved.step) + ", beyond --steps " + std::to_string(o_.steps));
@@ -72,6 +83,7 @@ class RunFiles {
         record_.step = saved.step;
       });
       sim_.set_step(record_.step);
+      check_loaded_state();
     }
     if (!o_.output.empty()) {
       output_.emplace(mpi::collectively(comm_, [&] {
@@ -103,12 +115,6 @@ class RunFiles {
   std::vector<std::int64_t> finish(std::vector<std::int64_t> const& history) {
     auto const columns = record_.observables.size();
     auto all = rows_before_resume(columns);
-    if (!history_prefix_.empty())
-      mpi::collectively(comm_, [&] {
-        require(std::equal(history.begin(), history.begin() + static_cast<std::ptrdiff_t>(columns),
-                           history_prefix_.end() - static_cast<std::ptrdiff_t>(columns)),
-                o_.resume + ": the state read does not give the observables recorded with it (a damaged file?)");
-      });
     all.insert(all.end(), history.begin(), history.end());
     auto const last = static_cast<std::uint32_t>(all.size() / columns - 1);
     if (!o_.checkpoint.empty()) checkpoint(last, all);
@@ -125,6 +131,42 @@ class RunFiles {
   }
 
  private:
+  // The command's models count every agent in exactly one observable: each stored row must add up
+  // to the agents, or the file was damaged (and its rows would reach the resumed run's outputs).
+  static void check_history(io::RunRecord const& saved, std::string const& path) {
+    auto const columns = saved.observables.size();
+    for (std::size_t r = 0; r * columns < saved.history.size(); ++r) {
+      std::int64_t sum = 0;
+      bool negative = false;
+      for (std::size_t c = 0; c < columns; ++c) {
+        auto const v = saved.history[r * columns + c];
+        negative = negative || v < 0;
+        sum += v;
+      }
+      require(!negative && sum == static_cast<std::int64_t>(saved.agents),
+              path + ": /run/history row " + std::to_string(r) + " counts " + std::to_string(sum) + " agents, not " +
+                  std::to_string(saved.agents) + " (a damaged file?)");
+    }
+  }
+
+  // The observables of the state just loaded, over all ranks, against the checkpoint's last row:
+  // a damaged state is refused before any step runs. Collective.
+  void check_loaded_state() {
+    auto const columns = record_.observables.size();
+    Kokkos::View<std::int64_t*, typename Sim::execution_space::memory_space> row("herd::resume::observed", columns);
+    sim_.observe(model_, row);
+    std::vector<std::int64_t> observed(columns);
+    Kokkos::deep_copy(Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                          observed.data(), columns),
+                      row);
+    if (partial_) MPI_Allreduce(MPI_IN_PLACE, observed.data(), static_cast<int>(columns), MPI_INT64_T, MPI_SUM, comm_);
+    mpi::collectively(comm_, [&] {
+      require(
+          std::equal(observed.begin(), observed.end(), history_prefix_.end() - static_cast<std::ptrdiff_t>(columns)),
+          o_.resume + ": the state read does not give the observables recorded with it (a damaged file?)");
+    });
+  }
+
   // The checkpoint's rows 0..step - 1: its last row is the resumed run's row 0.
   std::vector<std::int64_t> rows_before_resume(std::size_t columns) const {
     return {history_prefix_.begin(),
@@ -169,7 +211,8 @@ template <class Sim, class Model>
 class RunFiles {
  public:
   template <class Comm>
-  RunFiles(Options const&, Sim& sim, Model& model, std::uint64_t, Comm, bool) : sim_(sim), model_(model) {}
+  RunFiles(Options const&, Sim& sim, Model& model, std::uint64_t, std::uint64_t, Comm, bool)
+      : sim_(sim), model_(model) {}
   std::uint32_t initialise() {
     model_.initialise(sim_, sim_.num_global());
     return 0;

@@ -8,6 +8,7 @@
 #include <metis.h>
 #endif
 
+#include <algorithm>
 #include <limits>
 #include <vector>
 
@@ -17,18 +18,61 @@ bool have_metis() { return HERD_ENABLE_METIS != 0; }
 
 namespace Details {
 
+#if HERD_ENABLE_METIS
+namespace {
+// Each row joined with its column (i lists j, or j lists i), without i itself or repeats: the
+// undirected graph METIS requires, in its index type.
+void symmetrise(Kokkos::View<edge_offset const*, Kokkos::HostSpace> offsets,
+                Kokkos::View<agent_index const*, Kokkos::HostSpace> neighbours, std::vector<idx_t>& xadj,
+                std::vector<idx_t>& adjncy) {
+  auto const n = xadj.size() - 1;
+  std::vector<std::size_t> start(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (auto e = offsets(i); e < offsets(i + 1); ++e) {
+      ++start[i + 1];
+      ++start[static_cast<std::size_t>(neighbours(e)) + 1];
+    }
+  for (std::size_t i = 0; i < n; ++i) start[i + 1] += start[i];
+  std::vector<idx_t> both(start[n]);
+  auto fill = start;
+  for (std::size_t i = 0; i < n; ++i)
+    for (auto e = offsets(i); e < offsets(i + 1); ++e) {
+      auto const j = static_cast<std::size_t>(neighbours(e));
+      both[fill[i]++] = static_cast<idx_t>(j);
+      both[fill[j]++] = static_cast<idx_t>(i);
+    }
+  adjncy.clear();
+  adjncy.reserve(both.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    xadj[i] = static_cast<idx_t>(adjncy.size());
+    auto const first = both.begin() + static_cast<std::ptrdiff_t>(start[i]);
+    auto const last = both.begin() + static_cast<std::ptrdiff_t>(start[i + 1]);
+    std::sort(first, last);
+    for (auto k = first; k != last; ++k)
+      if (*k != static_cast<idx_t>(i) && (k == first || *k != *(k - 1))) adjncy.push_back(*k);
+  }
+  xadj[n] = static_cast<idx_t>(adjncy.size());
+}
+}  // namespace
+#endif
+
 void metis_partition(Kokkos::View<edge_offset const*, Kokkos::HostSpace> offsets,
-                     Kokkos::View<agent_index const*, Kokkos::HostSpace> neighbours, int parts,
+                     Kokkos::View<agent_index const*, Kokkos::HostSpace> neighbours, bool symmetric, int parts,
                      Kokkos::View<int*, Kokkos::HostSpace> owner) {
 #if HERD_ENABLE_METIS
   auto const n = static_cast<std::size_t>(owner.extent(0));
-  require(neighbours.extent(0) <= static_cast<std::size_t>(std::numeric_limits<idx_t>::max()),
+  require(2 * neighbours.extent(0) <= static_cast<std::size_t>(std::numeric_limits<idx_t>::max()),
           "metis partitioning: " + std::to_string(neighbours.extent(0)) + " edges exceed METIS' " +
               std::to_string(sizeof(idx_t) * 8) + "-bit indices (use a METIS built with IDXTYPEWIDTH=64)");
   // METIS takes its own index type; the copies cost two passes over the graph, once.
-  std::vector<idx_t> xadj(n + 1), adjncy(neighbours.extent(0)), part(n);
-  for (std::size_t i = 0; i <= n; ++i) xadj[i] = static_cast<idx_t>(offsets(i));
-  for (std::size_t e = 0; e < adjncy.size(); ++e) adjncy[e] = static_cast<idx_t>(neighbours(e));
+  std::vector<idx_t> xadj(n + 1), adjncy, part(n);
+  if (symmetric) {
+    adjncy.resize(neighbours.extent(0));
+    for (std::size_t i = 0; i <= n; ++i) xadj[i] = static_cast<idx_t>(offsets(i));
+    for (std::size_t e = 0; e < adjncy.size(); ++e) adjncy[e] = static_cast<idx_t>(neighbours(e));
+  } else {
+    symmetrise(offsets, neighbours, xadj, adjncy);
+  }
   idx_t vertices = static_cast<idx_t>(n), constraints = 1, nparts = parts, cut = 0;
   idx_t options[METIS_NOPTIONS];
   METIS_SetDefaultOptions(options);
@@ -42,6 +86,7 @@ void metis_partition(Kokkos::View<edge_offset const*, Kokkos::HostSpace> offsets
 #else
   (void)offsets;
   (void)neighbours;
+  (void)symmetric;
   (void)parts;
   (void)owner;
   throw Error("metis partitioning: this build of Herd has no METIS");

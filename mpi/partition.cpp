@@ -61,7 +61,7 @@ Partition<typename ExecutionSpace::memory_space> partition_graph(
   auto offsets = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), graph.row_offsets);
   auto neighbours = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), graph.neighbours);
   Kokkos::View<int*, Kokkos::HostSpace> host_owner("herd::partition::owner", graph.num_agents());
-  Details::metis_partition(offsets, neighbours, parts, host_owner);
+  Details::metis_partition(offsets, neighbours, graph.symmetric, parts, host_owner);
   Partition<typename ExecutionSpace::memory_space> p;
   p.parts = parts;
   p.owner = Kokkos::View<int*, typename ExecutionSpace::memory_space>(

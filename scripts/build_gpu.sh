@@ -52,6 +52,19 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKokkos_ROOT="$Kokko
 echo "[build-gpu] compiling Herd for $backend in $build" >&2
 cmake --build "$build" -j "${JOBS:-$(nproc)}"
 echo "[build-gpu] Herd compiles and links for $backend" >&2
+# Without a GPU (a login node, a build machine), the command still answers --version and refuses a
+# run with one line saying why, instead of aborting.
+if [[ $backend == cuda && ! -e /dev/nvidia0 ]]; then
+  "$build/bin/herd" --version >/dev/null
+  status=0
+  message=$("$build/bin/herd" run --agents 1000 --steps 2 --quiet 2>&1) || status=$?
+  if [[ $status != 1 || $(wc -l <<<"$message") != 1 || $message != "herd: no usable device"* ]]; then
+    echo "[build-gpu] without a GPU, herd run should exit 1 with one line; it gave $status:" >&2
+    echo "$message" >&2
+    exit 1
+  fi
+  echo "[build-gpu] without a GPU: $message" >&2
+fi
 
 [[ -z $out ]] && exit 0
 exec scripts/run_gpu.sh "$backend" "$build" "$out"

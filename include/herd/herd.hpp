@@ -26,6 +26,7 @@
 #include <herd/graph/build_csr.hpp>
 #include <herd/graph/csr_graph.hpp>
 #include <herd/graph/generators.hpp>
+#include <herd/graph/graph_hash.hpp>
 #include <herd/graph/reorder.hpp>
 #include <herd/graph/transpose.hpp>
 #include <herd/io/edge_list_reader.hpp>

@@ -2,7 +2,6 @@
 
 #include "breadth_first_order.hpp"
 #include "numbering.hpp"
-#include "row_sort.hpp"
 
 #include <herd/config.hpp>
 #include <herd/core/error.hpp>
@@ -141,18 +140,15 @@ CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> permute(
         Kokkos::ViewAllocateWithoutInitializing("herd::graph::weights"), graph.num_edges());
   auto neighbours = out.neighbours;
   auto weights = out.weights;
-  // Relabel each row into its new place, then sort it there, weights moving with their neighbours.
+  // Relabel each row into its new place, keeping its order: a model that picks a neighbour by its
+  // place in the row (the voter model) then picks the same one whatever the labels.
   Kokkos::parallel_for(
       "herd::permute::rows", Kokkos::RangePolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec, 0, n),
       KOKKOS_LAMBDA(agent_index r) {
         edge_offset const from = in_offsets(old_of_new(r)), to = offsets(r), length = offsets(r + 1) - offsets(r);
         for (edge_offset k = 0; k < length; ++k) neighbours(to + k) = new_of_old(in_neighbours(from + k));
-        if (weighted) {
+        if (weighted)
           for (edge_offset k = 0; k < length; ++k) weights(to + k) = in_weights(from + k);
-          Details::sort_row(Details::WeightedRow<WeightStorage>{neighbours.data() + to, weights.data() + to}, length);
-        } else {
-          Details::sort_row(Details::NeighbourRow{neighbours.data() + to}, length);
-        }
       });
   exec.fence();
   return out;

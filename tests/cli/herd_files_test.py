@@ -25,8 +25,8 @@ def herd_command(ranks, *args):
     return [HERD, *args] if ranks == 0 else [*MPIEXEC, "-n", str(ranks), HERD, *args]
 
 
-def herd(ranks, *args):
-    return subprocess.run(herd_command(ranks, *args), capture_output=True, text=True, env=ENV, timeout=300)
+def herd(ranks, *args, cwd=None):
+    return subprocess.run(herd_command(ranks, *args), capture_output=True, text=True, env=ENV, timeout=300, cwd=cwd)
 
 
 def read(path):
@@ -42,7 +42,7 @@ class Case(unittest.TestCase):
     def path(self, name):
         return os.path.join(self.dir.name, name)
 
-    def ok(self, ranks, *args):
-        result = herd(ranks, *args)
+    def ok(self, ranks, *args, cwd=None):
+        result = herd(ranks, *args, cwd=cwd)
         self.assertEqual(result.returncode, 0, result.stderr)
         return result

@@ -78,6 +78,21 @@ class Outputs(unittest.TestCase):
             self.assertEqual(series, reference, f"threads {threads} {extra}")
         self.assertNotEqual(reference.splitlines()[-1], reference.splitlines()[1], "nothing happened")
 
+    def test_every_model_gives_the_same_trajectory_whatever_the_agents_order(self):
+        orders = ["random", "degree", "bfs"] + (["rcm"] if os.environ.get("HERD_HAS_RCM", "1") == "1" else [])
+        for model in ["sir", "seir", "voter", "majority", "degroot", "bounded-confidence", "covid"]:
+            series = {}
+            for order in ["none", *orders]:
+                out = self.path(f"{model}-{order}.csv")
+                result = herd("run", "--model", model, "--graph", "population", "--agents", "20000", "--seed", "5",
+                              "--steps", "20", "--reorder", order, "--csv", out, "--quiet")
+                self.assertEqual(result.returncode, 0, result.stderr)
+                series[order] = read(out)
+            for order in orders:
+                self.assertEqual(series[order], series["none"], f"{model} with --reorder {order}")
+            rows = series["none"].splitlines()
+            self.assertNotEqual(rows[1].split(",")[1:], rows[-1].split(",")[1:], f"{model}: nothing happened")
+
     def test_edge_list_file_and_half_precision(self):
         with open(self.path("g.txt"), "w") as f:
             f.write("# a ring of 1000 with chords\n")
@@ -149,6 +164,33 @@ class BadInput(unittest.TestCase):
                     self.assertTrue(lines[0].startswith("herd: "), lines[0])
                     self.assertIn(message, lines[0])
                     self.assertFalse(os.path.exists(out))
+
+    def test_inputs_that_cannot_fit_are_refused_before_they_are_built(self):
+        with tempfile.TemporaryDirectory() as d:
+            sparse = os.path.join(d, "sparse.txt")
+            with open(sparse, "w") as f:
+                f.write("0 1\n1 2147483646\n")
+            nul = os.path.join(d, "nul.txt")
+            with open(nul, "wb") as f:
+                f.write(b"0 1\n1 \x002\n")
+            cases = [
+                (["--graph", sparse], 1, "2147483647 agents and 4 entries need up to 512 GiB"),
+                (["--graph", sparse], 1, "its ids are sparse: number them densely with herd convert --relabel"),
+                (["--graph", "population", "--agents", "1e9"], 1, "1000000000 agents and 16000000000 entries"),
+                (["--agents", "100000", "--max-memory", "1M"], 1, "more than the 0.000977 GiB this process may use"),
+                (["--max-memory", "lots"], 2, "--max-memory: 'lots' is not a number"),
+                (["--graph", "/dev/zero"], 1, "/dev/zero:1: a NUL byte: not a text file"),
+                (["--graph", nul], 1, "nul.txt:2: a NUL byte: not a text file"),
+            ]
+            for args, status, message in cases:
+                with self.subTest(args=args):
+                    result = herd("run", "--steps", "2", "--quiet", *args)
+                    self.assertEqual(result.returncode, status, result.stderr)
+                    lines = result.stderr.strip().splitlines()
+                    self.assertEqual(len(lines), 1, result.stderr)
+                    self.assertIn(message, lines[0])
+        # Within the limit the run goes ahead.
+        self.assertEqual(herd("run", "--agents", "10000", "--steps", "2", "--quiet", "--max-memory", "1G").returncode, 0)
 
     def test_malformed_graph_file_names_the_line(self):
         with tempfile.TemporaryDirectory() as d:

@@ -42,10 +42,63 @@ class Resume(Case):
     def test_changing_the_results_is_refused(self):
         ckpt = self.path("c.h5")
         self.ok(0, "run", *RUN, "--checkpoint", ckpt)
-        for option in [["--beta", "0.2"], ["--seed", "7"], ["--agents", "100"], ["--model", "sir"]]:
-            result = herd(0, "resume", ckpt, *option)
-            self.assertEqual(result.returncode, 2, result.stderr)
-            self.assertIn("would change the results", result.stderr)
+        for option in [["--beta", "0.2"], ["--seed", "7"], ["--agents", "100"], ["--model", "sir"],
+                       ["--transmission-rate", "9"], ["--mortality", "0.5"], ["--age-reading", "agenttorch"],
+                       ["--directed"], ["--relabel"]]:
+            with self.subTest(option=option):
+                result = herd(0, "resume", ckpt, *option)
+                self.assertEqual(result.returncode, 2, result.stderr)
+                self.assertIn(f"resume: {option[0]} would change the results", result.stderr)
+        # The same value again changes nothing; outputs and how steps run may change.
+        self.ok(0, "resume", ckpt, "--agents", "20000", "--threads", "1", "--schedule", "team", "--csv",
+                self.path("again.csv"))
+
+    def test_an_option_outside_the_list_is_refused_for_every_model(self):
+        edges = self.path("e.txt")
+        with open(edges, "w") as f:
+            f.write("".join(f"{i} {(i * 7 + 1) % 500}\n" for i in range(500)))
+        covid = self.path("covid.h5")
+        self.ok(0, "run", "--model", "covid", "--agents", "5000", "--steps", "6", "--quiet", "--checkpoint", covid)
+        directed = self.path("directed.h5")
+        self.ok(0, "run", "--model", "sir", "--graph", edges, "--directed", "--steps", "6", "--quiet",
+                "--checkpoint", directed)
+        for ckpt, option in [(covid, ["--transmission-rate", "9"]), (covid, ["--mortality", "0.3"]),
+                             (covid, ["--age-reading", "agenttorch"]), (directed, ["--directed", "--transpose"]),
+                             (directed, ["--transpose"])]:
+            with self.subTest(ckpt=os.path.basename(ckpt), option=option):
+                result = herd(0, "resume", ckpt, "--steps", "8", *option)
+                self.assertEqual(result.returncode, 2, result.stderr)
+                self.assertIn(f"would change the results", result.stderr)
+
+    def test_resume_reads_the_same_graph_from_any_folder_and_no_other(self):
+        with open(self.path("e.txt"), "w") as f:
+            f.write("".join(f"{i} {(i * 7 + 3) % 3000}\n{i} {(i * 11 + 5) % 3000}\n" for i in range(3000)))
+        args = ["--model", "sir", "--graph", "e.txt", "--initial-infected", "20", "--quiet"]
+        self.ok(0, "run", *args, "--steps", "30", "--csv", "full.csv", cwd=self.dir.name)
+        self.ok(0, "run", *args, "--steps", "12", "--checkpoint", "c.h5", cwd=self.dir.name)
+        # Relative paths the run was given are the checkpoint's: resumed from elsewhere, it finds them.
+        self.ok(0, "resume", self.path("c.h5"), "--steps", "30", "--csv", self.path("resumed.csv"), cwd="/")
+        self.assertEqual(read(self.path("resumed.csv")), read(self.path("full.csv")))
+        # Another graph with the same agents and entries (the same contacts, relabelled) is not the run's.
+        with open(self.path("e.txt"), "w") as f:
+            f.write("".join(f"{(i + 1) % 3000} {((i * 7 + 3) + 1) % 3000}\n{(i + 1) % 3000} {((i * 11 + 5) + 1) % 3000}\n"
+                            for i in range(3000)))
+        result = herd(0, "resume", self.path("c.h5"), "--steps", "30", "--csv", self.path("never.csv"))
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertIn("written for another graph with the same counts", result.stderr)
+        self.assertFalse(os.path.exists(self.path("never.csv")))
+
+    def test_resume_keeps_the_checkpoint_it_started_from(self):
+        ckpt = self.path("c.h5")
+        self.ok(0, "run", *RUN, "--checkpoint", ckpt)
+        before = os.stat(ckpt)
+        self.ok(0, "resume", ckpt, "--steps", "45")
+        self.assertEqual(os.stat(ckpt).st_ino, before.st_ino)
+        self.assertEqual(os.stat(ckpt).st_mtime_ns, before.st_mtime_ns)
+        # Asked again, it is replaced by the resumed run's.
+        self.ok(0, "resume", ckpt, "--steps", "45", "--checkpoint", ckpt)
+        with h5py.File(ckpt) as f:
+            self.assertEqual(int(f["run"].attrs["step"]), 45)
 
 
 class KilledWhileWriting(Case):
@@ -107,6 +160,13 @@ class Schema(Case):
         self.assertEqual(sorted(os.listdir(self.dir.name)), ["other.h5", "out.h5", "s.csv"])
 
 
+def set_where(f, name, where, equal, value):
+    """Sets `name` to `value` for the first agent whose `where` equals `equal`."""
+    values = f[name][...]
+    values[np.flatnonzero(f[where][...] == equal)[0]] = value
+    f[name][...] = values
+
+
 class BadFiles(Case):
     def setUp(self):
         super().setUp()
@@ -145,8 +205,15 @@ class BadFiles(Case):
             (self.damaged(replace("agents/state", state()[:-1])), "does not hold one value for each"),
             (self.damaged(lambda f: f["run"].attrs.__setitem__("agents", 19999)), "written for a graph of 19999"),
             (self.damaged(lambda f: f["run"].attrs.__setitem__("step", 99)), "/run/history does not hold 100 rows"),
-            (self.damaged(lambda f: f["agents/state"].__setitem__(slice(0, 5000), 3)),
+            (self.damaged(lambda f: set_where(f, "agents/state", "agents/state", 0, 3)),
              "does not give the observables recorded"),
+            # A state or a timer no run reaches, and a count no run gives: refused before any step.
+            (self.damaged(lambda f: set_where(f, "agents/state", "agents/state", 0, 200)),
+             "1 agents hold a state the model never reaches"),
+            (self.damaged(lambda f: set_where(f, "agents/timer", "agents/state", 0, 5)),
+             "1 agents hold a state the model never reaches"),
+            (self.damaged(lambda f: f["run/history"].__setitem__((3, 1), 1004975)),
+             "/run/history row 3 counts"),
         ]
         truncated = self.path("truncated.h5")
         with open(self.good, "rb") as src, open(truncated, "wb") as dst:

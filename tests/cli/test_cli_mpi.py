@@ -5,9 +5,11 @@ Usage: test_cli_mpi.py HERD MPIEXEC [MPIEXEC FLAGS...]"""
 
 import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 HERD = None
@@ -58,6 +60,24 @@ class SameResults(unittest.TestCase):
                 with self.subTest(model=model, graph=graph, partition=partition, ranks=ranks):
                     self.run_ok(ranks, *args, "--csv", self.path("many.csv"))
                     self.assertEqual(read(self.path("many.csv")), reference)
+
+    def test_a_directed_graph_partitioned_by_metis_gives_the_same_series(self):
+        # One-way edges: METIS sees the graph symmetrised, as it requires; the run keeps them one-way.
+        edges = self.path("directed.txt")
+        rng = random.Random(3)
+        with open(edges, "w") as f:
+            for i in range(6000):
+                for _ in range(3):
+                    f.write(f"{i} {rng.randrange(6000)}\n")
+        args = ["run", "--model", "sir", "--graph", edges, "--directed", "--steps", "30", "--quiet",
+                "--partition", "metis", "--initial-infected", "30"]
+        self.run_ok(1, *args, "--csv", self.path("one.csv"))
+        reference = read(self.path("one.csv"))
+        self.assertNotEqual(reference.splitlines()[1], reference.splitlines()[-1])
+        for ranks in [2, 3, 4]:
+            with self.subTest(ranks=ranks):
+                self.run_ok(ranks, *args, "--csv", self.path("many.csv"))
+                self.assertEqual(read(self.path("many.csv")), reference)
 
     def test_every_stepping_gives_the_same_series(self):
         args = ["run", "--model", "sir", "--graph", "power-law", "--agents", "12000", "--steps", "40", "--quiet",
@@ -205,6 +225,37 @@ class BadInput(unittest.TestCase):
 
     def test_verify_is_single_process(self):
         self.fails_once(2, "--stepping verify", "--graph", "erdos-renyi", "--agents", "1000", "--stepping", "verify")
+
+
+def processes_naming(text):
+    """The processes whose command line holds `text`."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if text.encode() in f.read():
+                    found.append(int(pid))
+        except OSError:
+            pass
+    return found
+
+
+class KilledJob(unittest.TestCase):
+    def test_ranks_end_with_a_killed_mpiexec_and_leave_no_output(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "killed.csv")
+            # Long enough that the kill lands during the steps (setup takes a second or two).
+            job = subprocess.Popen([*MPIEXEC, "-n", "2", HERD, "run", "--graph", "erdos-renyi", "--agents", "400000",
+                                    "--steps", "100000", "--quiet", "--csv", out], env=ENV,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(4)
+            self.assertIsNone(job.poll(), "the job ended before it was killed")
+            job.kill()
+            job.wait()
+            # The ranks go with it at once, not seconds later (when they may have written outputs).
+            time.sleep(1)
+            self.assertFalse(os.path.exists(out))
+            self.assertEqual(processes_naming(out), [], "ranks outlived mpiexec")
 
 
 class PartitionModel(unittest.TestCase):

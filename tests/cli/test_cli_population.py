@@ -215,6 +215,20 @@ class Damaged(Case):
             "other kind": (lambda f: f.attrs.__setitem__("herd_format", "herd-checkpoint"),
                            "a herd-checkpoint file, not a herd-population"),
             "no kind": (lambda f: f.attrs.__delitem__("herd_format"), "not a Herd file"),
+            # A 64-bit id is reported as it is, not as the 32-bit value it would be clamped to.
+            "wide neighbour id": (self.replace("graph/neighbours", np.array([1, 2, 3, 0, 2, 0, 1, 3, 0, 2**40], np.int64)),
+                                  "/graph/neighbours: entry 9 is agent 1099511627776, outside the 4 agents"),
+            "no neighbours": (lambda f: (f.__delitem__("graph/weights"), self.replace("graph/neighbours",
+                                         np.zeros(0, np.int32))(f), f["graph"].attrs.__setitem__("entries", 0)),
+                              "the last row offset is 10 but there are 0 neighbour entries"),
+            # The /graph attributes must say what the datasets hold.
+            "negative agents": (lambda f: f["graph"].attrs.__setitem__("agents", -1),
+                                "/graph's attribute agents = -1 contradicts /graph/row_offsets (5 entries: 4 agents)"),
+            "huge agents": (lambda f: f["graph"].attrs.__setitem__("agents", 2**40), "agents = 1099511627776 contradicts"),
+            "negative entries": (lambda f: f["graph"].attrs.__setitem__("entries", -5),
+                                 "/graph's attribute entries = -5 contradicts /graph/neighbours (10 entries)"),
+            "directed 7": (lambda f: f["graph"].attrs.__setitem__("directed", 7),
+                           "/graph's attribute directed must be 0 or 1, not 7"),
         }
         for what, (change, message) in cases.items():
             with self.subTest(what):

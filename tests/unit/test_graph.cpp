@@ -306,6 +306,25 @@ TYPED_TEST(Graph, ReorderingIsAPermutationThatImprovesLocality) {
   }
 }
 
+// A model may pick a neighbour by its place in the row (the voter model): relabelling must move
+// each row whole, in its order, so that the place names the same agent.
+TYPED_TEST(Graph, PermutingKeepsTheOrderOfEachRow) {
+  using Exec = TypeParam;
+  Exec exec;
+  auto graph = herd::test::generated_graph<Exec>(ErdosRenyi{3000, 8.0}, 4);
+  auto const p = compute_ordering(exec, graph, Ordering::random, 5);
+  auto const g = permute(exec, graph, p);
+  auto const offsets = to_vector(graph.row_offsets), neighbours = to_vector(graph.neighbours);
+  auto const new_offsets = to_vector(g.row_offsets), new_neighbours = to_vector(g.neighbours);
+  auto const new_of_old = to_vector(p.new_of_old);
+  for (agent_index i = 0; i < graph.num_agents(); ++i) {
+    auto const r = new_of_old[static_cast<std::size_t>(i)];
+    ASSERT_EQ(new_offsets[r + 1] - new_offsets[r], offsets[i + 1] - offsets[i]);
+    for (edge_offset k = 0; k < offsets[i + 1] - offsets[i]; ++k)
+      ASSERT_EQ(new_neighbours[new_offsets[r] + k], new_of_old[neighbours[offsets[i] + k]]) << "agent " << i;
+  }
+}
+
 // Cuthill-McKee as a serial queue computes it: each component from a George-Liu root (the
 // lowest (degree, id) agent of the last level of a search from the component's lowest (degree, id)
 // agent), all roots queued first in (degree, id) order, each agent queueing its unreached
@@ -379,7 +398,7 @@ TYPED_TEST(Graph, BreadthFirstOrderIsCuthillMcKee) {
 TYPED_TEST(Graph, RelabellingCarriesEachWeightWithItsEdge) {
   using Exec = TypeParam;
   Exec exec;
-  // A hub (row of 59, sorted by heap sort) joined to everyone, a ring (rows of 3-4, insertion sort)
+  // A hub (row of 59: build_csr sorts it by heap sort) joined to everyone, a ring (rows of 3-4, insertion sort)
   // and one edge given twice with different weights, kept: every weight names its edge.
   agent_index const n = 60;
   std::vector<global_id> sources, targets;
@@ -412,11 +431,11 @@ TYPED_TEST(Graph, RelabellingCarriesEachWeightWithItsEdge) {
   auto before = rows_of(g, [](agent_index i) { return i; });
   auto after = rows_of(h, [&](agent_index i) { return old_of_new[i]; });
   for (auto& [agent, row] : before) std::sort(row.begin(), row.end());
-  // Rows come out by neighbour and, among duplicate edges, by weight descending.
-  auto new_of_old = to_vector(p.new_of_old);
+  // Rows keep the order build_csr gave them, by the neighbour's original id and, among duplicate
+  // edges, by weight descending.
   for (auto& [agent, row] : after) {
     for (std::size_t k = 1; k < row.size(); ++k) {
-      auto const a = new_of_old[row[k - 1].first], b = new_of_old[row[k].first];
+      auto const a = row[k - 1].first, b = row[k].first;
       EXPECT_TRUE(a < b || (a == b && row[k - 1].second > row[k].second)) << "agent " << agent << " entry " << k;
     }
     std::sort(row.begin(), row.end());
@@ -439,6 +458,10 @@ TEST(EdgeListReader, ReadsSnapAndLgFiles) {
   e = read_edge_list(lg);
   EXPECT_EQ(e.num_agents, 4);
   EXPECT_EQ(e.sources, (std::vector<global_id>{0, 2}));
+  EXPECT_FALSE(e.directed);
+  // ",d," says the edges are one-way.
+  std::ofstream(lg) << "4,2,d,graph\n1,2\n3,4\n";
+  EXPECT_TRUE(read_edge_list(lg).directed);
   herd::test::TemporaryFile const weighted_file("w.txt");
   std::string const& weighted = weighted_file.path();
   std::ofstream(weighted) << "0 1 0.5\n1 2 2\n";

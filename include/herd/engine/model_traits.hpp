@@ -25,6 +25,19 @@ inline constexpr bool declares_activity_v = Details::declares_activity<Model>::v
 
 namespace Details {
 template <class Model, class = void>
+struct checks_state : std::false_type {};
+template <class Model>
+struct checks_state<Model, std::void_t<decltype(std::declval<Model const&>().holds_valid_state(agent_index{}))>>
+    : std::true_type {};
+}  // namespace Details
+
+/// Whether a model says which states an agent may hold (Model::holds_valid_state(i)): a state
+/// loaded from a file is checked against it before any step runs.
+template <class Model>
+inline constexpr bool checks_state_v = Details::checks_state<Model>::value;
+
+namespace Details {
+template <class Model, class = void>
 struct declares_contribution : std::false_type {};
 template <class Model>
 struct declares_contribution<Model,

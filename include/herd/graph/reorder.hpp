@@ -35,7 +35,9 @@ Permutation<typename ExecutionSpace::memory_space> compute_ordering(
     ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& graph,
     Ordering ordering, std::uint64_t seed = 0);
 
-/// The graph relabelled by `permutation`, rows sorted again.
+/// The graph relabelled by `permutation`. Each row keeps the order of its neighbours (and so
+/// lists them by their global id where the graph was built sorted): a model that picks a neighbour
+/// by its place in the row gets the same agent whatever the labels.
 template <class ExecutionSpace, class WeightStorage>
 CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> permute(
     ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& graph,

@@ -109,6 +109,12 @@ class Consensus {
   /// Where a neighbour's opinion lies, so that pull steps on CPUs can ask for it ahead.
   KOKKOS_INLINE_FUNCTION Storage const* contribution_address(agent_index j) const { return opinion.address(j); }
 
+  /// Whether agent i's opinion lies in [0, 1] (checked on loading a state; NaN fails).
+  KOKKOS_INLINE_FUNCTION bool holds_valid_state(agent_index i) const {
+    float const x = static_cast<float>(opinion(i));
+    return x >= 0.0f && x <= 1.0f;
+  }
+
   KOKKOS_INLINE_FUNCTION void observe(agent_index i, std::int64_t* totals) const {
     // opinion(i) is the value as a float, whatever the storage.
     int const bin = static_cast<int>(static_cast<float>(opinion(i)) * bins);

@@ -79,7 +79,8 @@ class Covid {
       : exposed_to_infected_(p.exposed_to_infected),
         initial_exposed_to_infected_(p.initial_exposed_to_infected),
         infected_to_recovered_(p.infected_to_recovered),
-        initial_exposed_(p.initial_exposed) {
+        initial_exposed_(p.initial_exposed),
+        age_groups_(static_cast<int>(p.age_groups.size())) {
     check(p, population);
     stage = Property<std::uint8_t, MemorySpace>("stage", agents, Visibility::neighbours);
     days = Property<std::uint8_t, MemorySpace>("days", agents, Visibility::neighbours);
@@ -183,6 +184,11 @@ class Covid {
   }
 
   KOKKOS_INLINE_FUNCTION void observe(agent_index i, std::int64_t* totals) const { totals[stage.stored(i)] += 1; }
+
+  /// Whether agent i's stage and age group exist (checked on loading a state).
+  KOKKOS_INLINE_FUNCTION bool holds_valid_state(agent_index i) const {
+    return stage.stored(i) <= dead && age.stored(i) < age_groups_;
+  }
 
   /// The infection pressure neighbour j puts on a susceptible agent over an edge of weight w, in
   /// units of 2^-32 (0 unless j is exposed or infected): summed over the neighbours by the step, or
@@ -307,6 +313,7 @@ class Covid {
   std::uint8_t initial_exposed_to_infected_;
   std::uint8_t infected_to_recovered_;
   global_id initial_exposed_;
+  int age_groups_;  ///< ages are 0 .. age_groups_ - 1
   probability_threshold mortality_ = 0;
   Kokkos::View<double*, MemorySpace> pressure_real_;
   Kokkos::View<std::uint64_t*, MemorySpace> pressure_fixed_;

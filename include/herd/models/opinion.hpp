@@ -80,6 +80,9 @@ class Opinion {
 
   KOKKOS_INLINE_FUNCTION void observe(agent_index i, std::int64_t* totals) const { totals[opinion(i)] += 1; }
 
+  /// Whether agent i holds opinion 0 or 1 (checked on loading a state).
+  KOKKOS_INLINE_FUNCTION bool holds_valid_state(agent_index i) const { return opinion(i) <= 1; }
+
  private:
   OpinionParameters params_;
 };

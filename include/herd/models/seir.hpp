@@ -126,6 +126,15 @@ class Seir {
 
   KOKKOS_INLINE_FUNCTION void observe(agent_index i, std::int64_t* totals) const { totals[state(i)] += 1; }
 
+  /// Whether agent i's state and timer are ones a run can reach (checked on loading a state).
+  KOKKOS_INLINE_FUNCTION bool holds_valid_state(agent_index i) const {
+    std::uint8_t const s = state(i);
+    int const t = timer(i);
+    if (s == susceptible || s == recovered) return t == 0;
+    if (s == exposed) return params_.latent.kind != Period::Kind::none && t <= params_.latent.steps;
+    return s == infectious && t <= params_.infectious.steps;
+  }
+
   /// The hazard neighbour j puts on a susceptible agent over an edge of weight w (0 unless j is
   /// infectious): summed over the neighbours by the step, or pushed by the infectious agents when
   /// the step runs on the active list. A weight of 1 (every edge of an unweighted graph, where the

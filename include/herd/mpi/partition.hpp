@@ -48,9 +48,11 @@ Partition<typename ExecutionSpace::memory_space> partition_graph(
     PartitionMethod method);
 
 namespace Details {
-/// METIS k-way on a host CSR graph; owner receives one part per agent.
+/// METIS k-way on a host CSR graph; owner receives one part per agent. A graph not known to be
+/// symmetric (directed, or read from a file) is symmetrised first, without self-loops or repeated
+/// neighbours, as METIS requires.
 void metis_partition(Kokkos::View<edge_offset const*, Kokkos::HostSpace> offsets,
-                     Kokkos::View<agent_index const*, Kokkos::HostSpace> neighbours, int parts,
+                     Kokkos::View<agent_index const*, Kokkos::HostSpace> neighbours, bool symmetric, int parts,
                      Kokkos::View<int*, Kokkos::HostSpace> owner);
 }  // namespace Details
 

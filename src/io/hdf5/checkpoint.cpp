@@ -41,6 +41,7 @@ h5::File begin_file(std::string const& final_path, std::string const& kind, RunR
   file.set_attribute("/run", "agents", static_cast<std::int64_t>(record.agents));
   file.set_attribute("/run", "edges", static_cast<std::int64_t>(record.edges));
   file.set_attribute("/run", "arguments", joined(record.arguments, '\n'));
+  file.set_attribute("/run", "graph_hash", static_cast<std::int64_t>(record.graph_hash));
   if (!record.history.empty()) write_history(file, record);
   file.create_group("/agents");
   return file;
@@ -68,6 +69,8 @@ RunRecord read_record(h5::File const& file, std::string const& kind) {
   r.agents = static_cast<std::uint64_t>(agents);
   r.edges = static_cast<std::uint64_t>(edges);
   r.arguments = split(file.string_attribute("/run", "arguments"), '\n');
+  if (file.has_attribute("/run", "graph_hash"))
+    r.graph_hash = static_cast<std::uint64_t>(file.int_attribute("/run", "graph_hash"));
   r.observables = split(file.string_attribute("/run/history", "columns"), ',');
   auto const extents = file.extents("/run/history");
   require(!r.observables.empty() && extents.size() == 2 && extents[0] == r.step + 1ull &&

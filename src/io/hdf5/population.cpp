@@ -74,8 +74,36 @@ std::vector<T> read_all(h5::File const& file, std::string const& dataset, std::u
     throw Error(file.path() + ": " + dataset + " holds " + std::to_string(length) +
                 " values: not enough memory to read them");
   }
-  file.read_rows(dataset, as_signed ? h5::Type::i64 : h5::type_of<T>(), 0, length, values.data());
+  // HDF5 refuses to read nothing from a dataset that holds nothing (an "addr overflow").
+  if (length > 0) file.read_rows(dataset, as_signed ? h5::Type::i64 : h5::type_of<T>(), 0, length, values.data());
   return values;
+}
+
+// The neighbours as stored: a wider integer type is read as int64 and checked, so that an id
+// beyond an agent index is reported as it is, not as the value HDF5 would clamp it to.
+std::vector<agent_index> read_neighbours(h5::File const& file, std::uint64_t entries, std::uint64_t agents) {
+  auto const type = file.type("/graph/neighbours");
+  if (type != h5::Type::i64 && type != h5::Type::u64) return read_all<agent_index>(file, "/graph/neighbours", entries);
+  auto const wide = read_all<std::int64_t>(file, "/graph/neighbours", entries, true);
+  std::vector<agent_index> narrow(wide.size());
+  for (std::size_t e = 0; e < wide.size(); ++e) {
+    // A u64 id of 2^63 or more reads as negative: out of range either way.
+    if (wide[e] < 0 || static_cast<std::uint64_t>(wide[e]) >= agents)
+      throw Error(
+          file.path() + ": /graph/neighbours: entry " + std::to_string(e) + " is agent " +
+          (type == h5::Type::u64 ? std::to_string(static_cast<std::uint64_t>(wide[e])) : std::to_string(wide[e])) +
+          ", outside the " + std::to_string(agents) + " agents");
+    narrow[e] = static_cast<agent_index>(wide[e]);
+  }
+  return narrow;
+}
+
+// An attribute of /graph that must say what the datasets show.
+void check_graph_attribute(h5::File const& file, char const* name, std::int64_t expected, std::string const& shown) {
+  require(file.has_attribute("/graph", name), file.path() + ": /graph has no attribute '" + name + "'");
+  auto const value = file.int_attribute("/graph", name);
+  require(value == expected,
+          file.path() + ": /graph's attribute " + name + " = " + std::to_string(value) + " contradicts " + shown);
 }
 
 }  // namespace
@@ -140,9 +168,17 @@ HostCsr read_population_graph(std::string const& path, MPI_Comm comm, bool* dire
       if (static_cast<std::int64_t>(graph.row_offsets[i]) < 0)
         throw Error(path + ": /graph/row_offsets: entry " + std::to_string(i) + " is negative (" +
                     std::to_string(static_cast<std::int64_t>(graph.row_offsets[i])) + ")");
-  graph.neighbours = read_all<agent_index>(file, "/graph/neighbours", entries);
+  check_graph_attribute(
+      file, "agents", static_cast<std::int64_t>(rows - 1),
+      "/graph/row_offsets (" + std::to_string(rows) + " entries: " + std::to_string(rows - 1) + " agents)");
+  check_graph_attribute(file, "entries", static_cast<std::int64_t>(entries),
+                        "/graph/neighbours (" + std::to_string(entries) + " entries)");
+  auto const stated = file.has_attribute("/graph", "directed") ? file.int_attribute("/graph", "directed") : -1;
+  require(stated == 0 || stated == 1, path + ": /graph's attribute directed must be 0 or 1, not " +
+                                          (stated == -1 ? std::string("missing") : std::to_string(stated)));
+  graph.neighbours = read_neighbours(file, entries, rows - 1);
   if (weighted) graph.weights = read_all<float>(file, "/graph/weights", entries);
-  if (directed) *directed = file.int_attribute("/graph", "directed") != 0;
+  if (directed) *directed = stated == 1;
   file.close();
   check_csr(graph, path + ": /graph");
   return graph;

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <vector>
 
 namespace herd {
 
@@ -55,10 +56,29 @@ std::string read_text_file(std::string const& path) {
     int const reason = errno;
     throw Error(path + ": cannot open the file" + (reason != 0 ? std::string(" (") + std::strerror(reason) + ")" : ""));
   }
-  std::stringstream buffer;
-  buffer << file.rdbuf();
+  // Read in blocks, so that a stream that is no text file (/dev/zero, a binary) stops at its first
+  // NUL byte or overlong line instead of filling the memory.
+  constexpr std::size_t block = 1 << 20, longest_line = 1 << 20;
+  std::string text;
+  std::size_t line = 1, line_start = 0;
+  std::vector<char> buffer(block);
+  while (file) {
+    file.read(buffer.data(), static_cast<std::streamsize>(block));
+    auto const got = static_cast<std::size_t>(file.gcount());
+    for (std::size_t k = 0; k < got; ++k) {
+      char const c = buffer[k];
+      if (c == '\n') {
+        ++line;
+        line_start = text.size() + k + 1;
+      } else if (c == '\0') {
+        throw Error(path + ":" + std::to_string(line) + ": a NUL byte: not a text file");
+      }
+    }
+    text.append(buffer.data(), got);
+    require(text.size() - line_start <= longest_line, path + ":" + std::to_string(line) + ": a line longer than " +
+                                                          std::to_string(longest_line) + " bytes: not a text file");
+  }
   require(!file.bad(), path + ": cannot read the file");
-  std::string text = buffer.str();
   // Spreadsheets save CSV with a UTF-8 byte-order mark, which would otherwise become part of the
   // first column's name (an "id" column no longer recognised) or of the first agent id.
   if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);
@@ -93,6 +113,7 @@ HostEdgeList parse_edge_list(std::string_view text, std::string const& path, Edg
         if (!parse_id(fields[0], declared_agents) || declared_agents <= 0 || declared_agents > max_agents)
           fail("the header's agent count '" + std::string(fields[0]) + "' is not a positive agent count");
         base = 1;
+        edges.directed = fields[2] == "d";
         continue;
       }
     }

@@ -6,6 +6,7 @@
 // property, through herd::io::h5::AgentBlocks: a checkpoint written on P ranks loads on any other
 // rank count, and the run continues to the same bits.
 
+#include <herd/engine/model_traits.hpp>
 #include <herd/io/hdf5/agent_io.hpp>
 #include <herd/io/hdf5/file.hpp>
 #include <herd/io/hdf5/format.hpp>
@@ -14,6 +15,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace herd::io {
@@ -29,6 +31,7 @@ struct RunRecord {
   std::uint64_t edges = 0;               ///< stored entries of the whole graph
   std::vector<std::string> observables;  ///< names of the history's columns
   std::vector<std::int64_t> history;     ///< (step + 1) rows of observables, row-major
+  std::uint64_t graph_hash = 0;          ///< herd::graph_hash of the graph as built (0: not recorded)
 };
 
 /// Creates `final_path`'s temporary file and writes the record into it (the kind is
@@ -99,6 +102,16 @@ void read_properties(h5::File const& file, std::string const& group, Sim const& 
     blocks.read(file, dataset, h5::type_of<storage>(), values.data());
     Kokkos::deep_copy(Kokkos::subview(property.current(), std::make_pair(std::int64_t(0), local)), values);
   });
+  // A state no run reaches (a damaged file) is refused now, not after the steps it would spoil.
+  if constexpr (checks_state_v<Model>) {
+    using exec = typename std::decay_t<decltype(sim.global_ids())>::execution_space;
+    std::int64_t invalid = 0;
+    Kokkos::parallel_reduce(
+        "herd::io::check_states", Kokkos::RangePolicy<exec>(0, static_cast<std::int64_t>(sim.num_owned())),
+        KOKKOS_LAMBDA(std::int64_t i, std::int64_t & n) { n += model.holds_valid_state(i) ? 0 : 1; }, invalid);
+    require(invalid == 0, file.path() + ": " + group + ": " + std::to_string(invalid) +
+                              " agents hold a state the model never reaches (a damaged file?)");
+  }
 }
 
 }  // namespace herd::io

@@ -17,6 +17,7 @@ struct HostEdgeList {
   std::vector<global_id> sources;
   std::vector<global_id> targets;
   std::vector<float> weights;  ///< empty unless the file has a third column
+  bool directed = false;       ///< the file says its edges are one-way (an .lg header "nv,ne,d,name")
 };
 
 /// How a parser treats agent ids.

@@ -1,0 +1,63 @@
+#include "memory_budget.hpp"
+
+#include <herd/core/error.hpp>
+
+#include <fstream>
+#include <sstream>
+
+namespace herd::cli {
+
+namespace {
+
+// Upper bounds of what building and running a graph holds at its peak, per agent and per stored
+// entry: twice the resident sizes measured for generated graphs (docs/cli.md, --max-memory).
+constexpr double bytes_per_agent = 256.0;
+constexpr double bytes_per_entry = 32.0;
+
+std::uint64_t available_on_node() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  std::uint64_t kilobytes = 0;
+  std::string unit;
+  while (meminfo >> key >> kilobytes >> unit)
+    if (key == "MemAvailable:") return kilobytes * 1024;
+  return 0;
+}
+
+std::string gigabytes(double bytes) {
+  std::ostringstream s;
+  s.precision(3);
+  s << bytes / double(1ull << 30) << " GiB";
+  return s.str();
+}
+
+}  // namespace
+
+std::uint64_t memory_budget(Options const& o, Comm comm) {
+  if (o.max_memory > 0) return o.max_memory;
+  int ranks_on_node = 1;
+#if HERD_ENABLE_MPI
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Comm_size(node, &ranks_on_node);
+  MPI_Comm_free(&node);
+#else
+  (void)comm;
+#endif
+  return available_on_node() / static_cast<std::uint64_t>(ranks_on_node);
+}
+
+void check_fits(std::string const& what, double agents, double entries, std::uint64_t budget) {
+  double const estimate = agents * bytes_per_agent + entries * bytes_per_entry;
+  if (budget == 0 || estimate <= static_cast<double>(budget)) return;
+  std::string message = what + ": " + std::to_string(static_cast<long long>(agents)) + " agents and " +
+                        std::to_string(static_cast<long long>(entries)) + " entries need up to " + gigabytes(estimate) +
+                        ", more than the " + gigabytes(static_cast<double>(budget)) +
+                        " this process may use (--max-memory)";
+  // Ids that reach far beyond the contacts: most agents would have none.
+  if (agents > 16.0 * (entries + 1.0))
+    message += "; its ids are sparse: number them densely with herd convert --relabel";
+  throw Error(message);
+}
+
+}  // namespace herd::cli

@@ -1,0 +1,23 @@
+#pragma once
+
+// Refusing a run that cannot fit before it allocates: a tiny input (an edge list whose ids reach
+// 2^31, --agents 1e9) must end with one line giving the estimate, not with the machine's
+// out-of-memory killer.
+
+#include "input.hpp"
+#include "options.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace herd::cli {
+
+/// The bytes this process may use: --max-memory, else the node's available memory shared by the
+/// ranks on it; 0 where neither is known. Collective over `comm` (the ranks count their node).
+std::uint64_t memory_budget(Options const& options, Comm comm);
+
+/// Throws herd::Error naming `what` when a graph of `agents` agents and `entries` stored entries
+/// would not fit `budget` (0: no limit), with the estimate in the message.
+void check_fits(std::string const& what, double agents, double entries, std::uint64_t budget);
+
+}  // namespace herd::cli

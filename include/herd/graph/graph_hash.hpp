@@ -1,0 +1,50 @@
+#pragma once
+
+// A 64-bit fingerprint of a graph: checkpoints store it, so that a run resumed on another graph
+// with the same counts is refused rather than continued on the wrong contacts.
+
+#include <herd/core/bit_cast.hpp>
+#include <herd/graph/csr_graph.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+namespace herd {
+
+namespace Details {
+// splitmix64's finaliser: every input bit moves about half the output bits.
+KOKKOS_INLINE_FUNCTION std::uint64_t mix64(std::uint64_t x) {
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+}  // namespace Details
+
+/// The sum over entries of a hash of (place, neighbour, weight bits) and over rows of a hash of
+/// (row, its end): the same for the same CSR arrays on any backend or thread count, and different,
+/// but for a collision, when any neighbour, weight or row length differs.
+template <class ExecutionSpace, class WeightStorage>
+std::uint64_t graph_hash(ExecutionSpace const& exec,
+                         CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& graph) {
+  auto const offsets = graph.row_offsets;
+  auto const g = graph;
+  std::uint64_t rows = 0, entries = 0;
+  Kokkos::parallel_reduce(
+      "herd::graph_hash::rows", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, graph.num_agents()),
+      KOKKOS_LAMBDA(agent_index i, std::uint64_t & sum) {
+        sum += Details::mix64((static_cast<std::uint64_t>(i) << 1 | 1) ^ Details::mix64(offsets(i + 1)));
+      },
+      rows);
+  Kokkos::parallel_reduce(
+      "herd::graph_hash::entries", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, graph.num_edges()),
+      KOKKOS_LAMBDA(edge_offset e, std::uint64_t & sum) {
+        std::uint64_t const w = Details::bit_cast<std::uint32_t>(g.weight(e));
+        sum += Details::mix64((static_cast<std::uint64_t>(e) << 1) ^
+                              Details::mix64(static_cast<std::uint64_t>(g.neighbours(e)) << 32 | w));
+      },
+      entries);
+  return Details::mix64(rows) ^ entries;
+}
+
+}  // namespace herd
