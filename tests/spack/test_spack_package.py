@@ -120,7 +120,8 @@ class Recipe(unittest.TestCase):
             self.assertEqual(deps["kokkos"]["cuda_arch"], arch)
             self.assertTrue(deps["kokkos"]["cuda"])
             self.assertTrue(deps["kokkos"]["cuda_lambda"], "step kernels are device lambdas")
-            self.assertNotIn("openmp", deps["kokkos"])
+            self.assertFalse(deps["kokkos"]["openmp"], "~openmp turns Kokkos' OpenMP off")
+            self.assertFalse(deps["kokkos-kernels"]["openmp"])
             self.assertEqual(deps["kokkos-kernels"]["cuda_arch"], arch)
             self.assertEqual(arg(cmake_args(spec), "CMAKE_CXX_COMPILER"), "/opt/kokkos/bin/nvcc_wrapper")
 
@@ -171,7 +172,19 @@ class Recipe(unittest.TestCase):
     def test_tests_follow_spack_test_root(self):
         spec = concretize()
         self.assertEqual(arg(cmake_args(spec, run_tests=True), "Herd_ENABLE_TESTS"), "ON")
-        self.assertIn("googletest", dependencies(spec, deptype="test"))
+        tests = dependencies(spec, deptype="test")
+        for package in ["googletest", "python", "py-matplotlib", "py-numpy"]:
+            self.assertIn(package, tests)
+        self.assertNotIn("py-h5py", tests)
+        self.assertIn("py-h5py", dependencies(concretize("+mpi +hdf5"), deptype="test"))
+
+    def test_a_licensed_versioned_release(self):
+        directives = {kind: [args for k, args, _ in Herd.directives if k == kind] for kind in ["license", "version"]}
+        self.assertEqual(directives["license"], [("BSD-3-Clause",)])
+        versions = [args[0] for args in directives["version"]]
+        with open(os.path.join(ROOT, "CMakeLists.txt")) as f:
+            project_version = re.search(r"project\(Herd VERSION ([\d.]+)", f.read()).group(1)
+        self.assertIn(project_version, versions, "the recipe lists the release CMakeLists.txt names")
 
     def test_every_herd_option_exists_in_cmake(self):
         with open(os.path.join(ROOT, "CMakeLists.txt")) as f:

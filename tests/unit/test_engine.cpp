@@ -290,6 +290,20 @@ TYPED_TEST(Engine, UnwrittenAgentsKeepTheirValueAndPhasesSeeEachOther) {
   }
 }
 
+// Each phase of a step draws from a random stream of its own, and the counter holds
+// CounterRng::max_streams of them: a step with more phases is refused, not given shared draws.
+TYPED_TEST(Engine, AStepWithMorePhasesThanRandomStreamsIsRefused) {
+  using Exec = TypeParam;
+  using Mem = typename Exec::memory_space;
+  auto graph = build_csr(Exec(), herd::test::edge_list<Exec>(4, {0, 1, 2}, {1, 2, 3}));
+  Simulation<Exec> sim(Exec(), graph, 1);
+  TwoPhases<Mem> model{Property<std::int32_t, Mem>("value", 4), Property<std::int32_t, Mem>("copy", 4)};
+  typename TwoPhases<Mem>::AddOneToEven phase{model.value};
+  int const phases = static_cast<int>(CounterRng::max_streams - streams::first_model_stream);
+  for (int k = 0; k < phases; ++k) sim.apply(phase, model.value);
+  EXPECT_THROW(sim.apply(phase, model.value), herd::Error);
+}
+
 // Counting the spreading neighbours' bits gives the sums of the neighbours' states, so the same
 // trajectory, on every schedule: rows shorter and longer than a word of bits, hubs summed by teams
 // and by edge shares, agents in every SEIR state.

@@ -314,8 +314,10 @@ TYPED_TEST(Graph, PermutingKeepsTheOrderOfEachRow) {
   auto graph = herd::test::generated_graph<Exec>(ErdosRenyi{3000, 8.0}, 4);
   auto const p = compute_ordering(exec, graph, Ordering::random, 5);
   auto const g = permute(exec, graph, p);
-  auto const offsets = to_vector(graph.row_offsets), neighbours = to_vector(graph.neighbours);
-  auto const new_offsets = to_vector(g.row_offsets), new_neighbours = to_vector(g.neighbours);
+  auto const offsets = to_vector(graph.row_offsets);
+  auto const neighbours = to_vector(graph.neighbours);
+  auto const new_offsets = to_vector(g.row_offsets);
+  auto const new_neighbours = to_vector(g.neighbours);
   auto const new_of_old = to_vector(p.new_of_old);
   for (agent_index i = 0; i < graph.num_agents(); ++i) {
     auto const r = new_of_old[static_cast<std::size_t>(i)];

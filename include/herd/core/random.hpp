@@ -43,11 +43,17 @@ KOKKOS_INLINE_FUNCTION Philox4x32 philox4x32_10(Philox4x32 counter, std::uint32_
 
 /// The random stream of one simulation: a seed, and draws addressed by counters.
 struct CounterRng {
+  /// The counter's last word packs the stream in 12 bits and the draw in 22 (four draws per
+  /// block): beyond these, two draws would share their bits.
+  static constexpr std::uint32_t max_streams = 1u << 12;
+  static constexpr std::uint32_t max_draws = 1u << 22;
+
   std::uint64_t seed = 0;
 
   /// 32 random bits for (agent, step, stream, draw). `stream` separates phases and purposes.
   KOKKOS_INLINE_FUNCTION std::uint32_t bits(global_id agent, std::uint32_t step, std::uint32_t stream,
                                             std::uint32_t draw) const {
+    KOKKOS_ASSERT(stream < max_streams && draw < max_draws);
     auto const id = static_cast<std::uint64_t>(agent);
     Details::Philox4x32 const counter{
         {static_cast<std::uint32_t>(id), static_cast<std::uint32_t>(id >> 32), step, (stream << 20) | (draw >> 2)}};

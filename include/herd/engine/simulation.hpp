@@ -14,6 +14,7 @@
 // same, bit for bit, on any number of ranks and with any of the options.
 
 #include <herd/agents/property.hpp>
+#include <herd/core/error.hpp>
 #include <herd/core/random.hpp>
 #include <herd/engine/active_stepping.hpp>
 #include <herd/engine/agent.hpp>
@@ -341,6 +342,10 @@ class Simulation {
   template <class Phase, class... Written>
   auto phase_kernel(Phase const& phase, Written&... written) const {
     static_assert(Details::check_model_hooks<Phase>());
+    // Each phase draws from a stream of its own, and the counter holds CounterRng::max_streams.
+    if (streams::first_model_stream + phase_ >= CounterRng::max_streams)
+      throw Error("a step runs more phases than the random streams allow (" +
+                  std::to_string(CounterRng::max_streams - streams::first_model_stream) + ")");
     Details::PhaseKernel<Phase, graph_type, Written...> kernel(
         phase, graph(), id_map(), rng_, step_, streams::first_model_stream + phase_, Details::make_carry(written...));
     kernel.gather_ahead = asks_ahead(phase);
