@@ -1,5 +1,6 @@
 #include "job.hpp"
 #include "input.hpp"
+#include "launcher.hpp"
 #include "model_registry.hpp"
 #include "run_files.hpp"
 
@@ -114,6 +115,7 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
       [&](int t, int steps, auto const& h) {
         progress(static_cast<int>(first) + t, o.steps);
         (void)steps;
+        stop_if_launcher_gone();
         files.after_step(t, h);
       },
       o.profile ? &telemetry : nullptr);

@@ -2,6 +2,7 @@
 // mpiexec the run is spread over the ranks; rank 0 prints and writes files.
 
 #include "job.hpp"
+#include "launcher.hpp"
 #include "memory_budget.hpp"
 #include "options.hpp"
 #include "output_files.hpp"
@@ -24,10 +25,6 @@
 #include <Kokkos_Core.hpp>
 
 #include <unistd.h>
-#if defined(__linux__)
-#include <sys/prctl.h>
-#endif
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -37,21 +34,6 @@
 #include <utility>
 
 namespace {
-
-#if HERD_ENABLE_MPI
-// Under mpiexec, a rank ends when the launcher dies: one that outlived a killed mpiexec would
-// finish its run and leave outputs that look complete. Not for a process started by hand, which
-// may outlive its shell on purpose.
-void end_with_the_launcher() {
-#if defined(__linux__)
-  if (std::getenv("OMPI_COMM_WORLD_SIZE") == nullptr && std::getenv("PMI_SIZE") == nullptr &&
-      std::getenv("PMIX_RANK") == nullptr)
-    return;
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() == 1) std::_Exit(1);  // the launcher died before the request took effect
-#endif
-}
-#endif
 
 // MPI for the whole life of the command, when Herd is built with it.
 struct MpiSession {
@@ -63,7 +45,7 @@ struct MpiSession {
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    end_with_the_launcher();
+    herd::cli::remember_launcher();
 #else
     (void)argc;
     (void)argv;
@@ -235,7 +217,8 @@ int main(int argc, char* argv[]) {
     } else {
       Progress progress(speaks && !options.quiet, isatty(STDERR_FILENO) != 0);
       auto const result = run_job(options, [&](int step, int steps) { progress(step, steps); });
-      // Files are written only once the run is complete: a failed run leaves none behind.
+      // Files are written only once the run is complete: a failed or killed run leaves none behind.
+      stop_if_launcher_gone();
       if (result.rank_zero) {
         if (!options.csv.empty()) write_output(options.csv, csv(result));
         if (!options.profile_steps.empty()) write_output(options.profile_steps, profile_steps_csv(result));

@@ -5,6 +5,7 @@
 // starts from (herd resume). Without HDF5 the options are refused when parsed, and this class does
 // nothing.
 
+#include "launcher.hpp"
 #include "options.hpp"
 
 #include <herd/herd.hpp>
@@ -113,6 +114,7 @@ class RunFiles {
   /// After the run: `history` is the whole run's, summed over ranks. Writes the final checkpoint
   /// and the output, and returns the history from step 0 (the checkpoint's rows first).
   std::vector<std::int64_t> finish(std::vector<std::int64_t> const& history) {
+    stop_if_launcher_gone();  // a killed job writes no final checkpoint or output
     auto const columns = record_.observables.size();
     auto all = rows_before_resume(columns);
     all.insert(all.end(), history.begin(), history.end());

@@ -1,0 +1,16 @@
+#pragma once
+
+// A rank under mpiexec stops when its launcher is gone: one that outlived a killed mpiexec would
+// finish its run and leave outputs that look complete.
+
+namespace herd::cli {
+
+/// Remembers this process's parent when it was started by an MPI launcher (Open MPI's mpiexec,
+/// Hydra, a PMIx launcher); a process started by hand may outlive its shell on purpose.
+void remember_launcher();
+
+/// Ends the process with exit status 1, and no output, if the launcher remembered has ended (the
+/// process was handed to another parent). A system call: cheap enough for every step.
+void stop_if_launcher_gone();
+
+}  // namespace herd::cli
