@@ -244,9 +244,10 @@ class KilledJob(unittest.TestCase):
     def test_ranks_end_with_a_killed_mpiexec_and_leave_no_output(self):
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "killed.csv")
-            # Long enough that the kill lands during the steps (setup takes a second or two).
-            job = subprocess.Popen([*MPIEXEC, "-n", "2", HERD, "run", "--graph", "erdos-renyi", "--agents", "400000",
-                                    "--steps", "100000", "--quiet", "--csv", out], env=ENV,
+            # Long enough that the kill lands during the steps (setup takes a second or two): the
+            # voter model steps every agent every step, however the run goes.
+            job = subprocess.Popen([*MPIEXEC, "-n", "2", HERD, "run", "--model", "voter", "--graph", "erdos-renyi",
+                                    "--agents", "400000", "--steps", "100000", "--quiet", "--csv", out], env=ENV,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             time.sleep(4)
             self.assertIsNone(job.poll(), "the job ended before it was killed")

@@ -185,6 +185,16 @@ TEST(Distributed, OverlapSchedulesAndStagingDoNotChangeTheTrajectory) {
   mpi::DistributedOptions dense;
   dense.sparse_halo = false;
   expect_same(distributed(graph, Kind::seir, 30, PartitionMethod::contiguous, dense), want, "dense halo");
+  // Messages staged through host buffers, as GPU builds without GPU-aware MPI send them, and
+  // handed to MPI where they lie: both paths run on every build.
+  for (bool stage : {false, true})
+    for (bool sparse : {false, true}) {
+      mpi::DistributedOptions options;
+      options.always_stage = stage;
+      options.sparse_halo = sparse;
+      expect_same(distributed(graph, Kind::seir, 30, PartitionMethod::contiguous, options), want,
+                  std::string(stage ? "staged " : "direct ") + (sparse ? "sparse" : "dense"));
+    }
 }
 
 // Each rank steps its own active agents, choosing per step on its own; ghosts that spread mark the

@@ -33,6 +33,9 @@ struct DistributedOptions {
   bool overlap = true;          ///< step interior agents while the halo is in flight
   int exchange_every = 1;       ///< exchange ghosts after every k-th step only (k > 1: stale ghosts)
   bool device_buffers = false;  ///< GPU-aware MPI: hand device buffers to MPI instead of staging
+  /// Stage through host buffers even where MPI reads the Views directly (host builds, GPU-aware
+  /// MPI): the same bits, slower; it lets every build test both halo paths.
+  bool always_stage = false;
   /// Send a neighbour only the values that changed (with their slots) when that is shorter than all
   /// of them: few bytes while few agents change. Applies when exchanging every step.
   bool sparse_halo = true;
@@ -53,7 +56,7 @@ class Ghosts {
     raise_if_any_failed(
         comm, options.exchange_every >= 1 ? std::string() : "the halo exchange interval must be at least 1 step");
     halo_ = std::make_shared<Halo<ExecutionSpace>>(exec_, comm, make_halo_plan(exec_, comm, local_),
-                                                   options.device_buffers);
+                                                   options.device_buffers, options.always_stage);
   }
 
   graph_type const& graph() const { return local_.graph; }

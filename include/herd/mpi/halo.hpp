@@ -299,10 +299,14 @@ class Halo {
   using execution_space = ExecutionSpace;
   using memory_space = typename ExecutionSpace::memory_space;
 
-  Halo(ExecutionSpace const& exec, MPI_Comm comm, HaloPlan<memory_space> plan, bool device_buffers)
+  /// `always_stage` stages through host buffers even where MPI could read the Views, so that a
+  /// host build runs the staged path as well.
+  Halo(ExecutionSpace const& exec, MPI_Comm comm, HaloPlan<memory_space> plan, bool device_buffers,
+       bool always_stage = false)
       : exec_(exec), plan_(std::move(plan)) {
     MPI_Comm_dup(comm, &comm_);
-    staged_ = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible && !device_buffers;
+    staged_ =
+        always_stage || (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible && !device_buffers);
     message_bytes_.assign(8 * plan_.send_ranks.size(), 0);
     changed_ = Kokkos::View<agent_index*, memory_space>(Kokkos::ViewAllocateWithoutInitializing("herd::halo::changed"),
                                                         plan_.sends());
