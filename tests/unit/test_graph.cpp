@@ -327,6 +327,25 @@ TYPED_TEST(Graph, PermutingKeepsTheOrderOfEachRow) {
   }
 }
 
+// Checkpoints compare graphs by their hash: the same arrays give the same hash, a changed weight,
+// neighbour or row length another.
+TYPED_TEST(Graph, HashNamesTheContacts) {
+  using Exec = TypeParam;
+  Exec exec;
+  auto graph = herd::test::generated_graph<Exec>(ErdosRenyi{2000, 6.0}, 4);
+  auto const hash = graph_hash(exec, graph);
+  EXPECT_EQ(graph_hash(exec, herd::test::generated_graph<Exec>(ErdosRenyi{2000, 6.0}, 4)), hash);
+  EXPECT_NE(graph_hash(exec, herd::test::generated_graph<Exec>(ErdosRenyi{2000, 6.0}, 5)), hash);
+  // The same contacts relabelled are other arrays.
+  EXPECT_NE(graph_hash(exec, permute(exec, graph, compute_ordering(exec, graph, Ordering::random, 1))), hash);
+  auto weighted = graph;
+  weighted.weights = Kokkos::View<float*, typename Exec::memory_space>("weights", graph.num_edges());
+  Kokkos::deep_copy(weighted.weights, 1.0f);
+  EXPECT_EQ(graph_hash(exec, weighted), hash) << "weights of 1 are an unweighted graph's";
+  Kokkos::deep_copy(Kokkos::subview(weighted.weights, 7), 0.5f);
+  EXPECT_NE(graph_hash(exec, weighted), hash);
+}
+
 // Cuthill-McKee as a serial queue computes it: each component from a George-Liu root (the
 // lowest (degree, id) agent of the last level of a search from the component's lowest (degree, id)
 // agent), all roots queued first in (degree, id) order, each agent queueing its unreached
