@@ -95,11 +95,14 @@ template <class WeightStorage>
 Input<WeightStorage> graph_of(Options const& o, Exec const& exec, Comm comm, AttributeTable const& table) {
   auto const agents = static_cast<agent_index>(o.agents);
   BuildOptions build;
-  // What a generated graph will hold, refused before it is built when it cannot fit (the
-  // population's contacts average about 10).
-  if (is_generator(o.graph))
+  // What a generated graph will hold, refused before it is built when it cannot fit: the
+  // population's contacts average 9.4, and its generator holds about 150 B per agent (measured).
+  if (is_generator(o.graph)) {
+    bool const population = o.graph == "population";
     check_fits("--graph " + o.graph, static_cast<double>(o.agents),
-               static_cast<double>(o.agents) * (o.graph == "population" ? 16.0 : o.mean_degree), o.max_memory);
+               static_cast<double>(o.agents) * (population ? 10.0 : o.mean_degree), o.max_memory,
+               population ? 180.0 : 32.0);
+  }
   if (o.graph == "population") {
     LayeredPopulation spec;
     spec.agents = agents;

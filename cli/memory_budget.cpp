@@ -9,10 +9,9 @@ namespace herd::cli {
 
 namespace {
 
-// Upper bounds of what building and running a graph holds at its peak, per agent and per stored
-// entry: twice the resident sizes measured for generated graphs (docs/cli.md, --max-memory).
-constexpr double bytes_per_agent = 256.0;
-constexpr double bytes_per_entry = 32.0;
+// What building and running a graph holds at its peak, per stored entry: the peak resident sizes
+// measured for generated graphs (15.5 B per entry), with a quarter more (docs/cli.md, --max-memory).
+constexpr double bytes_per_entry = 20.0;
 
 std::uint64_t available_on_node() {
   std::ifstream meminfo("/proc/meminfo");
@@ -47,7 +46,7 @@ std::uint64_t memory_budget(Options const& o, Comm comm) {
   return available_on_node() / static_cast<std::uint64_t>(ranks_on_node);
 }
 
-void check_fits(std::string const& what, double agents, double entries, std::uint64_t budget) {
+void check_fits(std::string const& what, double agents, double entries, std::uint64_t budget, double bytes_per_agent) {
   double const estimate = agents * bytes_per_agent + entries * bytes_per_entry;
   if (budget == 0 || estimate <= static_cast<double>(budget)) return;
   std::string message = what + ": " + std::to_string(static_cast<long long>(agents)) + " agents and " +

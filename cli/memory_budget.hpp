@@ -17,7 +17,9 @@ namespace herd::cli {
 std::uint64_t memory_budget(Options const& options, Comm comm);
 
 /// Throws herd::Error naming `what` when a graph of `agents` agents and `entries` stored entries
-/// would not fit `budget` (0: no limit), with the estimate in the message.
-void check_fits(std::string const& what, double agents, double entries, std::uint64_t budget);
+/// would not fit `budget` (0: no limit), with the estimate in the message. `bytes_per_agent`: what
+/// an agent holds besides its entries (the built-in population's generator holds more).
+void check_fits(std::string const& what, double agents, double entries, std::uint64_t budget,
+                double bytes_per_agent = 32.0);
 
 }  // namespace herd::cli

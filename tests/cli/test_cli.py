@@ -174,9 +174,9 @@ class BadInput(unittest.TestCase):
             with open(nul, "wb") as f:
                 f.write(b"0 1\n1 \x002\n")
             cases = [
-                (["--graph", sparse], 1, "2147483647 agents and 4 entries need up to 512 GiB"),
+                (["--graph", sparse], 1, "2147483647 agents and 4 entries need up to 64 GiB"),
                 (["--graph", sparse], 1, "its ids are sparse: number them densely with herd convert --relabel"),
-                (["--graph", "population", "--agents", "1e9"], 1, "1000000000 agents and 16000000000 entries"),
+                (["--graph", "population", "--agents", "1e9"], 1, "1000000000 agents and 10000000000 entries"),
                 (["--agents", "100000", "--max-memory", "1M"], 1, "more than the 0.000977 GiB this process may use"),
                 (["--max-memory", "lots"], 2, "--max-memory: 'lots' is not a number"),
                 (["--graph", "/dev/zero"], 1, "/dev/zero:1: a NUL byte: not a text file"),
