@@ -160,6 +160,9 @@ int main(int argc, char* argv[]) {
   } catch (UsageError const& e) {
     if (speaks) std::fprintf(stderr, "herd: %s (see herd --help)\n", e.message.c_str());
     return 2;
+  } catch (std::exception const& e) {  // a path that cannot be resolved (a symlink loop)
+    if (speaks) std::fprintf(stderr, "herd: %s\n", one_line(e).c_str());
+    return 1;
   }
   if (options.command == "help") {
     if (speaks) std::cout << usage();

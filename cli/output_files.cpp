@@ -51,9 +51,10 @@ void check_distinct_files(Options const& o) {
   auto const inputs = inputs_of(o);
   for (std::size_t k = 0; k < outputs.size(); ++k) {
     auto const out = io::identity_of(*outputs[k].path);
-    if (!out || !out->regular) continue;
+    // Devices, FIFOs and standard output (even redirected to a file) may take several outputs.
+    if (!out || !out->regular || io::names_a_descriptor(*outputs[k].path)) continue;
     for (auto const& in : inputs) {
-      // A resumed run writes its checkpoint over the one it started from only when asked again.
+      // A resumed run writes its checkpoint over the one it started from when asked to.
       if (std::string(in.option) == "resume" && std::string(outputs[k].option) == "--checkpoint") continue;
       if (io::identity_of(*in.path) == out)
         throw UsageError{spelt(outputs[k]) + ": is the input " + spelt(in) + "; write the output elsewhere"};
@@ -75,7 +76,8 @@ void check_outputs(Options const& o) {
         std::FILE* file = std::fopen(f.path->c_str(), "ab");
         require(file != nullptr, spelt(f) + ": cannot write the file (" + std::strerror(errno) + ")");
         std::fclose(file);
-        if (!existed) std::remove(f.path->c_str());
+        // The file tried, at the end of any symlink: the link itself stays.
+        if (!existed) std::remove(target.target.c_str());
       }
       continue;
     }
@@ -100,6 +102,10 @@ void write_output(std::string const& path, std::string const& content) {
 }
 
 void append_line(std::string const& path, std::string const& line) {
+  if (path == "-") {
+    io::write_output(io::output_target("--record", path), line + "\n");
+    return;
+  }
   std::FILE* file = std::fopen(path.c_str(), "ab");
   require(file != nullptr, path + ": cannot append to the file (" + std::strerror(errno) + ")");
   std::string const text = line + "\n";

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 
 #if HERD_ENABLE_HDF5
 namespace herd::cli {
@@ -37,7 +38,7 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
   std::vector<std::string> args = {"run"};
   args.insert(args.end(), saved.begin(), saved.end());
   try {
-    (void)parse(args);
+    (void)parse(args, true);  // a resumed run's checkpoint holds the options it was given anew last
   } catch (UsageError const& e) {
     throw Error(checkpoint + ": the run's arguments it holds are invalid: " + e.message);
   }
@@ -50,25 +51,36 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
                                            "--gather-ahead", "--binned-push",    "--stepping",   "--active-threshold",
                                            "--reorder",      "--no-overlap",     "--dense-halo", "--gpu-aware-mpi",
                                            "--staged-mpi"};
-  auto const stored = options_given(saved);
-  for (auto const& given : options_given(extra)) {
+  std::map<std::string, std::string> stored;  // each option's last value
+  for (auto const& [option, value] : options_given(saved)) stored[option] = value;
+  auto const given_anew = options_given(extra);
+  for (auto const& given : given_anew) {
     if (std::find(std::begin(may_change), std::end(may_change), given.first) != std::end(may_change)) continue;
-    if (std::find(stored.begin(), stored.end(), given) == stored.end())
+    if (auto const kept = stored.find(given.first); kept == stored.end() || kept->second != given.second)
       throw UsageError{"resume: " + given.first +
                        " would change the results; the checkpoint's run keeps its own (outputs, --steps, "
                        "--threads and how steps run may be given anew)"};
   }
   args.insert(args.end(), extra.begin(), extra.end());
   Options merged = parse(args, true);  // a UsageError here is the user's
-  // The checkpoint a run started from is overwritten only when asked again (--checkpoint): the
-  // run's own --checkpoint names it, and a failed resume must leave it to try again.
-  bool const asked = std::any_of(extra.begin(), extra.end(), [](std::string const& a) {
-    return a == "--checkpoint" || a.rfind("--checkpoint=", 0) == 0;
-  });
-  if (!asked && !merged.checkpoint.empty() && io::identity_of(merged.checkpoint) == io::identity_of(checkpoint)) {
-    merged.checkpoint.clear();
-    merged.checkpoint_every = 0;
-  }
+  // A resumed run writes the files its own command line names, and no other: the checkpoint's run
+  // named its outputs relative to another folder, and its --checkpoint is the file resumed, kept
+  // for another try unless named again.
+  auto const asked = [&](char const* option) {
+    return std::any_of(given_anew.begin(), given_anew.end(), [&](auto const& g) { return g.first == option; });
+  };
+  if (!asked("--csv")) merged.csv.clear();
+  if (!asked("--json")) merged.json.clear();
+  if (!asked("--record")) merged.record.clear();
+  if (!asked("--profile-steps")) merged.profile_steps.clear();
+  if (!asked("--checkpoint")) merged.checkpoint.clear();
+  if (!asked("--checkpoint-every")) merged.checkpoint_every = 0;
+  if (!asked("--output")) merged.output.clear();
+  if (!asked("--snapshot-every")) merged.snapshot_every = 0;
+  if (merged.checkpoint_every > 0 && merged.checkpoint.empty())
+    throw UsageError{"--checkpoint-every needs --checkpoint FILE: a resumed run writes only the files it names"};
+  if (merged.snapshot_every > 0 && merged.output.empty())
+    throw UsageError{"--snapshot-every needs --output FILE: a resumed run writes only the files it names"};
   merged.command = "run";
   merged.resume = checkpoint;
   return merged;

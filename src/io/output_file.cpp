@@ -26,9 +26,18 @@ std::string name_of(std::string const& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+bool names_a_descriptor_itself(std::string const& path) {
+  for (char const* prefix : {"/dev/std", "/dev/fd/", "/proc/"})
+    if (path.rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
 // The path a chain of symlinks ends at (which need not exist yet); `path` itself if it is no link.
-std::string end_of_links(std::string path) {
+// `through_descriptor`, if given, says whether a link of the chain names a descriptor the process
+// holds (/dev/stdout, /proc/self/fd/1), whose own link leads to whatever that descriptor is.
+std::string end_of_links(std::string path, bool* through_descriptor = nullptr) {
   for (int hops = 0; hops < 40; ++hops) {
+    if (through_descriptor != nullptr && names_a_descriptor_itself(path)) *through_descriptor = true;
     struct stat info {};
     if (::lstat(path.c_str(), &info) != 0 || !S_ISLNK(info.st_mode)) return path;
     std::vector<char> buffer(PATH_MAX + 1);
@@ -52,12 +61,6 @@ std::string absolute_of(std::string const& path) {
   // A new file: its folder resolved, then its name.
   if (::realpath(folder_of(path).c_str(), resolved) != nullptr) return std::string(resolved) + "/" + name_of(path);
   return path;
-}
-
-bool is_descriptor_path(std::string const& path) {
-  for (char const* prefix : {"/dev/std", "/dev/fd/", "/proc/"})
-    if (path.rfind(prefix, 0) == 0) return true;
-  return end_of_links(path).rfind("/proc/", 0) == 0;
 }
 
 mode_t new_file_mode() {
@@ -97,11 +100,15 @@ OutputTarget output_target(std::string const& option, std::string const& path) {
     return t;
   }
   struct stat info {};
-  if (::stat(path.c_str(), &info) == 0) {
+  int const found = ::stat(path.c_str(), &info);
+  // Only a name that does not exist yet (or a link to one) may be created; a link the kernel
+  // refuses to follow (protected_symlinks) is refused here too, not followed by hand.
+  require(found == 0 || errno == ENOENT, named + ": cannot write to it (" + std::strerror(errno) + ")");
+  if (found == 0) {
     require(!S_ISDIR(info.st_mode), named + ": is a directory, not a file");
     // /dev/stdout and /proc/self/fd/N name a descriptor the process already holds: write to it, even
     // where it is a regular file, which renaming would leave behind unseen.
-    if (!S_ISREG(info.st_mode) || is_descriptor_path(path)) {
+    if (!S_ISREG(info.st_mode) || names_a_descriptor(path)) {
       t.kind = OutputTarget::Kind::in_place;
       require(::access(path.c_str(), W_OK) == 0, named + ": cannot write to it (" + std::strerror(errno) + ")");
       return t;
@@ -132,14 +139,27 @@ void replace_with(std::string const& temporary, std::string const& target) {
   sync_folder(target);
 }
 
+bool names_a_descriptor(std::string const& path) {
+  bool through = false;
+  end_of_links(path, &through);
+  return through;
+}
+
 void write_output(OutputTarget const& t, std::string const& content) {
   using Kind = OutputTarget::Kind;
   if (t.kind != Kind::replace) {
-    int const fd = t.kind == Kind::standard_output ? STDOUT_FILENO : ::open(t.path.c_str(), O_WRONLY | O_APPEND);
+    // The process's own standard output is written through its descriptor: opened anew, the file
+    // behind it would get a second offset, and later output would overwrite this.
+    struct stat mine {
+    }, named{};
+    bool const is_stdout =
+        t.kind == Kind::standard_output || (::fstat(STDOUT_FILENO, &mine) == 0 && ::stat(t.path.c_str(), &named) == 0 &&
+                                            mine.st_dev == named.st_dev && mine.st_ino == named.st_ino);
+    int const fd = is_stdout ? STDOUT_FILENO : ::open(t.path.c_str(), O_WRONLY | O_APPEND);
     require(fd >= 0, t.path + ": cannot write to it (" + std::strerror(errno) + ")");
     bool const written = write_all(fd, content);
     int const why = errno;
-    if (t.kind != Kind::standard_output) ::close(fd);
+    if (!is_stdout) ::close(fd);
     require(written, t.path + ": writing failed (" + std::strerror(why) + ")");
     return;
   }

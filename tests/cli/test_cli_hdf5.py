@@ -95,10 +95,24 @@ class Resume(Case):
         self.ok(0, "resume", ckpt, "--steps", "45")
         self.assertEqual(os.stat(ckpt).st_ino, before.st_ino)
         self.assertEqual(os.stat(ckpt).st_mtime_ns, before.st_mtime_ns)
-        # Asked again, it is replaced by the resumed run's.
+        # Asked again, it is replaced by the resumed run's, which resumes in turn.
         self.ok(0, "resume", ckpt, "--steps", "45", "--checkpoint", ckpt)
         with h5py.File(ckpt) as f:
             self.assertEqual(int(f["run"].attrs["step"]), 45)
+        self.ok(0, "resume", ckpt, "--steps", "50", "--csv", self.path("fifty.csv"))
+        self.assertEqual(len(read(self.path("fifty.csv")).splitlines()), 52)
+
+    def test_resume_writes_only_the_files_its_command_line_names(self):
+        self.ok(0, "run", *RUN, "--checkpoint", "c.h5", "--csv", "first.csv", "--json", "first.json",
+                cwd=self.dir.name)
+        os.mkdir(self.path("elsewhere"))
+        for folder in [self.dir.name, self.path("elsewhere")]:
+            self.ok(0, "resume", self.path("c.h5"), "--steps", "45", cwd=folder)
+        self.assertEqual(sorted(os.listdir(self.dir.name)), ["c.h5", "elsewhere", "first.csv", "first.json"])
+        self.assertEqual(os.listdir(self.path("elsewhere")), [])
+        result = herd(0, "resume", self.path("c.h5"), "--steps", "45", "--checkpoint-every", "2")
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("--checkpoint-every needs --checkpoint FILE", result.stderr)
 
 
 class KilledWhileWriting(Case):

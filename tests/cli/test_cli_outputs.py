@@ -80,6 +80,28 @@ class OutputFiles(unittest.TestCase):
         self.assertTrue(reader.communicate(timeout=60)[0].startswith("step,S,I,R\n"))
         self.assertTrue(stat.S_ISFIFO(os.lstat(self.path("fifo")).st_mode))
 
+    def test_standard_output_redirected_to_a_file_keeps_every_output(self):
+        # Written through the process's own descriptor: the summary comes after the CSV, not over it.
+        with open(self.path("out.txt"), "w") as out:
+            result = subprocess.run([HERD, *[a for a in RUN if a != "--quiet"], "--csv", "/dev/stdout", "--json",
+                                     "/dev/stdout", "--record", "-"], stdout=out, stderr=subprocess.PIPE, text=True,
+                                    env=dict(os.environ, OMP_NUM_THREADS="2", OMP_PROC_BIND="false"), timeout=300)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        text = read(self.path("out.txt"))
+        self.assertTrue(text.startswith("step,S,I,R\n0,1990,10,0\n"), text[:200])
+        self.assertIn('"agents": 2000', text)
+        self.assertIn("model sir", text)  # the summary table
+        self.assertEqual(os.listdir(self.dir.name), ["out.txt"])
+
+    def test_links_that_cannot_be_followed_are_refused_and_links_kept(self):
+        os.symlink("loop", self.path("loop"))
+        self.refused(1, "too many levels of symlinks", *RUN, "--csv", "loop")
+        os.mkdir(self.path("d"))
+        os.symlink("d/later.jsonl", self.path("rec.jsonl"))
+        self.ok(*RUN, "--record", "rec.jsonl")
+        self.assertTrue(os.path.islink(self.path("rec.jsonl")))
+        self.assertEqual(len(read(self.path("d/later.jsonl")).splitlines()), 1)
+
     def test_a_symlink_stays_and_its_target_is_replaced(self):
         os.mkdir(self.path("d"))
         with open(self.path("d/real.csv"), "w") as f:

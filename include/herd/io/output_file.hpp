@@ -36,6 +36,10 @@ std::string temporary_beside(std::string const& target);
 /// flushes the folder's entry to storage. Throws herd::Error; `temporary` is removed on failure.
 void replace_with(std::string const& temporary, std::string const& target);
 
+/// Whether `path`, or a link on its way, names a descriptor the process holds (/dev/stdout,
+/// /dev/fd/N, /proc/self/fd/N): such an output is written through it, never replaced.
+bool names_a_descriptor(std::string const& path);
+
 /// Writes `content` as `target` says: in place, to standard output, or atomically.
 void write_output(OutputTarget const& target, std::string const& content);
 

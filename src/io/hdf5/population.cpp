@@ -8,6 +8,7 @@
 #include <fstream>
 #include <limits>
 #include <new>
+#include <type_traits>
 
 namespace herd::io {
 
@@ -83,19 +84,22 @@ std::vector<T> read_all(h5::File const& file, std::string const& dataset, std::u
 // beyond an agent index is reported as it is, not as the value HDF5 would clamp it to.
 std::vector<agent_index> read_neighbours(h5::File const& file, std::uint64_t entries, std::uint64_t agents) {
   auto const type = file.type("/graph/neighbours");
-  if (type != h5::Type::i64 && type != h5::Type::u64) return read_all<agent_index>(file, "/graph/neighbours", entries);
-  auto const wide = read_all<std::int64_t>(file, "/graph/neighbours", entries, true);
-  std::vector<agent_index> narrow(wide.size());
-  for (std::size_t e = 0; e < wide.size(); ++e) {
-    // A u64 id of 2^63 or more reads as negative: out of range either way.
-    if (wide[e] < 0 || static_cast<std::uint64_t>(wide[e]) >= agents)
-      throw Error(
-          file.path() + ": /graph/neighbours: entry " + std::to_string(e) + " is agent " +
-          (type == h5::Type::u64 ? std::to_string(static_cast<std::uint64_t>(wide[e])) : std::to_string(wide[e])) +
-          ", outside the " + std::to_string(agents) + " agents");
-    narrow[e] = static_cast<agent_index>(wide[e]);
-  }
-  return narrow;
+  auto narrowed = [&](auto const& wide) {
+    std::vector<agent_index> narrow(wide.size());
+    for (std::size_t e = 0; e < wide.size(); ++e) {
+      using T = typename std::decay_t<decltype(wide)>::value_type;
+      bool negative = false;
+      if constexpr (std::is_signed_v<T>) negative = wide[e] < 0;
+      if (negative || static_cast<std::uint64_t>(wide[e]) >= agents)
+        throw Error(file.path() + ": /graph/neighbours: entry " + std::to_string(e) + " is agent " +
+                    std::to_string(wide[e]) + ", outside the " + std::to_string(agents) + " agents");
+      narrow[e] = static_cast<agent_index>(wide[e]);
+    }
+    return narrow;
+  };
+  if (type == h5::Type::u64) return narrowed(read_all<std::uint64_t>(file, "/graph/neighbours", entries));
+  if (type == h5::Type::i64) return narrowed(read_all<std::int64_t>(file, "/graph/neighbours", entries, true));
+  return read_all<agent_index>(file, "/graph/neighbours", entries);
 }
 
 // An attribute of /graph that must say what the datasets show.
