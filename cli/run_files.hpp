@@ -195,8 +195,13 @@ class RunFiles {
     r.history = history;
     auto file = mpi::collectively(
         comm_, [&] { return std::optional<io::h5::File>(io::begin_file(o_.checkpoint, "herd-checkpoint", r, comm_)); });
-    io::write_properties(*file, "/agents", sim_, model_);
-    io::commit_file(*file, o_.checkpoint);
+    try {
+      io::write_properties(*file, "/agents", sim_, model_);
+      io::commit_file(*file, o_.checkpoint);
+    } catch (...) {
+      io::discard_file(*file);  // a failed checkpoint leaves no file behind, and the last one whole
+      throw;
+    }
   }
 
   Options const& o_;

@@ -30,10 +30,8 @@ void write_history(h5::File& file, RunRecord const& record) {
   file.set_attribute("/run/history", "columns", joined(record.observables, ','));
 }
 
-}  // namespace
-
-h5::File begin_file(std::string const& final_path, std::string const& kind, RunRecord const& record, MPI_Comm comm) {
-  auto file = create_partial(final_path, kind, comm);
+// The record's part of a checkpoint or output: /run and its history, and the /agents group.
+void write_run(h5::File& file, RunRecord const& record) {
   file.create_group("/run");
   file.set_attribute("/run", "model", record.model);
   file.set_attribute("/run", "seed", static_cast<std::int64_t>(record.seed));
@@ -44,6 +42,18 @@ h5::File begin_file(std::string const& final_path, std::string const& kind, RunR
   file.set_attribute("/run", "graph_hash", static_cast<std::int64_t>(record.graph_hash));
   if (!record.history.empty()) write_history(file, record);
   file.create_group("/agents");
+}
+
+}  // namespace
+
+h5::File begin_file(std::string const& final_path, std::string const& kind, RunRecord const& record, MPI_Comm comm) {
+  auto file = create_partial(final_path, kind, comm);
+  try {
+    write_run(file, record);
+  } catch (...) {
+    discard_file(file);
+    throw;
+  }
   return file;
 }
 

@@ -61,7 +61,13 @@ h5::File create_partial(std::string const& final_path, std::string const& kind, 
 void commit_file(h5::File& file, std::string const& final_path) {
   MPI_Comm const comm = file.communicator();
   std::string const partial = file.path();
-  file.close();
+  try {
+    file.close();
+  } catch (...) {
+    // Its last writes failed (a full disk): the file is not whole, so it goes.
+    if (mpi::rank_of(comm) == 0) std::remove(partial.c_str());
+    throw;
+  }
   MPI_Barrier(comm);
   std::string failure;
   if (mpi::rank_of(comm) == 0) {
