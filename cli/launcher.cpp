@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <thread>
 
 namespace herd::cli {
 
@@ -12,9 +14,18 @@ pid_t launcher = 0;
 }  // namespace
 
 void remember_launcher() {
-  if (std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMI_SIZE") != nullptr ||
-      std::getenv("PMIX_RANK") != nullptr)
-    launcher = ::getppid();
+  if (std::getenv("OMPI_COMM_WORLD_SIZE") == nullptr && std::getenv("PMI_SIZE") == nullptr &&
+      std::getenv("PMIX_RANK") == nullptr)
+    return;
+  launcher = ::getppid();
+  // A rank blocked in MPI, waiting for one that already stopped, never reaches a step boundary:
+  // a watcher ends it too.
+  std::thread([] {
+    for (;;) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      stop_if_launcher_gone();
+    }
+  }).detach();
 }
 
 void stop_if_launcher_gone() {

@@ -6,7 +6,8 @@
 namespace herd::cli {
 
 /// Remembers this process's parent when it was started by an MPI launcher (Open MPI's mpiexec,
-/// Hydra, a PMIx launcher); a process started by hand may outlive its shell on purpose.
+/// Hydra, a PMIx launcher), and starts a thread that checks it five times a second; a process
+/// started by hand may outlive its shell on purpose.
 void remember_launcher();
 
 /// Ends the process with exit status 1, and no output, if the launcher remembered has ended (the
