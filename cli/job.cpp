@@ -1,6 +1,5 @@
 #include "job.hpp"
 #include "input.hpp"
-#include "launcher.hpp"
 #include "model_registry.hpp"
 #include "run_files.hpp"
 
@@ -115,7 +114,6 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
       [&](int t, int steps, auto const& h) {
         progress(static_cast<int>(first) + t, o.steps);
         (void)steps;
-        stop_if_launcher_gone();
         files.after_step(t, h);
       },
       o.profile ? &telemetry : nullptr);
@@ -157,19 +155,21 @@ struct GraphFacts {
   double mean_degree = 0.0;
   int max_degree = 0;
   bool weighted = false;
-  std::uint64_t hash = 0;  ///< herd::graph_hash, which checkpoints record
+  std::uint64_t hash = 0;  ///< herd::graph_hash, which checkpoints record (0 in a run without them)
 };
 
 template <class WeightStorage>
-GraphFacts graph_facts(Input<WeightStorage> const& input, Exec const& exec) {
+GraphFacts graph_facts(Options const& o, Input<WeightStorage> const& input, Exec const& exec) {
   auto const stats = degree_stats(exec, input.graph);
+  // The hash is a pass over the edges that only checkpoints use.
+  bool const checkpointed = !o.checkpoint.empty() || !o.resume.empty();
   return {input.name,
           input.graph.num_agents(),
           static_cast<std::uint64_t>(input.graph.num_edges()),
           stats.mean_degree,
           stats.max_degree,
           input.graph.weighted(),
-          graph_hash(exec, input.graph)};
+          checkpointed ? graph_hash(exec, input.graph) : 0};
 }
 
 // Runs the model of `Entry` (cli/model_registry.hpp) on `sim`.
@@ -249,7 +249,7 @@ JobResult run_single(Options const& o, Entry, std::function<void(int, int)> cons
   Kokkos::Timer setup;
   auto input = make_graph<WeightStorage>(o, exec, world());
   auto const inputs = Entry::read_inputs(o, input, world());
-  auto const facts = graph_facts(input, exec);
+  auto const facts = graph_facts(o, input, exec);
   // The simulation's graph from here: a reordering replaces it rather than keeping the graph as
   // built beside it through the run.
   auto graph = input.graph;
@@ -291,7 +291,7 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
     return graph;
   });
   auto const inputs = mpi::collectively(comm, [&] { return Entry::read_inputs(o, input, comm); });
-  auto const facts = graph_facts(input, exec);
+  auto const facts = graph_facts(o, input, exec);
   auto local = mpi::distribute(exec, comm, input.graph, parse_partition_method(o.partition));
   input.graph = {};  // each rank keeps its share alone through the run, not the whole graph as well
   mpi::DistributedOptions options;

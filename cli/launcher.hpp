@@ -11,7 +11,8 @@ namespace herd::cli {
 void remember_launcher();
 
 /// Ends the process with exit status 1, and no output, if the launcher remembered has ended (the
-/// process was handed to another parent). A system call: cheap enough for every step.
+/// process was handed to another parent). The watcher calls it; so does the command right before
+/// it writes a final output, which the watcher's next look could come too late for.
 void stop_if_launcher_gone();
 
 }  // namespace herd::cli

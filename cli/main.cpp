@@ -65,18 +65,18 @@ struct MpiSession {
 #endif
     std::exit(1);
   }
-  // The rank of this process on its node, to pick a GPU.
-  int node_rank() const {
+  // This process's rank among the ranks of its node (to pick a GPU), and their number (to share
+  // the node's memory). Collective.
+  std::pair<int, int> on_node() const {
+    int local = 0, ranks = 1;
 #if HERD_ENABLE_MPI
     MPI_Comm node;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-    int local = 0;
     MPI_Comm_rank(node, &local);
+    MPI_Comm_size(node, &ranks);
     MPI_Comm_free(&node);
-    return local;
-#else
-    return 0;
 #endif
+    return {local, ranks};
   }
 };
 
@@ -179,8 +179,9 @@ int main(int argc, char* argv[]) {
   // Thread binding Kokkos recommends; a user's own setting wins.
   setenv("OMP_PROC_BIND", "spread", 0);
   setenv("OMP_PLACES", "threads", 0);
+  auto const [node_rank, ranks_on_node] = mpi.on_node();
   try {
-    herd::compat::initialize(options.threads, mpi.size > 1 ? mpi.node_rank() : -1);
+    herd::compat::initialize(options.threads, mpi.size > 1 ? node_rank : -1);
   } catch (std::exception const& e) {
     // A GPU build on a login node, with a wrong driver or with CUDA_VISIBLE_DEVICES="".
     if (speaks)
@@ -189,11 +190,7 @@ int main(int argc, char* argv[]) {
     return 1;
   }
   // The default memory budget: the node's available memory, shared by its ranks.
-#if HERD_ENABLE_MPI
-  options.max_memory = memory_budget(options, MPI_COMM_WORLD);
-#else
-  options.max_memory = memory_budget(options, 0);
-#endif
+  options.max_memory = memory_budget(options, ranks_on_node);
   int status = 0;
   try {
     auto const check = [&] {

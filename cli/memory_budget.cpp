@@ -32,17 +32,8 @@ std::string gigabytes(double bytes) {
 
 }  // namespace
 
-std::uint64_t memory_budget(Options const& o, Comm comm) {
+std::uint64_t memory_budget(Options const& o, int ranks_on_node) {
   if (o.max_memory > 0) return o.max_memory;
-  int ranks_on_node = 1;
-#if HERD_ENABLE_MPI
-  MPI_Comm node;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  MPI_Comm_size(node, &ranks_on_node);
-  MPI_Comm_free(&node);
-#else
-  (void)comm;
-#endif
   return available_on_node() / static_cast<std::uint64_t>(ranks_on_node);
 }
 

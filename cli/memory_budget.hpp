@@ -4,7 +4,6 @@
 // 2^31, --agents 1e9) must end with one line giving the estimate, not with the machine's
 // out-of-memory killer.
 
-#include "input.hpp"
 #include "options.hpp"
 
 #include <cstdint>
@@ -13,8 +12,8 @@
 namespace herd::cli {
 
 /// The bytes this process may use: --max-memory, else the node's available memory shared by the
-/// ranks on it; 0 where neither is known. Collective over `comm` (the ranks count their node).
-std::uint64_t memory_budget(Options const& options, Comm comm);
+/// `ranks_on_node` ranks on it; 0 where neither is known.
+std::uint64_t memory_budget(Options const& options, int ranks_on_node);
 
 /// Throws herd::Error naming `what` when a graph of `agents` agents and `entries` stored entries
 /// would not fit `budget` (0: no limit), with the estimate in the message. `bytes_per_agent`: what

@@ -1,6 +1,8 @@
 #include "options.hpp"
 #include "models.hpp"
 
+#include <herd/core/error.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -11,7 +13,6 @@
 #include <limits>
 #include <map>
 #include <sstream>
-#include <utility>
 
 namespace herd::cli {
 
@@ -96,40 +97,11 @@ std::string one_of(std::string const& option, std::string const& text, std::vect
   throw UsageError{option + ": unknown value '" + text + "' (expected " + list + ")"};
 }
 
-std::string number(double value) {
-  std::ostringstream s;
-  s << value;
-  return s.str();
-}
-
-// The options that take no value.
-bool is_flag(std::string const& key) {
-  for (char const* flag : {"--quiet", "--profile", "--directed", "--transpose", "--relabel", "--no-overlap",
-                           "--dense-halo", "--gpu-aware-mpi", "--staged-mpi", "--help", "-h", "--version"})
-    if (key == flag) return true;
-  return false;
-}
-
 }  // namespace
-
-std::vector<std::pair<std::string, std::string>> options_given(std::vector<std::string> const& args) {
-  std::vector<std::pair<std::string, std::string>> given;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    std::string key = args[i], value;
-    if (auto const eq = key.find('='); key.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = key.substr(eq + 1);
-      key.resize(eq);
-    } else if (!is_flag(key) && i + 1 < args.size()) {
-      value = args[++i];
-    }
-    given.emplace_back(key == "-o" ? "--output" : key, value);
-  }
-  return given;
-}
 
 Options parse(std::vector<std::string> const& args, bool later_wins) {
   Options o;
-  std::map<std::string, std::string> given;  // options seen, by their long name, and their values
+  auto& given = o.given;
   std::size_t i = 0;
   if (!args.empty() && args[0].rfind('-', 0) != 0) {
     o.command = args[0];
@@ -239,6 +211,7 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
     if (auto const flag = flags.find(key); flag != flags.end()) {
       if (has_value) throw UsageError{key + " takes no value"};
       flag->second();
+      given.emplace(key, "");
       continue;
     }
     auto const setter = with_value.find(key);
@@ -255,10 +228,13 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
       value = args[++i];
     }
     // The same option twice with two values is a mistake to point out, not to settle silently.
-    if (auto const [seen, first] = given.emplace(name, value); !first && seen->second != value && !later_wins) {
-      std::string message = name;
-      message.append(" is given twice, as ").append(seen->second).append(" and ").append(value);
-      throw UsageError{message};
+    if (auto const [seen, first] = given.emplace(name, value); !first && seen->second != value) {
+      if (!later_wins) {
+        std::string message = name;
+        message.append(" is given twice, as ").append(seen->second).append(" and ").append(value);
+        throw UsageError{message};
+      }
+      seen->second = value;
     }
     setter->second(key, value);
   }
@@ -278,7 +254,7 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
     throw UsageError{
         "--mean-degree: watts-strogatz links each agent to k neighbours on each side, so its mean degree "
         "is an even whole number 2k, not " +
-        number(o.mean_degree)};
+        number_text(o.mean_degree)};
   if (o.agents == 0) throw UsageError{"--agents must be positive"};
   if (o.steps == 0 && o.command == "run") throw UsageError{"--steps must be positive"};
   if (o.threads < 0) throw UsageError{"--threads must not be negative"};

@@ -3,8 +3,8 @@
 #include <herd/config.hpp>
 
 #include <cstdint>
+#include <map>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace herd::cli {
@@ -18,8 +18,11 @@ struct UsageError {
 struct Options {
   std::string command = "run";         ///< run, resume, convert, partition, help or version
   std::vector<std::string> arguments;  ///< the arguments after the command, as given
-  std::string model = "seir";          ///< sir, seir, voter, majority, degroot, bounded-confidence, covid
-  std::string graph = "population";    ///< population, erdos-renyi, power-law, watts-strogatz, or a file
+  /// The options given, by long name, with their values ("" for a flag); under parse's
+  /// `later_wins`, the last value of an option given twice
+  std::map<std::string, std::string> given;
+  std::string model = "seir";        ///< sir, seir, voter, majority, degroot, bounded-confidence, covid
+  std::string graph = "population";  ///< population, erdos-renyi, power-law, watts-strogatz, or a file
   long long agents = 1000000;
   double mean_degree = 16.0;
   double exponent = 2.5;
@@ -83,10 +86,6 @@ struct Options {
 /// Parses argv (without the program name). Throws UsageError, also for an option given twice
 /// unless `later_wins` (herd resume: options given anew replace the checkpoint's).
 Options parse(std::vector<std::string> const& args, bool later_wins = false);
-
-/// The options in `args` with their values (empty for a flag), in order, "-o" named --output;
-/// the arguments must parse.
-std::vector<std::pair<std::string, std::string>> options_given(std::vector<std::string> const& args);
 
 /// The --help text.
 std::string usage();

@@ -4,12 +4,10 @@
 #include <herd/core/error.hpp>
 #include <herd/io/output_file.hpp>
 
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 namespace herd::cli {
@@ -49,18 +47,25 @@ std::string spelt(NamedFile const& f) { return std::string(f.option) + " " + *f.
 void check_distinct_files(Options const& o) {
   auto const outputs = outputs_of(o);
   auto const inputs = inputs_of(o);
+  auto identities = [](std::vector<NamedFile> const& files) {
+    std::vector<std::optional<io::FileIdentity>> ids;
+    ids.reserve(files.size());
+    for (auto const& f : files) ids.push_back(io::identity_of(*f.path));
+    return ids;
+  };
+  auto const output_ids = identities(outputs), input_ids = identities(inputs);
   for (std::size_t k = 0; k < outputs.size(); ++k) {
-    auto const out = io::identity_of(*outputs[k].path);
+    auto const& out = output_ids[k];
     // Devices, FIFOs and standard output (even redirected to a file) may take several outputs.
     if (!out || !out->regular || io::names_a_descriptor(*outputs[k].path)) continue;
-    for (auto const& in : inputs) {
+    for (std::size_t j = 0; j < inputs.size(); ++j) {
       // A resumed run writes its checkpoint over the one it started from when asked to.
-      if (std::string(in.option) == "resume" && std::string(outputs[k].option) == "--checkpoint") continue;
-      if (io::identity_of(*in.path) == out)
-        throw UsageError{spelt(outputs[k]) + ": is the input " + spelt(in) + "; write the output elsewhere"};
+      if (std::string(inputs[j].option) == "resume" && std::string(outputs[k].option) == "--checkpoint") continue;
+      if (input_ids[j] == out)
+        throw UsageError{spelt(outputs[k]) + ": is the input " + spelt(inputs[j]) + "; write the output elsewhere"};
     }
     for (std::size_t j = 0; j < k; ++j)
-      if (io::identity_of(*outputs[j].path) == out)
+      if (output_ids[j] == out)
         throw UsageError{spelt(outputs[k]) + ": is also " + spelt(outputs[j]) + "; give each output its own file"};
   }
 }
@@ -86,14 +91,8 @@ void check_outputs(Options const& o) {
     require(
         !f.hdf5 || target.kind == Kind::replace,
         spelt(f) + ": an HDF5 file must be a regular file (it is written beside its target and renamed into place)");
-    if (target.kind == Kind::replace) {
-      // The folder takes the file the output is written to before it is renamed into place.
-      std::string probe = target.target + ".partial-XXXXXX";
-      int const fd = ::mkstemp(probe.data());
-      require(fd >= 0, spelt(f) + ": cannot write the file (" + std::strerror(errno) + ")");
-      ::close(fd);
-      std::remove(probe.c_str());
-    }
+    // The folder takes the file the output is written to before it is renamed into place.
+    if (target.kind == Kind::replace) std::remove(io::temporary_beside(target.target, spelt(f)).c_str());
   }
 }
 

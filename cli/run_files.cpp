@@ -1,8 +1,6 @@
 #include "run_files.hpp"
 #include "input.hpp"
 
-#include <herd/io/output_file.hpp>
-
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -37,8 +35,9 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
   });
   std::vector<std::string> args = {"run"};
   args.insert(args.end(), saved.begin(), saved.end());
+  std::map<std::string, std::string> stored;  // each option's last value
   try {
-    (void)parse(args, true);  // a resumed run's checkpoint holds the options it was given anew last
+    stored = parse(args, true).given;  // a resumed run's checkpoint holds the options it was given anew last
   } catch (UsageError const& e) {
     throw Error(checkpoint + ": the run's arguments it holds are invalid: " + e.message);
   }
@@ -51,9 +50,9 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
                                            "--gather-ahead", "--binned-push",    "--stepping",   "--active-threshold",
                                            "--reorder",      "--no-overlap",     "--dense-halo", "--gpu-aware-mpi",
                                            "--staged-mpi"};
-  std::map<std::string, std::string> stored;  // each option's last value
-  for (auto const& [option, value] : options_given(saved)) stored[option] = value;
-  auto const given_anew = options_given(extra);
+  std::vector<std::string> resume = {"resume", checkpoint};  // parsed as given, checked below
+  resume.insert(resume.end(), extra.begin(), extra.end());
+  auto const given_anew = parse(resume).given;
   for (auto const& given : given_anew) {
     if (std::find(std::begin(may_change), std::end(may_change), given.first) != std::end(may_change)) continue;
     if (auto const kept = stored.find(given.first); kept == stored.end() || kept->second != given.second)
@@ -66,9 +65,7 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
   // A resumed run writes the files its own command line names, and no other: the checkpoint's run
   // named its outputs relative to another folder, and its --checkpoint is the file resumed, kept
   // for another try unless named again.
-  auto const asked = [&](char const* option) {
-    return std::any_of(given_anew.begin(), given_anew.end(), [&](auto const& g) { return g.first == option; });
-  };
+  auto const asked = [&](char const* option) { return given_anew.count(option) != 0; };
   if (!asked("--csv")) merged.csv.clear();
   if (!asked("--json")) merged.json.clear();
   if (!asked("--record")) merged.record.clear();

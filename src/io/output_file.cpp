@@ -120,10 +120,10 @@ OutputTarget output_target(std::string const& option, std::string const& path) {
   return t;
 }
 
-std::string temporary_beside(std::string const& target) {
+std::string temporary_beside(std::string const& target, std::string const& named) {
   std::string name = target + ".partial-XXXXXX";
   int const fd = ::mkstemp(name.data());
-  require(fd >= 0, target + ": cannot create a file beside it (" + std::strerror(errno) + ")");
+  require(fd >= 0, (named.empty() ? target : named) + ": cannot write the file (" + std::strerror(errno) + ")");
   ::close(fd);
   return name;
 }

@@ -29,8 +29,9 @@ struct OutputTarget {
 OutputTarget output_target(std::string const& option, std::string const& path);
 
 /// Creates an empty file under a unique name beside `target` (mkstemp: a file of the user's with
-/// the name is never touched) and returns its name.
-std::string temporary_beside(std::string const& target);
+/// the name is never touched) and returns its name; throws herd::Error naming `named` (else
+/// `target`) when the folder takes no file.
+std::string temporary_beside(std::string const& target, std::string const& named = {});
 
 /// Renames `temporary` over `target`, giving it the mode `target` had (or that of a new file), and
 /// flushes the folder's entry to storage. Throws herd::Error; `temporary` is removed on failure.
