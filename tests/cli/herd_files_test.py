@@ -9,6 +9,8 @@ import subprocess
 import tempfile
 import unittest
 
+import numpy as np
+
 HERD = None
 MPIEXEC = None
 ENV = dict(os.environ, OMP_NUM_THREADS="1", OMP_PROC_BIND="false", OMPI_ALLOW_RUN_AS_ROOT="1",
@@ -32,6 +34,38 @@ def herd(ranks, *args, cwd=None):
 def read(path):
     with open(path) as f:
         return f.read()
+
+
+def mix(z):
+    """SplitMix64's finaliser on an array of uint64."""
+    z = z + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def checksum(values):
+    """A dataset's checksum as docs/file-formats.md defines it, computed here from the formula."""
+    flat = values.reshape(-1)
+    if flat.dtype.kind == "f":
+        v = flat.view(f"u{flat.dtype.itemsize}").astype(np.uint64)
+    else:
+        v = flat.astype(np.int64).view(np.uint64) if flat.dtype.kind == "i" else flat.astype(np.uint64)
+    with np.errstate(over="ignore"):
+        return np.sum(mix(v + mix(np.arange(flat.size, dtype=np.uint64))), dtype=np.uint64).view(np.int64)
+
+
+def flip_byte(path, dataset, element):
+    """Flips the low bit of one stored value in the file's bytes, as a failing disk would."""
+    import h5py
+    with h5py.File(path, "r") as f:
+        d = f[dataset]
+        offset = d.id.get_offset() + element * d.dtype.itemsize
+    with open(path, "r+b") as raw:
+        raw.seek(offset)
+        byte = raw.read(1)[0]
+        raw.seek(offset)
+        raw.write(bytes([byte ^ 1]))
 
 
 class Case(unittest.TestCase):

@@ -17,7 +17,7 @@ import h5py
 import numpy as np
 
 import herd_files_test
-from herd_files_test import ENV, herd, read
+from herd_files_test import ENV, checksum, flip_byte, herd, read
 
 RUN = ["--agents", "20000", "--steps", "40", "--quiet"]
 Case = herd_files_test.Case
@@ -174,11 +174,23 @@ class Schema(Case):
         self.assertEqual(sorted(os.listdir(self.dir.name)), ["other.h5", "out.h5", "s.csv"])
 
 
+def rewrite(f, name, values):
+    """Stores new values as another tool would, with the checksum recomputed."""
+    f[name][...] = values
+    f[name].attrs["checksum"] = checksum(values)
+
+
 def set_where(f, name, where, equal, value):
-    """Sets `name` to `value` for the first agent whose `where` equals `equal`."""
+    """Sets `name` to `value` for the first agent whose `where` equals `equal` (checksum kept valid)."""
     values = f[name][...]
     values[np.flatnonzero(f[where][...] == equal)[0]] = value
-    f[name][...] = values
+    rewrite(f, name, values)
+
+
+def set_history(f, row, column, value):
+    history = f["run/history"][...]
+    history[row, column] = value
+    rewrite(f, "run/history", history)
 
 
 class BadFiles(Case):
@@ -226,9 +238,15 @@ class BadFiles(Case):
              "1 agents hold a state the model never reaches"),
             (self.damaged(lambda f: set_where(f, "agents/timer", "agents/state", 0, 5)),
              "1 agents hold a state the model never reaches"),
+            (self.damaged(lambda f: set_history(f, 3, 1, 1004975)), "/run/history row 3 counts"),
+            # Values changed without their checksum: a damaged disk, or an edit by another tool.
             (self.damaged(lambda f: f["run/history"].__setitem__((3, 1), 1004975)),
-             "/run/history row 3 counts"),
+             "/run/history: the values differ from the dataset's stored checksum"),
         ]
+        flipped = self.path("flipped.h5")
+        shutil.copy(self.good, flipped)
+        flip_byte(flipped, "agents/timer", 1234)
+        cases.append((flipped, "/agents/timer: the values differ from the dataset's stored checksum"))
         truncated = self.path("truncated.h5")
         with open(self.good, "rb") as src, open(truncated, "wb") as dst:
             dst.write(src.read()[: os.path.getsize(self.good) // 2])
@@ -240,9 +258,18 @@ class BadFiles(Case):
         for path, message in cases:
             with self.subTest(message=message):
                 self.refused(path, message)
-        for path, message in cases[4:7]:
+        for path, message in cases[4:7] + [(flipped, "stored checksum")]:
             with self.subTest(message=message, ranks=2):
                 self.refused(path, message, ranks=2)
+
+    def test_every_dataset_carries_the_documented_checksum(self):
+        with h5py.File(self.good, "r") as f:
+            datasets = []
+            f.visititems(lambda name, obj: datasets.append(name) if isinstance(obj, h5py.Dataset) else None)
+            self.assertIn("agents/state", datasets)
+            for name in datasets:
+                with self.subTest(dataset=name):
+                    self.assertEqual(f[name].attrs["checksum"], checksum(f[name][...]))
 
     def test_option_mistakes_are_usage_errors(self):
         for args in [["--checkpoint-every", "5"], ["--snapshot-every", "5"]]:

@@ -13,7 +13,7 @@ import h5py
 import numpy as np
 
 import herd_files_test
-from herd_files_test import herd, read
+from herd_files_test import flip_byte, herd, read
 
 
 def text(value):
@@ -240,6 +240,14 @@ class Damaged(Case):
                     # One line from herd, whatever mpiexec adds about the exit status.
                     lines = [line for line in error.splitlines() if line.startswith("herd:")]
                     self.assertEqual(len(lines), 1, error)
+
+    def test_a_flipped_bit_in_a_file_herd_wrote_is_found(self):
+        # Agent 1's second neighbour, 2, becomes 3: still a valid graph, so only the checksum knows.
+        flip_byte(self.good, "graph/neighbours", 4)
+        for ranks in [0, 2]:
+            error = self.fails(ranks, "run", "--graph", self.good, "--steps", "2", "--quiet")
+            self.assertIn(self.good + ": /graph/neighbours: the values differ from the dataset's stored checksum", error)
+            self.assertEqual(len([line for line in error.splitlines() if line.startswith("herd:")]), 1, error)
 
     def test_truncated_and_junk_files(self):
         data = open(self.good, "rb").read()

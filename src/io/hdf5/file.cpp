@@ -3,6 +3,7 @@
 #include <hdf5.h>
 
 #include <atomic>
+#include <cstring>
 #include <utility>
 
 namespace herd::io::h5 {
@@ -104,6 +105,27 @@ hid_t access_through_mpi(MPI_Comm comm) {
   return fapl;
 }
 
+// SplitMix64's finaliser: a bijection of 64-bit integers that spreads every input bit.
+std::uint64_t mix(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+template <class T>
+std::uint64_t sum_of(std::uint64_t first, std::uint64_t elements, void const* data) {
+  std::uint64_t sum = 0;
+  for (std::uint64_t k = 0; k < elements; ++k) {
+    T value;
+    std::memcpy(&value, static_cast<unsigned char const*>(data) + k * sizeof(T), sizeof(T));
+    sum += mix(static_cast<std::uint64_t>(value) + mix(first + k));
+  }
+  return sum;
+}
+
+constexpr char const* checksum_attribute = "checksum";
+
 }  // namespace
 
 std::size_t size_of(Type type) {
@@ -156,6 +178,32 @@ std::string to_string(Type type) {
       return "float64";
   }
   return "unknown";
+}
+
+std::uint64_t checksum(Type type, std::uint64_t first, std::uint64_t elements, void const* data) {
+  switch (type) {
+    case Type::u8:
+      return sum_of<std::uint8_t>(first, elements, data);
+    case Type::u16:
+    case Type::f16:
+    case Type::bf16:
+      return sum_of<std::uint16_t>(first, elements, data);
+    case Type::u32:
+    case Type::f32:
+      return sum_of<std::uint32_t>(first, elements, data);
+    case Type::u64:
+    case Type::f64:
+      return sum_of<std::uint64_t>(first, elements, data);
+    case Type::i8:
+      return sum_of<std::int8_t>(first, elements, data);
+    case Type::i16:
+      return sum_of<std::int16_t>(first, elements, data);
+    case Type::i32:
+      return sum_of<std::int32_t>(first, elements, data);
+    case Type::i64:
+      return sum_of<std::int64_t>(first, elements, data);
+  }
+  return 0;
 }
 
 File File::create(std::string const& path, MPI_Comm comm) {
@@ -413,6 +461,34 @@ hid_t select_rows(hid_t file_space, std::uint64_t first, std::uint64_t count, st
 
 }  // namespace
 
+namespace {
+
+// Elements in one row of a dataset (the product of its extents after the first).
+std::uint64_t row_size(std::vector<std::uint64_t> const& extents) {
+  std::uint64_t size = 1;
+  for (std::size_t k = 1; k < extents.size(); ++k) size *= extents[k];
+  return size;
+}
+
+// Whether every value of `stored` reads as itself in `memory`, so that a checksum of the values
+// read is the checksum of the values stored.
+bool reads_exactly(Type memory, Type stored) {
+  auto const is_float = [](Type t) { return t == Type::f16 || t == Type::bf16 || t == Type::f32 || t == Type::f64; };
+  auto const is_signed = [](Type t) { return t == Type::i8 || t == Type::i16 || t == Type::i32 || t == Type::i64; };
+  if (is_float(memory) || is_float(stored)) return memory == stored;
+  if (is_signed(stored) && !is_signed(memory)) return false;
+  return size_of(memory) > size_of(stored) ||
+         (size_of(memory) == size_of(stored) && is_signed(memory) == is_signed(stored));
+}
+
+// The sum over every rank, modulo 2^64.
+std::uint64_t sum_over(MPI_Comm comm, std::uint64_t value) {
+  MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_UINT64_T, MPI_SUM, comm);
+  return value;
+}
+
+}  // namespace
+
 void File::write_rows(std::string const& dataset, Type type, std::uint64_t first, std::uint64_t count,
                       void const* data) {
   Id d(open_dataset(id_, path_, dataset), H5Dclose);
@@ -422,6 +498,11 @@ void File::write_rows(std::string const& dataset, Type type, std::uint64_t first
   Id dxpl(transfer_collectively(), H5Pclose);
   if (H5Dwrite(d.get(), t.get(), memory_space.get(), file_space.get(), dxpl.get(), data) < 0)
     fail(dataset, "writing failed");
+  // Every write adds its rows to the stored sum, so a dataset written in parts gets the whole one.
+  auto const row = row_size(extents(dataset));
+  auto const written = sum_over(comm_, checksum(type, first * row, count * row, data));
+  auto const before = has_attribute(dataset, checksum_attribute) ? int_attribute(dataset, checksum_attribute) : 0;
+  set_attribute(dataset, checksum_attribute, static_cast<std::int64_t>(static_cast<std::uint64_t>(before) + written));
 }
 
 void File::read_rows(std::string const& dataset, Type type, std::uint64_t first, std::uint64_t count,
@@ -433,6 +514,30 @@ void File::read_rows(std::string const& dataset, Type type, std::uint64_t first,
   Id dxpl(transfer_collectively(), H5Pclose);
   if (H5Dread(d.get(), t.get(), memory_space.get(), file_space.get(), dxpl.get(), data) < 0)
     fail(dataset, "reading failed (the file may be truncated or corrupted)");
+  verify(dataset, type, first, count, data);
+}
+
+void File::verify(std::string const& dataset, Type type, std::uint64_t first, std::uint64_t count,
+                  void const* data) const {
+  // Files from other tools carry no checksum, and a read that converts values cannot be checked.
+  if (!has_attribute(dataset, checksum_attribute) || !reads_exactly(type, this->type(dataset))) return;
+  auto const shape = extents(dataset);
+  auto const row = row_size(shape);
+  auto const all = shape.at(0) * row;
+  auto const mine = checksum(type, first * row, count * row, data);
+  // Ranks either read the dataset once between them, or each read all of it (then each checks its
+  // own sum); any other read cannot be checked.
+  std::uint64_t totals[2] = {mine, count * row};
+  MPI_Allreduce(MPI_IN_PLACE, totals, 2, MPI_UINT64_T, MPI_SUM, comm_);
+  int whole = count * row == all ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &whole, 1, MPI_INT, MPI_MIN, comm_);
+  if (whole == 0 && totals[1] != all) return;
+  auto const stored = static_cast<std::uint64_t>(int_attribute(dataset, checksum_attribute));
+  if ((whole == 1 ? mine : totals[0]) != stored)
+    throw Error(path_ + ": " + dataset +
+                ": the values differ from the dataset's stored checksum: the file is damaged (a file edited by "
+                "another tool must have the dataset's '" +
+                checksum_attribute + "' attribute removed or recomputed)");
 }
 
 void File::write_all(std::string const& dataset, Type type, std::vector<std::uint64_t> const& extents,

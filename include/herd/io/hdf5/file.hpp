@@ -44,6 +44,14 @@ constexpr Type type_of() {
   }
 }
 
+/// The checksum Herd stores with each dataset it writes (attribute `checksum`, the bits of this
+/// uint64 as an int64) for `elements` values of `type` at `data`, the first being element `first` of
+/// the dataset in row-major order: the sum modulo 2^64 over elements g of
+/// mix(v_g + mix(g)), with mix SplitMix64's finaliser and v_g the value as a 64-bit integer
+/// (integers sign- or zero-extended, floating-point numbers their bits). A sum, so ranks add their
+/// parts; a flipped bit or two swapped values change it.
+std::uint64_t checksum(Type type, std::uint64_t first, std::uint64_t elements, void const* data);
+
 /// An open file. Move-only; closes on destruction.
 /// Whether closing a written file failed in this process (a full disk). HDF5 1.10 keeps such a
 /// file registered and crashes closing it again when MPI finalizes: a program that saw this reports
@@ -88,7 +96,9 @@ class File {
   /// Writes rows [first, first + count) of a dataset from `data` (count rows of the dataset's row
   /// size, in `type`); ranks with nothing to write pass count 0. Collective.
   void write_rows(std::string const& dataset, Type type, std::uint64_t first, std::uint64_t count, void const* data);
-  /// Reads rows [first, first + count) into `data`, converting to `type`. Collective.
+  /// Reads rows [first, first + count) into `data`, converting to `type`. Collective. Where the
+  /// dataset has a checksum and the ranks read all of it (once between them, or each the whole),
+  /// values that differ from the checksum are an error: the file was damaged.
   void read_rows(std::string const& dataset, Type type, std::uint64_t first, std::uint64_t count, void* data) const;
 
   /// A whole small dataset written by every rank with the same contents (rank 0's are stored).
@@ -97,6 +107,7 @@ class File {
  private:
   File(std::string path, MPI_Comm comm, std::int64_t id) : path_(std::move(path)), comm_(comm), id_(id) {}
   [[noreturn]] void fail(std::string const& object, std::string const& what) const;
+  void verify(std::string const& dataset, Type type, std::uint64_t first, std::uint64_t count, void const* data) const;
 
   std::string path_;
   MPI_Comm comm_ = MPI_COMM_NULL;
