@@ -2,6 +2,7 @@
 // whichever ranks hold which agents, reading ghosts (repeated ids) as well as owned agents; and a
 // write that misses an agent or names one twice is refused on every rank.
 
+#include <herd/core/half.hpp>
 #include <herd/io/hdf5/agent_io.hpp>
 #include <herd/io/hdf5/format.hpp>
 #include <herd/io/hdf5/population.hpp>

@@ -499,9 +499,15 @@ void File::write_rows(std::string const& dataset, Type type, std::uint64_t first
   if (H5Dwrite(d.get(), t.get(), memory_space.get(), file_space.get(), dxpl.get(), data) < 0)
     fail(dataset, "writing failed");
   // Every write adds its rows to the stored sum, so a dataset written in parts gets the whole one.
+  // Values converted on the way have another sum than those stored: such a dataset gets none.
+  bool const had = has_attribute(dataset, checksum_attribute);
+  if (type != this->type(dataset)) {
+    if (had) H5Adelete_by_name(id_, dataset.c_str(), checksum_attribute, H5P_DEFAULT);
+    return;
+  }
   auto const row = row_size(extents(dataset));
   auto const written = sum_over(comm_, checksum(type, first * row, count * row, data));
-  auto const before = has_attribute(dataset, checksum_attribute) ? int_attribute(dataset, checksum_attribute) : 0;
+  auto const before = had ? int_attribute(dataset, checksum_attribute) : 0;
   set_attribute(dataset, checksum_attribute, static_cast<std::int64_t>(static_cast<std::uint64_t>(before) + written));
 }
 

@@ -5,7 +5,6 @@
 // throw herd::Error naming the file, the object and HDF5's reason; HDF5's own printing is off.
 
 #include <herd/core/error.hpp>
-#include <herd/core/half.hpp>
 
 #include <mpi.h>
 
@@ -13,6 +12,11 @@
 #include <string>
 #include <type_traits>
 #include <vector>
+
+namespace herd {
+struct half;  // core/half.hpp: declared only, so that the readers build without Kokkos
+struct bfloat16;
+}  // namespace herd
 
 namespace herd::io::h5 {
 
@@ -94,7 +98,8 @@ class File {
   /// Creates a dataset of the given extents (1 or 2 dimensions).
   void create_dataset(std::string const& dataset, Type type, std::vector<std::uint64_t> const& extents);
   /// Writes rows [first, first + count) of a dataset from `data` (count rows of the dataset's row
-  /// size, in `type`); ranks with nothing to write pass count 0. Collective.
+  /// size, in `type`); ranks with nothing to write pass count 0. Collective. Writes in the
+  /// dataset's own type add to its checksum; a write that converts values leaves it none.
   void write_rows(std::string const& dataset, Type type, std::uint64_t first, std::uint64_t count, void const* data);
   /// Reads rows [first, first + count) into `data`, converting to `type`. Collective. Where the
   /// dataset has a checksum and the ranks read all of it (once between them, or each the whole),
