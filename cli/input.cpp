@@ -129,6 +129,8 @@ Input<WeightStorage> graph_of(Options const& o, Exec const& exec, Comm comm, Att
     require(!o.directed && !o.transpose,
             "--directed, --transpose: " + o.graph + " is a population file, whose graph is stored as it is used");
     require(o.attributes.empty(), "--attributes: " + o.graph + " is a population file, which holds its attributes");
+    auto const size = io::population_size(o.graph, comm);
+    check_fits(o.graph, static_cast<double>(size.agents), static_cast<double>(size.entries), o.max_memory);
     return {to_device<WeightStorage>(exec, io::read_population_graph(o.graph, comm)), o.graph, {}};
   }
 #else

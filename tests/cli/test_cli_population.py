@@ -249,6 +249,20 @@ class Damaged(Case):
             self.assertIn(self.good + ": /graph/neighbours: the values differ from the dataset's stored checksum", error)
             self.assertEqual(len([line for line in error.splitlines() if line.startswith("herd:")]), 1, error)
 
+    def test_a_graph_too_big_for_memory_is_refused_before_it_is_read(self):
+        # A few kilobytes that claim 3e9 neighbour entries: compressed chunks never written.
+        path = self.path("huge.h5")
+        with h5py.File(path, "w") as dst:
+            copy_population(self.good, dst)
+            del dst["graph/neighbours"], dst["graph/weights"]
+            dst.create_dataset("graph/neighbours", shape=(3_000_000_000,), dtype=np.int32, chunks=(1 << 20,),
+                               compression="gzip")
+            dst["graph"].attrs["entries"] = 3_000_000_000
+        self.assertLess(os.path.getsize(path), 100_000)
+        for ranks in [0, 2]:
+            error = self.fails(ranks, "run", "--graph", path, "--steps", "2", "--quiet", "--max-memory", "4G")
+            self.assertIn(path + ": 4 agents and 3000000000 entries need up to 55.9 GiB, more than the 4 GiB", error)
+
     def test_truncated_and_junk_files(self):
         data = open(self.good, "rb").read()
         truncated = self.path("truncated.h5")

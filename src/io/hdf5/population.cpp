@@ -146,6 +146,14 @@ void write_population(std::string const& path, HostCsr const& graph, PopulationI
   }
 }
 
+PopulationSize population_size(std::string const& path, MPI_Comm comm) {
+  auto file = h5::File::open(path, comm);
+  check_format(file, kind);
+  require(file.exists("/graph"), path + ": the /graph group is missing");
+  auto const rows = length_of(file, "/graph/row_offsets", false);
+  return {rows > 0 ? rows - 1 : 0, length_of(file, "/graph/neighbours", false)};
+}
+
 HostCsr read_population_graph(std::string const& path, MPI_Comm comm, bool* directed) {
   auto file = h5::File::open(path, comm);
   check_format(file, kind);

@@ -27,6 +27,15 @@ struct PopulationInfo {
 /// under `path` only once complete. Collective.
 void write_population(std::string const& path, HostCsr const& graph, PopulationInfo const& info, MPI_Comm comm);
 
+/// The agents and stored entries of a population file's graph, from its datasets' shapes (no
+/// values read): what reading it will allocate, for a caller to check before it does. A compressed
+/// file may claim far more than it stores. Collective.
+struct PopulationSize {
+  std::uint64_t agents = 0;
+  std::uint64_t entries = 0;
+};
+PopulationSize population_size(std::string const& path, MPI_Comm comm);
+
 /// Reads the graph of a population file on every rank (collective reads, so the file system
 /// serves each byte once) and checks it with check_csr; every problem is an error naming the file,
 /// the same on every rank. Collective.
