@@ -3,7 +3,8 @@
 # (OpenMP + Serial) from Debian's trilinos source package into a cache prefix.
 # Work already done is skipped, so running it again is cheap.
 #
-#   scripts/setup.sh            # packages + Kokkos + Kokkos Kernels
+#   scripts/setup.sh            # packages + Kokkos + Kokkos Kernels (what the tests need)
+#   scripts/setup.sh --run      # only what building and running herd needs: Kokkos, no Kernels
 #   Kokkos_ROOT=/path scripts/setup.sh   # use an existing Kokkos; build nothing
 #
 # Prints nothing on success but progress lines; the prefix it built is written to
@@ -15,10 +16,16 @@ JOBS=${JOBS:-$(nproc)}
 mkdir -p "$HERD_DEPS"
 log() { printf '[setup] %s\n' "$*"; }
 
-packages=(build-essential cmake ninja-build pkg-config git
-  libopenmpi-dev openmpi-bin libhdf5-openmpi-dev hdf5-tools libmetis-dev
-  libgtest-dev libgmock-dev libbenchmark-dev python3 python3-h5py python3-matplotlib python3-numpy
-  doxygen clang-format clang-tidy clang libclang-rt-14-dev)
+run_only=false
+case "${1:-}" in
+  --run) run_only=true ;;
+  "") ;;
+  *) echo "scripts/setup.sh: unknown option '$1' (--run, or nothing)" >&2; exit 2 ;;
+esac
+
+packages=(build-essential cmake ninja-build pkg-config libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libmetis-dev)
+$run_only || packages+=(git hdf5-tools libgtest-dev libgmock-dev libbenchmark-dev
+  python3 python3-h5py python3-matplotlib python3-numpy doxygen clang-format clang-tidy clang libclang-rt-14-dev)
 
 need_pkgs=()
 for p in "${packages[@]}"; do
@@ -71,7 +78,8 @@ if [[ ! -f $prefix/.done-kokkos-$recipe ]]; then
   touch "$prefix/.done-kokkos-$recipe"
 fi
 
-if [[ ! -f $prefix/.done-kernels-$recipe ]]; then
+# Kokkos Kernels serves RCM reordering, the reference SpMV and the tests, not the default job.
+if ! $run_only && [[ ! -f $prefix/.done-kernels-$recipe ]]; then
   log "building Kokkos Kernels 3.4.01 into $prefix (about 12 minutes, once)"
   # Few explicit instantiations keep the build short; Herd instantiates what it uses.
   cmake -S "$src/packages/kokkos-kernels" -B "$HERD_DEPS/build-kernels" -G Ninja \
@@ -88,5 +96,6 @@ if [[ ! -f $prefix/.done-kernels-$recipe ]]; then
   touch "$prefix/.done-kernels-$recipe"
 fi
 
-printf 'export Kokkos_ROOT=%q\nexport KokkosKernels_ROOT=%q\n' "$prefix" "$prefix" >"$HERD_DEPS/env.sh"
+printf 'export Kokkos_ROOT=%q\n' "$prefix" >"$HERD_DEPS/env.sh"
+[[ -f $prefix/.done-kernels-$recipe ]] && printf 'export KokkosKernels_ROOT=%q\n' "$prefix" >>"$HERD_DEPS/env.sh"
 log "dependencies ready in $prefix"
