@@ -1,14 +1,18 @@
 """Tests of herd run --model covid from the command line: a population given as a directed edge list
 and a CSV table of agents, the stage counts it prints, the direction of edges, errors in the table,
 the same results on 1 and 2 threads and (with MPI) on 1 to 3 ranks, the same results from a
-population file (with HDF5), and the Astoria case when its data is at hand.
+population file (with HDF5), and the Astoria case when its data is at hand, also against
+AgentTorch's ever-exposed counts over 100 seeds.
 
 Usage: test_cli_covid.py HERD [MPIEXEC [MPIEXEC FLAGS...]]
 Environment: HERD_HAS_HDF5=1 when herd was built with HDF5; HERD_ASTORIA=DIR with the Astoria files."""
 
+import concurrent.futures
 import csv
+import math
 import os
 import random
+import statistics
 import sys
 import unittest
 
@@ -174,6 +178,34 @@ class CovidRun(hf.Case):
         # Every step is printed, with the time per step.
         self.assertIn("ms/step", result.stdout)
         self.assertEqual(sum(1 for line in result.stdout.splitlines() if line.strip()[:2].strip().isdigit()), 22)
+
+    @unittest.skipUnless(os.path.isfile(os.path.join(os.environ.get("HERD_ASTORIA", "-"), "astoria_agents.csv")),
+                         "the Astoria data is not at hand (HERD_ASTORIA)")
+    def test_astoria_agrees_with_agenttorch_over_many_seeds(self):
+        # AgentTorch's own code and an earlier Herd sample, 200 seeds each (docs/models/covid-astoria.md,
+        # "Against AgentTorch's own code"): agents ever exposed, (mean, sd) at steps 5 and 21.
+        references = {"AgentTorch": {5: (73.1, 4.7), 21: (521.5, 69.3)},
+                      "Herd": {5: (73.4, 4.7), 21: (529.8, 64.9)}}
+        data, seeds, agents = os.environ["HERD_ASTORIA"], 100, 37518
+
+        def ever_exposed(seed):
+            out = self.path(f"seed{seed}.csv")
+            self.ok(0, "run", "--model", "covid", "--graph", os.path.join(data, "mobility_network_0.csv"),
+                    "--directed", "--transpose", "--attributes", os.path.join(data, "astoria_agents.csv"),
+                    "--age-reading", "agenttorch", "--steps", "21", "--seed", str(seed), "--quiet", "--csv", out)
+            _, rows = counts(out)
+            return {step: agents - rows[step][1] for step in (5, 21)}
+
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            samples = list(pool.map(ever_exposed, range(1, seeds + 1)))
+        for step in (5, 21):
+            values = [s[step] for s in samples]
+            mean, sd = statistics.mean(values), statistics.stdev(values)
+            for name, reference in references.items():
+                ref_mean, ref_sd = reference[step]
+                error = math.sqrt(sd**2 / seeds + ref_sd**2 / 200)
+                with self.subTest(step=step, against=name):
+                    self.assertLess(abs(mean - ref_mean), 4 * error, f"mean {mean:.1f} over {seeds} seeds")
 
 
 if __name__ == "__main__":
