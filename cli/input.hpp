@@ -6,12 +6,10 @@
 #include "options.hpp"
 
 #include <herd/config.hpp>
+#include <herd/detail/mpi.hpp>
 #include <herd/graph/csr_graph.hpp>
 #include <herd/io/text/attribute_table.hpp>
 #include <herd/io/text/edge_list_parser.hpp>
-#if HERD_ENABLE_MPI
-#include <mpi.h>
-#endif
 
 #include <Kokkos_Core.hpp>
 
@@ -22,11 +20,8 @@ namespace herd::cli {
 using Exec = Kokkos::DefaultExecutionSpace;
 using Memory = Exec::memory_space;
 
-#if HERD_ENABLE_MPI
+// MPI's communicator, or the one-process stand-in's in a build without MPI.
 using Comm = MPI_Comm;
-#else
-using Comm = int;
-#endif
 
 /// The graph as stored, before any reordering, the name the reports give it, and the agents'
 /// attributes from --attributes (in agent order; empty without).

@@ -33,6 +33,10 @@
 #include <string>
 #include <utility>
 
+#if !HERD_ENABLE_MPI && HERD_ENABLE_HDF5
+using herd::MPI_COMM_WORLD;  // files go through the one-process stand-in for MPI
+#endif
+
 namespace {
 
 // MPI for the whole life of the command, when Herd is built with it.

@@ -17,5 +17,5 @@ configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/HerdConfig.cmake.in
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/HerdConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/HerdConfig.cmake ${PROJECT_BINARY_DIR}/HerdConfigVersion.cmake
-              ${CMAKE_CURRENT_LIST_DIR}/HerdFindParallelHDF5.cmake ${CMAKE_CURRENT_LIST_DIR}/HerdFindMETIS.cmake
+              ${CMAKE_CURRENT_LIST_DIR}/HerdFindHDF5.cmake ${CMAKE_CURRENT_LIST_DIR}/HerdFindMETIS.cmake
   DESTINATION ${HERD_INSTALL_CMAKEDIR})

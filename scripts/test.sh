@@ -23,7 +23,7 @@ if [[ "${1:-}" == "--sanitize" ]]; then
   shift
   BUILD_DIR=build-sanitize CMAKE_BUILD_TYPE=RelWithDebInfo scripts/build.sh -DHerd_WARNINGS_AS_ERRORS=ON -DHerd_SANITIZE=ON -DHerd_ENABLE_BENCHMARKS=OFF
   # The spack and formatting checks do not depend on how Herd is compiled; the Release run has them.
-  ctest --test-dir build-sanitize --output-on-failure -j 2 -LE "spack|hygiene|docs|fuzz" "$@"
+  ctest --test-dir build-sanitize --output-on-failure -j 2 -LE "spack|hygiene|docs|fuzz|serial" "$@"
 elif [[ "${1:-}" == "--clang" ]]; then
   shift
   # Another compiler (argument order, undefined behaviour and floating point are its own) and
@@ -31,7 +31,7 @@ elif [[ "${1:-}" == "--clang" ]]; then
   prefix=$(scripts/setup_clang.sh)
   Kokkos_ROOT=$prefix KokkosKernels_ROOT='' BUILD_DIR=build-clang scripts/build.sh -DCMAKE_CXX_COMPILER=clang++ \
     -DHerd_WARNINGS_AS_ERRORS=ON -DHerd_ENABLE_KOKKOSKERNELS=OFF -DHerd_ENABLE_BENCHMARKS=OFF
-  ctest --test-dir build-clang --output-on-failure -j 2 -LE "spack|hygiene|docs|fuzz" "$@"
+  ctest --test-dir build-clang --output-on-failure -j 2 -LE "spack|hygiene|docs|fuzz|serial" "$@"
 else
   scripts/build.sh -DHerd_WARNINGS_AS_ERRORS=ON
   ctest --test-dir build --output-on-failure -j 2 "$@"

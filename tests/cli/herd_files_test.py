@@ -21,8 +21,9 @@ def configure(argv):
 
 
 def herd_command(ranks, *args):
-    """herd alone (ranks 0) or under mpiexec -n ranks."""
-    return [HERD, *args] if ranks == 0 else [*MPIEXEC, "-n", str(ranks), HERD, *args]
+    """herd alone (ranks 0) or under mpiexec -n ranks; alone whatever the ranks when no mpiexec is
+    given (herd built without MPI), so that a comparison across rank counts still runs."""
+    return [HERD, *args] if ranks == 0 or not MPIEXEC else [*MPIEXEC, "-n", str(ranks), HERD, *args]
 
 
 def herd(ranks, *args, cwd=None):

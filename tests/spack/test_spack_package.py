@@ -149,7 +149,16 @@ class Recipe(unittest.TestCase):
         self.assertEqual(arg(args, "Herd_ENABLE_MPI"), "ON")
         self.assertEqual(arg(args, "Herd_ENABLE_HDF5"), "ON")
         self.assertEqual(arg(args, "MPI_CXX_COMPILER"), "/opt/mpi/bin/mpicxx")
-        self.assertEqual(len(conflicts(concretize("+hdf5 ~mpi"))), 1)
+
+    def test_serial_hdf5_without_mpi(self):
+        spec = concretize("+hdf5 ~mpi")
+        self.assertEqual(conflicts(spec), [])
+        deps = dependencies(spec)
+        self.assertNotIn("mpi", deps)
+        self.assertFalse(deps["hdf5"]["mpi"], "one process needs no MPI in HDF5")
+        args = cmake_args(spec)
+        self.assertEqual(arg(args, "Herd_ENABLE_MPI"), "OFF")
+        self.assertEqual(arg(args, "Herd_ENABLE_HDF5"), "ON")
 
     def test_metis_and_gpu_aware_mpi(self):
         spec = concretize("+mpi +metis +gpu_aware_mpi")

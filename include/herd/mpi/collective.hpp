@@ -7,7 +7,7 @@
 
 #include <herd/core/error.hpp>
 
-#include <mpi.h>
+#include <herd/detail/mpi.hpp>
 
 #include <exception>
 #include <string>

@@ -33,7 +33,8 @@ class Herd(CMakePackage, CudaPackage, ROCmPackage):
     variant("metis", default=False, description="Partition graphs with METIS for distributed runs")
     variant("gpu_aware_mpi", default=False,
             description="Hand device buffers to MPI by default (needs an MPI built with GPU support)")
-    variant("hdf5", default=False, description="Parallel HDF5 for populations, outputs and checkpoints")
+    variant("hdf5", default=False,
+            description="HDF5 for populations, outputs and checkpoints (parallel with +mpi, serial without)")
     variant("strict_fp", default=True,
             description="No fused multiply-add contraction, so results are the same bits on every backend")
     variant("benchmarks", default=False, description="Build the Google Benchmark suite")
@@ -64,7 +65,9 @@ class Herd(CMakePackage, CudaPackage, ROCmPackage):
 
     depends_on("mpi", when="+mpi")
     depends_on("metis@5:", when="+metis")
-    depends_on("hdf5+mpi", when="+hdf5")
+    # Ranks write one file through MPI-IO; one process (a laptop) uses serial HDF5.
+    depends_on("hdf5+mpi", when="+hdf5+mpi")
+    depends_on("hdf5~mpi", when="+hdf5~mpi")
     depends_on("benchmark@1.5:", when="+benchmarks")
     depends_on("googletest@1.10:", type="test")
     depends_on("python@3.6:", type="test")
@@ -77,7 +80,6 @@ class Herd(CMakePackage, CudaPackage, ROCmPackage):
     conflicts("+cuda", when="cuda_arch=none", msg="+cuda needs a cuda_arch, e.g. cuda_arch=90")
     conflicts("+rocm", when="amdgpu_target=none", msg="+rocm needs an amdgpu_target, e.g. amdgpu_target=gfx90a")
     conflicts("+gpu_aware_mpi", when="~mpi", msg="+gpu_aware_mpi is a setting of MPI runs: it needs +mpi")
-    conflicts("+hdf5", when="~mpi", msg="Herd reads and writes HDF5 with MPI-IO: +hdf5 needs +mpi")
 
     def _toolchain_args(self):
         """Compiler and Kokkos prefixes: the same for Herd's build and for code built against it."""

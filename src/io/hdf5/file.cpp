@@ -90,18 +90,24 @@ hid_t native(Type type) {
   return -1;
 }
 
+// With MPI, every rank reaches the file through MPI-IO and transfers are collective; without it
+// (serial HDF5, one process) HDF5's default driver and transfers serve.
 hid_t transfer_collectively() {
   hid_t const dxpl = H5Pcreate(H5P_DATASET_XFER);
+#if HERD_ENABLE_MPI
   H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
+#endif
   return dxpl;
 }
 
-hid_t access_through_mpi(MPI_Comm comm) {
+hid_t access_through_mpi([[maybe_unused]] MPI_Comm comm) {
   hid_t const fapl = H5Pcreate(H5P_FILE_ACCESS);
+#if HERD_ENABLE_MPI
   H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
   // Metadata reads and writes collective too: no rank hammers the file system alone.
   H5Pset_all_coll_metadata_ops(fapl, true);
   H5Pset_coll_metadata_write(fapl, true);
+#endif
   return fapl;
 }
 

@@ -6,7 +6,7 @@
 
 #include <herd/core/error.hpp>
 
-#include <mpi.h>
+#include <herd/detail/mpi.hpp>
 
 #include <cstdint>
 #include <string>
