@@ -15,8 +15,27 @@
 
 namespace herd::test {
 
-// Every host backend this build has: each typed test runs once per entry.
-using HostExecutionSpaces = ::testing::Types<
+namespace detail {
+template <class... Spaces>
+struct SpaceList {};
+
+// `List` with `Space` appended unless it holds it already.
+template <class List, class Space>
+struct Append;
+template <class... Spaces, class Space>
+struct Append<SpaceList<Spaces...>, Space> {
+  using type =
+      std::conditional_t<(std::is_same_v<Space, Spaces> || ...), SpaceList<Spaces...>, SpaceList<Spaces..., Space>>;
+};
+
+template <class List>
+struct AsGtestTypes;
+template <class... Spaces>
+struct AsGtestTypes<SpaceList<Spaces...>> {
+  using type = ::testing::Types<Spaces...>;
+};
+
+using HostSpaces = SpaceList<
 #if defined(KOKKOS_ENABLE_SERIAL) && defined(KOKKOS_ENABLE_OPENMP)
     Kokkos::Serial, Kokkos::OpenMP
 #elif defined(KOKKOS_ENABLE_OPENMP)
@@ -25,19 +44,13 @@ using HostExecutionSpaces = ::testing::Types<
     Kokkos::Serial
 #endif
     >;
+}  // namespace detail
 
-// Calls f(space) for the default execution space (a GPU's in a GPU build) and for every host one
-// this build has, each once.
-template <class F>
-void for_each_execution_space(F&& f) {
-  f(Kokkos::DefaultExecutionSpace());
-#ifdef KOKKOS_ENABLE_SERIAL
-  if constexpr (!std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::Serial>) f(Kokkos::Serial());
-#endif
-#ifdef KOKKOS_ENABLE_OPENMP
-  if constexpr (!std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::OpenMP>) f(Kokkos::OpenMP());
-#endif
-}
+// Every backend this build has, each once: its host ones (Serial first, so that the two-thread run
+// can leave it out as */0) and the default one, which is a GPU's in a GPU build. A typed test runs
+// once per entry, so a test "on every backend" runs on the GPU too.
+using ExecutionSpaces =
+    detail::AsGtestTypes<typename detail::Append<detail::HostSpaces, Kokkos::DefaultExecutionSpace>::type>::type;
 
 // Step options that choose the agents as `stepping` says, with `threshold` for the automatic mode
 // (none: Herd's default for the backend), the others at their defaults.

@@ -46,7 +46,7 @@ std::vector<std::int64_t> seir_trajectory(CsrGraph<typename Exec::memory_space> 
 
 template <class ExecutionSpace>
 class Engine : public ::testing::Test {};
-TYPED_TEST_SUITE(Engine, herd::test::HostExecutionSpaces);
+TYPED_TEST_SUITE(Engine, herd::test::ExecutionSpaces);
 
 // The promise: one seed, one trajectory, whatever backend, thread count or schedule.
 TYPED_TEST(Engine, TrajectoryIsIdenticalForEveryScheduleAndBackend) {

@@ -17,7 +17,7 @@ using herd::test::to_vector;
 
 template <class ExecutionSpace>
 class Graph : public ::testing::Test {};
-TYPED_TEST_SUITE(Graph, herd::test::HostExecutionSpaces);
+TYPED_TEST_SUITE(Graph, herd::test::ExecutionSpaces);
 
 TYPED_TEST(Graph, BuildsSortedSymmetricRowsWithoutLoopsOrDuplicates) {
   using Exec = TypeParam;

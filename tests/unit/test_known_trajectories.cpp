@@ -20,7 +20,6 @@ using namespace herd;
 // CUDA's headers declare a global ::half too; name Herd's.
 using herd::half;
 using herd::test::Fingerprint;
-using herd::test::for_each_execution_space;
 using herd::test::to_vector;
 
 std::string hex(std::uint64_t v) {
@@ -55,6 +54,10 @@ Graph<Exec> symmetric(Exec const& exec, ErdosRenyi const& spec) {
   return build_csr(exec, generate_edges(exec, spec, 11));
 }
 
+template <class ExecutionSpace>
+class KnownTrajectories : public ::testing::Test {};
+TYPED_TEST_SUITE(KnownTrajectories, herd::test::ExecutionSpaces);
+
 SeirParameters sir() {
   SeirParameters p;
   p.beta = 0.06;
@@ -63,104 +66,101 @@ SeirParameters sir() {
   return p;
 }
 
-TEST(KnownTrajectories, Sir) {
-  for_each_execution_space([](auto exec) {
-    using Exec = decltype(exec);
-    auto const graph = symmetric(exec, ErdosRenyi{20000, 8.0});
-    for (auto stepping : {Stepping::pull, Stepping::automatic}) {
-      auto const f = fingerprint<Exec>(graph, Seir<typename Exec::memory_space>(20000, sir()), 60, stepping, true);
-      EXPECT_EQ(hex(f), "0x63005c974a53635a") << Exec::name();
-    }
-  });
+TYPED_TEST(KnownTrajectories, Sir) {
+  using Exec = TypeParam;
+  Exec const exec;
+  auto const graph = symmetric(exec, ErdosRenyi{20000, 8.0});
+  for (auto stepping : {Stepping::pull, Stepping::automatic}) {
+    auto const f = fingerprint<Exec>(graph, Seir<typename Exec::memory_space>(20000, sir()), 60, stepping, true);
+    EXPECT_EQ(hex(f), "0x63005c974a53635a") << Exec::name();
+  }
 }
 
-TEST(KnownTrajectories, SeirWithGeometricPeriodsOnAPowerLawGraph) {
+TYPED_TEST(KnownTrajectories, SeirWithGeometricPeriodsOnAPowerLawGraph) {
+  using Exec = TypeParam;
+  Exec const exec;
   SeirParameters p = sir();
   p.latent = Period::geometric(0.4);
   p.infectious = Period::geometric(0.2);
-  for_each_execution_space([&](auto exec) {
-    using Exec = decltype(exec);
-    auto const graph = build_csr(exec, generate_edges(exec, PowerLaw{20000, 2.2, 8.0, 0.0}, 12));
-    for (auto stepping : {Stepping::pull, Stepping::automatic}) {
-      auto const f = fingerprint<Exec>(graph, Seir<typename Exec::memory_space>(20000, p), 60, stepping, true);
-      EXPECT_EQ(hex(f), "0x6c99cf57ede80e31") << Exec::name();
-    }
-  });
+  auto const graph = build_csr(exec, generate_edges(exec, PowerLaw{20000, 2.2, 8.0, 0.0}, 12));
+  for (auto stepping : {Stepping::pull, Stepping::automatic}) {
+    auto const f = fingerprint<Exec>(graph, Seir<typename Exec::memory_space>(20000, p), 60, stepping, true);
+    EXPECT_EQ(hex(f), "0x6c99cf57ede80e31") << Exec::name();
+  }
 }
 
 // The weighted population: each contact's hazard is -ln(1 - beta w) in floating point, with the
 // weights stored in 4 and in 2 bytes.
-template <class WeightStorage>
+template <class Exec, class WeightStorage>
 void seir_on_the_population(char const* expected) {
+  Exec const exec;
   SeirParameters p = sir();
   p.beta = 0.15;
   p.latent = Period::fixed(2);
-  for_each_execution_space([&](auto exec) {
-    using Exec = decltype(exec);
-    LayeredPopulation spec;
-    spec.agents = 20000;
-    auto const graph = build_csr<WeightStorage>(exec, generate_population(exec, spec, 13).edges);
-    for (auto stepping : {Stepping::pull, Stepping::automatic}) {
-      auto const f = fingerprint<Exec>(graph, Seir<typename Exec::memory_space>(20000, p), 60, stepping, true);
-      EXPECT_EQ(hex(f), expected) << Exec::name();
-    }
-  });
+  LayeredPopulation spec;
+  spec.agents = 20000;
+  auto const graph = build_csr<WeightStorage>(exec, generate_population(exec, spec, 13).edges);
+  for (auto stepping : {Stepping::pull, Stepping::automatic}) {
+    auto const f = fingerprint<Exec>(graph, Seir<typename Exec::memory_space>(20000, p), 60, stepping, true);
+    EXPECT_EQ(hex(f), expected) << Exec::name();
+  }
 }
 
-TEST(KnownTrajectories, SeirOnThePopulationWithFloatWeights) { seir_on_the_population<float>("0x74d3d2c047429594"); }
+TYPED_TEST(KnownTrajectories, SeirOnThePopulationWithFloatWeights) {
+  seir_on_the_population<TypeParam, float>("0x74d3d2c047429594");
+}
 
-TEST(KnownTrajectories, SeirOnThePopulationWithHalfWeights) { seir_on_the_population<half>("0xda3a103675db5172"); }
+TYPED_TEST(KnownTrajectories, SeirOnThePopulationWithHalfWeights) {
+  seir_on_the_population<TypeParam, half>("0xda3a103675db5172");
+}
 
-TEST(KnownTrajectories, VoterAndMajority) {
-  for_each_execution_space([](auto exec) {
-    using Exec = decltype(exec);
-    auto const graph = build_csr(exec, generate_edges(exec, WattsStrogatz{20000, 4, 0.1}, 14));
-    using Model = Opinion<typename Exec::memory_space>;
-    EXPECT_EQ(hex(fingerprint<Exec>(graph, Model(20000, {OpinionRule::voter, 0.4}), 40, Stepping::pull, true)),
-              "0xebb901b0790bc29e")
-        << Exec::name();
-    EXPECT_EQ(hex(fingerprint<Exec>(graph, Model(20000, {OpinionRule::majority, 0.45}), 40, Stepping::pull, true)),
-              "0x777da9fb3df706aa")
-        << Exec::name();
-  });
+TYPED_TEST(KnownTrajectories, VoterAndMajority) {
+  using Exec = TypeParam;
+  Exec const exec;
+  auto const graph = build_csr(exec, generate_edges(exec, WattsStrogatz{20000, 4, 0.1}, 14));
+  using Model = Opinion<typename Exec::memory_space>;
+  EXPECT_EQ(hex(fingerprint<Exec>(graph, Model(20000, {OpinionRule::voter, 0.4}), 40, Stepping::pull, true)),
+            "0xebb901b0790bc29e")
+      << Exec::name();
+  EXPECT_EQ(hex(fingerprint<Exec>(graph, Model(20000, {OpinionRule::majority, 0.45}), 40, Stepping::pull, true)),
+            "0x777da9fb3df706aa")
+      << Exec::name();
 }
 
 // Opinions in float and in half storage, averaged over all neighbours (DeGroot) and over the
 // close ones only (bounded confidence).
-TEST(KnownTrajectories, ContinuousOpinions) {
-  for_each_execution_space([](auto exec) {
-    using Exec = decltype(exec);
-    using Memory = typename Exec::memory_space;
-    auto const graph = symmetric(exec, ErdosRenyi{20000, 8.0});
-    EXPECT_EQ(hex(fingerprint<Exec>(graph, Consensus<float, Memory>(20000, {1.0}), 30, Stepping::pull, true)),
-              "0xfbeea5c5beb2f362")
-        << Exec::name();
-    EXPECT_EQ(hex(fingerprint<Exec>(graph, Consensus<half, Memory>(20000, {1.0}), 30, Stepping::pull, true)),
-              "0xdd1f813609492ac8")
-        << Exec::name();
-    EXPECT_EQ(hex(fingerprint<Exec>(graph, Consensus<half, Memory>(20000, {0.2}), 30, Stepping::pull, true)),
-              "0x18b3a8f69f426eec")
-        << Exec::name();
-  });
+TYPED_TEST(KnownTrajectories, ContinuousOpinions) {
+  using Exec = TypeParam;
+  Exec const exec;
+  using Memory = typename Exec::memory_space;
+  auto const graph = symmetric(exec, ErdosRenyi{20000, 8.0});
+  EXPECT_EQ(hex(fingerprint<Exec>(graph, Consensus<float, Memory>(20000, {1.0}), 30, Stepping::pull, true)),
+            "0xfbeea5c5beb2f362")
+      << Exec::name();
+  EXPECT_EQ(hex(fingerprint<Exec>(graph, Consensus<half, Memory>(20000, {1.0}), 30, Stepping::pull, true)),
+            "0xdd1f813609492ac8")
+      << Exec::name();
+  EXPECT_EQ(hex(fingerprint<Exec>(graph, Consensus<half, Memory>(20000, {0.2}), 30, Stepping::pull, true)),
+            "0x18b3a8f69f426eec")
+      << Exec::name();
 }
 
 // COVID on a directed graph, with three age groups drawn from their shares: the force of infection
 // and the infectiousness profile in floating point, the exposure as 1 - exp(-force).
-TEST(KnownTrajectories, CovidOnADirectedGraph) {
+TYPED_TEST(KnownTrajectories, CovidOnADirectedGraph) {
+  using Exec = TypeParam;
+  Exec const exec;
   CovidParameters p;
   p.transmission_rate = 8.0;
   p.initial_exposed = 40;
   p.age_groups = {{"young", 0.5, 2.0, 1.0}, {"adult", 1.0, 3.0, 2.0}, {"old", 1.5, 4.0, 1.0}};
-  for_each_execution_space([&](auto exec) {
-    using Exec = decltype(exec);
-    BuildOptions directed;
-    directed.symmetrise = false;
-    auto const graph = build_csr(exec, generate_edges(exec, ErdosRenyi{20000, 6.0}, 15), directed);
-    for (auto stepping : {Stepping::pull, Stepping::automatic}) {
-      auto const f = fingerprint<Exec>(graph, Covid<typename Exec::memory_space>(20000, p), 40, stepping, false);
-      EXPECT_EQ(hex(f), "0x53929b934ebd9dcc") << Exec::name();
-    }
-  });
+  BuildOptions directed;
+  directed.symmetrise = false;
+  auto const graph = build_csr(exec, generate_edges(exec, ErdosRenyi{20000, 6.0}, 15), directed);
+  for (auto stepping : {Stepping::pull, Stepping::automatic}) {
+    auto const f = fingerprint<Exec>(graph, Covid<typename Exec::memory_space>(20000, p), 40, stepping, false);
+    EXPECT_EQ(hex(f), "0x53929b934ebd9dcc") << Exec::name();
+  }
 }
 
 }  // namespace

@@ -13,7 +13,7 @@ using herd::test::to_vector;
 
 template <class ExecutionSpace>
 class Partitioning : public ::testing::Test {};
-TYPED_TEST_SUITE(Partitioning, herd::test::HostExecutionSpaces);
+TYPED_TEST_SUITE(Partitioning, herd::test::ExecutionSpaces);
 
 TYPED_TEST(Partitioning, ContiguousBlocksCoverEveryAgentOnceWithSizesWithinOne) {
   TypeParam exec;
