@@ -4,6 +4,7 @@
 #include <herd/core/error.hpp>
 
 #include <Kokkos_Core.hpp>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -19,6 +20,9 @@ namespace herd::cli {
 
 namespace {
 
+// Keys in the order written, as a reader of the file expects them.
+using Json = nlohmann::ordered_json;
+
 std::string with_commas(long long value) {
   std::string digits = std::to_string(value < 0 ? -value : value), out;
   for (std::size_t i = 0; i < digits.size(); ++i) {
@@ -32,23 +36,6 @@ std::string engineering(double value) {
   std::ostringstream s;
   s << std::setprecision(3) << value;
   return s.str();
-}
-
-std::string json_string(std::string const& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buffer[8];
-      std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
-      out += buffer;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
 }
 
 double per_second(double count, double seconds) { return seconds > 0 ? count / seconds : 0.0; }
@@ -87,15 +74,19 @@ std::string rank_table(JobResult const& r, int steps) {
   return s.str();
 }
 
-std::string rank_json(RankStats const& q) {
-  std::ostringstream s;
-  s << std::setprecision(10) << "{\"owned\": " << q.owned << ", \"ghosts\": " << q.ghosts << ", \"edges\": " << q.edges
-    << ", \"cut_edges\": " << q.cut_edges << ", \"neighbour_ranks\": " << q.neighbours
-    << ", \"step_loop_seconds\": " << q.step_seconds << ", \"compute_seconds\": " << compute_seconds(q)
-    << ", \"pack_seconds\": " << q.pack_seconds << ", \"wait_seconds\": " << q.wait_seconds
-    << ", \"unpack_seconds\": " << q.unpack_seconds << ", \"messages_sent\": " << q.messages_sent
-    << ", \"bytes_sent\": " << q.bytes_sent << "}";
-  return s.str();
+Json rank_json(RankStats const& q) {
+  return {{"owned", q.owned},
+          {"ghosts", q.ghosts},
+          {"edges", q.edges},
+          {"cut_edges", q.cut_edges},
+          {"neighbour_ranks", q.neighbours},
+          {"step_loop_seconds", q.step_seconds},
+          {"compute_seconds", compute_seconds(q)},
+          {"pack_seconds", q.pack_seconds},
+          {"wait_seconds", q.wait_seconds},
+          {"unpack_seconds", q.unpack_seconds},
+          {"messages_sent", q.messages_sent},
+          {"bytes_sent", q.bytes_sent}};
 }
 
 // Bytes in B, kB, MB, GB (powers of 1000, three digits).
@@ -144,19 +135,28 @@ std::string profile_table(JobResult const& r, int steps) {
   return s.str();
 }
 
-std::string profile_json(LoopProfile const& p) {
-  std::ostringstream s;
-  s << std::setprecision(10) << "{\"phase_seconds\": {";
-  for (std::size_t k = 0; k < p.phases.size(); ++k)
-    s << (k ? ", " : "") << json_string(p.phases[k]) << ": " << p.mean_seconds[k];
-  s << "}, \"slowest_rank_phase_seconds\": {";
-  for (std::size_t k = 0; k < p.phases.size(); ++k)
-    s << (k ? ", " : "") << json_string(p.phases[k]) << ": " << p.slowest_seconds[k];
-  s << "}, \"allocations\": " << p.allocations << ", \"allocated_bytes\": " << p.allocated_bytes
-    << ", \"deep_copies\": " << p.deep_copies << ", \"copied_bytes\": " << p.copied_bytes
-    << ", \"host_device_copies\": " << p.cross_space_copies << ", \"host_device_bytes\": " << p.cross_space_bytes
-    << ", \"messages_sent\": " << p.messages_sent << ", \"bytes_sent\": " << p.bytes_sent << "}";
-  return s.str();
+Json profile_json(LoopProfile const& p) {
+  Json mean = Json::object(), slowest_rank = Json::object();
+  for (std::size_t k = 0; k < p.phases.size(); ++k) {
+    mean[p.phases[k]] = p.mean_seconds[k];
+    slowest_rank[p.phases[k]] = p.slowest_seconds[k];
+  }
+  return {{"phase_seconds", mean},
+          {"slowest_rank_phase_seconds", slowest_rank},
+          {"allocations", p.allocations},
+          {"allocated_bytes", p.allocated_bytes},
+          {"deep_copies", p.deep_copies},
+          {"copied_bytes", p.copied_bytes},
+          {"host_device_copies", p.cross_space_copies},
+          {"host_device_bytes", p.cross_space_bytes},
+          {"messages_sent", p.messages_sent},
+          {"bytes_sent", p.bytes_sent}};
+}
+
+// The text of a document: a number that is not finite (no steps run) becomes null, and bytes that
+// are not UTF-8 (a file name) become U+FFFD, so that every reader can parse it.
+std::string text_of(Json const& document, int indent) {
+  return document.dump(indent, ' ', false, Json::error_handler_t::replace);
 }
 
 }  // namespace
@@ -238,58 +238,62 @@ std::string csv(JobResult const& r) {
 }
 
 std::string json(Options const& o, JobResult const& r, std::string const& kokkos_configuration) {
-  std::ostringstream s;
-  s << std::setprecision(10);
   double const steps = static_cast<double>(o.steps);
-  s << "{\n";
-  s << "  \"herd_version\": " << json_string(HERD_VERSION_STRING) << ",\n";
-  s << "  \"label\": " << json_string(o.label) << ",\n";
-  s << "  \"model\": " << json_string(o.model) << ",\n";
-  s << "  \"graph\": " << json_string(r.graph_name) << ",\n";
-  s << "  \"agents\": " << r.agents << ",\n";
-  s << "  \"edges\": " << r.edges << ",\n";
-  s << "  \"mean_degree\": " << r.mean_degree << ",\n";
-  s << "  \"max_degree\": " << r.max_degree << ",\n";
-  s << "  \"weighted\": " << (r.weighted ? "true" : "false") << ",\n";
-  s << "  \"steps\": " << o.steps << ",\n";
-  s << "  \"seed\": " << o.seed << ",\n";
-  s << "  \"parameters\": {\"beta\": " << o.beta << ", \"infectious_steps\": " << o.infectious_steps
-    << ", \"gamma\": " << o.gamma << ", \"latent_steps\": " << o.latent_steps << ", \"sigma\": " << o.sigma
-    << ", \"initial_infected\": " << o.initial_infected << ", \"initial_share\": " << o.initial_share
-    << ", \"confidence\": " << o.confidence << ", \"precision\": " << json_string(o.precision)
-    << ", \"reorder\": " << json_string(o.reorder) << ", \"schedule\": " << json_string(r.schedule) << "},\n";
-  s << "  \"final\": {";
-  for (std::size_t c = 0; c < r.columns.size(); ++c)
-    s << (c ? ", " : "") << json_string(r.columns[c]) << ": " << r.counts.back()[c];
-  s << "},\n";
-  s << "  \"setup_seconds\": " << r.setup_seconds << ",\n";
-  s << "  \"step_loop_seconds\": " << r.step_seconds << ",\n";
-  s << "  \"seconds_per_step\": " << r.step_seconds / steps << ",\n";
-  s << "  \"agent_updates_per_second\": " << per_second(r.agents * steps, r.step_seconds) << ",\n";
-  s << "  \"edges_per_second\": " << per_second(static_cast<double>(r.edges) * steps, r.step_seconds) << ",\n";
-  s << "  \"bytes_per_agent\": " << r.bytes_per_agent << ",\n";
-  s << "  \"bytes_per_edge\": " << r.bytes_per_edge << ",\n";
+  Json final_counts = Json::object();
+  for (std::size_t c = 0; c < r.columns.size(); ++c) final_counts[r.columns[c]] = r.counts.back()[c];
+  Json d;
+  d["herd_version"] = HERD_VERSION_STRING;
+  d["label"] = o.label;
+  d["model"] = o.model;
+  d["graph"] = r.graph_name;
+  d["agents"] = r.agents;
+  d["edges"] = r.edges;
+  d["mean_degree"] = r.mean_degree;
+  d["max_degree"] = r.max_degree;
+  d["weighted"] = r.weighted;
+  d["steps"] = o.steps;
+  d["seed"] = o.seed;
+  d["parameters"] = {{"beta", o.beta},
+                     {"infectious_steps", o.infectious_steps},
+                     {"gamma", o.gamma},
+                     {"latent_steps", o.latent_steps},
+                     {"sigma", o.sigma},
+                     {"initial_infected", o.initial_infected},
+                     {"initial_share", o.initial_share},
+                     {"confidence", o.confidence},
+                     {"precision", o.precision},
+                     {"reorder", o.reorder},
+                     {"schedule", r.schedule}};
+  d["final"] = final_counts;
+  d["setup_seconds"] = r.setup_seconds;
+  d["step_loop_seconds"] = r.step_seconds;
+  d["seconds_per_step"] = r.step_seconds / steps;
+  d["agent_updates_per_second"] = per_second(static_cast<double>(r.agents) * steps, r.step_seconds);
+  d["edges_per_second"] = per_second(static_cast<double>(r.edges) * steps, r.step_seconds);
+  d["bytes_per_agent"] = r.bytes_per_agent;
+  d["bytes_per_edge"] = r.bytes_per_edge;
   if (!r.stepping.empty())
-    s << "  \"stepping\": {\"mode\": " << json_string(r.stepping) << ", \"steps\": " << r.steps_counted
-      << ", \"active_steps\": " << r.active_steps << ", \"mean_active_share\": " << r.mean_active_share
-      << ", \"threshold\": " << r.active_threshold << ", \"gather_ahead\": " << (r.gather_ahead ? "true" : "false")
-      << ", \"binned_push\": " << (r.binned_push ? "true" : "false")
-      << ", \"spreader_bits\": " << (r.spreader_bits ? "true" : "false")
-      << ", \"weight_codes\": " << (r.weight_codes ? "true" : "false") << "},\n";
-  if (r.profile.enabled) s << "  \"profile\": " << profile_json(r.profile) << ",\n";
-  s << "  \"backend\": " << json_string(r.backend) << ",\n";
-  s << "  \"threads\": " << r.threads << ",\n";
-  s << "  \"partition\": " << json_string(o.partition) << ",\n";
-  s << "  \"overlap\": " << (o.overlap ? "true" : "false") << ",\n";
-  s << "  \"exchange_every\": " << o.exchange_every << ",\n";
-  s << "  \"cut_fraction\": " << cut_fraction(r) << ",\n";
-  s << "  \"ranks\": [";
-  for (std::size_t k = 0; k < r.ranks.size(); ++k) s << (k ? ",\n            " : "") << rank_json(r.ranks[k]);
-  s << "],\n";
-  s << "  \"kokkos_version\": " << KOKKOS_VERSION << ",\n";
-  s << "  \"kokkos_configuration\": " << json_string(kokkos_configuration) << "\n";
-  s << "}\n";
-  return s.str();
+    d["stepping"] = {{"mode", r.stepping},
+                     {"steps", r.steps_counted},
+                     {"active_steps", r.active_steps},
+                     {"mean_active_share", r.mean_active_share},
+                     {"threshold", r.active_threshold},
+                     {"gather_ahead", r.gather_ahead},
+                     {"binned_push", r.binned_push},
+                     {"spreader_bits", r.spreader_bits},
+                     {"weight_codes", r.weight_codes}};
+  if (r.profile.enabled) d["profile"] = profile_json(r.profile);
+  d["backend"] = r.backend;
+  d["threads"] = r.threads;
+  d["partition"] = o.partition;
+  d["overlap"] = o.overlap;
+  d["exchange_every"] = o.exchange_every;
+  d["cut_fraction"] = cut_fraction(r);
+  d["ranks"] = Json::array();
+  for (auto const& q : r.ranks) d["ranks"].push_back(rank_json(q));
+  d["kokkos_version"] = KOKKOS_VERSION;
+  d["kokkos_configuration"] = kokkos_configuration;
+  return text_of(d, 2) + "\n";
 }
 
 std::string record(Options const& o, JobResult const& r) {
@@ -297,21 +301,29 @@ std::string record(Options const& o, JobResult const& r) {
   double const steps = static_cast<double>(o.steps);
   long long ghosts = 0;
   for (auto const& q : r.ranks) ghosts += q.ghosts;
-  std::ostringstream s;
-  s << std::setprecision(10) << "{\"label\": " << json_string(o.label) << ", \"ranks\": " << r.ranks.size()
-    << ", \"threads\": " << r.threads << ", \"backend\": " << json_string(r.backend)
-    << ", \"model\": " << json_string(o.model) << ", \"graph\": " << json_string(r.graph_name)
-    << ", \"agents\": " << r.agents << ", \"edges\": " << r.edges << ", \"partition\": " << json_string(o.partition)
-    << ", \"overlap\": " << (o.overlap ? "true" : "false") << ", \"exchange_every\": " << o.exchange_every
-    << ", \"ghosts\": " << ghosts << ", \"cut_fraction\": " << cut_fraction(r) << ", \"steps\": " << o.steps
-    << ", \"seconds_per_step\": " << r.step_seconds / steps
-    << ", \"compute_seconds_per_step\": " << compute_seconds(worst) / steps
-    << ", \"pack_seconds_per_step\": " << worst.pack_seconds / steps
-    << ", \"wait_seconds_per_step\": " << worst.wait_seconds / steps
-    << ", \"unpack_seconds_per_step\": " << worst.unpack_seconds / steps << ", \"final\": [";
-  for (std::size_t c = 0; c < r.columns.size(); ++c) s << (c ? ", " : "") << r.counts.back()[c];
-  s << "], \"herd_version\": " << json_string(HERD_VERSION_STRING) << "}";
-  return s.str();
+  Json d;
+  d["label"] = o.label;
+  d["ranks"] = r.ranks.size();
+  d["threads"] = r.threads;
+  d["backend"] = r.backend;
+  d["model"] = o.model;
+  d["graph"] = r.graph_name;
+  d["agents"] = r.agents;
+  d["edges"] = r.edges;
+  d["partition"] = o.partition;
+  d["overlap"] = o.overlap;
+  d["exchange_every"] = o.exchange_every;
+  d["ghosts"] = ghosts;
+  d["cut_fraction"] = cut_fraction(r);
+  d["steps"] = o.steps;
+  d["seconds_per_step"] = r.step_seconds / steps;
+  d["compute_seconds_per_step"] = compute_seconds(worst) / steps;
+  d["pack_seconds_per_step"] = worst.pack_seconds / steps;
+  d["wait_seconds_per_step"] = worst.wait_seconds / steps;
+  d["unpack_seconds_per_step"] = worst.unpack_seconds / steps;
+  d["final"] = r.counts.back();
+  d["herd_version"] = HERD_VERSION_STRING;
+  return text_of(d, -1);
 }
 
 std::string profile_steps_csv(JobResult const& r) {

@@ -23,7 +23,8 @@ case "${1:-}" in
   *) echo "scripts/setup.sh: unknown option '$1' (--run, or nothing)" >&2; exit 2 ;;
 esac
 
-packages=(build-essential cmake ninja-build pkg-config libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libmetis-dev)
+packages=(build-essential cmake ninja-build pkg-config libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libmetis-dev
+  nlohmann-json3-dev)
 $run_only || packages+=(git hdf5-tools libgtest-dev libgmock-dev libbenchmark-dev
   libhdf5-dev python3 python3-h5py python3-matplotlib python3-numpy doxygen clang-format clang-tidy clang libclang-rt-14-dev)
 

@@ -68,6 +68,8 @@ class Herd(CMakePackage, CudaPackage, ROCmPackage):
     # Ranks write one file through MPI-IO; one process (a laptop) uses serial HDF5.
     depends_on("hdf5+mpi", when="+hdf5+mpi")
     depends_on("hdf5~mpi", when="+hdf5~mpi")
+    # The herd command writes its reports with it (header-only; the library does not use it).
+    depends_on("nlohmann-json@3.9:", type="build")
     depends_on("benchmark@1.5:", when="+benchmarks")
     depends_on("googletest@1.10:", type="test")
     depends_on("python@3.6:", type="test")
