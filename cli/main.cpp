@@ -25,8 +25,10 @@
 #include <Kokkos_Core.hpp>
 
 #include <unistd.h>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <new>
 #include <sstream>
@@ -68,6 +70,26 @@ struct MpiSession {
     MPI_Abort(MPI_COMM_WORLD, 1);
 #endif
     std::exit(1);
+  }
+  // Whether every rank was given this rank's arguments: mpiexec's ':' starts ranks with their own,
+  // and ranks that parse different options wait in different collectives or compute different
+  // runs. Collective.
+  bool same_arguments_everywhere(int argc, char** argv) const {
+    std::uint64_t hash = 0xcbf29ce484222325ull;  // FNV-1a over the arguments, each ended by a NUL
+    for (int k = 1; k < argc; ++k)
+      for (char const* c = argv[k];; ++c) {
+        hash = (hash ^ static_cast<unsigned char>(*c)) * 0x100000001b3ull;
+        if (*c == '\0') break;
+      }
+#if HERD_ENABLE_MPI
+    std::uint64_t lowest = hash, highest = hash;
+    MPI_Allreduce(MPI_IN_PLACE, &lowest, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &highest, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    return lowest == highest;
+#else
+    (void)hash;
+    return true;
+#endif
   }
   // This process's rank among the ranks of its node (to pick a GPU), and their number (to share
   // the node's memory). Collective.
@@ -137,6 +159,13 @@ int main(int argc, char* argv[]) {
   }
   MpiSession mpi(argc, argv);
   bool const speaks = mpi.rank == 0;
+  if (!mpi.same_arguments_everywhere(argc, argv)) {
+    if (speaks)
+      std::fprintf(stderr,
+                   "herd: the ranks were given different arguments (mpiexec's ':' gives each rank its own); "
+                   "one run needs the same arguments on every rank\n");
+    return 2;
+  }
   Options options;
   try {
     options = parse(std::vector<std::string>(argv + 1, argv + argc));
@@ -183,6 +212,14 @@ int main(int argc, char* argv[]) {
   // Thread binding Kokkos recommends; a user's own setting wins.
   setenv("OMP_PROC_BIND", "spread", 0);
   setenv("OMP_PLACES", "threads", 0);
+  // OpenMP's thread count from the environment, where --threads does not set it.
+  if (char const* omp = std::getenv("OMP_NUM_THREADS");
+      options.threads == 0 && omp != nullptr && std::strtol(omp, nullptr, 10) > max_host_threads) {
+    if (speaks)
+      std::fprintf(stderr, "herd: OMP_NUM_THREADS=%s exceeds the %d threads a process may start (see herd --help)\n",
+                   omp, max_host_threads);
+    return 2;
+  }
   auto const [node_rank, ranks_on_node] = mpi.on_node();
   try {
     herd::compat::initialize(options.threads, mpi.size > 1 ? node_rank : -1);
@@ -198,6 +235,7 @@ int main(int argc, char* argv[]) {
   int status = 0;
   try {
     auto const check = [&] {
+      if (options.command == "run") check_history_fits(options.steps, options.max_memory);
       if (speaks) check_outputs(options);
     };
 #if HERD_ENABLE_MPI

@@ -50,4 +50,12 @@ void check_fits(std::string const& what, double agents, double entries, std::uin
   throw Error(message);
 }
 
+void check_history_fits(long long steps, std::uint64_t budget) {
+  // Six observables at most (COVID has five), 8 bytes each, kept on the device and copied to the host.
+  double const estimate = static_cast<double>(steps + 1) * 6 * 8 * 2;
+  if (budget == 0 || estimate <= static_cast<double>(budget)) return;
+  throw Error("--steps " + std::to_string(steps) + ": the history of observables needs up to " + gigabytes(estimate) +
+              ", more than the " + gigabytes(static_cast<double>(budget)) + " this process may use (--max-memory)");
+}
+
 }  // namespace herd::cli

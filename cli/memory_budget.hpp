@@ -21,4 +21,8 @@ std::uint64_t memory_budget(Options const& options, int ranks_on_node);
 void check_fits(std::string const& what, double agents, double entries, std::uint64_t budget,
                 double bytes_per_agent = 32.0);
 
+/// Throws herd::Error when the history of a run of `steps` steps (a row of observables per step,
+/// on the device and on the host) would not fit `budget` (0: no limit).
+void check_history_fits(long long steps, std::uint64_t budget);
+
 }  // namespace herd::cli

@@ -12,6 +12,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace herd::cli {
@@ -39,6 +40,12 @@ long long to_count(std::string const& option, std::string const& text, long long
 double to_positive(std::string const& option, std::string const& text) {
   double const value = to_number(option, text);
   if (value <= 0) throw UsageError{option + ": '" + text + "' must be positive"};
+  return value;
+}
+
+double to_non_negative(std::string const& option, std::string const& text) {
+  double const value = to_number(option, text);
+  if (value < 0) throw UsageError{option + ": '" + text + "' must not be negative"};
   return value;
 }
 
@@ -124,7 +131,7 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
       {"--model", [&](auto& k, auto& v) { o.model = one_of(k, v, model_names()); }},
       {"--graph", [&](auto& k, auto& v) { o.graph = to_path(k, v); }},
       {"--agents", [&](auto& k, auto& v) { o.agents = to_count(k, v, max_agents); }},
-      {"--mean-degree", [&](auto& k, auto& v) { o.mean_degree = to_number(k, v); }},
+      {"--mean-degree", [&](auto& k, auto& v) { o.mean_degree = to_positive(k, v); }},
       {"--exponent", [&](auto& k, auto& v) { o.exponent = to_number(k, v); }},
       {"--rewire", [&](auto& k, auto& v) { o.rewire = to_range(k, v, 0, 1); }},
       {"--steps", [&](auto& k, auto& v) { o.steps = static_cast<int>(to_count(k, v, max_int - 1)); }},
@@ -137,7 +144,7 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
       {"--initial-infected", [&](auto& k, auto& v) { o.initial_infected = to_count(k, v, max_agents); }},
       {"--initial-share", [&](auto& k, auto& v) { o.initial_share = to_range(k, v, 0, 1); }},
       {"--confidence", [&](auto& k, auto& v) { o.confidence = to_positive(k, v); }},
-      {"--transmission-rate", [&](auto& k, auto& v) { o.transmission_rate = to_number(k, v); }},
+      {"--transmission-rate", [&](auto& k, auto& v) { o.transmission_rate = to_non_negative(k, v); }},
       {"--mortality", [&](auto& k, auto& v) { o.mortality = to_range(k, v, 0, 1); }},
       {"--age-reading",
        [&](auto& k, auto& v) {
@@ -159,7 +166,7 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
       {"--binned-push", [&](auto& k, auto& v) { o.binned_push = one_of(k, v, {"auto", "on", "off"}); }},
       {"--stepping", [&](auto& k, auto& v) { o.stepping = one_of(k, v, {"auto", "pull", "active", "verify"}); }},
       {"--active-threshold", [&](auto& k, auto& v) { o.active_threshold = to_positive(k, v); }},
-      {"--threads", [&](auto& k, auto& v) { o.threads = static_cast<int>(to_count(k, v, 4096)); }},
+      {"--threads", [&](auto& k, auto& v) { o.threads = static_cast<int>(to_count(k, v, max_host_threads)); }},
       {"--max-memory", [&](auto& k, auto& v) { o.max_memory = to_bytes(k, v); }},
       {"--csv", [&](auto& k, auto& v) { o.csv = to_path(k, v); }},
       {"--json", [&](auto& k, auto& v) { o.json = to_path(k, v); }},
@@ -256,6 +263,28 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
         "is an even whole number 2k, not " +
         number_text(o.mean_degree)};
   if (o.agents == 0) throw UsageError{"--agents must be positive"};
+  for (char const* period : {"--infectious-steps", "--latent-steps"})
+    if (given.count(period) && std::stod(given.at(period)) == 0)
+      throw UsageError{std::string(period) + " must be positive"};
+  // A generator's mean degree counts neighbours among the other agents.
+  if ((o.graph == "erdos-renyi" || o.graph == "power-law" || o.graph == "watts-strogatz") &&
+      o.mean_degree > static_cast<double>(o.agents - 1))
+    throw UsageError{"--mean-degree: " + number_text(o.mean_degree) + " must lie in (0, agents - 1], here (0, " +
+                     std::to_string(o.agents - 1) + "]"};
+  // Each command reads its own options; one it does not read was meant for another.
+  if (o.command == "convert" || o.command == "partition") {
+    static std::set<std::string> const graph = {"--graph",   "--agents",     "--mean-degree", "--exponent",
+                                                "--rewire",  "--seed",       "--directed",    "--transpose",
+                                                "--threads", "--max-memory", "--quiet",       "--attributes"};
+    static std::set<std::string> const convert = {"--output", "--relabel"};
+    static std::set<std::string> const partition = {"--partition",       "--parts", "--network-bandwidth",
+                                                    "--network-latency", "--csv",   "--memory-bandwidth"};
+    auto const& own = o.command == "convert" ? convert : partition;
+    for (auto const& option : given)
+      if (!graph.count(option.first) && !own.count(option.first) &&
+          !(o.command == "convert" && (option.first == "--checkpoint" || option.first == "--snapshot-every")))
+        throw UsageError{option.first + " does not apply to herd " + o.command};
+  }
   if (o.steps == 0 && o.command == "run") throw UsageError{"--steps must be positive"};
   if (o.threads < 0) throw UsageError{"--threads must not be negative"};
   if (o.exchange_every < 1) throw UsageError{"--exchange-every must be at least 1"};

@@ -9,6 +9,10 @@
 
 namespace herd::cli {
 
+/// The most host threads a process may start: Kokkos' OpenMP backend keeps a fixed pool of 512
+/// (MAX_THREAD_COUNT in Kokkos 3 and 4), and more overrun it.
+inline constexpr int max_host_threads = 512;
+
 /// A mistake in the command line: reported with the usage hint and exit code 2.
 struct UsageError {
   std::string message;

@@ -29,10 +29,11 @@ std::vector<std::string> with_absolute_inputs(std::vector<std::string> const& ar
 }
 
 Options resume_options(std::string const& checkpoint, std::vector<std::string> const& extra) {
-  auto const saved = mpi::collectively(MPI_COMM_WORLD, [&] {
+  auto const record = mpi::collectively(MPI_COMM_WORLD, [&] {
     auto file = io::h5::File::open(checkpoint, MPI_COMM_WORLD);
-    return io::read_record(file, "herd-checkpoint").arguments;
+    return io::read_record(file, "herd-checkpoint");
   });
+  auto const& saved = record.arguments;
   std::vector<std::string> args = {"run"};
   args.insert(args.end(), saved.begin(), saved.end());
   std::map<std::string, std::string> stored;  // each option's last value
@@ -78,6 +79,11 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
     throw UsageError{"--checkpoint-every needs --checkpoint FILE: a resumed run writes only the files it names"};
   if (merged.snapshot_every > 0 && merged.output.empty())
     throw UsageError{"--snapshot-every needs --output FILE: a resumed run writes only the files it names"};
+  // The arguments and /run's attributes are stored apart: a file where they disagree was damaged.
+  if (merged.seed != record.seed || merged.model != record.model)
+    throw Error(checkpoint + ": its stored arguments give --model " + merged.model + " --seed " +
+                std::to_string(merged.seed) + ", but /run records model " + record.model + " and seed " +
+                std::to_string(record.seed) + ": the file is damaged");
   merged.command = "run";
   merged.resume = checkpoint;
   return merged;

@@ -6,6 +6,11 @@
 
 namespace herd {
 
+void check_last_offset(edge_offset last, std::uint64_t entries, std::string const& what) {
+  require(last == entries, what + ": the last row offset is " + std::to_string(last) + " but there are " +
+                               std::to_string(entries) + " neighbour entries");
+}
+
 void check_csr(HostCsr const& g, std::string const& what) {
   auto const& offsets = g.row_offsets;
   require(offsets.size() >= 2, what + ": a graph needs at least one agent (row offsets hold " +
@@ -16,8 +21,7 @@ void check_csr(HostCsr const& g, std::string const& what) {
   auto const n = static_cast<std::int64_t>(offsets.size() - 1);
   auto const entries = g.neighbours.size();
   require(offsets.front() == 0, what + ": row offsets start at " + std::to_string(offsets.front()) + ", not 0");
-  require(offsets.back() == entries, what + ": the last row offset is " + std::to_string(offsets.back()) +
-                                         " but there are " + std::to_string(entries) + " neighbour entries");
+  check_last_offset(offsets.back(), entries, what);
   require(g.weights.empty() || g.weights.size() == entries, what + ": " + std::to_string(entries) +
                                                                 " neighbour entries but " +
                                                                 std::to_string(g.weights.size()) + " weights");

@@ -143,8 +143,18 @@ class BadInput(unittest.TestCase):
         (["partition", "--network-latency", "-5"], 2, "--network-latency: '-5' must lie in [0, "),
         (["run", "--graph", "watts-strogatz", "--mean-degree", "3"], 2, "even whole number 2k, not 3"),
         (["run", "--kokkos-threads=2"], 2, "unknown option '--kokkos-threads': herd sets Kokkos' threads with"),
-        (["run", "--graph", "erdos-renyi", "--agents", "100", "--mean-degree", "500"], 1,
-         "mean degree must lie in (0, agents - 1]"),
+        (["run", "--graph", "erdos-renyi", "--agents", "100", "--mean-degree", "500"], 2,
+         "--mean-degree: 500 must lie in (0, agents - 1], here (0, 99]"),
+        (["run", "--graph", "erdos-renyi", "--agents", "500", "--mean-degree", "1e19"], 2, "here (0, 499]"),
+        (["run", "--mean-degree", "0"], 2, "--mean-degree: '0' must be positive"),
+        (["run", "--infectious-steps", "0"], 2, "--infectious-steps must be positive"),
+        (["run", "--latent-steps", "0"], 2, "--latent-steps must be positive"),
+        (["run", "--model", "covid", "--transmission-rate", "-1"], 2, "--transmission-rate: '-1' must not be negative"),
+        (["run", "--threads", "600"], 2, "--threads: 600 exceeds the largest supported value 512"),
+        (["partition", "--graph", "erdos-renyi", "--parts", "2", "--checkpoint", "c.h5"], 2,
+         "--checkpoint does not apply to herd partition"),
+        (["partition", "--graph", "erdos-renyi", "--parts", "2", "--beta", "0.3"], 2,
+         "--beta does not apply to herd partition"),
         (["run", "--graph", "power-law", "--agents", "1000", "--exponent", "1.5"], 1, "exponent must lie in (2, 10]"),
         (["run", "--initial-infected", "5000", "--agents", "1000"], 1, "exceeds the agent count 1000"),
         (["run", "--graph", "/no/such/graph.txt"], 1,
@@ -165,6 +175,12 @@ class BadInput(unittest.TestCase):
                     self.assertIn(message, lines[0])
                     self.assertFalse(os.path.exists(out))
 
+    def test_more_threads_than_kokkos_holds_are_refused(self):
+        # Kokkos' OpenMP pool holds 512 threads; a 600-thread start overran it (a crash).
+        result = herd("run", "--agents", "500", "--steps", "2", "--quiet", threads=600)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("OMP_NUM_THREADS=600 exceeds the 512 threads a process may start", result.stderr)
+
     def test_inputs_that_cannot_fit_are_refused_before_they_are_built(self):
         with tempfile.TemporaryDirectory() as d:
             sparse = os.path.join(d, "sparse.txt")
@@ -179,12 +195,16 @@ class BadInput(unittest.TestCase):
                 (["--graph", "population", "--agents", "1e9"], 1, "1000000000 agents and 10000000000 entries"),
                 (["--agents", "100000", "--max-memory", "1M"], 1, "more than the 0.000977 GiB this process may use"),
                 (["--max-memory", "lots"], 2, "--max-memory: 'lots' is not a number"),
+                # One row of observables per step, however small the graph.
+                (["--graph", "erdos-renyi", "--agents", "10", "--mean-degree", "2", "--steps", "2000000000"], 1,
+                 "--steps 2000000000: the history of observables needs up to 179 GiB, more than"),
                 (["--graph", "/dev/zero"], 1, "/dev/zero:1: a NUL byte: not a text file"),
                 (["--graph", nul], 1, "nul.txt:2: a NUL byte: not a text file"),
             ]
             for args, status, message in cases:
                 with self.subTest(args=args):
-                    result = herd("run", "--steps", "2", "--quiet", *args)
+                    steps = ["--steps", "2"] if "--steps" not in args else []
+                    result = herd("run", *steps, "--quiet", *args)
                     self.assertEqual(result.returncode, status, result.stderr)
                     lines = result.stderr.strip().splitlines()
                     self.assertEqual(len(lines), 1, result.stderr)

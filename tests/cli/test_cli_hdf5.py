@@ -262,6 +262,25 @@ class BadFiles(Case):
             with self.subTest(message=message, ranks=2):
                 self.refused(path, message, ranks=2)
 
+    def test_a_covid_timer_no_run_reaches_is_refused(self):
+        ckpt = self.path("covid.h5")
+        self.ok(0, "run", "--model", "covid", "--graph", "erdos-renyi", "--agents", "5000", "--steps", "6",
+                "--checkpoint", ckpt, "--quiet")
+        for stage in (1, 2):  # an exposed and an infected agent
+            bad = self.path(f"covid{stage}.h5")
+            shutil.copy(ckpt, bad)
+            with h5py.File(bad, "r+") as f:
+                set_where(f, "agents/timer", "agents/stage", stage, 200)
+            self.refused(bad, "1 agents hold a state the model never reaches")
+
+    def test_arguments_that_contradict_the_record_are_refused(self):
+        def other_seed(f):
+            arguments = f["run"].attrs["arguments"]
+            text = arguments.decode() if isinstance(arguments, bytes) else arguments
+            f["run"].attrs["arguments"] = text + "\n--seed\n99"
+
+        self.refused(self.damaged(other_seed), "its stored arguments give --model seir --seed 99, but /run records")
+
     def test_every_dataset_carries_the_documented_checksum(self):
         with h5py.File(self.good, "r") as f:
             datasets = []

@@ -226,6 +226,19 @@ class BadInput(unittest.TestCase):
     def test_verify_is_single_process(self):
         self.fails_once(2, "--stepping verify", "--graph", "erdos-renyi", "--agents", "1000", "--stepping", "verify")
 
+    def test_ranks_given_different_arguments_all_stop(self):
+        # mpiexec's ':' starts each rank with its own arguments: one with a typo, one with another
+        # seed. Each rank would otherwise wait in its own collective, or compute its own run.
+        run = ["run", "--graph", "erdos-renyi", "--agents", "2000", "--steps", "3", "--quiet"]
+        for other in (["--bogus"], ["--seed", "7"]):
+            with self.subTest(other=other):
+                command = [*MPIEXEC, "-n", "1", HERD, *run, ":", "-n", "1", HERD, *run, *other]
+                result = subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=60)
+                self.assertNotEqual(result.returncode, 0, result.stderr)
+                lines = herd_lines(result.stderr)
+                self.assertEqual(len(lines), 1, result.stderr)
+                self.assertIn("the ranks were given different arguments", lines[0])
+
 
 def processes_naming(text):
     """The processes whose command line holds `text`."""

@@ -249,19 +249,27 @@ class Damaged(Case):
             self.assertIn(self.good + ": /graph/neighbours: the values differ from the dataset's stored checksum", error)
             self.assertEqual(len([line for line in error.splitlines() if line.startswith("herd:")]), 1, error)
 
-    def test_a_graph_too_big_for_memory_is_refused_before_it_is_read(self):
-        # A few kilobytes that claim 3e9 neighbour entries: compressed chunks never written.
-        path = self.path("huge.h5")
+    def claiming(self, name, entries):
+        """A few kilobytes that claim `entries` neighbour entries: compressed chunks never written."""
+        path = self.path(name)
         with h5py.File(path, "w") as dst:
             copy_population(self.good, dst)
             del dst["graph/neighbours"], dst["graph/weights"]
-            dst.create_dataset("graph/neighbours", shape=(3_000_000_000,), dtype=np.int32, chunks=(1 << 20,),
+            dst.create_dataset("graph/neighbours", shape=(entries,), dtype=np.int32, chunks=(1 << 20,),
                                compression="gzip")
-            dst["graph"].attrs["entries"] = 3_000_000_000
+            dst["graph"].attrs["entries"] = entries
         self.assertLess(os.path.getsize(path), 100_000)
+        return path
+
+    def test_a_graph_too_big_for_memory_is_refused_before_it_is_read(self):
+        path = self.claiming("huge.h5", 3_000_000_000)
         for ranks in [0, 2]:
             error = self.fails(ranks, "run", "--graph", path, "--steps", "2", "--quiet", "--max-memory", "4G")
             self.assertIn(path + ": 4 agents and 3000000000 entries need up to 55.9 GiB, more than the 4 GiB", error)
+        # Within the budget, the claim still meets the offsets before anything its size is read.
+        error = self.fails(0, "run", "--graph", self.claiming("smaller.h5", 300_000_000), "--steps", "2", "--quiet",
+                           "--max-memory", "8G")
+        self.assertIn("/graph: the last row offset is 10 but there are 300000000 neighbour entries", error)
 
     def test_truncated_and_junk_files(self):
         data = open(self.good, "rb").read()
@@ -306,6 +314,10 @@ class BadInput(Case):
         self.fails(0, "convert", "erdos-renyi", status=2)
         self.fails(0, "run", "--relabel", status=2)
         self.fails(0, "run", "--attributes", "a.csv", status=2)
+        # Options of herd run mean nothing to convert: a mistake, not a file that never appears.
+        error = self.fails(0, "convert", "erdos-renyi", "-o", self.path("x.h5"), "--csv", self.path("a.csv"), status=2)
+        self.assertIn("--csv does not apply to herd convert", error)
+        self.assertFalse(os.path.exists(self.path("x.h5")))
         error = self.fails(0, "convert", "erdos-renyi", "-o", "/nonexistent/dir/g.h5")
         self.assertIn("/nonexistent/dir/g.h5", error)
 

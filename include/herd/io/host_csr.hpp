@@ -26,4 +26,8 @@ struct HostCsr {
 /// starting with `what` and naming the first offending row or entry.
 void check_csr(HostCsr const& graph, std::string const& what);
 
+/// The part of check_csr a reader can make before it reads the rows: the last row offset must
+/// count the neighbour entries. Throws herd::Error naming `what`.
+void check_last_offset(edge_offset last, std::uint64_t entries, std::string const& what);
+
 }  // namespace herd

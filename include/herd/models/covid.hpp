@@ -186,8 +186,18 @@ class Covid {
   KOKKOS_INLINE_FUNCTION void observe(agent_index i, std::int64_t* totals) const { totals[stage.stored(i)] += 1; }
 
   /// Whether agent i's stage and age group exist (checked on loading a state).
+  /// Timers and days count only within a stage that has them: a susceptible agent was never
+  /// exposed, and a timer never exceeds its stage's period.
   KOKKOS_INLINE_FUNCTION bool holds_valid_state(agent_index i) const {
-    return stage.stored(i) <= dead && age.stored(i) < age_groups_;
+    std::uint8_t const s = stage.stored(i);
+    int const t = timer.stored(i), d = days.stored(i);
+    if (s > dead || age.stored(i) >= age_groups_) return false;
+    if (s == susceptible) return t == 0 && d == 0;
+    if (s == exposed)
+      return d >= 1 && t <= (exposed_to_infected_ > initial_exposed_to_infected_ ? exposed_to_infected_
+                                                                                 : initial_exposed_to_infected_);
+    if (s == infected) return d >= 1 && t <= infected_to_recovered_;
+    return t == 0;
   }
 
   /// The infection pressure neighbour j puts on a susceptible agent over an edge of weight w, in

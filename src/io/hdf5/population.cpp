@@ -169,11 +169,16 @@ HostCsr read_population_graph(std::string const& path, MPI_Comm comm, bool* dire
     require(weights == entries, path + ": /graph/weights holds " + std::to_string(weights) + " values for " +
                                     std::to_string(entries) + " neighbour entries");
   }
+  // The last offset must count the entries: checked before anything the size of the graph is
+  // read, as a file may claim far more entries than it stores.
+  bool const signed_offsets = is_signed(file.type("/graph/row_offsets"));
+  std::int64_t last = 0;
+  file.read_rows("/graph/row_offsets", signed_offsets ? h5::Type::i64 : h5::Type::u64, rows - 1, 1, &last);
+  if (!signed_offsets || last >= 0) check_last_offset(static_cast<edge_offset>(last), entries, path + ": /graph");
   HostCsr graph;
   // Offsets of a signed type are read as signed, so that a negative one is seen rather than
   // converted; into the same memory, as both are 8 bytes.
   static_assert(sizeof(edge_offset) == sizeof(std::int64_t), "row offsets are 64-bit");
-  bool const signed_offsets = is_signed(file.type("/graph/row_offsets"));
   graph.row_offsets = read_all<edge_offset>(file, "/graph/row_offsets", rows, signed_offsets);
   if (signed_offsets)
     for (std::size_t i = 0; i < graph.row_offsets.size(); ++i)
