@@ -87,12 +87,10 @@ void check_outputs(Options const& o) {
       continue;
     }
     auto const target = io::output_target(f.option, *f.path);
-    using Kind = io::OutputTarget::Kind;
-    require(
-        !f.hdf5 || target.kind == Kind::replace,
-        spelt(f) + ": an HDF5 file must be a regular file (it is written beside its target and renamed into place)");
+    if (f.hdf5) io::replaced_file(*f.path, spelt(f));
     // The folder takes the file the output is written to before it is renamed into place.
-    if (target.kind == Kind::replace) std::remove(io::temporary_beside(target.target, spelt(f)).c_str());
+    if (target.kind == io::OutputTarget::Kind::replace)
+      std::remove(io::temporary_beside(target.target, spelt(f)).c_str());
   }
 }
 

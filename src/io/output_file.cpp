@@ -120,6 +120,14 @@ OutputTarget output_target(std::string const& option, std::string const& path) {
   return t;
 }
 
+std::string replaced_file(std::string const& path, std::string const& named) {
+  auto const target = output_target("", path);
+  require(target.kind == OutputTarget::Kind::replace,
+          (named.empty() ? path : named) +
+              ": an HDF5 file must be a regular file (it is written beside its target and renamed into place)");
+  return target.target;
+}
+
 std::string temporary_beside(std::string const& target, std::string const& named) {
   std::string name = target + ".partial-XXXXXX";
   int const fd = ::mkstemp(name.data());

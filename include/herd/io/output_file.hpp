@@ -28,6 +28,11 @@ struct OutputTarget {
 /// cannot be: an empty name, a directory, a read-only file, a folder that takes no new files.
 OutputTarget output_target(std::string const& option, std::string const& path);
 
+/// The file an output written beside its target and renamed into place (an HDF5 file) replaces:
+/// the final target of `path`, which must be a regular file or a new name; throws herd::Error
+/// naming `named` (else `path`) otherwise.
+std::string replaced_file(std::string const& path, std::string const& named = {});
+
 /// Creates an empty file under a unique name beside `target` (mkstemp: a file of the user's with
 /// the name is never touched) and returns its name; throws herd::Error naming `named` (else
 /// `target`) when the folder takes no file.

@@ -24,21 +24,13 @@ std::string sync_to_storage(std::string const& path, int flags) {
   return failure;
 }
 
-// The file an HDF5 output replaces: the final target of `path`, which must be (or become) a regular file.
-std::string replaced_by(std::string const& path) {
-  auto const target = output_target("", path);
-  require(target.kind == OutputTarget::Kind::replace,
-          path + ": an HDF5 file must be a regular file (it is written beside its target and renamed into place)");
-  return target.target;
-}
-
 }  // namespace
 
 h5::File create_partial(std::string const& final_path, std::string const& kind, MPI_Comm comm) {
   // A unique name beside the target, chosen by rank 0: a user's file named like it is never touched.
   std::string temporary;
   mpi::collectively(comm, [&] {
-    if (mpi::rank_of(comm) == 0) temporary = temporary_beside(replaced_by(final_path));
+    if (mpi::rank_of(comm) == 0) temporary = temporary_beside(replaced_file(final_path));
   });
   int length = static_cast<int>(temporary.size());
   MPI_Bcast(&length, 1, MPI_INT, 0, comm);
@@ -74,7 +66,7 @@ void commit_file(h5::File& file, std::string const& final_path) {
     failure = sync_to_storage(partial, O_RDONLY);
     if (failure.empty()) {
       try {
-        replace_with(partial, replaced_by(final_path));
+        replace_with(partial, replaced_file(final_path));
       } catch (std::exception const& e) {
         failure = e.what();
       }
