@@ -30,6 +30,15 @@ std::string gigabytes(double bytes) {
   return s.str();
 }
 
+// Whether `estimate` bytes fit `budget` (0: no limit).
+bool fits(double estimate, std::uint64_t budget) { return budget == 0 || estimate <= static_cast<double>(budget); }
+
+// The end of a refusal: the estimate against the budget.
+std::string beyond(double estimate, std::uint64_t budget) {
+  return " up to " + gigabytes(estimate) + ", more than the " + gigabytes(static_cast<double>(budget)) +
+         " this process may use (--max-memory)";
+}
+
 }  // namespace
 
 std::uint64_t memory_budget(Options const& o, int ranks_on_node) {
@@ -39,11 +48,9 @@ std::uint64_t memory_budget(Options const& o, int ranks_on_node) {
 
 void check_fits(std::string const& what, double agents, double entries, std::uint64_t budget, double bytes_per_agent) {
   double const estimate = agents * bytes_per_agent + entries * bytes_per_entry;
-  if (budget == 0 || estimate <= static_cast<double>(budget)) return;
+  if (fits(estimate, budget)) return;
   std::string message = what + ": " + std::to_string(static_cast<long long>(agents)) + " agents and " +
-                        std::to_string(static_cast<long long>(entries)) + " entries need up to " + gigabytes(estimate) +
-                        ", more than the " + gigabytes(static_cast<double>(budget)) +
-                        " this process may use (--max-memory)";
+                        std::to_string(static_cast<long long>(entries)) + " entries need" + beyond(estimate, budget);
   // Ids that reach far beyond the contacts: most agents would have none.
   if (agents > 16.0 * (entries + 1.0))
     message += "; its ids are sparse: number them densely with herd convert --relabel";
@@ -53,9 +60,8 @@ void check_fits(std::string const& what, double agents, double entries, std::uin
 void check_history_fits(long long steps, std::uint64_t budget) {
   // Six observables at most (COVID has five), 8 bytes each, kept on the device and copied to the host.
   double const estimate = static_cast<double>(steps + 1) * 6 * 8 * 2;
-  if (budget == 0 || estimate <= static_cast<double>(budget)) return;
-  throw Error("--steps " + std::to_string(steps) + ": the history of observables needs up to " + gigabytes(estimate) +
-              ", more than the " + gigabytes(static_cast<double>(budget)) + " this process may use (--max-memory)");
+  if (fits(estimate, budget)) return;
+  throw Error("--steps " + std::to_string(steps) + ": the history of observables needs" + beyond(estimate, budget));
 }
 
 }  // namespace herd::cli

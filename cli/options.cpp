@@ -263,9 +263,9 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
         "is an even whole number 2k, not " +
         number_text(o.mean_degree)};
   if (o.agents == 0) throw UsageError{"--agents must be positive"};
-  for (char const* period : {"--infectious-steps", "--latent-steps"})
-    if (given.count(period) && std::stod(given.at(period)) == 0)
-      throw UsageError{std::string(period) + " must be positive"};
+  if (given.count("--infectious-steps") && o.infectious_steps == 0)
+    throw UsageError{"--infectious-steps must be positive"};
+  if (given.count("--latent-steps") && o.latent_steps == 0) throw UsageError{"--latent-steps must be positive"};
   // A generator's mean degree counts neighbours among the other agents.
   if ((o.graph == "erdos-renyi" || o.graph == "power-law" || o.graph == "watts-strogatz") &&
       o.mean_degree > static_cast<double>(o.agents - 1))

@@ -45,8 +45,6 @@ struct Bytes {
 
 Type type_from(unsigned nibble) { return static_cast<Type>(nibble % 12); }
 
-bool is_real(Type t) { return t == Type::f16 || t == Type::bf16 || t == Type::f32 || t == Type::f64; }
-
 // n values written as int64 or float64 and converted by HDF5 into the dataset's type.
 void write_values(File& file, std::string const& name, Type type, std::vector<std::uint64_t> const& extents,
                   Bytes& in) {
@@ -54,7 +52,7 @@ void write_values(File& file, std::string const& name, Type type, std::vector<st
   for (auto e : extents) n *= e;
   file.create_dataset(name, type, extents);
   if (n == 0) return;
-  if (is_real(type)) {
+  if (herd::io::h5::is_floating(type)) {
     std::vector<double> values(n);
     for (auto& v : values) {
       auto const b = in.next();

@@ -186,6 +186,12 @@ std::string to_string(Type type) {
   return "unknown";
 }
 
+bool is_floating(Type type) {
+  return type == Type::f16 || type == Type::bf16 || type == Type::f32 || type == Type::f64;
+}
+
+bool is_signed(Type type) { return type == Type::i8 || type == Type::i16 || type == Type::i32 || type == Type::i64; }
+
 std::uint64_t checksum(Type type, std::uint64_t first, std::uint64_t elements, void const* data) {
   switch (type) {
     case Type::u8:
@@ -479,9 +485,7 @@ std::uint64_t row_size(std::vector<std::uint64_t> const& extents) {
 // Whether every value of `stored` reads as itself in `memory`, so that a checksum of the values
 // read is the checksum of the values stored.
 bool reads_exactly(Type memory, Type stored) {
-  auto const is_float = [](Type t) { return t == Type::f16 || t == Type::bf16 || t == Type::f32 || t == Type::f64; };
-  auto const is_signed = [](Type t) { return t == Type::i8 || t == Type::i16 || t == Type::i32 || t == Type::i64; };
-  if (is_float(memory) || is_float(stored)) return memory == stored;
+  if (is_floating(memory) || is_floating(stored)) return memory == stored;
   if (is_signed(stored) && !is_signed(memory)) return false;
   return size_of(memory) > size_of(stored) ||
          (size_of(memory) == size_of(stored) && is_signed(memory) == is_signed(stored));

@@ -51,17 +51,11 @@ void write_attributes(h5::File& file, AttributeTable const& table, std::uint64_t
 std::uint64_t length_of(h5::File const& file, std::string const& dataset, bool floating) {
   require(file.exists(dataset), file.path() + ": " + dataset + " is missing");
   auto const type = file.type(dataset);
-  bool const is_floating =
-      type == h5::Type::f16 || type == h5::Type::bf16 || type == h5::Type::f32 || type == h5::Type::f64;
-  require(is_floating == floating, file.path() + ": " + dataset + " holds " + h5::to_string(type) + " values, not " +
-                                       (floating ? "floating-point" : "integer") + " ones");
+  require(h5::is_floating(type) == floating, file.path() + ": " + dataset + " holds " + h5::to_string(type) +
+                                                 " values, not " + (floating ? "floating-point" : "integer") + " ones");
   auto const extents = file.extents(dataset);
   require(extents.size() == 1, file.path() + ": " + dataset + " is not one-dimensional");
   return extents[0];
-}
-
-bool is_signed(h5::Type type) {
-  return type == h5::Type::i8 || type == h5::Type::i16 || type == h5::Type::i32 || type == h5::Type::i64;
 }
 
 // Reads a whole dataset on every rank (as int64 where `as_signed`, for 8-byte T). Collective.
@@ -171,7 +165,7 @@ HostCsr read_population_graph(std::string const& path, MPI_Comm comm, bool* dire
   }
   // The last offset must count the entries: checked before anything the size of the graph is
   // read, as a file may claim far more entries than it stores.
-  bool const signed_offsets = is_signed(file.type("/graph/row_offsets"));
+  bool const signed_offsets = h5::is_signed(file.type("/graph/row_offsets"));
   std::int64_t last = 0;
   file.read_rows("/graph/row_offsets", signed_offsets ? h5::Type::i64 : h5::Type::u64, rows - 1, 1, &last);
   if (!signed_offsets || last >= 0) check_last_offset(static_cast<edge_offset>(last), entries, path + ": /graph");
@@ -209,8 +203,7 @@ std::optional<AttributeColumn> read_population_attribute(std::string const& path
   if (!is_attribute_name(name) || !file.exists(dataset)) return std::nullopt;
   auto const agents = static_cast<std::uint64_t>(file.int_attribute("/graph", "agents"));
   auto const type = file.type(dataset);
-  bool const floating =
-      type == h5::Type::f16 || type == h5::Type::bf16 || type == h5::Type::f32 || type == h5::Type::f64;
+  bool const floating = h5::is_floating(type);
   auto const length = length_of(file, dataset, floating);
   require(length == agents, path + ": " + dataset + " holds " + std::to_string(length) + " values for " +
                                 std::to_string(agents) + " agents");

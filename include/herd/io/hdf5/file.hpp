@@ -27,6 +27,10 @@ enum class Type : std::uint8_t { u8, u16, u32, u64, i8, i16, i32, i64, f16, bf16
 
 std::size_t size_of(Type type);
 std::string to_string(Type type);
+/// Whether `type` holds floating-point numbers (f16, bf16, f32, f64).
+bool is_floating(Type type);
+/// Whether `type` holds signed integers.
+bool is_signed(Type type);
 
 template <class T>
 constexpr Type type_of() {
