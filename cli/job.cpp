@@ -120,7 +120,7 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
   Kokkos::fence();
   result.step_seconds = timer.seconds();
   result.spreader_bits = sim.reads_spreader_bits(model);
-  result.gather_ahead = sim.asks_ahead(model) && !result.spreader_bits;
+  result.gather_ahead = sim.gathers_ahead_for(model) && !result.spreader_bits;
   result.weight_codes = result.spreader_bits && sim.code_bytes_per_edge() > 0;
   auto const footprint = sim.footprint(model);
   result.bytes_per_agent = footprint.bytes_per_agent;
@@ -312,9 +312,9 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
   describe(result, facts, exec, to_string(sim.plan().schedule));
   // Whether the pull steps asked for their neighbours' values ahead on some rank: each decides
   // from its own stored agents, and simulate() recorded this rank's choice.
-  int asks_ahead = result.gather_ahead ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &asks_ahead, 1, MPI_INT, MPI_MAX, comm);
-  result.gather_ahead = asks_ahead != 0;
+  int gathers = result.gather_ahead ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &gathers, 1, MPI_INT, MPI_MAX, comm);
+  result.gather_ahead = gathers != 0;
   if (steps_active_v<Entry>) record_stepping(result, o, sim, true);
 
   // Per-rank figures, gathered on rank 0; the run takes as long as its slowest rank.

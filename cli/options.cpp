@@ -3,6 +3,8 @@
 
 #include <herd/core/error.hpp>
 
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -18,6 +20,8 @@
 namespace herd::cli {
 
 namespace {
+
+using Setter = std::function<void(std::string const&, std::string const&)>;
 
 double to_number(std::string const& option, std::string const& text) {
   char* end = nullptr;
@@ -104,6 +108,74 @@ std::string one_of(std::string const& option, std::string const& text, std::vect
   throw UsageError{option + ": unknown value '" + text + "' (expected " + list + ")"};
 }
 
+// Reads the options after the command with CLI11, in command-line order: each option's setter
+// runs as CLI11 meets it, so the first mistake on the line is the one reported. The first
+// argument CLI11 does not know ends the parse (prefix_command) and is reported as unknown.
+void parse_options(Options& o, std::map<std::string, Setter> const& with_value,
+                   std::map<std::string, std::function<void()>> const& flags, bool later_wins) {
+  CLI::App app{"herd"};
+  app.set_help_flag();
+  app.prefix_command();
+  app.add_flag_callback("-h,--help", [&] { o.command = "help"; })->trigger_on_parse();
+  app.add_flag_callback("--version", [&] { o.command = "version"; })->trigger_on_parse();
+  for (auto const& [name, set] : with_value) {
+    std::string const names = name == "--output" ? "-o,--output" : name;
+    app.add_option(names,
+                   [&o, &set = set, name = name, later_wins](CLI::results_t const& values) {
+                     std::string const& value = values.front();
+                     // A value that is the next option means the value was left out.
+                     if (value.rfind("--", 0) == 0) throw UsageError{name + " needs a value"};
+                     // The same option twice with two values is a mistake to point out, not to settle silently.
+                     if (auto const [seen, first] = o.given.emplace(name, value); !first && seen->second != value) {
+                       if (!later_wins) {
+                         std::string message = name;
+                         message.append(" is given twice, as ").append(seen->second).append(" and ").append(value);
+                         throw UsageError{message};
+                       }
+                       seen->second = value;
+                     }
+                     set(name, value);
+                     return true;
+                   })
+        ->expected(1)
+        ->allow_extra_args(false)
+        ->trigger_on_parse();
+  }
+  for (auto const& [name, set] : flags)
+    app.add_flag_callback(name,
+                          [&o, &set = set, name = name] {
+                            set();
+                            o.given.emplace(name, "");
+                          })
+        ->trigger_on_parse();
+  // CLI11 would read "--quiet=1" as a flag set to true; herd's flags take no value.
+  for (auto const& argument : o.arguments)
+    if (auto const eq = argument.find('=');
+        argument.rfind("--", 0) == 0 && eq != std::string::npos && flags.count(argument.substr(0, eq)) != 0)
+      throw UsageError{argument.substr(0, eq) + " takes no value"};
+  std::vector<std::string> reversed(o.arguments.rbegin(), o.arguments.rend());
+  try {
+    app.parse(reversed);
+  } catch (CLI::ArgumentMismatch const& e) {
+    // "NAME: 1 required ... missing": an option at the end of the line, or "--steps=".
+    std::string const what = e.what();
+    std::string const name = what.substr(0, what.find(':'));
+    if (with_value.count(name) != 0) throw UsageError{name + " needs a value"};
+    throw UsageError{what};
+  } catch (CLI::ParseError const& e) {
+    throw UsageError{e.what()};
+  }
+  if (auto const& rest = app.remaining(); !rest.empty()) {
+    std::string key = rest.front();
+    if (auto const eq = key.find('='); key.rfind("--", 0) == 0 && eq != std::string::npos) key.resize(eq);
+    if (key.rfind("--kokkos-", 0) == 0)
+      throw UsageError{"unknown option '" + key +
+                       "': herd sets Kokkos' threads with --threads and gives each "
+                       "rank of a node its own GPU"};
+    throw UsageError{"unknown option '" + key + "'"};
+  }
+}
+
 }  // namespace
 
 Options parse(std::vector<std::string> const& args, bool later_wins) {
@@ -126,7 +198,6 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
   o.arguments.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
   constexpr long long max_agents = std::numeric_limits<std::int32_t>::max();
   constexpr long long max_int = std::numeric_limits<int>::max();
-  using Setter = std::function<void(std::string const&, std::string const&)>;
   std::map<std::string, Setter> const with_value = {
       {"--model", [&](auto& k, auto& v) { o.model = one_of(k, v, model_names()); }},
       {"--graph", [&](auto& k, auto& v) { o.graph = to_path(k, v); }},
@@ -180,7 +251,6 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
       {"--checkpoint", [&](auto& k, auto& v) { o.checkpoint = to_path(k, v); }},
       {"--checkpoint-every", [&](auto& k, auto& v) { o.checkpoint_every = static_cast<int>(to_count(k, v, max_int)); }},
       {"--output", [&](auto& k, auto& v) { o.output = to_path(k, v); }},
-      {"-o", [&](auto& k, auto& v) { o.output = to_path(k, v); }},
       {"--attributes", [&](auto& k, auto& v) { o.attributes = to_path(k, v); }},
       {"--snapshot-every", [&](auto& k, auto& v) { o.snapshot_every = static_cast<int>(to_count(k, v, max_int)); }},
       {"--partition", [&](auto& k, auto& v) { o.partition = one_of(k, v, {"contiguous", "metis"}); }},
@@ -190,61 +260,16 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
       {"--network-latency", [&](auto& k, auto& v) { o.latency_us = to_range(k, v, 0, 1e9); }},
       {"--memory-bandwidth", [&](auto& k, auto& v) { o.memory_gbps = to_positive(k, v); }},
   };
-  for (; i < args.size(); ++i) {
-    std::string key = args[i], value;
-    bool has_value = false;
-    if (auto eq = key.find('='); key.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = key.substr(eq + 1);
-      key = key.substr(0, eq);
-      has_value = true;
-    }
-    if (key == "--help" || key == "-h") {
-      o.command = "help";
-      continue;
-    }
-    if (key == "--version") {
-      o.command = "version";
-      continue;
-    }
-    std::map<std::string, std::function<void()>> const flags = {{"--quiet", [&] { o.quiet = true; }},
-                                                                {"--profile", [&] { o.profile = true; }},
-                                                                {"--directed", [&] { o.directed = true; }},
-                                                                {"--transpose", [&] { o.transpose = true; }},
-                                                                {"--relabel", [&] { o.relabel = true; }},
-                                                                {"--no-overlap", [&] { o.overlap = false; }},
-                                                                {"--dense-halo", [&] { o.sparse_halo = false; }},
-                                                                {"--gpu-aware-mpi", [&] { o.device_buffers = true; }},
-                                                                {"--staged-mpi", [&] { o.device_buffers = false; }}};
-    if (auto const flag = flags.find(key); flag != flags.end()) {
-      if (has_value) throw UsageError{key + " takes no value"};
-      flag->second();
-      given.emplace(key, "");
-      continue;
-    }
-    auto const setter = with_value.find(key);
-    if (setter == with_value.end()) {
-      if (key.rfind("--kokkos-", 0) == 0)
-        throw UsageError{"unknown option '" + key +
-                         "': herd sets Kokkos' threads with --threads and gives each "
-                         "rank of a node its own GPU"};
-      throw UsageError{"unknown option '" + key + "'"};
-    }
-    std::string const name = key == "-o" ? "--output" : key;
-    if (!has_value) {
-      if (i + 1 >= args.size() || args[i + 1].rfind("--", 0) == 0) throw UsageError{key + " needs a value"};
-      value = args[++i];
-    }
-    // The same option twice with two values is a mistake to point out, not to settle silently.
-    if (auto const [seen, first] = given.emplace(name, value); !first && seen->second != value) {
-      if (!later_wins) {
-        std::string message = name;
-        message.append(" is given twice, as ").append(seen->second).append(" and ").append(value);
-        throw UsageError{message};
-      }
-      seen->second = value;
-    }
-    setter->second(key, value);
-  }
+  std::map<std::string, std::function<void()>> const flags = {{"--quiet", [&] { o.quiet = true; }},
+                                                              {"--profile", [&] { o.profile = true; }},
+                                                              {"--directed", [&] { o.directed = true; }},
+                                                              {"--transpose", [&] { o.transpose = true; }},
+                                                              {"--relabel", [&] { o.relabel = true; }},
+                                                              {"--no-overlap", [&] { o.overlap = false; }},
+                                                              {"--dense-halo", [&] { o.sparse_halo = false; }},
+                                                              {"--gpu-aware-mpi", [&] { o.device_buffers = true; }},
+                                                              {"--staged-mpi", [&] { o.device_buffers = false; }}};
+  parse_options(o, with_value, flags, later_wins);
   // herd resume's options are checked once merged with the checkpoint's (resume_options).
   if (o.command == "resume" && HERD_ENABLE_HDF5 != 0) return o;
   // Options that say the same thing twice, or belong to another command.

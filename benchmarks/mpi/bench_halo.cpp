@@ -53,12 +53,11 @@ PartitionMethod method_arg(benchmark::State const& state) {
 struct StateHalo {
   explicit StateHalo(LocalGraph<Memory, float> const& local)
       : halo(Exec(), MPI_COMM_WORLD, mpi::make_halo_plan(Exec(), MPI_COMM_WORLD, local), false),
-        state("state", local.local(), Visibility::neighbours) {
-    fields.add(mpi::halo_field(state));
-  }
+        state("state", local.local(), Visibility::neighbours),
+        field(mpi::halo_field(state)) {}
   mpi::Halo<Exec> halo;
   Property<std::uint8_t, Memory> state;
-  mpi::HaloFields fields;
+  mpi::HaloField<std::uint8_t, Memory> field;
 };
 
 // One exchange of a 1-byte property: pack, send, wait, unpack.
@@ -67,7 +66,7 @@ void halo_exchange(benchmark::State& state) {
   auto const method = method_arg(state);
   auto const& local = local_share(kind, static_cast<agent_index>(state.range(1)), method);
   StateHalo h(local);
-  timed_slowest(state, [&] { h.halo.exchange(h.fields); });
+  timed_slowest(state, [&] { h.halo.exchange(h.field); });
   state.counters["bytes_sent_max/step"] = max_over_ranks(static_cast<double>(h.halo.plan().sends()));
   label(state, kind, method, local);
 }
@@ -79,10 +78,10 @@ void halo_kernel(benchmark::State& state) {
   auto const method = method_arg(state);
   auto const& local = local_share(kind, static_cast<agent_index>(state.range(1)), method);
   StateHalo h(local);
-  h.halo.pack(h.fields);  // sizes the buffers
+  h.halo.pack({}, h.field);  // sizes the buffers
   timed_slowest(state, [&] {
     if constexpr (Pack)
-      h.halo.pack(h.fields);
+      h.halo.pack({}, h.field);
     else
       h.halo.unpack();
   });
@@ -116,16 +115,11 @@ void halo_pack_changes(benchmark::State& state) {
         if (i % stride == 0) list(i / stride) = i;
       });
   Kokkos::fence();
-  mpi::HaloFields fields;
-  auto field = mpi::halo_field(h.state);
-  field.previous = previous.data();
-  fields.add(field);
-  if (Listed) {
-    fields.list = list.data();
-    fields.listed = listed;
-  }
-  h.halo.pack(fields);  // sizes the buffers
-  timed_slowest(state, [&] { h.halo.pack(fields); });
+  auto const field = mpi::sparse_halo_field(h.state);
+  mpi::SteppedAgents<Memory> stepped;
+  if (Listed) stepped = {list, listed};
+  h.halo.pack(stepped, field);  // sizes the buffers
+  timed_slowest(state, [&] { h.halo.pack(stepped, field); });
   state.counters["listed_max"] = max_over_ranks(Listed ? static_cast<double>(listed) : 0.0);
   state.counters["sent_values_max"] = max_over_ranks(static_cast<double>(h.halo.plan().sends()));
   label(state, kind, method, local, Listed ? " listed" : " every value compared");

@@ -138,6 +138,11 @@ class BadInput(unittest.TestCase):
         (["run", "--sigma", "0.2", "--latent-steps", "3"], 2, "--sigma and --latent-steps both set"),
         (["run", "--csv", "a.csv", "--csv", "b.csv"], 2, "--csv is given twice"),
         (["run", "--steps", "3", "--steps=4"], 2, "--steps is given twice"),
+        (["run", "--output", "a.h5", "-o", "b.h5"], 2, "--output is given twice, as a.h5 and b.h5"),
+        (["run", "--steps="], 2, "--steps needs a value"),
+        (["run", "--profile=yes"], 2, "--profile takes no value"),
+        (["run", "--steps", "5", "stray", "--beta", "2"], 2, "unknown option 'stray'"),
+        (["run", "--label", "-x", "--steps", "0"], 2, "--steps must be positive"),
         (["run", "--parts", "2,4"], 2, "--parts belongs to herd partition"),
         (["run", "--network-bandwidth", "10"], 2, "--network-bandwidth belongs to herd partition"),
         (["partition", "--network-latency", "-5"], 2, "--network-latency: '-5' must lie in [0, "),
@@ -267,7 +272,7 @@ class Stepping(unittest.TestCase):
                 pull, pulled = self.run_with("pull", *args)
                 self.assertEqual(pulled["stepping"]["active_steps"], 0)
                 self.assertEqual(pulled["stepping"]["steps"], int(args[args.index("--steps") + 1]))
-                # Under 2^23 agents automatic does not ask ahead; asked to, it reads the same. Pull
+                # Under 2^23 agents automatic does not gather ahead; asked to, it reads the same. Pull
                 # steps of SIR and SEIR count spreading neighbours from bits, and those ask for no
                 # states ahead; SEIR on the (weighted) population adds its weights by code.
                 self.assertFalse(pulled["stepping"]["gather_ahead"])

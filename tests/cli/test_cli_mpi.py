@@ -87,7 +87,7 @@ class SameResults(unittest.TestCase):
         for ranks in [2, 4]:
             for stepping in ["active", "auto", "pull"]:
                 with self.subTest(ranks=ranks, stepping=stepping):
-                    # Pull steps ask ahead here, and active steps push through bins, which must not
+                    # Pull steps gather ahead here, and active steps push through bins, which must not
                     # change what they read.
                     self.run_ok(ranks, *args, "--stepping", stepping, "--gather-ahead", "on", "--binned-push", "on",
                                 "--csv", self.path("many.csv"), "--json", self.path("s.json"))

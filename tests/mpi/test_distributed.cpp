@@ -423,10 +423,7 @@ TEST(Distributed, TheHaloReportsTheGhostsThatChanged) {
   agent_index const owned = local.owned;
   Property<std::uint8_t, Memory> a("a", local.local()), b("b", local.local());
   auto const ids = local.ids;
-  mpi::HaloFields dense;  // of values that are all 0
-  dense.add(mpi::halo_field(a));
-  dense.add(mpi::halo_field(b));
-  halo.exchange(dense);
+  halo.exchange(mpi::halo_field(a), mpi::halo_field(b));  // of values that are all 0
   halo.record_ghost_changes(true);
   EXPECT_FALSE(halo.ghost_changes().known) << "nothing recorded yet";
 
@@ -437,10 +434,8 @@ TEST(Distributed, TheHaloReportsTheGhostsThatChanged) {
   Kokkos::deep_copy(b.next(), b.current());
   change_owned(ids, owned, a.current(), 11);
   change_owned(ids, owned, b.current(), 13);
-  mpi::HaloFields sparse;
-  sparse.add({a.current().data(), 1, a.next().data()});
-  sparse.add({b.current().data(), 1, b.next().data()});
-  halo.exchange(sparse);
+  auto const sparse_a = mpi::sparse_halo_field(a), sparse_b = mpi::sparse_halo_field(b);
+  halo.exchange(sparse_a, sparse_b);
   auto const changes = halo.ghost_changes();
   auto const h_ids = to_vector(ids);
   std::vector<global_id> want, got;
@@ -471,7 +466,7 @@ TEST(Distributed, TheHaloReportsTheGhostsThatChanged) {
       << "flags cleared";
   Kokkos::deep_copy(a.next(), a.current());
   change_owned(ids, owned, a.current(), 1);
-  halo.exchange(sparse);
+  halo.exchange(sparse_a, sparse_b);
   EXPECT_EQ(halo.ghost_changes().known, world_size() == 1);
 }
 

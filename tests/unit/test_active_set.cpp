@@ -160,7 +160,7 @@ TEST_P(PushedCounts, AreTheInfectiousNeighboursCounted) {
   set.reserve(model);
   agent_index const listed = set.find(model);
   EXPECT_EQ(set.sums().extent(0), 0u) << "counted, not summed";
-  auto const counts_view = set.counts();
+  auto const counts_view = set.spreader_counts();
   ASSERT_EQ(counts_view.extent(0), static_cast<std::size_t>(g.num_agents()));
   std::vector<std::uint8_t> counts(counts_view.extent(0));
   Kokkos::deep_copy(
@@ -189,7 +189,7 @@ TEST_P(PushedCounts, AreTheInfectiousNeighboursCounted) {
   }
   EXPECT_GT(receivers, 500);
   set.begin_step();
-  EXPECT_EQ(set.counts().extent(0), 0u) << "no counts until the next find()";
+  EXPECT_EQ(set.spreader_counts().extent(0), 0u) << "no counts until the next find()";
   std::vector<std::uint8_t> cleared(counts.size());
   Kokkos::deep_copy(
       Kokkos::View<std::uint8_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(cleared.data(), cleared.size()),

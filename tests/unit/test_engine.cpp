@@ -427,7 +427,7 @@ TYPED_TEST(Engine, SpreaderBitsMarkedInTwoRangesHoldEveryAgent) {
   for (agent_index i = 0; i < agents; ++i) host(i) = (i * 7919) % 3 == 0;
   Kokkos::deep_copy(phase.spreads, host);
   Details::SpreaderBits<Exec> bits(graph, agents);
-  ASSERT_TRUE(bits.template counts<MarkedSpreaders<Mem>>());
+  ASSERT_TRUE(bits.template reads_bits<MarkedSpreaders<Mem>>());
   bits.mark(Exec(), phase, 0, owned);
   auto const words = to_vector(bits.mark(Exec(), phase, owned, agents).bits);
   ASSERT_EQ(words.size(), std::size_t{(agents + 31) / 32});

@@ -123,8 +123,8 @@ TYPED_TEST(Graph, RejectsBadEdgesNamingThem) {
 
 // Regions a Kokkos tool sees, by depth: a region left open by an error misnests every later one.
 struct RegionDepth {
-  static inline int depth = 0;
-  static void push(char const*) { ++depth; }
+  static inline int depth = 0, deepest = 0;
+  static void push(char const*) { deepest = std::max(deepest, ++depth); }
   static void pop() { --depth; }
 };
 
@@ -136,10 +136,11 @@ TYPED_TEST(Graph, ErrorsCloseTheirProfilingRegions) {
   auto counting = original;
   counting.push_region = RegionDepth::push;
   counting.pop_region = RegionDepth::pop;
-  RegionDepth::depth = 0;
+  RegionDepth::depth = RegionDepth::deepest = 0;
   tools::set_callbacks(counting);
   EXPECT_THROW(build_csr(Exec(), herd::test::edge_list<Exec>(3, {0, 1}, {1, 3})), herd::Error);
   tools::set_callbacks(original);
+  EXPECT_GT(RegionDepth::deepest, 0) << "the build opened no region";
   EXPECT_EQ(RegionDepth::depth, 0);
 }
 

@@ -168,7 +168,7 @@ TEST(Opinion, MajorityRuleAmplifiesTheMajority) {
   EXPECT_LT(run_model(graph, minority, 20, 4).last[1], 500);
 }
 
-// Asking ahead for the neighbours' opinions (on CPUs) only prefetches: the same opinions after 15
+// Gathering ahead for the neighbours' opinions (on CPUs) only prefetches: the same opinions after 15
 // steps of either rule, the voter's too, which reads one neighbour of the row it asks for.
 TEST(Opinion, AskingAheadLeavesOpinionsUnchanged) {
   static_assert(gathers_ahead_v<Opinion<>>, "opinion models say where they read their neighbours");
@@ -339,7 +339,7 @@ TEST(Consensus, EveryScheduleGivesTheSameBits) {
   }
 }
 
-// Asking ahead for the neighbours' opinions (on CPUs) only prefetches: the same bits, for DeGroot
+// Gathering ahead for the neighbours' opinions (on CPUs) only prefetches: the same bits, for DeGroot
 // and bounded confidence, on every schedule that steps a row on one thread.
 TEST(Consensus, AskingAheadLeavesOpinionsUnchanged) {
   static_assert(gathers_ahead_v<Consensus<float>> && gathers_ahead_v<Consensus<half>>,

@@ -1,7 +1,8 @@
 #pragma once
 
 // A Kokkos Tools profiling region that closes when its scope ends, also when an exception leaves
-// it: a push left without its pop would misnest every region a tool sees after it.
+// it: a push left without its pop would misnest every region a tool sees after it. Without a tool
+// it does nothing, so that regions inside the step loop cost no string.
 
 #include <Kokkos_Core.hpp>
 
@@ -11,10 +12,17 @@ namespace herd::Details {
 
 class ProfilingRegion {
  public:
-  explicit ProfilingRegion(std::string const& name) { Kokkos::Profiling::pushRegion(name); }
-  ~ProfilingRegion() { Kokkos::Profiling::popRegion(); }
+  explicit ProfilingRegion(char const* name) : pushed_(Kokkos::Profiling::profileLibraryLoaded()) {
+    if (pushed_) Kokkos::Profiling::pushRegion(name);
+  }
+  ~ProfilingRegion() {
+    if (pushed_) Kokkos::Profiling::popRegion();
+  }
   ProfilingRegion(ProfilingRegion const&) = delete;
   ProfilingRegion& operator=(ProfilingRegion const&) = delete;
+
+ private:
+  bool pushed_;
 };
 
 }  // namespace herd::Details

@@ -33,7 +33,7 @@ struct Tuning {
   // A step bins when it will push at least this many per stepped agent. docs/notes/binned-push.md
   static constexpr double binned_push_min_share = 0.25;
 
-  // GatherAhead::automatic asks ahead from this many bytes of neighbour values.
+  // GatherAhead::automatic gathers ahead from this many bytes of neighbour values.
   // docs/notes/gather-ahead.md
   static constexpr std::size_t gather_ahead_min_bytes = std::size_t{1} << 23;
 

@@ -46,7 +46,7 @@ inline constexpr agent_index agents_per_item = runs_on_host_v<ExecutionSpace> ? 
 // With `counts` (a model whose spreaders all contribute the same, on an unweighted graph whose push
 // rows are shorter than 255) the marks count instead: a receiving reader's mark is the number of its
 // spreading neighbours, plus one if it is a source itself, and no sums are kept (see
-// ActiveSet::counts()). Marks are then added atomically, a word at a time: a count below 256 never
+// ActiveSet::spreader_counts()). Marks are then added atomically, a word at a time: a count below 256 never
 // carries into the next agent's byte.
 template <class Model, class Graph>
 struct MarkActive {

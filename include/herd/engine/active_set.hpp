@@ -57,7 +57,7 @@ namespace herd {
 /// For a model that declares contributions, finding the list also pushes each spreading agent's
 /// contribution into its receiving readers' sums (sums()), which the listed step reads instead of
 /// its neighbours' states; where every spreader contributes the same, it counts them in the marks
-/// instead (counts()).
+/// instead (spreader_counts()).
 template <class ExecutionSpace, class WeightStorage = float>
 class ActiveSet {
  public:
@@ -102,7 +102,7 @@ class ActiveSet {
   }
 
   /// Whether find() counts the pushes of `Model` in the marks instead of summing them (see
-  /// counts()): where its pushes carry no values (every spreader contributes the same on an
+  /// spreader_counts()): where its pushes carry no values (every spreader contributes the same on an
   /// unweighted graph, Details::pushes_values) and a count (plus the agent's own mark as a source)
   /// fits a byte. Waits for the device the first time (the longest push row).
   template <class Model>
@@ -226,8 +226,8 @@ class ActiveSet {
   /// receivers until the next begin_step(), counting its spreading neighbours, plus one if the
   /// agent is itself a source (its activity has `changes` or `spreads`); its sum is the count of
   /// its spreading neighbours times Model::spreader_contribution(). Empty otherwise.
-  using counts_type = Kokkos::View<std::uint8_t const*, memory_space, Kokkos::MemoryUnmanaged>;
-  counts_type counts() const {
+  using spreader_counts_type = Kokkos::View<std::uint8_t const*, memory_space, Kokkos::MemoryUnmanaged>;
+  spreader_counts_type spreader_counts() const {
     if (found_ < 0 || !counts_pushed()) return {};
     return mark_bytes();
   }

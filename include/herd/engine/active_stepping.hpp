@@ -64,7 +64,7 @@ class ActiveStepping {
   /// Whether this simulation's listed steps push their sums through bins.
   bool bins_pushes() const { return stepping_ != Stepping::pull && active_.bins_pushes(); }
   /// Whether this simulation's listed steps count the pushes of the model they were prepared for
-  /// in their marks, keeping no sums (ActiveSet::counts()).
+  /// in their marks, keeping no sums (ActiveSet::spreader_counts()).
   bool counts_pushes() const { return stepping_ != Stepping::pull && active_.counting(); }
   SteppingStats const& stats() const { return stats_; }
 
@@ -137,9 +137,9 @@ class ActiveStepping {
     return active_.sums();
   }
   /// Instead of sums, the counts of spreading neighbours pushed for the first phase of a listed
-  /// step, where the active set counts them (ActiveSet::counts()); else empty.
+  /// step, where the active set counts them (ActiveSet::spreader_counts()); else empty.
   auto pushed_counts(std::uint32_t phase) const {
-    return listed_ < 0 || phase != 0 ? decltype(active_.counts()){} : active_.counts();
+    return listed_ < 0 || phase != 0 ? decltype(active_.spreader_counts()){} : active_.spreader_counts();
   }
 
  private:

@@ -28,7 +28,7 @@ class Agent {
   /// where it spreads, and the weights' codes where the sums add by code (see spreader_bits.hpp),
   /// or nulls when the sum reads the neighbours' states. `counted`: instead of `pushed`, the
   /// spreading neighbours the active set counted per agent, plus one for an agent that is itself a
-  /// source (ActiveSet::counts()), or null.
+  /// source (ActiveSet::spreader_counts()), or null.
   KOKKOS_INLINE_FUNCTION Agent(Graph const& graph, agent_index index, global_id id, CounterRng rng, std::uint32_t step,
                                std::uint32_t stream, TeamMember const& team, std::uint64_t const* pushed = nullptr,
                                Details::SpreaderCounts spreading = {}, std::uint8_t const* counted = nullptr)

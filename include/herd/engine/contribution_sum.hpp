@@ -99,7 +99,7 @@ KOKKOS_INLINE_FUNCTION T sum_contributions(Model const& model, Graph const& grap
 /// The sum over the edges e in [from, to) of model.contribution(neighbours(e), weight(e)) on a
 /// weighted graph, from the neighbours whose bit in `spreading` is set (the others add 0), 32
 /// edges at a time as sum_spreading_contributions does. Only GPUs read bits on weighted graphs
-/// (SpreaderBits::counts).
+/// (SpreaderBits::reads_bits).
 template <class T, class Model, class Graph>
 KOKKOS_INLINE_FUNCTION T sum_marked_contributions(Model const& model, Graph const& graph,
                                                   std::uint32_t const* spreading, edge_offset from, edge_offset to) {

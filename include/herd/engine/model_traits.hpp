@@ -59,7 +59,7 @@ struct gathers_ahead<Model, std::void_t<decltype(std::declval<Model const&>().co
     : std::true_type {};
 }  // namespace Details
 
-/// Whether the pull step can ask ahead for what a model reads of each neighbour: the model says
+/// Whether the pull step can gather ahead for what a model reads of each neighbour: the model says
 /// where (Model::contribution_address(j)), whether or not it declares contributions and activity.
 template <class Model>
 inline constexpr bool gathers_ahead_v = Details::gathers_ahead<Model>::value;

@@ -89,7 +89,7 @@ struct PhaseKernel {
   // with the weights' codes where those sums add by code; empty: sums read the neighbours' states.
   SpreaderViews<typename Graph::memory_space> spreading;
   // Per agent, its spreading neighbours counted by a listed step's pushes, instead of `pushed`
-  // sums (see ActiveSet::counts()); empty: none.
+  // sums (see ActiveSet::spreader_counts()); empty: none.
   Kokkos::View<std::uint8_t const*, typename Graph::memory_space, Kokkos::MemoryUnmanaged> counted;
 
   KOKKOS_INLINE_FUNCTION agent_index agent(agent_index k) const { return agents.extent(0) ? agents(k) : first + k; }

@@ -35,7 +35,7 @@ enum class GatherAhead {
 };
 /// "auto", "on" or "off".
 GatherAhead parse_gather_ahead(std::string const& name);
-/// Whether `choice` asks ahead over `agents` stored agents whose values take `value_bytes` each.
+/// Whether `choice` gathers ahead over `agents` stored agents whose values take `value_bytes` each.
 inline bool gathers_ahead(GatherAhead choice, agent_index agents, std::size_t value_bytes) {
   return choice == GatherAhead::on ||
          (choice == GatherAhead::automatic &&

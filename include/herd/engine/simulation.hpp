@@ -258,17 +258,17 @@ class Simulation {
   /// Whether listed steps count pushes instead of summing them (ActiveSet::counts_pushes()), for
   /// the model of the last step loop.
   bool counts_pushes() const { return active_.counts_pushes(); }
-  /// Whether the pull steps of `model` read spreader bits (see Details::SpreaderBits::counts),
+  /// Whether the pull steps of `model` read spreader bits (see Details::SpreaderBits::reads_bits),
   /// and not its neighbours' states, which they then do not ask for ahead either.
   template <class Model>
   bool reads_spreader_bits(Model const& /*model*/) const {
-    return spreaders_.template counts<Model>();
+    return spreaders_.template reads_bits<Model>();
   }
-  /// Whether its pull steps for `model` ask ahead: on a CPU execution space, for a model that
+  /// Whether its pull steps for `model` gather ahead: on a CPU execution space, for a model that
   /// says where it reads, as StepOptions::gather_ahead says for the bytes of those values (counted
   /// over the stored agents, a rank's ghosts included).
   template <class Model>
-  bool asks_ahead(Model const& /*model*/) const {
+  bool gathers_ahead_for(Model const& /*model*/) const {
     return Details::runs_on_host_v<ExecutionSpace> && gathers_ahead_v<Model> &&
            herd::gathers_ahead(options_.gather_ahead, num_agents(), gathered_bytes_v<Model>);
   }
@@ -348,7 +348,7 @@ class Simulation {
                   std::to_string(CounterRng::max_streams - streams::first_model_stream) + ")");
     Details::PhaseKernel<Phase, graph_type, Written...> kernel(
         phase, graph(), id_map(), rng_, step_, streams::first_model_stream + phase_, Details::make_carry(written...));
-    kernel.gather_ahead = asks_ahead(phase);
+    kernel.gather_ahead = gathers_ahead_for(phase);
     if (!pulling_) {
       kernel.pushed = active_.pushed_sums(phase_);
       kernel.counted = active_.pushed_counts(phase_);

@@ -2,7 +2,7 @@
 
 // One bit per stored agent, set where its activity has `spreads`: what a pull step reads instead of
 // the neighbours' states, for models that declare their activity and contributions (see
-// SpreaderBits::counts). At 10^7 agents the states take 10 MB and the bits 1.25 MB, so the random
+// SpreaderBits::reads_bits). At 10^7 agents the states take 10 MB and the bits 1.25 MB, so the random
 // reads of a row's neighbours hit a cache eight times smaller. Where every spreading neighbour
 // contributes the same, the sum is a count without branches, so an epidemic's peak, where
 // spreaders fall at random among the neighbours, costs what its start does.
@@ -148,7 +148,7 @@ class SpreaderBits {
   ///   contributions (Details::sum_contributions), from the bits instead of the states. CPUs test
   ///   each neighbour's state there, which is faster for them (docs/notes/spreader-bits.md).
   template <class Phase>
-  bool counts() const {
+  bool reads_bits() const {
     return marks_v<Phase> && enabled_ && bits_.extent(0) > 0 &&
            (weighted_ ? adds_by_code<Phase>() || !runs_on_host_v<ExecutionSpace> : counts_spreaders_v<Phase>);
   }
@@ -161,7 +161,7 @@ class SpreaderBits {
   template <class Phase>
   views_type mark(ExecutionSpace const& exec, Phase const& phase, agent_index from, agent_index to) const {
     if constexpr (marks_v<Phase>) {
-      if (!counts<Phase>()) return {};
+      if (!reads_bits<Phase>()) return {};
       mark_spreaders(exec, phase, from, to, stored_, bits_);
       if (!adds_by_code<Phase>()) return {bits_, {}, {}};
       if constexpr (counts_weighted_spreaders_v<Phase>) {

@@ -21,12 +21,12 @@ struct StepOptions {
   /// agents (at most 0: never). None: Herd's default for the backend, the model's pushes and the
   /// graph (herd::default_active_threshold).
   std::optional<double> active_threshold;
-  /// Whether pull steps on a CPU ask ahead for the neighbour values they will read.
+  /// Whether pull steps on a CPU gather ahead for the neighbour values they will read.
   GatherAhead gather_ahead = GatherAhead::automatic;
   /// Whether listed steps on a CPU add their pushes through bins.
   BinnedPush binned_push = BinnedPush::automatic;
   /// Whether pull steps find spreading neighbours from one bit per agent, where the model allows
-  /// it (Details::SpreaderBits::counts), rather than from each neighbour's state.
+  /// it (Details::SpreaderBits::reads_bits), rather than from each neighbour's state.
   bool spreader_bits = true;
   /// Whether a weighted graph's weights are coded in a byte per edge for models that count
   /// weighted spreaders (counts_weighted_spreaders_v), where they take at most 256 values.

@@ -24,7 +24,10 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace herd::mpi {
 
@@ -88,9 +91,12 @@ class Ghosts {
   template <class Model>
   void prepare(Model const& model) {
     if constexpr (lists_properties_v<Model>) {
-      HaloFields fields;
-      model.for_each_property([&](auto const& property) { add_if_visible(fields, property); });
-      halo_->reserve(fields);
+      std::vector<std::size_t> value_bytes;
+      model.for_each_property([&](auto const& property) {
+        using storage_type = typename std::decay_t<decltype(property)>::storage_type;
+        if (property.visibility() == Visibility::neighbours) value_bytes.push_back(sizeof(storage_type));
+      });
+      halo_->reserve(value_bytes);
     } else {
       (void)model;
     }
@@ -101,27 +107,29 @@ class Ghosts {
   /// keeps the ghosts' last values current.
   template <class List, class... Written>
   void after_phase(std::uint32_t step, List const& list, agent_index listed, Written const&... written) {
-    HaloFields fields;
-    bool const sparse = options_.sparse_halo && options_.exchange_every == 1;
-    (add_if_visible(fields, written, sparse), ...);
-    if (listed >= 0) {
-      fields.list = list.data();
-      fields.listed = listed;
+    if ((step + 1) % static_cast<std::uint32_t>(options_.exchange_every) != 0) {
+      if (listed < 0) (keep_ghosts(written), ...);
+      return;
     }
-    if (fields.count == 0) return;
-    if ((step + 1) % static_cast<std::uint32_t>(options_.exchange_every) == 0)
-      halo_->start(fields);
-    else if (listed < 0)
-      (keep_ghosts(written), ...);
+    typename Halo<ExecutionSpace>::stepped_type stepped;
+    if (listed >= 0) stepped = {list, listed};
+    // After the swap, the other buffer holds the values of the last exchange (owned agents' values
+    // sent, ghosts' received): what a sparse message is relative to. After a listed phase it holds
+    // them for the listed agents only.
+    bool const sparse = options_.sparse_halo && options_.exchange_every == 1;
+    visible_fields(
+        sparse,
+        [&](auto const&... fields) {
+          if constexpr (sizeof...(fields) > 0) halo_->start(stepped, fields...);
+        },
+        std::tuple<>(), written...);
   }
 
   /// Makes the ghost copies of `properties` current. Collective.
   template <class... Properties>
   void update_ghosts(Properties&... properties) {
     halo_->finish();
-    HaloFields fields;
-    (fields.add(halo_field(properties)), ...);
-    halo_->exchange(fields);
+    halo_->exchange(halo_field(properties)...);
   }
 
   /// Completes the last exchange and sums the history of observables over ranks, in place: every
@@ -143,15 +151,18 @@ class Ghosts {
   }
 
  private:
-  // After the swap, the other buffer holds the values of the last exchange (owned agents' values
-  // sent, ghosts' received): what a sparse message is relative to. After a listed phase it holds
-  // them for the listed agents only (HaloFields::list).
-  template <class Property>
-  static void add_if_visible(HaloFields& fields, Property const& property, bool sparse = false) {
-    if (property.visibility() != Visibility::neighbours) return;
-    auto field = halo_field(property);
-    if (sparse) field.previous = property.next().data();
-    fields.add(field);
+  // Calls start(fields...) with the halo fields of the properties that neighbours read, in order:
+  // which those are is known at run time only.
+  template <class Start, class... Chosen>
+  static void visible_fields(bool /*sparse*/, Start const& start, std::tuple<Chosen...> const& chosen) {
+    std::apply(start, chosen);
+  }
+  template <class Start, class... Chosen, class Property, class... Rest>
+  static void visible_fields(bool sparse, Start const& start, std::tuple<Chosen...> const& chosen,
+                             Property const& property, Rest const&... rest) {
+    if (property.visibility() != Visibility::neighbours) return visible_fields(sparse, start, chosen, rest...);
+    auto const field = sparse ? sparse_halo_field(property) : halo_field(property);
+    visible_fields(sparse, start, std::tuple_cat(chosen, std::make_tuple(field)), rest...);
   }
 
   // Without an exchange, the ghost values of the buffer that just became current are two phases

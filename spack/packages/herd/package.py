@@ -68,7 +68,9 @@ class Herd(CMakePackage, CudaPackage, ROCmPackage):
     # Ranks write one file through MPI-IO; one process (a laptop) uses serial HDF5.
     depends_on("hdf5+mpi", when="+hdf5+mpi")
     depends_on("hdf5~mpi", when="+hdf5~mpi")
-    # The herd command writes its reports with it (header-only; the library does not use it).
+    # The herd command reads its options with CLI11 and writes its reports with nlohmann/json
+    # (header-only; the library uses neither).
+    depends_on("cli11@2.1:", type="build")
     depends_on("nlohmann-json@3.9:", type="build")
     depends_on("benchmark@1.5:", when="+benchmarks")
     depends_on("googletest@1.10:", type="test")
