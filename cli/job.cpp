@@ -1,5 +1,6 @@
 #include "job.hpp"
 #include "input.hpp"
+#include "memory_budget.hpp"
 #include "model_registry.hpp"
 #include "run_files.hpp"
 
@@ -250,6 +251,7 @@ JobResult run_single(Options const& o, Entry, std::function<void(int, int)> cons
   auto input = make_graph<WeightStorage>(o, exec, world());
   auto const inputs = Entry::read_inputs(o, input, world());
   auto const facts = graph_facts(o, input, exec);
+  double const graph_seconds = setup.seconds();
   // The simulation's graph from here: a reordering replaces it rather than keeping the graph as
   // built beside it through the run.
   auto graph = input.graph;
@@ -270,6 +272,8 @@ JobResult run_single(Options const& o, Entry, std::function<void(int, int)> cons
   only.owned = result.agents;
   only.edges = result.edges;
   only.step_seconds = result.step_seconds;
+  only.graph_seconds = graph_seconds;
+  only.peak_memory_bytes = peak_resident_bytes();
   result.ranks.push_back(only);
   return result;
 }
@@ -292,15 +296,24 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
   });
   auto const inputs = mpi::collectively(comm, [&] { return Entry::read_inputs(o, input, comm); });
   auto const facts = graph_facts(o, input, exec);
-  auto local = mpi::distribute(exec, comm, input.graph, parse_partition_method(o.partition));
+  double const graph_seconds = setup.seconds();
+  Kokkos::Timer phase;
+  auto const partition = mpi::collectively(
+      comm, [&] { return partition_graph(exec, input.graph, size, parse_partition_method(o.partition)); });
+  double const partition_seconds = phase.seconds();
+  phase.reset();
+  auto local = mpi::collectively(comm, [&] { return extract_local_graph(exec, input.graph, partition, rank); });
   input.graph = {};  // each rank keeps its share alone through the run, not the whole graph as well
+  double const local_graph_seconds = phase.seconds();
+  phase.reset();
   mpi::DistributedOptions options;
   options.overlap = o.overlap;
   options.exchange_every = o.exchange_every;
   options.device_buffers = o.device_buffers;
   options.sparse_halo = o.sparse_halo;
-  mpi::DistributedSimulation<Exec, WeightStorage> sim(
-      exec, mpi::Ghosts<Exec, WeightStorage>(exec, comm, std::move(local), options), o.seed, step_options<Entry>(o));
+  mpi::Ghosts<Exec, WeightStorage> ghosts(exec, comm, std::move(local), options);
+  double const halo_plan_seconds = phase.seconds();
+  mpi::DistributedSimulation<Exec, WeightStorage> sim(exec, std::move(ghosts), o.seed, step_options<Entry>(o));
   double const setup_seconds = setup.seconds();
   auto const rank_progress = [&](int step, int steps) {
     if (rank == 0) progress(step, steps);
@@ -320,7 +333,7 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
   // Per-rank figures, gathered on rank 0; the run takes as long as its slowest rank.
   auto const& times = sim.distribution().halo().times();
   auto const& share = sim.distribution().local_graph();
-  constexpr int fields = 11;
+  constexpr int fields = 16;
   std::vector<double> mine = {static_cast<double>(share.owned),
                               static_cast<double>(share.ghosts()),
                               static_cast<double>(share.graph.num_edges()),
@@ -331,12 +344,19 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
                               times.wait,
                               times.unpack,
                               static_cast<double>(times.messages_sent),
-                              static_cast<double>(times.bytes_sent)};
+                              static_cast<double>(times.bytes_sent),
+                              graph_seconds,
+                              partition_seconds,
+                              local_graph_seconds,
+                              halo_plan_seconds,
+                              static_cast<double>(peak_resident_bytes())};
   std::vector<double> all(rank == 0 ? static_cast<std::size_t>(fields * size) : 0);
   MPI_Gather(mine.data(), fields, MPI_DOUBLE, all.data(), fields, MPI_DOUBLE, 0, comm);
   double slowest = 0.0;
   MPI_Allreduce(&result.step_seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
   result.step_seconds = slowest;
+  MPI_Allreduce(&result.setup_seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+  result.setup_seconds = slowest;
   for (int r = 0; r < (rank == 0 ? size : 0); ++r) {
     double const* f = all.data() + static_cast<std::size_t>(r) * fields;
     RankStats s;
@@ -351,6 +371,11 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
     s.unpack_seconds = f[8];
     s.messages_sent = static_cast<long long>(f[9]);
     s.bytes_sent = static_cast<long long>(f[10]);
+    s.graph_seconds = f[11];
+    s.partition_seconds = f[12];
+    s.local_graph_seconds = f[13];
+    s.halo_plan_seconds = f[14];
+    s.peak_memory_bytes = static_cast<long long>(f[15]);
     result.ranks.push_back(s);
   }
   result.rank_zero = rank == 0;

@@ -2,6 +2,8 @@
 
 #include <herd/core/error.hpp>
 
+#include <sys/resource.h>
+
 #include <fstream>
 #include <sstream>
 
@@ -40,6 +42,12 @@ std::string beyond(double estimate, std::uint64_t budget) {
 }
 
 }  // namespace
+
+long long peak_resident_bytes() {
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  return static_cast<long long>(usage.ru_maxrss) * 1024;  // kilobytes on Linux
+}
 
 std::uint64_t memory_budget(Options const& o, int ranks_on_node) {
   if (o.max_memory > 0) return o.max_memory;

@@ -21,6 +21,9 @@ std::uint64_t memory_budget(Options const& options, int ranks_on_node);
 void check_fits(std::string const& what, double agents, double entries, std::uint64_t budget,
                 double bytes_per_agent = 32.0);
 
+/// The peak resident memory of this process so far, in bytes (Linux getrusage; 0 elsewhere).
+long long peak_resident_bytes();
+
 /// Throws herd::Error when the history of a run of `steps` steps (a row of observables per step,
 /// on the device and on the host) would not fit `budget` (0: no limit).
 void check_history_fits(long long steps, std::uint64_t budget);

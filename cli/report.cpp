@@ -56,19 +56,25 @@ double compute_seconds(RankStats const& s) {
   return std::max(0.0, s.step_seconds - s.pack_seconds - s.wait_seconds - s.unpack_seconds);
 }
 
+// The setup phases a rank timed (the model's initial state is not among them).
+double setup_seconds(RankStats const& s) {
+  return s.graph_seconds + s.partition_seconds + s.local_graph_seconds + s.halo_plan_seconds;
+}
+
 std::string rank_table(JobResult const& r, int steps) {
   std::ostringstream s;
   char line[256];
-  std::snprintf(line, sizeof line, "%5s %12s %10s %13s %7s %5s %10s %10s %10s %10s\n", "rank", "owned", "ghosts",
-                "edges", "cut %", "nbrs", "ms/step", "pack ms", "wait ms", "unpack ms");
+  std::snprintf(line, sizeof line, "%5s %12s %10s %13s %7s %5s %10s %10s %10s %10s %8s %8s\n", "rank", "owned",
+                "ghosts", "edges", "cut %", "nbrs", "ms/step", "pack ms", "wait ms", "unpack ms", "setup s", "peak GB");
   s << line;
   for (std::size_t k = 0; k < r.ranks.size(); ++k) {
     auto const& q = r.ranks[k];
     double const cut = q.edges > 0 ? 100.0 * static_cast<double>(q.cut_edges) / static_cast<double>(q.edges) : 0.0;
-    std::snprintf(line, sizeof line, "%5zu %12s %10s %13s %7.2f %5d %10.3f %10.3f %10.3f %10.3f\n", k,
+    std::snprintf(line, sizeof line, "%5zu %12s %10s %13s %7.2f %5d %10.3f %10.3f %10.3f %10.3f %8.2f %8.2f\n", k,
                   with_commas(q.owned).c_str(), with_commas(q.ghosts).c_str(),
                   with_commas(static_cast<long long>(q.edges)).c_str(), cut, q.neighbours, q.step_seconds / steps * 1e3,
-                  q.pack_seconds / steps * 1e3, q.wait_seconds / steps * 1e3, q.unpack_seconds / steps * 1e3);
+                  q.pack_seconds / steps * 1e3, q.wait_seconds / steps * 1e3, q.unpack_seconds / steps * 1e3,
+                  setup_seconds(q), static_cast<double>(q.peak_memory_bytes) / 1e9);
     s << line;
   }
   return s.str();
@@ -86,7 +92,13 @@ Json rank_json(RankStats const& q) {
           {"wait_seconds", q.wait_seconds},
           {"unpack_seconds", q.unpack_seconds},
           {"messages_sent", q.messages_sent},
-          {"bytes_sent", q.bytes_sent}};
+          {"bytes_sent", q.bytes_sent},
+          {"setup",
+           {{"graph_seconds", q.graph_seconds},
+            {"partition_seconds", q.partition_seconds},
+            {"local_graph_seconds", q.local_graph_seconds},
+            {"halo_plan_seconds", q.halo_plan_seconds}}},
+          {"peak_memory_bytes", q.peak_memory_bytes}};
 }
 
 // Bytes in B, kB, MB, GB (powers of 1000, three digits).
@@ -203,8 +215,10 @@ std::string summary_table(Options const& o, JobResult const& r) {
     << " s: " << engineering(r.step_seconds / steps * 1e3) << " ms/step, "
     << engineering(per_second(r.agents * steps, r.step_seconds)) << " agent-updates/s, "
     << engineering(per_second(static_cast<double>(r.edges) * steps, r.step_seconds)) << " edges/s\n";
+  long long peak = 0;
+  for (auto const& q : r.ranks) peak = std::max(peak, q.peak_memory_bytes);
   s << "memory: " << engineering(r.bytes_per_agent) << " bytes/agent, " << engineering(r.bytes_per_edge)
-    << " bytes/edge\n";
+    << " bytes/edge; peak resident " << bytes_text(peak) << (r.ranks.size() > 1 ? " on the largest rank" : "") << "\n";
   if (!r.stepping.empty() && r.stepping != "pull")
     s << "stepping " << r.stepping << ": " << r.active_steps << " of " << r.steps_counted
       << " steps on the active agents only, " << engineering(100 * r.mean_active_share)
@@ -321,6 +335,18 @@ std::string record(Options const& o, JobResult const& r) {
   d["pack_seconds_per_step"] = worst.pack_seconds / steps;
   d["wait_seconds_per_step"] = worst.wait_seconds / steps;
   d["unpack_seconds_per_step"] = worst.unpack_seconds / steps;
+  // Setup phases and memory on the rank that spent or held the most.
+  auto const most = [&](auto field) {
+    double m = 0.0;
+    for (auto const& q : r.ranks) m = std::max(m, static_cast<double>(q.*field));
+    return m;
+  };
+  d["setup_seconds"] = r.setup_seconds;
+  d["graph_seconds"] = most(&RankStats::graph_seconds);
+  d["partition_seconds"] = most(&RankStats::partition_seconds);
+  d["local_graph_seconds"] = most(&RankStats::local_graph_seconds);
+  d["halo_plan_seconds"] = most(&RankStats::halo_plan_seconds);
+  d["peak_memory_bytes"] = static_cast<long long>(most(&RankStats::peak_memory_bytes));
   d["final"] = r.counts.back();
   d["herd_version"] = HERD_VERSION_STRING;
   return text_of(d, -1);

@@ -123,6 +123,18 @@ class SameResults(unittest.TestCase):
             self.assertLessEqual(r["cut_edges"], r["edges"])
             self.assertEqual(r["neighbour_ranks"], 2)
             self.assertGreater(r["messages_sent"], 0)
+            # Setup by phase, within the setup the summary reports (which adds the simulation's own
+            # allocations); every phase takes some time on every rank.
+            phases = r["setup"]
+            self.assertEqual(set(phases), {"graph_seconds", "partition_seconds", "local_graph_seconds",
+                                           "halo_plan_seconds"})
+            for name, seconds in phases.items():
+                self.assertGreater(seconds, 0, name)
+            self.assertLessEqual(sum(phases.values()), summary["setup_seconds"] * 1.01 + 1e-3)
+            # Peak resident bytes: at least the whole graph's neighbour indices, which every rank
+            # builds today (4 bytes per stored entry), and less than 4 GB for this small run.
+            self.assertGreater(r["peak_memory_bytes"], 4 * summary["edges"])
+            self.assertLess(r["peak_memory_bytes"], 4e9)
         cut = sum(r["cut_edges"] for r in ranks) / summary["edges"]
         self.assertAlmostEqual(summary["cut_fraction"], cut)
         # Random graph, contiguous blocks: an edge stays inside a block with probability 1/3.
@@ -172,6 +184,10 @@ class SameResults(unittest.TestCase):
                      + r["unpack_seconds_per_step"])
             self.assertAlmostEqual(parts, r["seconds_per_step"], delta=1e-3 * r["seconds_per_step"] + 1e-9)
             self.assertEqual(r["final"], records[0]["final"])
+            setup = [r[k] for k in ("graph_seconds", "partition_seconds", "local_graph_seconds", "halo_plan_seconds")]
+            self.assertTrue(all(s > 0 for s in setup), setup)
+            self.assertLessEqual(max(setup), r["setup_seconds"] * 1.01 + 1e-3)
+            self.assertGreater(r["peak_memory_bytes"], 4 * r["edges"])
 
     def test_stale_ghosts_are_a_different_run(self):
         args = ["run", "--model", "sir", "--graph", "erdos-renyi", "--agents", "12000", "--steps", "30", "--quiet"]

@@ -12,11 +12,11 @@ namespace herd::Details {
 
 class ProfilingRegion {
  public:
-  explicit ProfilingRegion(char const* name) : pushed_(Kokkos::Profiling::profileLibraryLoaded()) {
-    if (pushed_) Kokkos::Profiling::pushRegion(name);
+  explicit ProfilingRegion(char const* name) : pushed_(Kokkos::Tools::profileLibraryLoaded()) {
+    if (pushed_) Kokkos::Tools::pushRegion(name);
   }
   ~ProfilingRegion() {
-    if (pushed_) Kokkos::Profiling::popRegion();
+    if (pushed_) Kokkos::Tools::popRegion();
   }
   ProfilingRegion(ProfilingRegion const&) = delete;
   ProfilingRegion& operator=(ProfilingRegion const&) = delete;
