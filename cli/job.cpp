@@ -298,12 +298,16 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
   auto const facts = graph_facts(o, input, exec);
   double const graph_seconds = setup.seconds();
   Kokkos::Timer phase;
-  auto const partition = mpi::collectively(
-      comm, [&] { return partition_graph(exec, input.graph, size, parse_partition_method(o.partition)); });
-  double const partition_seconds = phase.seconds();
-  phase.reset();
-  auto local = mpi::collectively(comm, [&] { return extract_local_graph(exec, input.graph, partition, rank); });
-  input.graph = {};  // each rank keeps its share alone through the run, not the whole graph as well
+  double partition_seconds = 0.0;
+  // Each rank keeps its share alone through the run, not the whole graph or the partition as well.
+  auto local = [&] {
+    auto const partition = mpi::collectively(
+        comm, [&] { return partition_graph(exec, input.graph, size, parse_partition_method(o.partition)); });
+    partition_seconds = phase.seconds();
+    phase.reset();
+    return mpi::collectively(comm, [&] { return extract_local_graph(exec, input.graph, partition, rank); });
+  }();
+  input.graph = {};
   double const local_graph_seconds = phase.seconds();
   phase.reset();
   mpi::DistributedOptions options;

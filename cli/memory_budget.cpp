@@ -46,7 +46,11 @@ std::string beyond(double estimate, std::uint64_t budget) {
 long long peak_resident_bytes() {
   rusage usage{};
   if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
-  return static_cast<long long>(usage.ru_maxrss) * 1024;  // kilobytes on Linux
+#if defined(__APPLE__)
+  return static_cast<long long>(usage.ru_maxrss);  // bytes on macOS
+#else
+  return static_cast<long long>(usage.ru_maxrss) * 1024;  // kilobytes on Linux and the BSDs
+#endif
 }
 
 std::uint64_t memory_budget(Options const& o, int ranks_on_node) {

@@ -21,7 +21,7 @@ std::uint64_t memory_budget(Options const& options, int ranks_on_node);
 void check_fits(std::string const& what, double agents, double entries, std::uint64_t budget,
                 double bytes_per_agent = 32.0);
 
-/// The peak resident memory of this process so far, in bytes (Linux getrusage; 0 elsewhere).
+/// The peak resident memory of this process so far, in bytes (getrusage; 0 if it fails).
 long long peak_resident_bytes();
 
 /// Throws herd::Error when the history of a run of `steps` steps (a row of observables per step,

@@ -108,14 +108,49 @@ std::string one_of(std::string const& option, std::string const& text, std::vect
   throw UsageError{option + ": unknown value '" + text + "' (expected " + list + ")"};
 }
 
+// Where reading must stop, and why: the first argument that is not an option herd knows (a stray
+// word, an unknown option, a short option other than -o and -h, a flag given a value), or an
+// option whose value is missing or empty. CLI11 reads the arguments before it, so the first
+// mistake on the line is the one reported; the tokens CLI11 never sees cannot be read its own way
+// (-ofile, "--steps= 5").
+struct Mistake {
+  std::size_t at;
+  std::string message;
+};
+
+Mistake first_mistake(std::vector<std::string>& arguments, std::map<std::string, Setter> const& with_value,
+                      std::map<std::string, std::function<void()>> const& flags) {
+  for (std::size_t i = 0; i < arguments.size(); ++i) {
+    std::string const& argument = arguments[i];
+    auto const eq = argument.find('=');
+    bool const long_option = argument.rfind("--", 0) == 0;
+    std::string const key = long_option && eq != std::string::npos ? argument.substr(0, eq) : argument;
+    if (key == "--help" || key == "--version" || key == "-h") {
+      arguments[i] = key;  // a value after them is ignored, as it always was
+    } else if (with_value.count(key) != 0 && long_option && eq != std::string::npos) {
+      if (eq + 1 == argument.size()) return {i, key + " needs a value"};
+    } else if (with_value.count(key) != 0 || key == "-o") {
+      // A value that is the next option means the value was left out.
+      if (i + 1 == arguments.size() || arguments[i + 1].rfind("--", 0) == 0) return {i, key + " needs a value"};
+      ++i;
+    } else if (flags.count(key) != 0) {
+      if (eq != std::string::npos) return {i, key + " takes no value"};
+    } else if (key.rfind("--kokkos-", 0) == 0) {
+      return {i, "unknown option '" + key +
+                     "': herd sets Kokkos' threads with --threads and gives each rank of a node its own GPU"};
+    } else {
+      return {i, "unknown option '" + key + "'"};
+    }
+  }
+  return {arguments.size(), {}};
+}
+
 // Reads the options after the command with CLI11, in command-line order: each option's setter
-// runs as CLI11 meets it, so the first mistake on the line is the one reported. The first
-// argument CLI11 does not know ends the parse (prefix_command) and is reported as unknown.
+// runs as CLI11 meets it (trigger_on_parse), up to the first mistake, which is reported then.
 void parse_options(Options& o, std::map<std::string, Setter> const& with_value,
                    std::map<std::string, std::function<void()>> const& flags, bool later_wins) {
   CLI::App app{"herd"};
   app.set_help_flag();
-  app.prefix_command();
   app.add_flag_callback("-h,--help", [&] { o.command = "help"; })->trigger_on_parse();
   app.add_flag_callback("--version", [&] { o.command = "version"; })->trigger_on_parse();
   for (auto const& [name, set] : with_value) {
@@ -123,8 +158,6 @@ void parse_options(Options& o, std::map<std::string, Setter> const& with_value,
     app.add_option(names,
                    [&o, &set = set, name = name, later_wins](CLI::results_t const& values) {
                      std::string const& value = values.front();
-                     // A value that is the next option means the value was left out.
-                     if (value.rfind("--", 0) == 0) throw UsageError{name + " needs a value"};
                      // The same option twice with two values is a mistake to point out, not to settle silently.
                      if (auto const [seen, first] = o.given.emplace(name, value); !first && seen->second != value) {
                        if (!later_wins) {
@@ -148,16 +181,13 @@ void parse_options(Options& o, std::map<std::string, Setter> const& with_value,
                             o.given.emplace(name, "");
                           })
         ->trigger_on_parse();
-  // CLI11 would read "--quiet=1" as a flag set to true; herd's flags take no value.
-  for (auto const& argument : o.arguments)
-    if (auto const eq = argument.find('=');
-        argument.rfind("--", 0) == 0 && eq != std::string::npos && flags.count(argument.substr(0, eq)) != 0)
-      throw UsageError{argument.substr(0, eq) + " takes no value"};
-  std::vector<std::string> reversed(o.arguments.rbegin(), o.arguments.rend());
+  std::vector<std::string> arguments = o.arguments;
+  auto const mistake = first_mistake(arguments, with_value, flags);
+  std::vector<std::string> reversed(arguments.rend() - static_cast<std::ptrdiff_t>(mistake.at), arguments.rend());
   try {
     app.parse(reversed);
   } catch (CLI::ArgumentMismatch const& e) {
-    // "NAME: 1 required ... missing": an option at the end of the line, or "--steps=".
+    // "NAME: 1 required ... missing"
     std::string const what = e.what();
     std::string const name = what.substr(0, what.find(':'));
     if (with_value.count(name) != 0) throw UsageError{name + " needs a value"};
@@ -165,15 +195,7 @@ void parse_options(Options& o, std::map<std::string, Setter> const& with_value,
   } catch (CLI::ParseError const& e) {
     throw UsageError{e.what()};
   }
-  if (auto const& rest = app.remaining(); !rest.empty()) {
-    std::string key = rest.front();
-    if (auto const eq = key.find('='); key.rfind("--", 0) == 0 && eq != std::string::npos) key.resize(eq);
-    if (key.rfind("--kokkos-", 0) == 0)
-      throw UsageError{"unknown option '" + key +
-                       "': herd sets Kokkos' threads with --threads and gives each "
-                       "rank of a node its own GPU"};
-    throw UsageError{"unknown option '" + key + "'"};
-  }
+  if (mistake.at < arguments.size()) throw UsageError{mistake.message};
 }
 
 }  // namespace

@@ -28,7 +28,7 @@
 #include <Kokkos_Timer.hpp>
 
 #include <cstdint>
-#include <functional>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -197,6 +197,7 @@ class Halo {
     timer.reset();
     exec_.fence();
     times_.unpack += timer.seconds();
+    for (auto const& field : fields_) field.unpacker->release();
     in_flight_ = false;
   }
 
@@ -220,13 +221,46 @@ class Halo {
   GhostChanges<memory_space> ghost_changes() { return log_.report(); }
 
  private:
+  // Unpacks the messages of one field, knowing its type. One is made per field position and value
+  // type the first time they meet, then reused: once each phase has exchanged, exchanges allocate
+  // nothing.
+  struct Unpacker {
+    virtual ~Unpacker() = default;
+    virtual void unpack(Halo& halo, unsigned char const* message, agent_index first, agent_index last,
+                        int bytes) const = 0;
+    virtual void release() = 0;  // drops the field's Views once its messages are unpacked
+  };
+  template <class T>
+  struct TypedUnpacker final : Unpacker {
+    HaloField<T, memory_space> field;
+    void unpack(Halo& halo, unsigned char const* message, agent_index first, agent_index last,
+                int bytes) const override {
+      halo.unpack_field(field, message, first, last, bytes);
+    }
+    void release() override { field = {}; }
+  };
+
   // One field of the exchange being packed or in flight: where its values lie in the buffers, and
-  // how to unpack a message of it (which knows its type).
+  // what unpacks its messages.
   struct FieldInFlight {
     std::size_t size = 0;  ///< bytes per value
     std::size_t send_offset = 0, recv_offset = 0;
-    std::function<void(unsigned char const* message, agent_index first, agent_index last, int bytes)> unpack;
+    Unpacker* unpacker = nullptr;
   };
+
+  template <class T>
+  Unpacker* unpacker_for(std::size_t f, HaloField<T, memory_space> const& field) {
+    if (unpackers_.size() <= f) unpackers_.resize(f + 1);
+    for (auto& known : unpackers_[f])
+      if (auto* typed = dynamic_cast<TypedUnpacker<T>*>(known.get())) {
+        typed->field = field;
+        return typed;
+      }
+    auto typed = std::make_unique<TypedUnpacker<T>>();
+    typed->field = field;
+    unpackers_[f].push_back(std::move(typed));
+    return unpackers_[f].back().get();
+  }
 
   // Each field's values start 8-byte aligned in the buffers.
   static constexpr std::size_t buffer_bytes(agent_index values, std::size_t size) {
@@ -263,9 +297,7 @@ class Halo {
     in_flight.size = sizeof(T);
     in_flight.send_offset = send;
     in_flight.recv_offset = recv;
-    in_flight.unpack = [this, field](unsigned char const* message, agent_index first, agent_index last, int bytes) {
-      unpack_field(field, message, first, last, bytes);
-    };
+    in_flight.unpacker = unpacker_for(f, field);
     fields_.push_back(std::move(in_flight));
     send += buffer_bytes(plan_.sends(), sizeof(T));
     recv += buffer_bytes(plan_.receives(), sizeof(T));
@@ -374,7 +406,7 @@ class Halo {
       auto const range = std::make_pair(start, start + static_cast<std::size_t>(bytes));
       Kokkos::deep_copy(exec_, Kokkos::subview(recv_, range), Kokkos::subview(recv_host_, range));
     }
-    fields_[f].unpack(recv_.data() + start, first, last, bytes);
+    fields_[f].unpacker->unpack(*this, recv_.data() + start, first, last, bytes);
   }
 
   // A message with every value of its ghost range is dense; a shorter one is sparse.
@@ -400,6 +432,7 @@ class Halo {
   bool in_flight_ = false;
   bool ghosts_current_ = false;  ///< the phase was listed: the ghosts still hold the values last received
   std::vector<FieldInFlight> fields_;
+  std::vector<std::vector<std::unique_ptr<Unpacker>>> unpackers_;  ///< [field position]: one per value type
   std::size_t send_bytes_ = 0;
   Kokkos::View<unsigned char*, memory_space> send_, recv_;
   Kokkos::View<unsigned char*, compat::HostPinnedSpace> send_host_, recv_host_;
