@@ -56,6 +56,14 @@ double compute_seconds(RankStats const& s) {
   return std::max(0.0, s.step_seconds - s.pack_seconds - s.wait_seconds - s.unpack_seconds);
 }
 
+// The largest value of `field` over the ranks.
+template <class Field>
+double most_over_ranks(JobResult const& r, Field RankStats::*field) {
+  double most = 0.0;
+  for (auto const& q : r.ranks) most = std::max(most, static_cast<double>(q.*field));
+  return most;
+}
+
 // The setup phases a rank timed (the model's initial state is not among them).
 double setup_seconds(RankStats const& s) {
   return s.graph_seconds + s.partition_seconds + s.local_graph_seconds + s.halo_plan_seconds;
@@ -215,8 +223,7 @@ std::string summary_table(Options const& o, JobResult const& r) {
     << " s: " << engineering(r.step_seconds / steps * 1e3) << " ms/step, "
     << engineering(per_second(r.agents * steps, r.step_seconds)) << " agent-updates/s, "
     << engineering(per_second(static_cast<double>(r.edges) * steps, r.step_seconds)) << " edges/s\n";
-  long long peak = 0;
-  for (auto const& q : r.ranks) peak = std::max(peak, q.peak_memory_bytes);
+  auto const peak = static_cast<long long>(most_over_ranks(r, &RankStats::peak_memory_bytes));
   s << "memory: " << engineering(r.bytes_per_agent) << " bytes/agent, " << engineering(r.bytes_per_edge)
     << " bytes/edge; peak resident " << bytes_text(peak) << (r.ranks.size() > 1 ? " on the largest rank" : "") << "\n";
   if (!r.stepping.empty() && r.stepping != "pull")
@@ -336,17 +343,12 @@ std::string record(Options const& o, JobResult const& r) {
   d["wait_seconds_per_step"] = worst.wait_seconds / steps;
   d["unpack_seconds_per_step"] = worst.unpack_seconds / steps;
   // Setup phases and memory on the rank that spent or held the most.
-  auto const most = [&](auto field) {
-    double m = 0.0;
-    for (auto const& q : r.ranks) m = std::max(m, static_cast<double>(q.*field));
-    return m;
-  };
   d["setup_seconds"] = r.setup_seconds;
-  d["graph_seconds"] = most(&RankStats::graph_seconds);
-  d["partition_seconds"] = most(&RankStats::partition_seconds);
-  d["local_graph_seconds"] = most(&RankStats::local_graph_seconds);
-  d["halo_plan_seconds"] = most(&RankStats::halo_plan_seconds);
-  d["peak_memory_bytes"] = static_cast<long long>(most(&RankStats::peak_memory_bytes));
+  d["graph_seconds"] = most_over_ranks(r, &RankStats::graph_seconds);
+  d["partition_seconds"] = most_over_ranks(r, &RankStats::partition_seconds);
+  d["local_graph_seconds"] = most_over_ranks(r, &RankStats::local_graph_seconds);
+  d["halo_plan_seconds"] = most_over_ranks(r, &RankStats::halo_plan_seconds);
+  d["peak_memory_bytes"] = static_cast<long long>(most_over_ranks(r, &RankStats::peak_memory_bytes));
   d["final"] = r.counts.back();
   d["herd_version"] = HERD_VERSION_STRING;
   return text_of(d, -1);

@@ -28,6 +28,7 @@
 #include <Kokkos_Timer.hpp>
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -146,8 +147,7 @@ class Halo {
   template <class... Fields>
   void pack(stepped_type const& stepped, Fields const&... fields) {
     herd::Details::ProfilingRegion const region("herd::halo::pack");
-    grow((buffer_bytes(plan_.sends(), sizeof(typename Fields::value_type)) + ... + 0),
-         (buffer_bytes(plan_.receives(), sizeof(typename Fields::value_type)) + ... + 0), sizeof...(Fields));
+    reserve(std::initializer_list<std::size_t>{sizeof(typename Fields::value_type)...});
     fields_.clear();
     ghosts_current_ = !stepped.all();
     std::size_t send = 0, recv = 0;
@@ -203,14 +203,32 @@ class Halo {
 
   /// Sizes the buffers for exchanging fields of these value sizes (and any subset of them) at
   /// once; allocates only when they grow. pack() does it too: calling it before a step loop keeps
-  /// allocations out of the loop.
-  void reserve(std::vector<std::size_t> const& value_bytes) {
+  /// allocations out of the loop. `value_bytes`: a std::vector or an initializer list of sizes.
+  template <class Sizes>
+  void reserve(Sizes const& value_bytes) {
     std::size_t send = 0, recv = 0;
     for (auto const size : value_bytes) {
       send += buffer_bytes(plan_.sends(), size);
       recv += buffer_bytes(plan_.receives(), size);
     }
-    grow(send, recv, value_bytes.size());
+    auto const fields = static_cast<std::size_t>(value_bytes.size());
+    if (send > send_.extent(0)) {
+      send_ =
+          Kokkos::View<unsigned char*, memory_space>(Kokkos::ViewAllocateWithoutInitializing("herd::halo::send"), send);
+      if (staged_)
+        send_host_ = Kokkos::View<unsigned char*, compat::HostPinnedSpace>(
+            Kokkos::ViewAllocateWithoutInitializing("herd::halo::send_host"), send);
+    }
+    if (recv > recv_.extent(0)) {
+      recv_ =
+          Kokkos::View<unsigned char*, memory_space>(Kokkos::ViewAllocateWithoutInitializing("herd::halo::recv"), recv);
+      if (staged_)
+        recv_host_ = Kokkos::View<unsigned char*, compat::HostPinnedSpace>(
+            Kokkos::ViewAllocateWithoutInitializing("herd::halo::recv_host"), recv);
+    }
+    fields_.reserve(fields);
+    message_bytes_.reserve(fields * plan_.send_ranks.size());
+    requests_.reserve(fields * (plan_.recv_ranks.size() + plan_.send_ranks.size()));
   }
 
   /// Starts (or stops) logging which ghosts the exchanges change, for ghost_changes(). Allocates;
@@ -265,27 +283,6 @@ class Halo {
   // Each field's values start 8-byte aligned in the buffers.
   static constexpr std::size_t buffer_bytes(agent_index values, std::size_t size) {
     return (static_cast<std::size_t>(values) * size + 7) / 8 * 8;
-  }
-
-  // Buffers of at least `send` and `recv` bytes, and room for `fields` fields' messages.
-  void grow(std::size_t send, std::size_t recv, std::size_t fields) {
-    if (send > send_.extent(0)) {
-      send_ =
-          Kokkos::View<unsigned char*, memory_space>(Kokkos::ViewAllocateWithoutInitializing("herd::halo::send"), send);
-      if (staged_)
-        send_host_ = Kokkos::View<unsigned char*, compat::HostPinnedSpace>(
-            Kokkos::ViewAllocateWithoutInitializing("herd::halo::send_host"), send);
-    }
-    if (recv > recv_.extent(0)) {
-      recv_ =
-          Kokkos::View<unsigned char*, memory_space>(Kokkos::ViewAllocateWithoutInitializing("herd::halo::recv"), recv);
-      if (staged_)
-        recv_host_ = Kokkos::View<unsigned char*, compat::HostPinnedSpace>(
-            Kokkos::ViewAllocateWithoutInitializing("herd::halo::recv_host"), recv);
-    }
-    fields_.reserve(fields);
-    message_bytes_.reserve(fields * plan_.send_ranks.size());
-    requests_.reserve(fields * (plan_.recv_ranks.size() + plan_.send_ranks.size()));
   }
 
   // Packs `field`, as the next field of the exchange, at `send` in the send buffer, and reserves
