@@ -89,6 +89,30 @@ AttributeTable in_agent_order(AttributeTable const& table, agent_index agents, s
   return out;
 }
 
+std::optional<EdgeSource<Memory>> edge_source_of(Options const& o, Exec const& exec) {
+  auto const agents = static_cast<agent_index>(o.agents);
+  if (o.graph == "erdos-renyi") return edge_source(exec, ErdosRenyi{agents, o.mean_degree}, o.seed);
+  if (o.graph == "power-law") return edge_source(exec, PowerLaw{agents, o.exponent, o.mean_degree, 0.0}, o.seed);
+  if (o.graph == "watts-strogatz") {
+    auto const k = static_cast<agent_index>(std::lround(o.mean_degree / 2));
+    return edge_source(exec, WattsStrogatz{agents, k, o.rewire}, o.seed);
+  }
+  return std::nullopt;
+}
+
+void check_share_fits(Options const& o, int ranks) {
+  // Fitted to the peak resident sizes per rank of SIR on Erdos-Renyi graphs built by shares
+  // (docs/scaling.md), with a tenth more: an owned agent 40 bytes and an entry 8 (24 and 4 with
+  // --stepping pull, which keeps no transpose or active set), a ghost 36, at most one ghost per
+  // entry or per agent elsewhere, and 64 MB for the runtime.
+  bool const pull = o.stepping == "pull";
+  double const share = static_cast<double>(o.agents) / ranks, entries = share * o.mean_degree;
+  double const ghosts = std::min(static_cast<double>(o.agents) - share, entries);
+  double const bytes_per_agent = 1.1 * ((pull ? 24.0 : 40.0) + 36.0 * ghosts / share) + 64e6 / share;
+  check_fits("--graph " + o.graph + " on " + std::to_string(ranks) + " ranks", share, entries, o.max_memory,
+             bytes_per_agent, 1.1 * (pull ? 4.0 : 8.0));
+}
+
 namespace {
 
 template <class WeightStorage>
@@ -108,20 +132,10 @@ Input<WeightStorage> graph_of(Options const& o, Exec const& exec, Comm comm, Att
     spec.agents = agents;
     return {build_csr<WeightStorage>(exec, generate_population(exec, spec, o.seed).edges, build), "population", {}};
   }
-  if (o.graph == "erdos-renyi")
-    return {build_csr<WeightStorage>(exec, generate_edges(exec, ErdosRenyi{agents, o.mean_degree}, o.seed), build),
-            o.graph,
-            {}};
-  if (o.graph == "power-law")
-    return {build_csr<WeightStorage>(
-                exec, generate_edges(exec, PowerLaw{agents, o.exponent, o.mean_degree, 0.0}, o.seed), build),
-            o.graph,
-            {}};
-  if (o.graph == "watts-strogatz") {
-    auto const k = static_cast<agent_index>(std::lround(o.mean_degree / 2));
-    return {build_csr<WeightStorage>(exec, generate_edges(exec, WattsStrogatz{agents, k, o.rewire}, o.seed), build),
-            o.graph,
-            {}};
+  if (auto source = edge_source_of(o, exec)) {
+    auto const edges = source->slice(0, source->edges);
+    source.reset();  // before the build: a power-law source holds 8 bytes per agent
+    return {build_csr<WeightStorage>(exec, edges, build), o.graph, {}};
   }
   // Anything else names a file: a population file in HDF5, or an edge list.
 #if HERD_ENABLE_HDF5

@@ -8,11 +8,13 @@
 #include <herd/config.hpp>
 #include <herd/detail/mpi.hpp>
 #include <herd/graph/csr_graph.hpp>
+#include <herd/graph/generators.hpp>
 #include <herd/io/text/attribute_table.hpp>
 #include <herd/io/text/edge_list_parser.hpp>
 
 #include <Kokkos_Core.hpp>
 
+#include <optional>
 #include <string>
 
 namespace herd::cli {
@@ -40,6 +42,15 @@ bool is_generator(std::string const& graph);
 /// is read collectively). Throws herd::Error on a bad file or parameter.
 template <class WeightStorage>
 Input<WeightStorage> make_graph(Options const& options, Exec const& exec, Comm comm);
+
+/// The edges of a generator that makes each edge alone (erdos-renyi, power-law, watts-strogatz),
+/// or nothing for other graphs: under mpiexec each rank then builds only its share. Throws
+/// herd::Error on a bad parameter.
+std::optional<EdgeSource<Memory>> edge_source_of(Options const& options, Exec const& exec);
+
+/// Throws herd::Error when one of `ranks` ranks building its share of a generated graph would not
+/// fit --max-memory.
+void check_share_fits(Options const& options, int ranks);
 
 /// The graph of an edge list read from a file, oriented by --transpose (which swaps the list's
 /// columns in place) and --directed.

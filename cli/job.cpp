@@ -9,6 +9,7 @@
 #include <herd/mpi/local_graph.hpp>
 #if HERD_ENABLE_MPI
 #include <herd/mpi/collective.hpp>
+#include <herd/mpi/distributed_graph.hpp>
 #include <herd/mpi/distributed_simulation.hpp>
 #endif
 
@@ -173,6 +174,30 @@ GraphFacts graph_facts(Options const& o, Input<WeightStorage> const& input, Exec
           checkpointed ? graph_hash(exec, input.graph) : 0};
 }
 
+#if HERD_ENABLE_MPI
+// Whether each rank of a distributed run builds only its share of the graph: a generator that
+// makes each edge alone, contiguous blocks, and a model that reads no agent attributes.
+template <class Entry>
+bool builds_shares(Options const& o, Entry) {
+  return o.partition == "contiguous" && o.attributes.empty() && !Entry::reads_attributes;
+}
+
+// What the report says of a graph built by shares (collective).
+template <class WeightStorage>
+GraphFacts share_facts(Options const& o, Exec const& exec, MPI_Comm comm,
+                       LocalGraph<Memory, WeightStorage> const& local) {
+  auto const [max_degree, entries] = mpi::degree_extent(exec, comm, local);
+  bool const checkpointed = !o.checkpoint.empty() || !o.resume.empty();
+  return {o.graph,
+          static_cast<agent_index>(local.global_agents),
+          entries,
+          static_cast<double>(entries) / static_cast<double>(local.global_agents),
+          max_degree,
+          local.graph.weighted(),
+          checkpointed ? mpi::graph_hash(exec, comm, local) : 0};
+}
+#endif
+
 // Runs the model of `Entry` (cli/model_registry.hpp) on `sim`.
 template <class Entry, class Sim>
 JobResult run_model(Options const& o, Sim& sim, typename Entry::Inputs const& inputs,
@@ -284,32 +309,51 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
   Exec exec;
   int const rank = mpi::rank_of(comm), size = mpi::size_of(comm);
   Kokkos::Timer setup;
-  // Every rank builds the same global graph (generators are pure functions of the seed) and the
-  // same partition, then keeps its share.
-  auto input = mpi::collectively(comm, [&] {
+  GraphFacts facts;
+  typename Entry::Inputs inputs;
+  LocalGraph<Memory, WeightStorage> local;
+  double graph_seconds = 0.0, partition_seconds = 0.0, local_graph_seconds = 0.0;
+  auto source = mpi::collectively(comm, [&] {
     require(o.reorder == "none", "--reorder applies to one process; under mpiexec the partition decides locality");
     require(o.stepping != "verify", "--stepping verify runs on one process: it steps each step twice");
-    auto graph = make_graph<WeightStorage>(o, exec, comm);
-    // The model's parameters, checked before anything runs, on every rank alike.
-    (void)Entry::template make<WeightStorage>(o, 0, graph.graph.num_agents(), typename Entry::Inputs{});
-    return graph;
+    std::optional<EdgeSource<Memory>> share;
+    if (builds_shares(o, Entry{}) && (share = edge_source_of(o, exec))) {
+      check_share_fits(o, size);
+      (void)Entry::template make<WeightStorage>(o, 0, share->agents, typename Entry::Inputs{});
+    }
+    return share;
   });
-  auto const inputs = mpi::collectively(comm, [&] { return Entry::read_inputs(o, input, comm); });
-  auto const facts = graph_facts(o, input, exec);
-  double const graph_seconds = setup.seconds();
+  if (source) {
+    // Each rank makes a share of the edges and builds its own rows: no rank holds the graph.
+    local = mpi::collectively(comm, [&] { return mpi::build_local_graph<WeightStorage>(exec, comm, *source); });
+    source.reset();  // a power-law source holds 8 bytes per agent of the whole graph
+    graph_seconds = setup.seconds();
+    facts = share_facts(o, exec, comm, local);
+  } else {
+    // Every rank builds the same global graph (generators are pure functions of the seed) and
+    // the same partition, then keeps its share.
+    auto input = mpi::collectively(comm, [&] {
+      auto graph = make_graph<WeightStorage>(o, exec, comm);
+      // The model's parameters, checked before anything runs, on every rank alike.
+      (void)Entry::template make<WeightStorage>(o, 0, graph.graph.num_agents(), typename Entry::Inputs{});
+      return graph;
+    });
+    inputs = mpi::collectively(comm, [&] { return Entry::read_inputs(o, input, comm); });
+    facts = graph_facts(o, input, exec);
+    graph_seconds = setup.seconds();
+    Kokkos::Timer phase;
+    // Each rank keeps its share alone through the run, not the whole graph or the partition as well.
+    local = [&] {
+      auto const partition = mpi::collectively(
+          comm, [&] { return partition_graph(exec, input.graph, size, parse_partition_method(o.partition)); });
+      partition_seconds = phase.seconds();
+      phase.reset();
+      return mpi::collectively(comm, [&] { return extract_local_graph(exec, input.graph, partition, rank); });
+    }();
+    input.graph = {};
+    local_graph_seconds = phase.seconds();
+  }
   Kokkos::Timer phase;
-  double partition_seconds = 0.0;
-  // Each rank keeps its share alone through the run, not the whole graph or the partition as well.
-  auto local = [&] {
-    auto const partition = mpi::collectively(
-        comm, [&] { return partition_graph(exec, input.graph, size, parse_partition_method(o.partition)); });
-    partition_seconds = phase.seconds();
-    phase.reset();
-    return mpi::collectively(comm, [&] { return extract_local_graph(exec, input.graph, partition, rank); });
-  }();
-  input.graph = {};
-  double const local_graph_seconds = phase.seconds();
-  phase.reset();
   mpi::DistributedOptions options;
   options.overlap = o.overlap;
   options.exchange_every = o.exchange_every;

@@ -11,10 +11,6 @@ namespace herd::cli {
 
 namespace {
 
-// What building and running a graph holds at its peak, per stored entry: the peak resident sizes
-// measured for generated graphs (15.5 B per entry), with a quarter more (docs/cli.md, --max-memory).
-constexpr double bytes_per_entry = 20.0;
-
 std::uint64_t available_on_node() {
   std::ifstream meminfo("/proc/meminfo");
   std::string key;
@@ -58,7 +54,8 @@ std::uint64_t memory_budget(Options const& o, int ranks_on_node) {
   return available_on_node() / static_cast<std::uint64_t>(ranks_on_node);
 }
 
-void check_fits(std::string const& what, double agents, double entries, std::uint64_t budget, double bytes_per_agent) {
+void check_fits(std::string const& what, double agents, double entries, std::uint64_t budget, double bytes_per_agent,
+                double bytes_per_entry) {
   double const estimate = agents * bytes_per_agent + entries * bytes_per_entry;
   if (fits(estimate, budget)) return;
   std::string message = what + ": " + std::to_string(static_cast<long long>(agents)) + " agents and " +

@@ -21,7 +21,8 @@ namespace herd {
 namespace Details {
 
 template <class ExecutionSpace>
-void check_edges(ExecutionSpace const& exec, EdgeList<typename ExecutionSpace::memory_space> const& edges) {
+void check_edges(ExecutionSpace const& exec, EdgeList<typename ExecutionSpace::memory_space> const& edges,
+                 std::size_t first_id) {
   require(edges.num_agents >= 0, "edge list: negative agent count " + std::to_string(edges.num_agents));
   require(edges.targets.extent(0) == edges.size(), "edge list: " + std::to_string(edges.size()) + " sources but " +
                                                        std::to_string(edges.targets.extent(0)) + " targets");
@@ -48,8 +49,8 @@ void check_edges(ExecutionSpace const& exec, EdgeList<typename ExecutionSpace::m
   Kokkos::deep_copy(source, Kokkos::subview(sources, first_bad));
   Kokkos::deep_copy(target, Kokkos::subview(targets, first_bad));
   if (weighted) Kokkos::deep_copy(weight, Kokkos::subview(weights, first_bad));
-  std::string const where = "edge list: edge " + std::to_string(first_bad) + " (" + std::to_string(source) + " -> " +
-                            std::to_string(target) + ")";
+  std::string const where = "edge list: edge " + std::to_string(first_id + first_bad) + " (" + std::to_string(source) +
+                            " -> " + std::to_string(target) + ")";
   for (global_id id : {source, target}) {
     require(id >= 0, where + " has a negative agent id");
     require(id < n, where + " has an agent id not below the agent count " + std::to_string(n));
@@ -231,7 +232,7 @@ CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> build_csr(
   using memory_space = typename ExecutionSpace::memory_space;
   using policy = Kokkos::RangePolicy<ExecutionSpace>;
   Details::ProfilingRegion const region("herd::build_csr");
-  Details::check_edges(exec, edges);
+  Details::check_edges(exec, edges, 0);
 
   auto const n = static_cast<std::size_t>(edges.num_agents);
   bool const weighted = edges.weights.extent(0) != 0;
@@ -379,8 +380,9 @@ DegreeStats degree_stats(ExecutionSpace const& exec,
                                                               BuildOptions const&);                             \
   template void validate<EXEC, W>(EXEC const&, CsrGraph<EXEC::memory_space, W> const&, std::string const&);     \
   template DegreeStats degree_stats<EXEC, W>(EXEC const&, CsrGraph<EXEC::memory_space, W> const&);
-#define HERD_INSTANTIATE_BUILD_CSR(EXEC)    \
-  HERD_INSTANTIATE_BUILD_CSR_W(EXEC, float) \
+#define HERD_INSTANTIATE_BUILD_CSR(EXEC)                                                                   \
+  template void Details::check_edges<EXEC>(EXEC const&, EdgeList<EXEC::memory_space> const&, std::size_t); \
+  HERD_INSTANTIATE_BUILD_CSR_W(EXEC, float)                                                                \
   HERD_INSTANTIATE_BUILD_CSR_W(EXEC, half)
 
 HERD_FOR_EACH_EXECUTION_SPACE(HERD_INSTANTIATE_BUILD_CSR)

@@ -56,10 +56,12 @@ EdgeList<MemorySpace> allocate_edges(agent_index agents, std::size_t count, bool
   return edges;
 }
 
-// `count` uniformly random pairs, written at `first` onwards of `edges` (with `weight` if weighted).
+// `count` uniformly random pairs, the pairs of ids first_id ... first_id + count - 1, written at
+// `first` onwards of `edges` (with `weight` if weighted).
 template <class ExecutionSpace>
 void random_pairs(ExecutionSpace const& exec, EdgeList<typename ExecutionSpace::memory_space> const& edges,
-                  std::size_t first, std::size_t count, std::uint64_t seed, std::uint32_t stream, float weight) {
+                  std::size_t first, std::size_t count, std::uint64_t seed, std::uint32_t stream, float weight,
+                  std::size_t first_id = 0) {
   CounterRng const rng{seed};
   auto const n = static_cast<std::uint64_t>(edges.num_agents);
   auto sources = edges.sources;
@@ -69,7 +71,7 @@ void random_pairs(ExecutionSpace const& exec, EdgeList<typename ExecutionSpace::
   Kokkos::parallel_for(
       "herd::generate::random_pairs", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count),
       KOKKOS_LAMBDA(std::size_t e) {
-        auto const id = static_cast<global_id>(e);
+        auto const id = static_cast<global_id>(first_id + e);
         sources(first + e) = static_cast<global_id>(uniform_below64(rng.bits64(id, 0, stream, 0), n));
         targets(first + e) = static_cast<global_id>(uniform_below64(rng.bits64(id, 0, stream, 1), n));
         if (weighted) weights(first + e) = weight;
@@ -210,20 +212,98 @@ EdgeList<typename ExecutionSpace::memory_space> layer(
 
 }  // namespace Details
 
+namespace Details {
+
+// Power-law edges [first, first + count): each end the first agent whose cumulative weight
+// exceeds a uniform draw in [0, total).
 template <class ExecutionSpace>
-EdgeList<typename ExecutionSpace::memory_space> generate_edges(ExecutionSpace const& exec, ErdosRenyi const& spec,
-                                                               std::uint64_t seed) {
-  Details::check_agents(spec.agents, "erdos-renyi");
-  auto const m = Details::edge_count(spec.agents, spec.mean_degree, "erdos-renyi");
-  Details::ProfilingRegion const region("herd::generate::erdos_renyi");
-  auto edges = Details::allocate_edges<typename ExecutionSpace::memory_space>(spec.agents, m, false, "erdos_renyi");
-  Details::random_pairs(exec, edges, 0, m, seed, Details::random_edges, 1.0f);
+EdgeList<typename ExecutionSpace::memory_space> power_law_edges(
+    ExecutionSpace const& exec, Kokkos::View<std::uint64_t const*, typename ExecutionSpace::memory_space> cumulative,
+    std::uint64_t seed, std::size_t first, std::size_t count) {
+  auto const agents = static_cast<agent_index>(cumulative.extent(0));
+  auto edges = allocate_edges<typename ExecutionSpace::memory_space>(agents, count, false, "power_law");
+  auto sources = edges.sources;
+  auto targets = edges.targets;
+  CounterRng const rng{seed};
+  auto const last = static_cast<std::size_t>(agents - 1);
+  std::uint64_t total = 0;
+  Kokkos::deep_copy(total, Kokkos::subview(cumulative, last));
+  Kokkos::parallel_for(
+      "herd::generate::power_law::edges", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count),
+      KOKKOS_LAMBDA(std::size_t k) {
+        auto const e = static_cast<global_id>(first + k);
+        for (std::uint32_t end = 0; end < 2; ++end) {
+          std::uint64_t const u = uniform_below64(rng.bits64(e, 0, random_edges, end), total);
+          std::size_t lo = 0, hi = last;
+          while (lo < hi) {
+            std::size_t const mid = lo + (hi - lo) / 2;
+            if (cumulative(mid) > u)
+              hi = mid;
+            else
+              lo = mid + 1;
+          }
+          (end == 0 ? sources : targets)(k) = static_cast<global_id>(lo);
+        }
+      });
   return edges;
 }
 
+// Watts-Strogatz edges [first, first + count): edge e joins agent e / k to its (e % k + 1)-th
+// neighbour on the ring, or to a random agent when rewired.
 template <class ExecutionSpace>
-EdgeList<typename ExecutionSpace::memory_space> generate_edges(ExecutionSpace const& exec, PowerLaw const& spec,
-                                                               std::uint64_t seed) {
+EdgeList<typename ExecutionSpace::memory_space> watts_strogatz_edges(ExecutionSpace const& exec,
+                                                                     WattsStrogatz const& spec, std::uint64_t seed,
+                                                                     std::size_t first, std::size_t count) {
+  auto edges = allocate_edges<typename ExecutionSpace::memory_space>(spec.agents, count, false, "watts_strogatz");
+  auto sources = edges.sources;
+  auto targets = edges.targets;
+  CounterRng const rng{seed};
+  auto const rewire = to_threshold(spec.rewire);
+  auto const n = static_cast<std::uint64_t>(spec.agents);
+  auto const k = static_cast<std::size_t>(spec.neighbours_each_side);
+  Kokkos::parallel_for(
+      "herd::generate::watts_strogatz", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count),
+      KOKKOS_LAMBDA(std::size_t slot) {
+        std::size_t const e = first + slot;
+        auto const id = static_cast<global_id>(e);
+        auto const u = static_cast<std::uint64_t>(e / k);
+        std::uint64_t v = (u + e % k + 1) % n;
+        if (happens(rng.bits(id, 0, random_edges, 0), rewire))
+          v = uniform_below64(rng.bits64(id, 0, random_edges, 1), n);
+        sources(slot) = static_cast<global_id>(u);
+        targets(slot) = static_cast<global_id>(v);
+      });
+  return edges;
+}
+
+// Erdos-Renyi edges [first, first + count).
+template <class ExecutionSpace>
+EdgeList<typename ExecutionSpace::memory_space> erdos_renyi_edges(ExecutionSpace const& exec, agent_index agents,
+                                                                  std::uint64_t seed, std::size_t first,
+                                                                  std::size_t count) {
+  auto edges = allocate_edges<typename ExecutionSpace::memory_space>(agents, count, false, "erdos_renyi");
+  random_pairs(exec, edges, 0, count, seed, random_edges, 1.0f, first);
+  return edges;
+}
+
+}  // namespace Details
+
+template <class ExecutionSpace>
+EdgeSource<typename ExecutionSpace::memory_space> edge_source(ExecutionSpace const& exec, ErdosRenyi const& spec,
+                                                              std::uint64_t seed) {
+  Details::check_agents(spec.agents, "erdos-renyi");
+  EdgeSource<typename ExecutionSpace::memory_space> source;
+  source.agents = spec.agents;
+  source.edges = Details::edge_count(spec.agents, spec.mean_degree, "erdos-renyi");
+  source.slice = [exec, agents = spec.agents, seed](std::size_t first, std::size_t count) {
+    return Details::erdos_renyi_edges(exec, agents, seed, first, count);
+  };
+  return source;
+}
+
+template <class ExecutionSpace>
+EdgeSource<typename ExecutionSpace::memory_space> edge_source(ExecutionSpace const& exec, PowerLaw const& spec,
+                                                              std::uint64_t seed) {
   using memory_space = typename ExecutionSpace::memory_space;
   Details::check_agents(spec.agents, "power-law");
   auto const m = Details::edge_count(spec.agents, spec.mean_degree, "power-law");
@@ -236,9 +316,9 @@ EdgeList<typename ExecutionSpace::memory_space> generate_edges(ExecutionSpace co
   double const alpha = 1.0 / (spec.exponent - 1.0);
   double const shift = Details::power_law_shift(n, alpha, spec.mean_degree, max_degree);
   double const log_shift = portable::log(shift);
-  Details::ProfilingRegion const region("herd::generate::power_law");
 
   // Cumulative weights in 32.32 fixed point: an integer scan gives the same sums in any order.
+  // Every slice searches them all, so they are kept (8 bytes per agent) while the source lives.
   Kokkos::View<std::uint64_t*, memory_space> cumulative(
       Kokkos::ViewAllocateWithoutInitializing("herd::generate::power_law::cumulative"), spec.agents);
   Kokkos::parallel_scan(
@@ -248,64 +328,41 @@ EdgeList<typename ExecutionSpace::memory_space> generate_edges(ExecutionSpace co
         partial += static_cast<std::uint64_t>(relative * 4294967296.0) + 1;
         if (final) cumulative(i) = partial;
       });
-  std::uint64_t total = 0;
   exec.fence();
-  Kokkos::deep_copy(total, Kokkos::subview(cumulative, spec.agents - 1));
-
-  auto edges = Details::allocate_edges<memory_space>(spec.agents, m, false, "power_law");
-  auto sources = edges.sources;
-  auto targets = edges.targets;
-  CounterRng const rng{seed};
-  auto const last = static_cast<std::size_t>(spec.agents - 1);
-  Kokkos::parallel_for(
-      "herd::generate::power_law::edges", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, m),
-      KOKKOS_LAMBDA(std::size_t e) {
-        for (std::uint32_t end = 0; end < 2; ++end) {
-          // The first agent whose cumulative weight exceeds a uniform draw in [0, total).
-          std::uint64_t const u =
-              uniform_below64(rng.bits64(static_cast<global_id>(e), 0, Details::random_edges, end), total);
-          std::size_t lo = 0, hi = last;
-          while (lo < hi) {
-            std::size_t const mid = lo + (hi - lo) / 2;
-            if (cumulative(mid) > u)
-              hi = mid;
-            else
-              lo = mid + 1;
-          }
-          (end == 0 ? sources : targets)(e) = static_cast<global_id>(lo);
-        }
-      });
-  return edges;
+  EdgeSource<memory_space> source;
+  source.agents = spec.agents;
+  source.edges = m;
+  source.slice = [exec, cumulative, seed](std::size_t first, std::size_t count) {
+    return Details::power_law_edges(exec, Kokkos::View<std::uint64_t const*, memory_space>(cumulative), seed, first,
+                                    count);
+  };
+  return source;
 }
 
 template <class ExecutionSpace>
-EdgeList<typename ExecutionSpace::memory_space> generate_edges(ExecutionSpace const& exec, WattsStrogatz const& spec,
-                                                               std::uint64_t seed) {
+EdgeSource<typename ExecutionSpace::memory_space> edge_source(ExecutionSpace const& exec, WattsStrogatz const& spec,
+                                                              std::uint64_t seed) {
   Details::check_agents(spec.agents, "watts-strogatz");
   auto const k = spec.neighbours_each_side;
   require(k >= 1 && 2.0 * k < spec.agents,
           "watts-strogatz: neighbours on each side must lie in [1, agents / 2), got " + std::to_string(k));
   require(spec.rewire >= 0.0 && spec.rewire <= 1.0,
           "watts-strogatz: the rewiring probability must lie in [0, 1], got " + number_text(spec.rewire));
-  Details::ProfilingRegion const region("herd::generate::watts_strogatz");
-  std::size_t const m = static_cast<std::size_t>(spec.agents) * k;
-  auto edges = Details::allocate_edges<typename ExecutionSpace::memory_space>(spec.agents, m, false, "watts_strogatz");
-  auto sources = edges.sources;
-  auto targets = edges.targets;
-  CounterRng const rng{seed};
-  auto const rewire = to_threshold(spec.rewire);
-  auto const n = static_cast<std::uint64_t>(spec.agents);
-  Kokkos::parallel_for(
-      "herd::generate::watts_strogatz", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, m), KOKKOS_LAMBDA(std::size_t e) {
-        auto const id = static_cast<global_id>(e);
-        auto const u = static_cast<std::uint64_t>(e / k);
-        std::uint64_t v = (u + e % k + 1) % n;
-        if (happens(rng.bits(id, 0, Details::random_edges, 0), rewire))
-          v = uniform_below64(rng.bits64(id, 0, Details::random_edges, 1), n);
-        sources(e) = static_cast<global_id>(u);
-        targets(e) = static_cast<global_id>(v);
-      });
-  return edges;
+  EdgeSource<typename ExecutionSpace::memory_space> source;
+  source.agents = spec.agents;
+  source.edges = static_cast<std::size_t>(spec.agents) * static_cast<std::size_t>(k);
+  source.slice = [exec, spec, seed](std::size_t first, std::size_t count) {
+    return Details::watts_strogatz_edges(exec, spec, seed, first, count);
+  };
+  return source;
+}
+
+template <class ExecutionSpace, class Spec>
+EdgeList<typename ExecutionSpace::memory_space> generate_edges(ExecutionSpace const& exec, Spec const& spec,
+                                                               std::uint64_t seed) {
+  auto const source = edge_source(exec, spec, seed);
+  Details::ProfilingRegion const region("herd::generate::edges");
+  return source.slice(0, source.edges);
 }
 
 template <class ExecutionSpace>
@@ -415,11 +472,14 @@ Population<typename ExecutionSpace::memory_space> generate_population(ExecutionS
   return population;
 }
 
-#define HERD_INSTANTIATE_GENERATORS(EXEC)                                                                       \
-  template EdgeList<EXEC::memory_space> generate_edges<EXEC>(EXEC const&, ErdosRenyi const&, std::uint64_t);    \
-  template EdgeList<EXEC::memory_space> generate_edges<EXEC>(EXEC const&, PowerLaw const&, std::uint64_t);      \
-  template EdgeList<EXEC::memory_space> generate_edges<EXEC>(EXEC const&, WattsStrogatz const&, std::uint64_t); \
-  template Population<EXEC::memory_space> generate_population<EXEC>(EXEC const&, LayeredPopulation const&,      \
+#define HERD_INSTANTIATE_GENERATOR(EXEC, SPEC)                                                        \
+  template EdgeSource<EXEC::memory_space> edge_source<EXEC>(EXEC const&, SPEC const&, std::uint64_t); \
+  template EdgeList<EXEC::memory_space> generate_edges<EXEC, SPEC>(EXEC const&, SPEC const&, std::uint64_t);
+#define HERD_INSTANTIATE_GENERATORS(EXEC)                                                                  \
+  HERD_INSTANTIATE_GENERATOR(EXEC, ErdosRenyi)                                                             \
+  HERD_INSTANTIATE_GENERATOR(EXEC, PowerLaw)                                                               \
+  HERD_INSTANTIATE_GENERATOR(EXEC, WattsStrogatz)                                                          \
+  template Population<EXEC::memory_space> generate_population<EXEC>(EXEC const&, LayeredPopulation const&, \
                                                                     std::uint64_t);
 
 HERD_FOR_EACH_EXECUTION_SPACE(HERD_INSTANTIATE_GENERATORS)

@@ -7,7 +7,9 @@ uncounted, and nothing is kept that the steps do not need (the graph as built, o
 
 With an mpiexec, it checks instead that no rank of a run on 4 ranks holds as much as half the
 memory the whole run reports: a rank holds its share of the agents and edges, with their ghosts
-and halo, and not the whole graph beside them.
+and halo, and not the whole graph beside them. And, on 2, 3 and 4 ranks of a generated graph that
+each rank builds by shares, that no rank ever holds, setup included, more than 1.3 times its share
+of the whole run, its ghosts (at the run's bytes per agent) and SHARE_SLACK.
 """
 
 import json
@@ -21,6 +23,9 @@ mpiexec = sys.argv[4:]
 # Allocations the report leaves out as too small to matter: the observables' history (8 bytes a
 # count a step), a weighted graph's table of contributions by weight code, a few scalars.
 SLACK = 64 * 1024
+# What a rank building its share holds beyond it: one round's buffers (2^16 edges of about 64
+# bytes), one bit per agent for its ghosts, the halo plan's handshake.
+SHARE_SLACK = 6 * 1024 * 1024
 
 RUNS = [
     ["--model", "seir", "--graph", "population", "--agents", "100000"],
@@ -103,7 +108,29 @@ def check_ranks(tmp, ranks=4):
     return failures
 
 
+def check_shares(tmp):
+    """Under mpiexec, a graph built by shares: no rank's peak, setup included, passes its bound."""
+    failures = []
+    for command in (["--model", "sir", "--graph", "erdos-renyi", "--agents", "400000", "--mean-degree", "10"],
+                    ["--model", "voter", "--graph", "watts-strogatz", "--agents", "400000"]):
+        for ranks in (2, 3, 4):
+            report, records = run_under_tool(tmp, command, [mpiexec[0], "-n", str(ranks), *mpiexec[1:]])
+            whole = reported_bytes(report)
+            if len(records) != ranks:
+                failures.append(f"{len(records)} records for {ranks} ranks")
+            for rank, held in enumerate(records):
+                ghosts = report["ranks"][rank]["ghosts"]
+                bound = 1.3 * whole / ranks + ghosts * report["bytes_per_agent"] + SHARE_SLACK
+                line = (f"herd run {' '.join(command)} on {ranks} ranks: rank {rank} held at most "
+                        f"{held['most'] / 1e6:.3f} MB, bound {bound / 1e6:.3f} MB (whole run {whole / 1e6:.3f} MB, "
+                        f"{ghosts} ghosts)")
+                print(line)
+                if held["most"] > bound:
+                    failures.append(line)
+    return failures
+
+
 with tempfile.TemporaryDirectory() as tmp:
-    failures = check_ranks(tmp) if mpiexec else check_each_run(tmp)
+    failures = check_ranks(tmp) + check_shares(tmp) if mpiexec else check_each_run(tmp)
 if failures:
     sys.exit("the reported memory is not what the run held:\n" + "\n".join(failures))

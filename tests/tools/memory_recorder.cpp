@@ -1,6 +1,7 @@
 // A minimal Kokkos Tools library: follows the bytes Kokkos holds allocated, in every memory space
 // together, and writes into the file named by HERD_MEMORY_LOG how many were held when the first
-// `herd::run` region began and the most held from then on. Under mpiexec each rank writes its own
+// `herd::run` region began, the most held from then on, and the most held at any time (setup
+// included). Under mpiexec each rank writes its own
 // file, the name followed by a dot and the rank (as Open MPI, MPICH and Slurm give it). Loaded by
 // Kokkos through KOKKOS_PROFILE_LIBRARY (Kokkos 3) or KOKKOS_TOOLS_LIBS (Kokkos 4), as any Kokkos
 // Tool is.
@@ -16,6 +17,7 @@ std::mutex lock;
 long long held = 0;
 long long at_run = -1;  // -1: no herd::run region yet
 long long most_in_run = 0;
+long long most = 0;
 }  // namespace
 
 extern "C" {
@@ -35,7 +37,7 @@ void kokkosp_finalize_library() {
       break;
     }
   if (FILE* out = std::fopen(path.c_str(), "w")) {
-    std::fprintf(out, "at_run %lld\nmost_in_run %lld\n", at_run, most_in_run);
+    std::fprintf(out, "at_run %lld\nmost_in_run %lld\nmost %lld\n", at_run, most_in_run, most);
     std::fclose(out);
   }
 }
@@ -43,6 +45,7 @@ void kokkosp_allocate_data(SpaceHandle, char const*, void const*, std::uint64_t 
   std::lock_guard<std::mutex> guard(lock);
   held += static_cast<long long>(size);
   if (at_run >= 0 && held > most_in_run) most_in_run = held;
+  if (held > most) most = held;
 }
 void kokkosp_deallocate_data(SpaceHandle, char const*, void const*, std::uint64_t size) {
   std::lock_guard<std::mutex> guard(lock);

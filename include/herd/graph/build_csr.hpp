@@ -23,6 +23,14 @@ template <class ExecutionSpace, class WeightStorage>
 void validate(ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& graph,
               std::string const& what = "graph");
 
+namespace Details {
+/// Throws herd::Error naming the first edge (numbered from `first_id`) with an id out of
+/// [0, num_agents) or a weight that is negative or not finite.
+template <class ExecutionSpace>
+void check_edges(ExecutionSpace const& exec, EdgeList<typename ExecutionSpace::memory_space> const& edges,
+                 std::size_t first_id);
+}  // namespace Details
+
 /// Degree statistics of a graph, reduced on the device.
 struct DegreeStats {
   agent_index min_degree = 0;

@@ -6,7 +6,9 @@
 
 #include <herd/graph/csr_graph.hpp>
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 
 namespace herd {
 
@@ -62,14 +64,32 @@ struct Population {
   Kokkos::View<agent_index*, MemorySpace> household;   ///< household index of each agent
 };
 
+/// The edges of a generator by id range: edge e is a pure function of (seed, e), so any slice of
+/// the edges can be made alone, and a rank of a distributed run makes only its own
+/// (herd::mpi::build_local_graph). Throws herd::Error on a bad parameter.
+template <class MemorySpace>
+struct EdgeSource {
+  agent_index agents = 0;
+  std::size_t edges = 0;  ///< the edges' ids are 0 ... edges - 1
+  bool weighted = false;  ///< whether the slices carry weights
+  /// The edges with ids first ... first + count - 1, in id order, as an edge list of `agents`.
+  std::function<EdgeList<MemorySpace>(std::size_t first, std::size_t count)> slice;
+};
+
 template <class ExecutionSpace>
-EdgeList<typename ExecutionSpace::memory_space> generate_edges(ExecutionSpace const& exec, ErdosRenyi const& spec,
-                                                               std::uint64_t seed);
+EdgeSource<typename ExecutionSpace::memory_space> edge_source(ExecutionSpace const& exec, ErdosRenyi const& spec,
+                                                              std::uint64_t seed);
+/// Holds the cumulative expected degrees (8 bytes per agent) while the source lives.
 template <class ExecutionSpace>
-EdgeList<typename ExecutionSpace::memory_space> generate_edges(ExecutionSpace const& exec, PowerLaw const& spec,
-                                                               std::uint64_t seed);
+EdgeSource<typename ExecutionSpace::memory_space> edge_source(ExecutionSpace const& exec, PowerLaw const& spec,
+                                                              std::uint64_t seed);
 template <class ExecutionSpace>
-EdgeList<typename ExecutionSpace::memory_space> generate_edges(ExecutionSpace const& exec, WattsStrogatz const& spec,
+EdgeSource<typename ExecutionSpace::memory_space> edge_source(ExecutionSpace const& exec, WattsStrogatz const& spec,
+                                                              std::uint64_t seed);
+
+/// All the edges of ErdosRenyi, PowerLaw or WattsStrogatz: edge_source(exec, spec, seed).slice(0, edges).
+template <class ExecutionSpace, class Spec>
+EdgeList<typename ExecutionSpace::memory_space> generate_edges(ExecutionSpace const& exec, Spec const& spec,
                                                                std::uint64_t seed);
 template <class ExecutionSpace>
 Population<typename ExecutionSpace::memory_space> generate_population(ExecutionSpace const& exec,

@@ -1,0 +1,47 @@
+#pragma once
+
+// Building a distributed graph without any rank holding all of it.
+//
+// Rank r owns the contiguous block of agents [r N / P, (r + 1) N / P). It generates edges
+// [r M / P, (r + 1) M / P) of an EdgeSource and sends each entry to the owner of its row, in
+// rounds of a bounded number of edges, twice: the first pass counts each row's entries and marks
+// the ghosts, the second places the entries straight into the rows of the rank's LocalGraph. The
+// edges are made again rather than kept, so a rank holds its rows, one round's buffers and one
+// bit per agent (which agents are ghosts), never the whole edge list.
+
+#include <herd/graph/csr_graph.hpp>
+#include <herd/graph/generators.hpp>
+#include <herd/mpi/local_graph.hpp>
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+namespace herd::mpi {
+
+/// This rank's share of the graph that build_csr(exec, source.slice(0, source.edges), options)
+/// would make, under partition_contiguous: the LocalGraph extract_local_graph would give, entry
+/// for entry, built from a 1/P share of the edges. `round_edges` bounds the edges each rank sends
+/// in one round (0: Herd's choice, 1/64 of a rank's edges between 2^16 and 2^22). Throws
+/// CollectiveError on every rank when any rank's edges hold an id out of range or a bad weight, or
+/// there are more ranks than agents. Collective over `comm`.
+template <class WeightStorage, class ExecutionSpace>
+LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_graph(
+    ExecutionSpace const& exec, MPI_Comm comm, EdgeSource<typename ExecutionSpace::memory_space> const& source,
+    BuildOptions const& options = {}, std::size_t round_edges = 0);
+
+/// herd::graph_hash of the whole graph, computed from the ranks' shares of it. The shares must be
+/// contiguous blocks of agents, as build_local_graph makes them. Collective over `comm`.
+template <class ExecutionSpace, class WeightStorage>
+std::uint64_t graph_hash(ExecutionSpace const& exec, MPI_Comm comm,
+                         LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> const& local);
+
+/// The most entries in one row over all ranks, and the entries of all rows. Collective.
+template <class ExecutionSpace, class WeightStorage>
+std::pair<agent_index, std::uint64_t> degree_extent(
+    ExecutionSpace const& exec, MPI_Comm comm,
+    LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> const& local);
+
+}  // namespace herd::mpi

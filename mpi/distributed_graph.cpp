@@ -1,0 +1,596 @@
+#include <herd/mpi/distributed_graph.hpp>
+
+#include "../kernels/graph/row_sort.hpp"
+
+#include <herd/core/bit_cast.hpp>
+#include <herd/core/error.hpp>
+#include <herd/core/execution_spaces.hpp>
+#include <herd/core/lowest_bit.hpp>
+#include <herd/core/profiling_region.hpp>
+#include <herd/detail/select.hpp>
+#include <herd/graph/build_csr.hpp>
+#include <herd/graph/graph_hash.hpp>
+#include <herd/mpi/collective.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace herd::mpi {
+
+// Not an anonymous namespace: CUDA's extended lambdas need enclosing functions with external linkage.
+namespace Details {
+
+// The contiguous blocks of partition_contiguous: part r owns [begin(r), begin(r + 1)).
+struct Blocks {
+  global_id agents;
+  int parts;
+  KOKKOS_INLINE_FUNCTION global_id begin(int r) const { return static_cast<global_id>(r) * agents / parts; }
+  KOKKOS_INLINE_FUNCTION int owner(global_id g) const {
+    // A guess at most one off either way, then corrected.
+    auto r = static_cast<int>(g * parts / agents);
+    while (r + 1 < parts && begin(r + 1) <= g) ++r;
+    while (r > 0 && begin(r) > g) --r;
+    return r;
+  }
+};
+
+// One CSR entry on its way to the owner of its row.
+struct Entry {
+  agent_index row;
+  agent_index neighbour;
+  float weight;
+};
+
+KOKKOS_INLINE_FUNCTION int bit_count(std::uint32_t word) {
+  word = word - ((word >> 1) & 0x55555555u);
+  word = (word & 0x33333333u) + ((word >> 2) & 0x33333333u);
+  return static_cast<int>((((word + (word >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
+}
+
+// Which agents outside this rank's block its rows read: one bit per agent, and the count of set
+// bits before each word, so that a ghost's local index is found in O(1).
+template <class MemorySpace>
+struct GhostBits {
+  Kokkos::View<std::uint32_t*, MemorySpace> bits;
+  Kokkos::View<agent_index*, MemorySpace> before;  ///< set bits in words 0 ... w-1 (one more entry: the total)
+  /// Ghosts with global ids below g.
+  KOKKOS_INLINE_FUNCTION agent_index rank(global_id g) const {
+    auto const w = static_cast<std::size_t>(g / 32);
+    if (w >= bits.extent(0)) return before(bits.extent(0));
+    auto const below = bits(w) & ((std::uint32_t{1} << (g % 32)) - 1u);
+    return before(w) + bit_count(below);
+  }
+};
+
+// The edges this rank makes, split into rounds that every rank runs alike.
+struct Rounds {
+  std::size_t first = 0;  ///< this rank's first edge id
+  std::size_t count = 0;  ///< this rank's edges
+  std::size_t size = 1;   ///< edges per round
+  std::size_t rounds = 0;
+};
+
+inline Rounds rounds_of(std::size_t edges, int parts, int rank, std::size_t round_edges) {
+  Rounds r;
+  auto const p = static_cast<std::size_t>(parts);
+  auto const q = static_cast<std::size_t>(rank);
+  r.first = edges / p * q + std::min(q, edges % p);
+  r.count = edges / p + (q < edges % p ? 1 : 0);
+  std::size_t const most = edges / p + (edges % p ? 1 : 0);
+  // Buffers of about 64 bytes an edge: 1/64 of a rank's edges costs about a byte per edge held.
+  r.size =
+      round_edges > 0 ? round_edges : std::clamp<std::size_t>(most / 64, std::size_t{1} << 16, std::size_t{1} << 22);
+  r.rounds = (most + r.size - 1) / r.size;
+  return r;
+}
+
+// Turns counts in rows 0 ... n-1 of `counts` (n + 1 entries, the last ignored) into where each
+// row starts, in place; the last entry becomes the total.
+template <class ExecutionSpace>
+void counts_to_starts(ExecutionSpace const& exec,
+                      Kokkos::View<edge_offset*, typename ExecutionSpace::memory_space> counts, char const* label) {
+  auto const n = counts.extent(0) - 1;
+  Kokkos::parallel_scan(
+      label, Kokkos::RangePolicy<ExecutionSpace>(exec, 0, n + 1),
+      KOKKOS_LAMBDA(std::size_t i, edge_offset & partial, bool final) {
+        edge_offset const count = i < n ? counts(i) : 0;
+        if (final) counts(i) = partial;
+        partial += count;
+      });
+}
+
+// Round k's entries on this rank, grouped by the rank that owns their row, and where each
+// rank's group begins (one more: the total).
+template <class MemorySpace>
+struct Packed {
+  Kokkos::View<Entry*, MemorySpace> entries;
+  std::vector<std::size_t> begin;
+};
+
+// Makes round k's edges on this rank and packs their entries by owner. Throws herd::Error on a
+// bad edge.
+template <class ExecutionSpace>
+Packed<typename ExecutionSpace::memory_space> pack_round(
+    ExecutionSpace const& exec, EdgeSource<typename ExecutionSpace::memory_space> const& source,
+    BuildOptions const& options, Blocks const& blocks, Rounds const& rounds, std::size_t k) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  using policy = Kokkos::RangePolicy<ExecutionSpace>;
+  std::size_t const begin = std::min(rounds.count, k * rounds.size);
+  std::size_t const count = std::min(rounds.count, begin + rounds.size) - begin;
+  int const parts = blocks.parts;
+  Packed<memory_space> packed;
+  packed.begin.assign(static_cast<std::size_t>(parts) + 1, 0);
+  if (count == 0) return packed;
+  auto const edges = source.slice(rounds.first + begin, count);
+  exec.fence();
+  herd::require(
+      edges.size() == count && edges.num_agents == source.agents && (edges.weights.extent(0) != 0) == source.weighted,
+      "edge source: a slice of " + std::to_string(count) + " edges held " + std::to_string(edges.size()) +
+          " edges of " + std::to_string(edges.num_agents) + " agents" +
+          ((edges.weights.extent(0) != 0) == source.weighted ? "" : ", weights unlike the source's `weighted`"));
+  herd::Details::check_edges(exec, edges, rounds.first + begin);
+  Kokkos::View<std::size_t*, memory_space> per_rank("herd::distributed_graph::per_rank", parts + 1);
+  bool const drop_loops = options.drop_self_loops, both_ways = options.symmetrise;
+  auto sources = edges.sources, targets = edges.targets;
+  auto weights = edges.weights;
+  bool const weighted = source.weighted;
+  // Entry j of an edge: j = 0 its row is the source, j = 1 the target (when symmetrising).
+  auto const entry_of = KOKKOS_LAMBDA(std::size_t e, int j, Entry& out) {
+    auto const s = static_cast<agent_index>(sources(e)), t = static_cast<agent_index>(targets(e));
+    if ((drop_loops && s == t) || (j == 1 && (!both_ways || s == t))) return false;
+    out = {j == 0 ? s : t, j == 0 ? t : s, weighted ? weights(e) : 1.0f};
+    return true;
+  };
+  Kokkos::parallel_for(
+      "herd::distributed_graph::count_sends", policy(exec, 0, count), KOKKOS_LAMBDA(std::size_t e) {
+        Entry entry{};
+        for (int j = 0; j < 2; ++j)
+          if (entry_of(e, j, entry)) Kokkos::atomic_add(&per_rank(blocks.owner(entry.row)), std::size_t{1});
+      });
+  auto host_counts = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), per_rank);
+  for (int q = 0; q < parts; ++q) packed.begin[q + 1] = packed.begin[q] + host_counts(q);
+  // The places where each rank's entries begin, as cursors for the fill.
+  for (int q = 0; q <= parts; ++q) host_counts(q) = packed.begin[q];
+  Kokkos::deep_copy(exec, per_rank, host_counts);
+  packed.entries = Kokkos::View<Entry*, memory_space>(
+      Kokkos::ViewAllocateWithoutInitializing("herd::distributed_graph::send"), packed.begin[parts]);
+  auto send = packed.entries;
+  Kokkos::parallel_for(
+      "herd::distributed_graph::pack", policy(exec, 0, count), KOKKOS_LAMBDA(std::size_t e) {
+        Entry entry{};
+        for (int j = 0; j < 2; ++j)
+          if (entry_of(e, j, entry))
+            send(Kokkos::atomic_fetch_add(&per_rank(blocks.owner(entry.row)), std::size_t{1})) = entry;
+      });
+  exec.fence();
+  return packed;
+}
+
+// Makes round k's edges on this rank and sends each entry to the owner of its row; returns the
+// entries this rank receives. Every rank calls it for the same k. A bad edge, or a round too
+// large for MPI's int counts, on any rank throws CollectiveError on all of them before anything
+// is sent.
+template <class ExecutionSpace>
+Kokkos::View<Entry*, typename ExecutionSpace::memory_space> route_round(
+    ExecutionSpace const& exec, MPI_Comm comm, EdgeSource<typename ExecutionSpace::memory_space> const& source,
+    BuildOptions const& options, Blocks const& blocks, Rounds const& rounds, std::size_t k) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  int const parts = blocks.parts;
+  constexpr auto most = static_cast<std::size_t>(INT_MAX);
+  auto const packed = collectively(comm, [&] {
+    auto p = pack_round(exec, source, options, blocks, rounds, k);
+    herd::require(p.begin[parts] <= most, "build_local_graph: a round sends more than 2^31 entries; lower round_edges");
+    return p;
+  });
+  // Counts and offsets in entries, each an MPI type of its own bytes.
+  std::vector<int> send_counts(parts), receive_counts(parts), send_displs(parts), receive_displs(parts);
+  for (int q = 0; q < parts; ++q) {
+    send_counts[q] = static_cast<int>(packed.begin[q + 1] - packed.begin[q]);
+    send_displs[q] = static_cast<int>(packed.begin[q]);
+  }
+  MPI_Alltoall(send_counts.data(), 1, MPI_INT, receive_counts.data(), 1, MPI_INT, comm);
+  std::size_t received = 0;
+  for (int q = 0; q < parts; ++q) {
+    receive_displs[q] = static_cast<int>(std::min(received, most));
+    received += static_cast<std::size_t>(receive_counts[q]);
+  }
+  // MPI reads and writes host memory here: device buffers go through host copies.
+  Kokkos::View<Entry*, memory_space> receive;
+  typename Kokkos::View<Entry*, memory_space>::HostMirror host_receive;
+  collectively(comm, [&] {
+    herd::require(received <= most, "build_local_graph: a round receives more than 2^31 entries; lower round_edges");
+    receive = Kokkos::View<Entry*, memory_space>(
+        Kokkos::ViewAllocateWithoutInitializing("herd::distributed_graph::receive"), received);
+    host_receive = Kokkos::create_mirror_view(Kokkos::HostSpace(), receive);
+  });
+  auto host_send = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), packed.entries);
+  MPI_Datatype entry_type;
+  MPI_Type_contiguous(static_cast<int>(sizeof(Entry)), MPI_BYTE, &entry_type);
+  MPI_Type_commit(&entry_type);
+  MPI_Alltoallv(host_send.data(), send_counts.data(), send_displs.data(), entry_type, host_receive.data(),
+                receive_counts.data(), receive_displs.data(), entry_type, comm);
+  MPI_Type_free(&entry_type);
+  Kokkos::deep_copy(exec, receive, host_receive);
+  exec.fence();
+  return receive;
+}
+
+// What the first pass learns of this rank's rows: entries per row, whether a row reads an agent
+// elsewhere, and which agents elsewhere are read.
+template <class MemorySpace>
+struct RowCounts {
+  Kokkos::View<edge_offset*, MemorySpace> entries;
+  Kokkos::View<std::uint32_t*, MemorySpace> reads_ghost;
+  GhostBits<MemorySpace> ghosts;
+};
+
+template <class ExecutionSpace>
+void count_round(ExecutionSpace const& exec, Kokkos::View<Entry*, typename ExecutionSpace::memory_space> received,
+                 RowCounts<typename ExecutionSpace::memory_space> const& counts, global_id first, global_id end) {
+  auto entries = counts.entries;
+  auto reads_ghost = counts.reads_ghost;
+  auto bits = counts.ghosts.bits;
+  Kokkos::parallel_for(
+      "herd::distributed_graph::count_entries", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, received.extent(0)),
+      KOKKOS_LAMBDA(std::size_t k) {
+        Entry const entry = received(k);
+        auto const row = static_cast<std::size_t>(entry.row - first);
+        Kokkos::atomic_add(&entries(row), edge_offset{1});
+        global_id const j = entry.neighbour;
+        if (j < first || j >= end) {
+          Kokkos::atomic_fetch_or(&reads_ghost(row), 1u);
+          Kokkos::atomic_fetch_or(&bits(static_cast<std::size_t>(j / 32)), std::uint32_t{1} << (j % 32));
+        }
+      });
+}
+
+template <class ExecutionSpace, class WeightStorage>
+void place_round(ExecutionSpace const& exec, Kokkos::View<Entry*, typename ExecutionSpace::memory_space> received,
+                 Kokkos::View<agent_index*, typename ExecutionSpace::memory_space> local_of,
+                 Kokkos::View<edge_offset*, typename ExecutionSpace::memory_space> cursor,
+                 CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& graph, global_id first) {
+  auto neighbours = graph.neighbours;
+  auto weights = graph.weights;
+  auto offsets = graph.row_offsets;
+  bool const weighted = graph.weighted();
+  Kokkos::parallel_for(
+      "herd::distributed_graph::place_entries", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, received.extent(0)),
+      KOKKOS_LAMBDA(std::size_t k) {
+        Entry const entry = received(k);
+        auto const r = local_of(static_cast<std::size_t>(entry.row - first));
+        edge_offset const slot = Kokkos::atomic_fetch_add(&cursor(r), edge_offset{1});
+        // A source that made other edges the second time would overflow the row: counted below.
+        if (slot >= offsets(r + 1)) return;
+        neighbours(slot) = entry.neighbour;
+        if (weighted) weights(slot) = storage_traits<WeightStorage>::store(entry.weight);
+      });
+}
+
+// Moves each row from its place under graph.row_offsets to its place under `kept`, which ends no
+// later (duplicates were dropped from the rows' ends). On the host the rows move in order, in
+// place, as kept(r) <= offsets(r); a GPU copies into new arrays.
+template <class ExecutionSpace, class WeightStorage>
+void close_gaps(ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::memory_space, WeightStorage>& graph,
+                Kokkos::View<edge_offset*, typename ExecutionSpace::memory_space> kept) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  auto const rows = static_cast<std::size_t>(kept.extent(0) - 1);
+  auto offsets = graph.row_offsets;
+  auto neighbours = graph.neighbours;
+  auto weights = graph.weights;
+  bool const weighted = graph.weighted();
+  edge_offset nnz = 0;
+  exec.fence();
+  Kokkos::deep_copy(nnz, Kokkos::subview(kept, rows));
+  auto const all = Kokkos::make_pair(edge_offset{0}, nnz);
+  if constexpr (herd::Details::runs_on_host_v<ExecutionSpace>) {
+    for (std::size_t r = 0; r < rows; ++r) {
+      auto const length = static_cast<std::size_t>(kept(r + 1) - kept(r));
+      std::memmove(neighbours.data() + kept(r), neighbours.data() + offsets(r), length * sizeof(agent_index));
+      if (weighted) std::memmove(weights.data() + kept(r), weights.data() + offsets(r), length * sizeof(WeightStorage));
+    }
+    graph.neighbours = Kokkos::subview(neighbours, all);
+    if (weighted) graph.weights = Kokkos::subview(weights, all);
+  } else {
+    Kokkos::View<agent_index*, memory_space> moved(Kokkos::ViewAllocateWithoutInitializing("herd::local::neighbours"),
+                                                   nnz);
+    Kokkos::View<WeightStorage*, memory_space> moved_weights(
+        Kokkos::ViewAllocateWithoutInitializing("herd::local::weights"), weighted ? nnz : 0);
+    Kokkos::parallel_for(
+        "herd::distributed_graph::close_gaps", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, rows),
+        KOKKOS_LAMBDA(std::size_t r) {
+          for (edge_offset k = 0; k < kept(r + 1) - kept(r); ++k) {
+            moved(kept(r) + k) = neighbours(offsets(r) + k);
+            if (weighted) moved_weights(kept(r) + k) = weights(offsets(r) + k);
+          }
+        });
+    graph.neighbours = moved;
+    graph.weights = moved_weights;
+  }
+  graph.row_offsets = kept;
+}
+
+}  // namespace Details
+
+template <class WeightStorage, class ExecutionSpace>
+LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_graph(
+    ExecutionSpace const& exec, MPI_Comm comm, EdgeSource<typename ExecutionSpace::memory_space> const& source,
+    BuildOptions const& options, std::size_t round_edges) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  using policy = Kokkos::RangePolicy<ExecutionSpace>;
+  herd::Details::ProfilingRegion const region("herd::build_local_graph");
+  int const rank = rank_of(comm), parts = size_of(comm);
+  collectively(comm, [&] {
+    herd::require(source.agents >= parts, "cannot split " + std::to_string(source.agents) + " agents into " +
+                                              std::to_string(parts) +
+                                              " parts: every rank needs at least one agent (use fewer ranks)");
+  });
+  Details::Blocks const blocks{source.agents, parts};
+  global_id const first = blocks.begin(rank), end = blocks.begin(rank + 1);
+  auto const owned = static_cast<agent_index>(end - first);
+  auto const rounds = Details::rounds_of(source.edges, parts, rank, round_edges);
+
+  // 1. Count each owned row's entries and find the ghosts.
+  Details::RowCounts<memory_space> counts;
+  counts.entries = Kokkos::View<edge_offset*, memory_space>("herd::distributed_graph::row_entries", owned);
+  counts.reads_ghost = Kokkos::View<std::uint32_t*, memory_space>("herd::distributed_graph::reads_ghost", owned);
+  auto const words = (static_cast<std::size_t>(source.agents) + 31) / 32;
+  counts.ghosts.bits = Kokkos::View<std::uint32_t*, memory_space>("herd::distributed_graph::ghost_bits", words);
+  for (std::size_t k = 0; k < rounds.rounds; ++k)
+    Details::count_round(exec, Details::route_round(exec, comm, source, options, blocks, rounds, k), counts, first,
+                         end);
+
+  // 2. Local order: interior, boundary (each ascending), then ghosts ascending, which is by owner.
+  auto reads_ghost = counts.reads_ghost;
+  auto interior_rows = herd::Details::select_indices(
+      exec, owned, KOKKOS_LAMBDA(agent_index l) { return reads_ghost(l) == 0; }, "herd::distributed_graph::interior");
+  auto boundary_rows = herd::Details::select_indices(
+      exec, owned, KOKKOS_LAMBDA(agent_index l) { return reads_ghost(l) != 0; }, "herd::distributed_graph::boundary");
+  counts.reads_ghost = {};
+  reads_ghost = {};
+  auto bits = counts.ghosts.bits;
+  counts.ghosts.before = Kokkos::View<agent_index*, memory_space>(
+      Kokkos::ViewAllocateWithoutInitializing("herd::distributed_graph::ghosts_before"), words + 1);
+  auto before = counts.ghosts.before;
+  Kokkos::parallel_scan(
+      "herd::distributed_graph::number_ghosts", policy(exec, 0, words + 1),
+      KOKKOS_LAMBDA(std::size_t w, agent_index & partial, bool final) {
+        if (final) before(w) = partial;
+        if (w < words) partial += Details::bit_count(bits(w));
+      });
+  agent_index ghosts = 0;
+  exec.fence();
+  Kokkos::deep_copy(ghosts, Kokkos::subview(before, words));
+
+  LocalGraph<memory_space, WeightStorage> local;
+  local.rank = rank;
+  local.parts = parts;
+  local.global_agents = source.agents;
+  local.interior = static_cast<agent_index>(interior_rows.extent(0));
+  local.owned = owned;
+  local.ids = Kokkos::View<global_id*, memory_space>(Kokkos::ViewAllocateWithoutInitializing("herd::local::ids"),
+                                                     owned + ghosts);
+  auto ids = local.ids;
+  agent_index const interior = local.interior;
+  Kokkos::View<agent_index*, memory_space> local_of(
+      Kokkos::ViewAllocateWithoutInitializing("herd::distributed_graph::local_of"), owned);
+  Kokkos::parallel_for(
+      "herd::distributed_graph::owned_ids", policy(exec, 0, owned), KOKKOS_LAMBDA(agent_index r) {
+        agent_index const l = r < interior ? interior_rows(r) : boundary_rows(r - interior);
+        ids(r) = first + l;
+        local_of(l) = r;
+      });
+  interior_rows = {};
+  boundary_rows = {};
+  Kokkos::parallel_for(
+      "herd::distributed_graph::ghost_ids", policy(exec, 0, words), KOKKOS_LAMBDA(std::size_t w) {
+        std::uint32_t word = bits(w);
+        agent_index at = owned + before(w);
+        while (word != 0) {
+          int const b = herd::Details::lowest_bit(word);
+          ids(at++) = static_cast<global_id>(w * 32 + static_cast<std::size_t>(b));
+          word &= word - 1;
+        }
+      });
+  // Ghosts per owner: the set bits in each other rank's block.
+  Kokkos::View<agent_index*, memory_space> per_owner("herd::distributed_graph::per_owner", parts);
+  auto const ghost_bits = counts.ghosts;
+  Kokkos::parallel_for(
+      "herd::distributed_graph::ghosts_per_owner", policy(exec, 0, parts),
+      KOKKOS_LAMBDA(int q) { per_owner(q) = ghost_bits.rank(blocks.begin(q + 1)) - ghost_bits.rank(blocks.begin(q)); });
+  auto const host_per_owner = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), per_owner);
+  local.ghost_offsets.push_back(0);
+  for (int q = 0; q < parts; ++q) {
+    if (host_per_owner(q) == 0) continue;
+    local.ghost_owners.push_back(q);
+    local.ghost_offsets.push_back(local.ghost_offsets.back() + host_per_owner(q));
+  }
+
+  // 3. Rows in local order, then the second pass places each entry in its row.
+  auto row_entries = counts.entries;
+  Kokkos::View<edge_offset*, memory_space> offsets(Kokkos::ViewAllocateWithoutInitializing("herd::local::row_offsets"),
+                                                   owned + 1);
+  Kokkos::parallel_scan(
+      "herd::distributed_graph::row_offsets", policy(exec, 0, owned + 1),
+      KOKKOS_LAMBDA(agent_index r, edge_offset & partial, bool final) {
+        if (final) offsets(r) = partial;
+        if (r < owned) partial += row_entries(static_cast<std::size_t>(ids(r) - first));
+      });
+  counts.entries = {};
+  row_entries = {};
+  edge_offset stored = 0;
+  exec.fence();
+  Kokkos::deep_copy(stored, Kokkos::subview(offsets, owned));
+  auto& graph = local.graph;
+  graph.row_offsets = offsets;
+  graph.neighbours = Kokkos::View<agent_index*, memory_space>(
+      Kokkos::ViewAllocateWithoutInitializing("herd::local::neighbours"), stored);
+  if (source.weighted)
+    graph.weights = Kokkos::View<WeightStorage*, memory_space>(
+        Kokkos::ViewAllocateWithoutInitializing("herd::local::weights"), stored);
+  {
+    Kokkos::View<edge_offset*, memory_space> cursor(
+        Kokkos::ViewAllocateWithoutInitializing("herd::distributed_graph::cursor"), owned);
+    Kokkos::deep_copy(exec, cursor, Kokkos::subview(offsets, Kokkos::make_pair(agent_index{0}, owned)));
+    for (std::size_t k = 0; k < rounds.rounds; ++k)
+      Details::place_round(exec, Details::route_round(exec, comm, source, options, blocks, rounds, k), local_of, cursor,
+                           graph, first);
+    agent_index unfilled = 0;
+    Kokkos::parallel_reduce(
+        "herd::distributed_graph::check_rows", policy(exec, 0, owned),
+        KOKKOS_LAMBDA(agent_index r, agent_index & bad) { bad += cursor(r) != offsets(r + 1) ? 1 : 0; }, unfilled);
+    collectively(comm, [&] {
+      herd::require(unfilled == 0, "edge source: " + std::to_string(unfilled) +
+                                       " rows received other entries the second time their edges were made; a "
+                                       "slice must be a function of its edge ids alone");
+    });
+  }
+
+  // 4. Each row sorted by global neighbour (duplicates by weight, largest first), as build_csr
+  //    sorts it; then duplicates dropped and neighbours renumbered to local indices in place.
+  auto neighbours = graph.neighbours;
+  auto weights = graph.weights;
+  bool const weighted = graph.weighted();
+  bool const unique = options.drop_duplicates;
+  Kokkos::View<edge_offset*, memory_space> kept(Kokkos::ViewAllocateWithoutInitializing("herd::local::row_offsets"),
+                                                owned + 1);
+  edge_offset cut = 0;
+  Kokkos::parallel_reduce(
+      "herd::distributed_graph::sort_rows",
+      Kokkos::RangePolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec, 0, owned),
+      KOKKOS_LAMBDA(agent_index r, edge_offset & cut_sum) {
+        edge_offset const row = offsets(r), length = offsets(r + 1) - row;
+        if (weighted)
+          herd::Details::sort_row(
+              herd::Details::WeightedRow<WeightStorage>{neighbours.data() + row, weights.data() + row}, length);
+        else
+          herd::Details::sort_row(herd::Details::NeighbourRow{neighbours.data() + row}, length);
+        // Entries are renumbered where they lie, so the previous global id is kept aside.
+        edge_offset out = row;
+        agent_index previous = 0;
+        for (edge_offset e = row; e < row + length; ++e) {
+          agent_index const j = neighbours(e);
+          if (unique && e != row && j == previous) continue;
+          previous = j;
+          bool const is_owned = j >= first && j < end;
+          neighbours(out) = is_owned ? local_of(static_cast<std::size_t>(j - first)) : owned + ghost_bits.rank(j);
+          if (weighted) weights(out) = weights(e);
+          if (!is_owned) ++cut_sum;
+          ++out;
+        }
+        kept(r) = out - row;
+      },
+      cut);
+  local.cut_edges = cut;
+  local_of = {};
+  Details::counts_to_starts(exec, kept, "herd::distributed_graph::kept_offsets");
+  edge_offset nnz = 0;
+  exec.fence();
+  Kokkos::deep_copy(nnz, Kokkos::subview(kept, owned));
+  if (nnz != stored)
+    Details::close_gaps(exec, graph, kept);
+  else
+    graph.row_offsets = kept;
+  exec.fence();
+  return local;
+}
+
+template <class ExecutionSpace, class WeightStorage>
+std::uint64_t graph_hash(ExecutionSpace const& exec, MPI_Comm comm,
+                         LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> const& local) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  using policy = Kokkos::RangePolicy<ExecutionSpace>;
+  agent_index const owned = local.owned;
+  auto const ids = local.ids;
+  auto const graph = local.graph;
+  auto const offsets = graph.row_offsets;
+  using minmax = Kokkos::MinMax<global_id>;
+  typename minmax::value_type range;
+  Kokkos::parallel_reduce(
+      "herd::distributed_graph::owned_range", policy(exec, 0, owned),
+      KOKKOS_LAMBDA(agent_index r, typename minmax::value_type & m) {
+        if (ids(r) < m.min_val) m.min_val = ids(r);
+        if (ids(r) > m.max_val) m.max_val = ids(r);
+      },
+      minmax(range));
+  global_id const lowest = range.min_val;
+  collectively(comm, [&] {
+    herd::require(owned == 0 || range.max_val - lowest + 1 == owned,
+                  "graph_hash: rank " + std::to_string(local.rank) +
+                      " does not own a contiguous block of agents (the hash of a distributed graph needs them)");
+  });
+  // Where each owned row begins in the whole graph: the rows of lower ranks, then lower ids.
+  Kokkos::View<edge_offset*, memory_space> start(
+      Kokkos::ViewAllocateWithoutInitializing("herd::distributed_graph::start"), owned + 1);
+  Kokkos::parallel_for(
+      "herd::distributed_graph::degrees", policy(exec, 0, owned),
+      KOKKOS_LAMBDA(agent_index r) { start(static_cast<std::size_t>(ids(r) - lowest)) = offsets(r + 1) - offsets(r); });
+  Details::counts_to_starts(exec, start, "herd::distributed_graph::starts");
+  long long entries = static_cast<long long>(graph.num_edges()), below = 0;
+  MPI_Exscan(&entries, &below, 1, MPI_LONG_LONG, MPI_SUM, comm);
+  if (local.rank == 0) below = 0;
+  auto const base = static_cast<edge_offset>(below);
+  std::uint64_t sums[2] = {0, 0};
+  Kokkos::parallel_reduce(
+      "herd::distributed_graph::hash_rows", policy(exec, 0, owned),
+      KOKKOS_LAMBDA(agent_index r, std::uint64_t & sum) {
+        global_id const g = ids(r);
+        edge_offset const end = base + start(static_cast<std::size_t>(g - lowest)) + (offsets(r + 1) - offsets(r));
+        sum += herd::Details::mix64((static_cast<std::uint64_t>(g) << 1 | 1) ^
+                                    herd::Details::mix64(static_cast<std::uint64_t>(end)));
+      },
+      sums[0]);
+  Kokkos::parallel_reduce(
+      "herd::distributed_graph::hash_entries", policy(exec, 0, owned),
+      KOKKOS_LAMBDA(agent_index r, std::uint64_t & sum) {
+        edge_offset const global_start = base + start(static_cast<std::size_t>(ids(r) - lowest));
+        for (edge_offset k = 0; k < offsets(r + 1) - offsets(r); ++k) {
+          edge_offset const e = offsets(r) + k;
+          std::uint64_t const w = herd::Details::bit_cast<std::uint32_t>(graph.weight(e));
+          auto const neighbour = static_cast<std::uint64_t>(ids(graph.neighbours(e)));
+          sum += herd::Details::mix64((static_cast<std::uint64_t>(global_start + k) << 1) ^
+                                      herd::Details::mix64(neighbour << 32 | w));
+        }
+      },
+      sums[1]);
+  MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_UINT64_T, MPI_SUM, comm);
+  return herd::Details::mix64(sums[0]) ^ sums[1];
+}
+
+template <class ExecutionSpace, class WeightStorage>
+std::pair<agent_index, std::uint64_t> degree_extent(
+    ExecutionSpace const& exec, MPI_Comm comm,
+    LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> const& local) {
+  auto const offsets = local.graph.row_offsets;
+  agent_index most = 0;
+  Kokkos::parallel_reduce(
+      "herd::distributed_graph::max_degree", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, local.owned),
+      KOKKOS_LAMBDA(agent_index r, agent_index & m) {
+        auto const d = static_cast<agent_index>(offsets(r + 1) - offsets(r));
+        if (d > m) m = d;
+      },
+      Kokkos::Max<agent_index>(most));
+  auto entries = static_cast<std::uint64_t>(local.graph.num_edges());
+  MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_INT, MPI_MAX, comm);
+  MPI_Allreduce(MPI_IN_PLACE, &entries, 1, MPI_UINT64_T, MPI_SUM, comm);
+  return {most, entries};
+}
+
+#define HERD_INSTANTIATE_DISTRIBUTED_GRAPH_W(EXEC, W)                                                          \
+  template LocalGraph<EXEC::memory_space, W> build_local_graph<W, EXEC>(                                       \
+      EXEC const&, MPI_Comm, EdgeSource<EXEC::memory_space> const&, BuildOptions const&, std::size_t);         \
+  template std::uint64_t graph_hash<EXEC, W>(EXEC const&, MPI_Comm, LocalGraph<EXEC::memory_space, W> const&); \
+  template std::pair<agent_index, std::uint64_t> degree_extent<EXEC, W>(EXEC const&, MPI_Comm,                 \
+                                                                        LocalGraph<EXEC::memory_space, W> const&);
+#define HERD_INSTANTIATE_DISTRIBUTED_GRAPH(EXEC)    \
+  HERD_INSTANTIATE_DISTRIBUTED_GRAPH_W(EXEC, float) \
+  HERD_INSTANTIATE_DISTRIBUTED_GRAPH_W(EXEC, half)
+
+HERD_FOR_EACH_EXECUTION_SPACE(HERD_INSTANTIATE_DISTRIBUTED_GRAPH)
+
+}  // namespace herd::mpi

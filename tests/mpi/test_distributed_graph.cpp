@@ -1,0 +1,186 @@
+// Distributed construction: each rank generates a share of the edges and builds only its rows,
+// and must end with the share extract_local_graph cuts from the one-process graph. Each rank
+// compares its own share; nothing is gathered.
+#include <herd/herd.hpp>
+#include <herd/mpi/collective.hpp>
+#include <herd/mpi/distributed_graph.hpp>
+#include <herd/mpi/distributed_simulation.hpp>
+#include <herd/mpi/local_graph.hpp>
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+#include <Kokkos_Core.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace herd;
+using herd::half;
+using Exec = Kokkos::DefaultExecutionSpace;
+using Memory = Exec::memory_space;
+
+template <class View>
+std::vector<typename View::non_const_value_type> to_vector(View const& view) {
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
+  return std::vector<typename View::non_const_value_type>(host.data(), host.data() + host.size());
+}
+
+// Whether every rank's check held.
+bool on_every_rank(bool ok) {
+  int all = ok ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return all == 1;
+}
+
+// A user's own source: random pairs with repeats (half of them drawn twice, with another weight),
+// self-loops and weights that a 16-bit store rounds together, to test which duplicate is kept.
+EdgeSource<Memory> repeated_pairs(agent_index agents, std::size_t edges) {
+  EdgeSource<Memory> source;
+  source.agents = agents;
+  source.edges = edges;
+  source.weighted = true;
+  source.slice = [agents](std::size_t first, std::size_t count) {
+    EdgeList<Memory> list;
+    list.num_agents = agents;
+    list.sources = Kokkos::View<global_id*, Memory>("sources", count);
+    list.targets = Kokkos::View<global_id*, Memory>("targets", count);
+    list.weights = Kokkos::View<float*, Memory>("weights", count);
+    auto host_s = Kokkos::create_mirror_view(list.sources);
+    auto host_t = Kokkos::create_mirror_view(list.targets);
+    auto host_w = Kokkos::create_mirror_view(list.weights);
+    for (std::size_t k = 0; k < count; ++k) {
+      std::uint64_t const e = first + k, pair = e / 2;  // edges 2p and 2p + 1 join the same agents
+      std::uint64_t const h = pair * 0x9e3779b97f4a7c15ull;
+      host_s(k) = static_cast<global_id>((h >> 20) % static_cast<std::uint64_t>(agents));
+      host_t(k) = static_cast<global_id>((h >> 40) % static_cast<std::uint64_t>(agents));
+      if (pair % 7 == 0) host_t(k) = host_s(k);
+      host_w(k) = 0.25f + static_cast<float>((e * 2654435761u) % 1000) * 1e-4f;
+    }
+    Kokkos::deep_copy(list.sources, host_s);
+    Kokkos::deep_copy(list.targets, host_t);
+    Kokkos::deep_copy(list.weights, host_w);
+    return list;
+  };
+  return source;
+}
+
+// This rank's share built both ways, compared field by field.
+template <class WeightStorage>
+void expect_same_share(EdgeSource<Memory> const& source, BuildOptions const& options, std::size_t round_edges,
+                       std::string const& what) {
+  Exec exec;
+  MPI_Comm const comm = MPI_COMM_WORLD;
+  int const rank = mpi::rank_of(comm), parts = mpi::size_of(comm);
+  auto const global = build_csr<WeightStorage>(exec, source.slice(0, source.edges), options);
+  auto const expected = extract_local_graph(exec, global, partition_contiguous(exec, source.agents, parts), rank);
+  auto const built = mpi::build_local_graph<WeightStorage>(exec, comm, source, options, round_edges);
+  SCOPED_TRACE(what + " on rank " + std::to_string(rank) + " of " + std::to_string(parts));
+  bool same = built.owned == expected.owned && built.interior == expected.interior &&
+              built.global_agents == expected.global_agents && built.ghost_owners == expected.ghost_owners &&
+              built.ghost_offsets == expected.ghost_offsets && built.cut_edges == expected.cut_edges &&
+              to_vector(built.ids) == to_vector(expected.ids) &&
+              to_vector(built.graph.row_offsets) == to_vector(expected.graph.row_offsets) &&
+              to_vector(built.graph.neighbours) == to_vector(expected.graph.neighbours);
+  auto const weights = to_vector(built.graph.weights), expected_weights = to_vector(expected.graph.weights);
+  bool same_weights = weights.size() == expected_weights.size();
+  for (std::size_t k = 0; same_weights && k < weights.size(); ++k)
+    same_weights =
+        storage_traits<WeightStorage>::load(weights[k]) == storage_traits<WeightStorage>::load(expected_weights[k]);
+  EXPECT_TRUE(same);
+  EXPECT_TRUE(same_weights);
+  EXPECT_TRUE(on_every_rank(same && same_weights));
+  EXPECT_EQ(mpi::graph_hash(exec, comm, built), graph_hash(exec, global));
+  auto const extent = mpi::degree_extent(exec, comm, built);
+  EXPECT_EQ(extent.first, degree_stats(exec, global).max_degree);
+  EXPECT_EQ(extent.second, static_cast<std::uint64_t>(global.num_edges()));
+}
+
+TEST(DistributedGraph, EveryGeneratorBuildsTheOneProcessShare) {
+  Exec exec;
+  // Small rounds: many of them, and some ranks with nothing to send in the last.
+  for (std::size_t round : {std::size_t{0}, std::size_t{777}}) {
+    expect_same_share<float>(edge_source(exec, ErdosRenyi{5000, 8.0}, 11), {}, round, "erdos-renyi");
+    expect_same_share<float>(edge_source(exec, PowerLaw{5000, 2.2, 6.0, 1200.0}, 12), {}, round, "power-law");
+    expect_same_share<float>(edge_source(exec, WattsStrogatz{5000, 3, 0.2}, 13), {}, round, "watts-strogatz");
+    expect_same_share<half>(edge_source(exec, ErdosRenyi{5000, 8.0}, 14), {}, round, "erdos-renyi, half");
+  }
+}
+
+TEST(DistributedGraph, RepeatedEdgesKeepTheLargestWeightAsOneProcessDoes) {
+  auto const source = repeated_pairs(3001, 40000);
+  expect_same_share<float>(source, {}, 1000, "repeated pairs");
+  expect_same_share<half>(source, {}, 1000, "repeated pairs, half");
+  BuildOptions directed;
+  directed.symmetrise = false;
+  expect_same_share<float>(source, directed, 999, "repeated pairs, directed");
+  BuildOptions everything;
+  everything.drop_self_loops = false;
+  everything.drop_duplicates = false;
+  expect_same_share<float>(source, everything, 0, "repeated pairs, loops and repeats kept");
+}
+
+TEST(DistributedGraph, ABadEdgeOnOneRankFailsOnEveryRank) {
+  auto source = repeated_pairs(3001, 40000);
+  auto const good = source.slice;
+  // Edge 39999 is made by the last rank only.
+  source.slice = [good](std::size_t first, std::size_t count) {
+    auto list = good(first, count);
+    if (first + count == 40000) Kokkos::deep_copy(Kokkos::subview(list.targets, count - 1), global_id{3001});
+    return list;
+  };
+  try {
+    (void)mpi::build_local_graph<float>(Exec(), MPI_COMM_WORLD, source, {}, 500);
+    ADD_FAILURE() << "no error";
+  } catch (mpi::CollectiveError const& e) {
+    EXPECT_NE(std::string(e.what()).find("edge 39999"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not below the agent count 3001"), std::string::npos) << e.what();
+  }
+}
+
+TEST(DistributedGraph, ASourceThatChangesItsEdgesFailsOnEveryRank) {
+  auto source = repeated_pairs(3001, 40000);
+  auto const good = source.slice;
+  // The second pass over the edges (after source.edges / P / 500 rounds) gets other targets.
+  auto calls = std::make_shared<std::size_t>(0);
+  source.slice = [good, calls](std::size_t first, std::size_t count) {
+    auto list = good(first, count);
+    if ((*calls)++ * 500 * static_cast<std::size_t>(mpi::size_of(MPI_COMM_WORLD)) >= 40000) {
+      auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), list.targets);
+      for (std::size_t k = 0; k < count; ++k) host(k) = (host(k) + 1) % 3001;
+      Kokkos::deep_copy(list.targets, host);
+    }
+    return list;
+  };
+  try {
+    (void)mpi::build_local_graph<float>(Exec(), MPI_COMM_WORLD, source, {}, 500);
+    ADD_FAILURE() << "no error";
+  } catch (mpi::CollectiveError const& e) {
+    EXPECT_NE(std::string(e.what()).find("a function of its edge ids alone"), std::string::npos) << e.what();
+  }
+}
+
+TEST(DistributedGraph, ARunOnTheBuiltShareMatchesOneProcess) {
+  Exec exec;
+  auto const source = edge_source(exec, PowerLaw{6000, 2.2, 6.0, 1500.0}, 21);
+  SeirParameters p;
+  p.beta = 0.15;
+  p.infectious = Period::geometric(0.25);
+  p.initial_infected = 15;
+  auto const global = build_csr<float>(exec, source.slice(0, source.edges));
+  Simulation<Exec> one(exec, global, 5);
+  Seir<Memory> one_model(one.num_agents(), p);
+  one_model.initialise(one, one.num_global());
+  auto const expected = to_vector(run(one, one_model, 30));
+
+  mpi::Ghosts<Exec> ghosts(exec, MPI_COMM_WORLD, mpi::build_local_graph<float>(exec, MPI_COMM_WORLD, source, {}, 3000));
+  mpi::DistributedSimulation<Exec> sim(exec, std::move(ghosts), 5);
+  Seir<Memory> model(sim.num_agents(), p);
+  model.initialise(sim, sim.num_global());
+  auto const history = to_vector(run(sim, model, 30));
+  EXPECT_EQ(history, expected);
+}
+
+}  // namespace
