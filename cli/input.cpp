@@ -101,16 +101,15 @@ std::optional<EdgeSource<Memory>> edge_source_of(Options const& o, Exec const& e
 }
 
 void check_share_fits(Options const& o, int ranks) {
-  // Fitted to the peak resident sizes per rank of SIR on Erdos-Renyi graphs built by shares
-  // (docs/scaling.md), with a tenth more: an owned agent 40 bytes and an entry 8 (24 and 4 with
-  // --stepping pull, which keeps no transpose or active set), a ghost 36, at most one ghost per
-  // entry or per agent elsewhere, and 64 MB for the runtime.
-  bool const pull = o.stepping == "pull";
+  // At most one ghost per entry or per agent elsewhere; held for the whole graph while building,
+  // a bit per agent (the ghosts) and a power-law source's cumulative degrees, 8 bytes per agent;
+  // a tenth above the fitted peak.
   double const share = static_cast<double>(o.agents) / ranks, entries = share * o.mean_degree;
   double const ghosts = std::min(static_cast<double>(o.agents) - share, entries);
-  double const bytes_per_agent = 1.1 * ((pull ? 24.0 : 40.0) + 36.0 * ghosts / share) + 64e6 / share;
+  double const whole = static_cast<double>(o.agents) * (1.0 / 8 + (o.graph == "power-law" ? 8.0 : 0.0));
+  double const peak = 1.1 * share_peak_bytes(share, entries, ghosts, o.stepping == "pull") + whole;
   check_fits("--graph " + o.graph + " on " + std::to_string(ranks) + " ranks", share, entries, o.max_memory,
-             bytes_per_agent, 1.1 * (pull ? 4.0 : 8.0));
+             peak / share, 0.0);
 }
 
 namespace {

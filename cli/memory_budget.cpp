@@ -66,6 +66,10 @@ void check_fits(std::string const& what, double agents, double entries, std::uin
   throw Error(message);
 }
 
+double share_peak_bytes(double owned, double entries, double ghosts, bool pull) {
+  return (pull ? 24.0 : 40.0) * owned + (pull ? 4.0 : 8.0) * entries + 36.0 * ghosts + 64e6;
+}
+
 void check_history_fits(long long steps, std::uint64_t budget) {
   // Six observables at most (COVID has five), 8 bytes each, kept on the device and copied to the host.
   double const estimate = static_cast<double>(steps + 1) * 6 * 8 * 2;

@@ -1,5 +1,6 @@
 #include "partition_model.hpp"
 #include "input.hpp"
+#include "memory_budget.hpp"
 
 #include <herd/herd.hpp>
 #include <herd/mpi/partition_stats.hpp>
@@ -21,6 +22,9 @@ constexpr double agent_bytes = 2 * (1 + 2) + sizeof(edge_offset) + sizeof(global
 constexpr double edge_bytes = sizeof(agent_index) + 1;
 // What travels per ghost and exchange: the 1-byte state, the only property neighbours read.
 constexpr double ghost_bytes = 1;
+// Entries a rank builds by shares per second, generation and routing included: 2.5e7 entries in
+// 4.5 s on one core of the 2-core machine of docs/scaling.md.
+constexpr double share_entries_per_second = 5.5e6;
 
 struct Row {
   int parts = 0;
@@ -31,6 +35,8 @@ struct Row {
   double cut_fraction = 0;
   double halo_seconds = 0, compute_seconds = 0;
   double partition_seconds = 0;
+  double memory_max = 0;     ///< peak bytes of the rank that holds the most, built by shares
+  double build_seconds = 0;  ///< building the shares, for the rank with the most entries
 };
 
 // The slowest rank bounds the step: halo and compute are each the worst over ranks.
@@ -44,6 +50,10 @@ Row model_row(std::vector<PartStats> const& stats, Options const& o) {
     double const halo = s.neighbours * o.latency_us * 1e-6 + std::max(sent, received) / (o.network_gbps * 1e9);
     double const compute = (static_cast<double>(s.owned) * agent_bytes + static_cast<double>(s.edges) * edge_bytes) /
                            (o.memory_gbps * 1e9);
+    row.memory_max =
+        std::max(row.memory_max, share_peak_bytes(static_cast<double>(s.owned), static_cast<double>(s.edges),
+                                                  static_cast<double>(s.ghosts), false));
+    row.build_seconds = std::max(row.build_seconds, static_cast<double>(s.edges) / share_entries_per_second);
     row.owned_max = std::max(row.owned_max, static_cast<double>(s.owned));
     row.ghosts_max = std::max(row.ghosts_max, static_cast<double>(s.ghosts));
     row.messages_max = std::max(row.messages_max, static_cast<double>(s.neighbours));
@@ -94,24 +104,29 @@ PartitionModel partition_model(Options const& o) {
        << to_string(method) << " partition\n"
        << "assumed per rank: network " << o.network_gbps << " GB/s, " << o.latency_us << " us per message, memory "
        << o.memory_gbps << " GB/s; a step moves " << agent_bytes << " B per owned agent and " << edge_bytes
-       << " B per edge, and sends " << ghost_bytes << " B per ghost\n\n";
+       << " B per edge, and sends " << ghost_bytes << " B per ghost; built by shares at "
+       << share_entries_per_second / 1e6
+       << " M entries/s, holding at most what SIR held per agent, entry and ghost\n\n";
   char line[256];
-  std::snprintf(line, sizeof line, "%6s %11s %11s %11s %9s %9s %11s %7s %10s %10s %8s\n", "parts", "owned max",
+  std::snprintf(line, sizeof line, "%6s %11s %11s %11s %9s %9s %11s %7s %10s %10s %8s %8s %8s\n", "parts", "owned max",
                 "ghosts max", "ghosts mean", "msgs max", "msgs mean", "KB/step max", "cut %", "halo us", "compute us",
-                "ratio");
+                "ratio", "setup s", "peak GB");
   text << line;
   csv << "parts,method,owned_max,owned_mean,ghosts_max,ghosts_mean,messages_max,messages_mean,bytes_sent_max,"
-         "bytes_sent_mean,cut_fraction,halo_seconds,compute_seconds,halo_compute_ratio,partition_seconds\n";
+         "bytes_sent_mean,cut_fraction,halo_seconds,compute_seconds,halo_compute_ratio,partition_seconds,"
+         "build_seconds_max,memory_bytes_max\n";
   for (auto const& r : rows) {
     double const ratio = r.compute_seconds > 0 ? r.halo_seconds / r.compute_seconds : 0.0;
-    std::snprintf(line, sizeof line, "%6d %11.0f %11.0f %11.0f %9.0f %9.1f %11.1f %7.2f %10.2f %10.2f %8.3f\n", r.parts,
+    std::snprintf(line, sizeof line,
+                  "%6d %11.0f %11.0f %11.0f %9.0f %9.1f %11.1f %7.2f %10.2f %10.2f %8.3f %8.3f %8.3f\n", r.parts,
                   r.owned_max, r.ghosts_max, r.ghosts_mean, r.messages_max, r.messages_mean, r.bytes_max / 1e3,
-                  100 * r.cut_fraction, r.halo_seconds * 1e6, r.compute_seconds * 1e6, ratio);
+                  100 * r.cut_fraction, r.halo_seconds * 1e6, r.compute_seconds * 1e6, ratio, r.build_seconds,
+                  r.memory_max / 1e9);
     text << line;
     csv << r.parts << "," << to_string(method) << "," << r.owned_max << "," << r.owned_mean << "," << r.ghosts_max
         << "," << r.ghosts_mean << "," << r.messages_max << "," << r.messages_mean << "," << r.bytes_max << ","
         << r.bytes_mean << "," << r.cut_fraction << "," << r.halo_seconds << "," << r.compute_seconds << "," << ratio
-        << "," << r.partition_seconds << "\n";
+        << "," << r.partition_seconds << "," << r.build_seconds << "," << r.memory_max << "\n";
   }
   text << "\nratio = halo / compute of the slowest rank; below 1 the halo can hide behind the interior update\n";
   return {text.str(), csv.str()};

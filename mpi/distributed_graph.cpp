@@ -5,6 +5,7 @@
 #include <herd/core/bit_cast.hpp>
 #include <herd/core/error.hpp>
 #include <herd/core/execution_spaces.hpp>
+#include <herd/core/kokkos_compat.hpp>
 #include <herd/core/lowest_bit.hpp>
 #include <herd/core/profiling_region.hpp>
 #include <herd/detail/select.hpp>
@@ -31,13 +32,8 @@ struct Blocks {
   global_id agents;
   int parts;
   KOKKOS_INLINE_FUNCTION global_id begin(int r) const { return static_cast<global_id>(r) * agents / parts; }
-  KOKKOS_INLINE_FUNCTION int owner(global_id g) const {
-    // A guess at most one off either way, then corrected.
-    auto r = static_cast<int>(g * parts / agents);
-    while (r + 1 < parts && begin(r + 1) <= g) ++r;
-    while (r > 0 && begin(r) > g) --r;
-    return r;
-  }
+  // The last r with floor(r N / P) <= g, i.e. r N < (g + 1) P.
+  KOKKOS_INLINE_FUNCTION int owner(global_id g) const { return static_cast<int>(((g + 1) * parts - 1) / agents); }
 };
 
 // One CSR entry on its way to the owner of its row.
@@ -105,6 +101,21 @@ void counts_to_starts(ExecutionSpace const& exec,
       });
 }
 
+// The entries of an edge list: entry j of edge e has the source as its row (j = 0) or, when
+// symmetrising, the target (j = 1).
+template <class MemorySpace>
+struct EdgeEntries {
+  Kokkos::View<global_id*, MemorySpace> sources, targets;
+  Kokkos::View<float*, MemorySpace> weights;
+  bool drop_loops, both_ways, weighted;
+  KOKKOS_INLINE_FUNCTION bool operator()(std::size_t e, int j, Entry& out) const {
+    auto const s = static_cast<agent_index>(sources(e)), t = static_cast<agent_index>(targets(e));
+    if ((drop_loops && s == t) || (j == 1 && (!both_ways || s == t))) return false;
+    out = {j == 0 ? s : t, j == 0 ? t : s, weighted ? weights(e) : 1.0f};
+    return true;
+  }
+};
+
 // Round k's entries on this rank, grouped by the rank that owns their row, and where each
 // rank's group begins (one more: the total).
 template <class MemorySpace>
@@ -113,6 +124,82 @@ struct Packed {
   std::vector<std::size_t> begin;
 };
 
+// Packs by atomic cursors, one per rank: what a GPU does well.
+template <class ExecutionSpace>
+void pack_by_atomics(ExecutionSpace const& exec, EdgeEntries<typename ExecutionSpace::memory_space> const& entries,
+                     std::size_t count, Blocks const& blocks, Packed<typename ExecutionSpace::memory_space>& packed) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  using policy = Kokkos::RangePolicy<ExecutionSpace>;
+  int const parts = blocks.parts;
+  Kokkos::View<std::size_t*, memory_space> per_rank("herd::distributed_graph::per_rank", parts + 1);
+  Kokkos::parallel_for(
+      "herd::distributed_graph::count_sends", policy(exec, 0, count), KOKKOS_LAMBDA(std::size_t e) {
+        Entry entry{};
+        for (int j = 0; j < 2; ++j)
+          if (entries(e, j, entry)) Kokkos::atomic_add(&per_rank(blocks.owner(entry.row)), std::size_t{1});
+      });
+  auto host_counts = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), per_rank);
+  for (int q = 0; q < parts; ++q) packed.begin[q + 1] = packed.begin[q] + host_counts(q);
+  // The places where each rank's entries begin, as cursors for the fill.
+  for (int q = 0; q <= parts; ++q) host_counts(q) = packed.begin[q];
+  Kokkos::deep_copy(exec, per_rank, host_counts);
+  packed.entries = Kokkos::View<Entry*, memory_space>(
+      Kokkos::ViewAllocateWithoutInitializing("herd::distributed_graph::send"), packed.begin[parts]);
+  auto send = packed.entries;
+  Kokkos::parallel_for(
+      "herd::distributed_graph::pack", policy(exec, 0, count), KOKKOS_LAMBDA(std::size_t e) {
+        Entry entry{};
+        for (int j = 0; j < 2; ++j)
+          if (entries(e, j, entry))
+            send(Kokkos::atomic_fetch_add(&per_rank(blocks.owner(entry.row)), std::size_t{1})) = entry;
+      });
+}
+
+// Packs on CPU threads: each worker takes a fixed share of the edges and counts its entries per
+// rank in counters of its own, which become its cursors. Every thread bumping the same few
+// cursors atomically would make them take turns.
+template <class ExecutionSpace>
+void pack_by_workers(ExecutionSpace const& exec, EdgeEntries<typename ExecutionSpace::memory_space> const& entries,
+                     std::size_t count, Blocks const& blocks, Packed<typename ExecutionSpace::memory_space>& packed) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  using policy = Kokkos::RangePolicy<ExecutionSpace>;
+  int const parts = blocks.parts;
+  int const workers = std::max(1, std::min(compat::concurrency(exec), static_cast<int>(count / 1024) + 1));
+  Kokkos::View<std::size_t**, Kokkos::LayoutRight, memory_space> cursors("herd::distributed_graph::cursors", workers,
+                                                                         parts);
+  Kokkos::parallel_for(
+      "herd::distributed_graph::count_sends", policy(exec, 0, workers), KOKKOS_LAMBDA(int w) {
+        Entry entry{};
+        auto const v = static_cast<std::size_t>(w), all = static_cast<std::size_t>(workers);
+        for (std::size_t e = count * v / all; e < count * (v + 1) / all; ++e)
+          for (int j = 0; j < 2; ++j)
+            if (entries(e, j, entry)) ++cursors(w, blocks.owner(entry.row));
+      });
+  exec.fence();
+  // Rank q's entries: those of worker 0, then worker 1, ...
+  std::size_t at = 0;
+  for (int q = 0; q < parts; ++q) {
+    packed.begin[q] = at;
+    for (int w = 0; w < workers; ++w) {
+      std::size_t const n = cursors(w, q);
+      cursors(w, q) = at;
+      at += n;
+    }
+  }
+  packed.begin[parts] = at;
+  packed.entries =
+      Kokkos::View<Entry*, memory_space>(Kokkos::ViewAllocateWithoutInitializing("herd::distributed_graph::send"), at);
+  auto send = packed.entries;
+  Kokkos::parallel_for(
+      "herd::distributed_graph::pack", policy(exec, 0, workers), KOKKOS_LAMBDA(int w) {
+        Entry entry{};
+        auto const v = static_cast<std::size_t>(w), all = static_cast<std::size_t>(workers);
+        for (std::size_t e = count * v / all; e < count * (v + 1) / all; ++e)
+          for (int j = 0; j < 2; ++j)
+            if (entries(e, j, entry)) send(cursors(w, blocks.owner(entry.row))++) = entry;
+      });
+}
+
 // Makes round k's edges on this rank and packs their entries by owner. Throws herd::Error on a
 // bad edge.
 template <class ExecutionSpace>
@@ -120,7 +207,6 @@ Packed<typename ExecutionSpace::memory_space> pack_round(
     ExecutionSpace const& exec, EdgeSource<typename ExecutionSpace::memory_space> const& source,
     BuildOptions const& options, Blocks const& blocks, Rounds const& rounds, std::size_t k) {
   using memory_space = typename ExecutionSpace::memory_space;
-  using policy = Kokkos::RangePolicy<ExecutionSpace>;
   std::size_t const begin = std::min(rounds.count, k * rounds.size);
   std::size_t const count = std::min(rounds.count, begin + rounds.size) - begin;
   int const parts = blocks.parts;
@@ -135,39 +221,13 @@ Packed<typename ExecutionSpace::memory_space> pack_round(
           " edges of " + std::to_string(edges.num_agents) + " agents" +
           ((edges.weights.extent(0) != 0) == source.weighted ? "" : ", weights unlike the source's `weighted`"));
   herd::Details::check_edges(exec, edges, rounds.first + begin);
-  Kokkos::View<std::size_t*, memory_space> per_rank("herd::distributed_graph::per_rank", parts + 1);
-  bool const drop_loops = options.drop_self_loops, both_ways = options.symmetrise;
-  auto sources = edges.sources, targets = edges.targets;
-  auto weights = edges.weights;
-  bool const weighted = source.weighted;
   // Entry j of an edge: j = 0 its row is the source, j = 1 the target (when symmetrising).
-  auto const entry_of = KOKKOS_LAMBDA(std::size_t e, int j, Entry& out) {
-    auto const s = static_cast<agent_index>(sources(e)), t = static_cast<agent_index>(targets(e));
-    if ((drop_loops && s == t) || (j == 1 && (!both_ways || s == t))) return false;
-    out = {j == 0 ? s : t, j == 0 ? t : s, weighted ? weights(e) : 1.0f};
-    return true;
-  };
-  Kokkos::parallel_for(
-      "herd::distributed_graph::count_sends", policy(exec, 0, count), KOKKOS_LAMBDA(std::size_t e) {
-        Entry entry{};
-        for (int j = 0; j < 2; ++j)
-          if (entry_of(e, j, entry)) Kokkos::atomic_add(&per_rank(blocks.owner(entry.row)), std::size_t{1});
-      });
-  auto host_counts = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), per_rank);
-  for (int q = 0; q < parts; ++q) packed.begin[q + 1] = packed.begin[q] + host_counts(q);
-  // The places where each rank's entries begin, as cursors for the fill.
-  for (int q = 0; q <= parts; ++q) host_counts(q) = packed.begin[q];
-  Kokkos::deep_copy(exec, per_rank, host_counts);
-  packed.entries = Kokkos::View<Entry*, memory_space>(
-      Kokkos::ViewAllocateWithoutInitializing("herd::distributed_graph::send"), packed.begin[parts]);
-  auto send = packed.entries;
-  Kokkos::parallel_for(
-      "herd::distributed_graph::pack", policy(exec, 0, count), KOKKOS_LAMBDA(std::size_t e) {
-        Entry entry{};
-        for (int j = 0; j < 2; ++j)
-          if (entry_of(e, j, entry))
-            send(Kokkos::atomic_fetch_add(&per_rank(blocks.owner(entry.row)), std::size_t{1})) = entry;
-      });
+  EdgeEntries<memory_space> const entries{edges.sources,           edges.targets,      edges.weights,
+                                          options.drop_self_loops, options.symmetrise, source.weighted};
+  if constexpr (herd::Details::runs_on_host_v<ExecutionSpace>)
+    pack_by_workers(exec, entries, count, blocks, packed);
+  else
+    pack_by_atomics(exec, entries, count, blocks, packed);
   exec.fence();
   return packed;
 }
@@ -230,7 +290,34 @@ struct RowCounts {
   GhostBits<MemorySpace> ghosts;
 };
 
+// An update of a counter that other threads may be updating too (Shared) or not: a host rank of
+// one thread updates plainly, so that its cache misses on random rows overlap, which atomics'
+// waits for each miss would not let them.
+template <bool Shared, class T>
+KOKKOS_INLINE_FUNCTION T fetch_add(T& x, T value) {
+  if constexpr (Shared) {
+    return Kokkos::atomic_fetch_add(&x, value);
+  } else {
+    T const old = x;
+    x = old + value;
+    return old;
+  }
+}
+template <bool Shared, class T>
+KOKKOS_INLINE_FUNCTION void fetch_or(T& x, T bits) {
+  if constexpr (Shared)
+    Kokkos::atomic_fetch_or(&x, bits);
+  else
+    x |= bits;
+}
+
+// Whether the kernels on `exec` may run on more than one thread.
 template <class ExecutionSpace>
+bool shared_counters(ExecutionSpace const& exec) {
+  return !herd::Details::runs_on_host_v<ExecutionSpace> || compat::concurrency(exec) > 1;
+}
+
+template <bool Shared, class ExecutionSpace>
 void count_round(ExecutionSpace const& exec, Kokkos::View<Entry*, typename ExecutionSpace::memory_space> received,
                  RowCounts<typename ExecutionSpace::memory_space> const& counts, global_id first, global_id end) {
   auto entries = counts.entries;
@@ -241,16 +328,16 @@ void count_round(ExecutionSpace const& exec, Kokkos::View<Entry*, typename Execu
       KOKKOS_LAMBDA(std::size_t k) {
         Entry const entry = received(k);
         auto const row = static_cast<std::size_t>(entry.row - first);
-        Kokkos::atomic_add(&entries(row), edge_offset{1});
+        fetch_add<Shared>(entries(row), edge_offset{1});
         global_id const j = entry.neighbour;
         if (j < first || j >= end) {
-          Kokkos::atomic_fetch_or(&reads_ghost(row), 1u);
-          Kokkos::atomic_fetch_or(&bits(static_cast<std::size_t>(j / 32)), std::uint32_t{1} << (j % 32));
+          fetch_or<Shared>(reads_ghost(row), 1u);
+          fetch_or<Shared>(bits(static_cast<std::size_t>(j / 32)), std::uint32_t{1} << (j % 32));
         }
       });
 }
 
-template <class ExecutionSpace, class WeightStorage>
+template <bool Shared, class ExecutionSpace, class WeightStorage>
 void place_round(ExecutionSpace const& exec, Kokkos::View<Entry*, typename ExecutionSpace::memory_space> received,
                  Kokkos::View<agent_index*, typename ExecutionSpace::memory_space> local_of,
                  Kokkos::View<edge_offset*, typename ExecutionSpace::memory_space> cursor,
@@ -264,7 +351,7 @@ void place_round(ExecutionSpace const& exec, Kokkos::View<Entry*, typename Execu
       KOKKOS_LAMBDA(std::size_t k) {
         Entry const entry = received(k);
         auto const r = local_of(static_cast<std::size_t>(entry.row - first));
-        edge_offset const slot = Kokkos::atomic_fetch_add(&cursor(r), edge_offset{1});
+        edge_offset const slot = fetch_add<Shared>(cursor(r), edge_offset{1});
         // A source that made other edges the second time would overflow the row: counted below.
         if (slot >= offsets(r + 1)) return;
         neighbours(slot) = entry.neighbour;
@@ -341,9 +428,14 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_gra
   counts.reads_ghost = Kokkos::View<std::uint32_t*, memory_space>("herd::distributed_graph::reads_ghost", owned);
   auto const words = (static_cast<std::size_t>(source.agents) + 31) / 32;
   counts.ghosts.bits = Kokkos::View<std::uint32_t*, memory_space>("herd::distributed_graph::ghost_bits", words);
-  for (std::size_t k = 0; k < rounds.rounds; ++k)
-    Details::count_round(exec, Details::route_round(exec, comm, source, options, blocks, rounds, k), counts, first,
-                         end);
+  bool const shared = Details::shared_counters(exec);
+  for (std::size_t k = 0; k < rounds.rounds; ++k) {
+    auto const received = Details::route_round(exec, comm, source, options, blocks, rounds, k);
+    if (shared)
+      Details::count_round<true>(exec, received, counts, first, end);
+    else
+      Details::count_round<false>(exec, received, counts, first, end);
+  }
 
   // 2. Local order: interior, boundary (each ascending), then ghosts ascending, which is by owner.
   auto reads_ghost = counts.reads_ghost;
@@ -437,9 +529,13 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_gra
     Kokkos::View<edge_offset*, memory_space> cursor(
         Kokkos::ViewAllocateWithoutInitializing("herd::distributed_graph::cursor"), owned);
     Kokkos::deep_copy(exec, cursor, Kokkos::subview(offsets, Kokkos::make_pair(agent_index{0}, owned)));
-    for (std::size_t k = 0; k < rounds.rounds; ++k)
-      Details::place_round(exec, Details::route_round(exec, comm, source, options, blocks, rounds, k), local_of, cursor,
-                           graph, first);
+    for (std::size_t k = 0; k < rounds.rounds; ++k) {
+      auto const received = Details::route_round(exec, comm, source, options, blocks, rounds, k);
+      if (shared)
+        Details::place_round<true>(exec, received, local_of, cursor, graph, first);
+      else
+        Details::place_round<false>(exec, received, local_of, cursor, graph, first);
+    }
     agent_index unfilled = 0;
     Kokkos::parallel_reduce(
         "herd::distributed_graph::check_rows", policy(exec, 0, owned),

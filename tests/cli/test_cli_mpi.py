@@ -319,6 +319,13 @@ class PartitionModel(unittest.TestCase):
                 self.assertAlmostEqual(float(row["cut_fraction"]), 1 - 1 / parts, delta=0.02)
                 self.assertEqual(float(row["messages_max"]), parts - 1)
                 self.assertAlmostEqual(float(row["owned_max"]), 20000 / parts, delta=1)
+            # Setup and memory per rank, built by shares: less per rank with more ranks, and at least
+            # the rank's entries (4 bytes each) and the runtime.
+            for fewer, more in zip(table, table[1:]):
+                self.assertLess(float(more["build_seconds_max"]), float(fewer["build_seconds_max"]))
+                self.assertLess(float(more["memory_bytes_max"]), float(fewer["memory_bytes_max"]))
+            for parts, row in zip([2, 4, 8], table):
+                self.assertGreater(float(row["memory_bytes_max"]), 64e6 + 4 * 20000 * 16 / parts)
 
 
 if __name__ == "__main__":
