@@ -287,7 +287,9 @@ JobResult run_single(Options const& o, Entry, std::function<void(int, int)> cons
     graph = permute(exec, graph, permutation);
     ids = global_ids_of(exec, permutation);
   }
+  Kokkos::Timer preparation;
   Simulation<Exec, WeightStorage> sim(exec, graph, o.seed, step_options<Entry>(o), ids);
+  double const simulation_seconds = preparation.seconds();
   double const setup_seconds = setup.seconds();
   JobResult result = run_model<Entry>(o, sim, inputs, progress, facts, false);
   result.setup_seconds = setup_seconds;
@@ -298,6 +300,7 @@ JobResult run_single(Options const& o, Entry, std::function<void(int, int)> cons
   only.edges = result.edges;
   only.step_seconds = result.step_seconds;
   only.graph_seconds = graph_seconds;
+  only.simulation_seconds = simulation_seconds;
   only.peak_memory_bytes = peak_resident_bytes();
   result.ranks.push_back(only);
   return result;
@@ -361,7 +364,9 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
   options.sparse_halo = o.sparse_halo;
   mpi::Ghosts<Exec, WeightStorage> ghosts(exec, comm, std::move(local), options);
   double const halo_plan_seconds = phase.seconds();
+  phase.reset();
   mpi::DistributedSimulation<Exec, WeightStorage> sim(exec, std::move(ghosts), o.seed, step_options<Entry>(o));
+  double const simulation_seconds = phase.seconds();
   double const setup_seconds = setup.seconds();
   auto const rank_progress = [&](int step, int steps) {
     if (rank == 0) progress(step, steps);
@@ -381,7 +386,7 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
   // Per-rank figures, gathered on rank 0; the run takes as long as its slowest rank.
   auto const& times = sim.distribution().halo().times();
   auto const& share = sim.distribution().local_graph();
-  constexpr int fields = 16;
+  constexpr int fields = 17;
   std::vector<double> mine = {static_cast<double>(share.owned),
                               static_cast<double>(share.ghosts()),
                               static_cast<double>(share.graph.num_edges()),
@@ -397,7 +402,8 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
                               partition_seconds,
                               local_graph_seconds,
                               halo_plan_seconds,
-                              static_cast<double>(peak_resident_bytes())};
+                              static_cast<double>(peak_resident_bytes()),
+                              simulation_seconds};
   std::vector<double> all(rank == 0 ? static_cast<std::size_t>(fields * size) : 0);
   MPI_Gather(mine.data(), fields, MPI_DOUBLE, all.data(), fields, MPI_DOUBLE, 0, comm);
   double slowest = 0.0;
@@ -424,6 +430,7 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
     s.local_graph_seconds = f[13];
     s.halo_plan_seconds = f[14];
     s.peak_memory_bytes = static_cast<long long>(f[15]);
+    s.simulation_seconds = f[16];
     result.ranks.push_back(s);
   }
   result.rank_zero = rank == 0;

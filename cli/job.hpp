@@ -22,12 +22,15 @@ struct RankStats {
   double unpack_seconds = 0.0;
   long long messages_sent = 0;
   long long bytes_sent = 0;
-  /// Setup on this rank, by phase: building or reading the graph (every rank builds all of it),
-  /// partitioning it, extracting the rank's share, and the halo plan's handshake.
+  /// Setup on this rank, by phase: building or reading the graph (all of it, or the rank's share
+  /// of a generated graph), partitioning it, extracting the rank's share, the halo plan's
+  /// handshake, and the simulation's own preparation (its step plan, the active set's arrays, a
+  /// transpose where pushes need one).
   double graph_seconds = 0.0;
   double partition_seconds = 0.0;
   double local_graph_seconds = 0.0;
   double halo_plan_seconds = 0.0;
+  double simulation_seconds = 0.0;
   long long peak_memory_bytes = 0;  ///< the process's peak resident memory (host), at the end of the run
 };
 

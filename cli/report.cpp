@@ -66,7 +66,7 @@ double most_over_ranks(JobResult const& r, Field RankStats::*field) {
 
 // The setup phases a rank timed (the model's initial state is not among them).
 double setup_seconds(RankStats const& s) {
-  return s.graph_seconds + s.partition_seconds + s.local_graph_seconds + s.halo_plan_seconds;
+  return s.graph_seconds + s.partition_seconds + s.local_graph_seconds + s.halo_plan_seconds + s.simulation_seconds;
 }
 
 std::string rank_table(JobResult const& r, int steps) {
@@ -105,7 +105,8 @@ Json rank_json(RankStats const& q) {
            {{"graph_seconds", q.graph_seconds},
             {"partition_seconds", q.partition_seconds},
             {"local_graph_seconds", q.local_graph_seconds},
-            {"halo_plan_seconds", q.halo_plan_seconds}}},
+            {"halo_plan_seconds", q.halo_plan_seconds},
+            {"simulation_seconds", q.simulation_seconds}}},
           {"peak_memory_bytes", q.peak_memory_bytes}};
 }
 
@@ -348,6 +349,7 @@ std::string record(Options const& o, JobResult const& r) {
   d["partition_seconds"] = most_over_ranks(r, &RankStats::partition_seconds);
   d["local_graph_seconds"] = most_over_ranks(r, &RankStats::local_graph_seconds);
   d["halo_plan_seconds"] = most_over_ranks(r, &RankStats::halo_plan_seconds);
+  d["simulation_seconds"] = most_over_ranks(r, &RankStats::simulation_seconds);
   d["peak_memory_bytes"] = static_cast<long long>(most_over_ranks(r, &RankStats::peak_memory_bytes));
   d["final"] = r.counts.back();
   d["herd_version"] = HERD_VERSION_STRING;

@@ -139,7 +139,8 @@ class SameResults(unittest.TestCase):
             # of a whole graph takes time.
             phases = r["setup"]
             self.assertEqual(set(phases), {"graph_seconds", "partition_seconds", "local_graph_seconds",
-                                           "halo_plan_seconds"})
+                                           "halo_plan_seconds", "simulation_seconds"})
+            self.assertGreater(phases["simulation_seconds"], 0)
             self.assertGreater(phases["graph_seconds"], 0)
             self.assertGreater(phases["halo_plan_seconds"], 0)
             self.assertEqual(phases["partition_seconds"], 0)
