@@ -101,13 +101,11 @@ std::optional<EdgeSource<Memory>> edge_source_of(Options const& o, Exec const& e
 }
 
 void check_share_fits(Options const& o, int ranks) {
-  // At most one ghost per entry or per agent elsewhere; held for the whole graph while building,
-  // a bit per agent (the ghosts) and a power-law source's cumulative degrees, 8 bytes per agent;
-  // a tenth above the fitted peak.
+  // At most one ghost per entry or per agent elsewhere.
   double const share = static_cast<double>(o.agents) / ranks, entries = share * o.mean_degree;
   double const ghosts = std::min(static_cast<double>(o.agents) - share, entries);
-  double const whole = static_cast<double>(o.agents) * (1.0 / 8 + (o.graph == "power-law" ? 8.0 : 0.0));
-  double const peak = 1.1 * share_peak_bytes(share, entries, ghosts, o.stepping == "pull") + whole;
+  double const peak = share_peak_bytes(share, entries, ghosts, static_cast<double>(o.agents), o.graph == "power-law",
+                                       o.stepping == "pull");
   check_fits("--graph " + o.graph + " on " + std::to_string(ranks) + " ranks", share, entries, o.max_memory,
              peak / share, 0.0);
 }

@@ -328,7 +328,8 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
   });
   if (source) {
     // Each rank makes a share of the edges and builds its own rows: no rank holds the graph.
-    local = mpi::collectively(comm, [&] { return mpi::build_local_graph<WeightStorage>(exec, comm, *source); });
+    // Not inside collectively: it runs collectives of its own, and fails on every rank together.
+    local = mpi::build_local_graph<WeightStorage>(exec, comm, *source);
     source.reset();  // a power-law source holds 8 bytes per agent of the whole graph
     graph_seconds = setup.seconds();
     facts = share_facts(o, exec, comm, local);

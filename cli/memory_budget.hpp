@@ -23,11 +23,12 @@ std::uint64_t memory_budget(Options const& options, int ranks_on_node);
 void check_fits(std::string const& what, double agents, double entries, std::uint64_t budget,
                 double bytes_per_agent = 32.0, double bytes_per_entry = 20.0);
 
-/// The peak resident bytes of one rank of a run whose graph is built by shares (SIR on a
-/// generated graph): `owned` agents, `entries` stored entries in their rows, `ghosts` ghosts.
-/// Fitted to measured peaks (docs/scaling.md): 40 bytes an owned agent and 8 an entry (24 and 4
-/// with `pull` stepping, which keeps no transpose or active set), 36 a ghost, 64 MB of runtime.
-double share_peak_bytes(double owned, double entries, double ghosts, bool pull);
+/// The peak resident bytes of one rank of a run whose graph of `agents` agents is built by shares:
+/// `owned` agents, `entries` stored entries in their rows, `ghosts` ghosts. A tenth above the peaks
+/// measured for SIR (docs/scaling.md): 40 bytes an owned agent and 8 an entry (24 and 4 with
+/// `pull` stepping, which keeps no transpose or active set), 36 a ghost, 64 MB of runtime; and,
+/// held while building, a bit per agent of the graph and a power-law source's 8 bytes per agent.
+double share_peak_bytes(double owned, double entries, double ghosts, double agents, bool power_law, bool pull);
 
 /// The peak resident memory of this process so far, in bytes (getrusage; 0 if it fails).
 long long peak_resident_bytes();

@@ -43,7 +43,8 @@ struct Row {
 Row model_row(std::vector<PartStats> const& stats, Options const& o) {
   Row row;
   row.parts = static_cast<int>(stats.size());
-  double cut = 0, edges = 0;
+  double cut = 0, edges = 0, agents = 0;
+  for (auto const& s : stats) agents += static_cast<double>(s.owned);
   for (auto const& s : stats) {
     double const sent = static_cast<double>(s.sends) * ghost_bytes;
     double const received = static_cast<double>(s.ghosts) * ghost_bytes;
@@ -51,8 +52,9 @@ Row model_row(std::vector<PartStats> const& stats, Options const& o) {
     double const compute = (static_cast<double>(s.owned) * agent_bytes + static_cast<double>(s.edges) * edge_bytes) /
                            (o.memory_gbps * 1e9);
     row.memory_max =
-        std::max(row.memory_max, share_peak_bytes(static_cast<double>(s.owned), static_cast<double>(s.edges),
-                                                  static_cast<double>(s.ghosts), false));
+        std::max(row.memory_max,
+                 share_peak_bytes(static_cast<double>(s.owned), static_cast<double>(s.edges),
+                                  static_cast<double>(s.ghosts), agents, o.graph == "power-law", o.stepping == "pull"));
     row.build_seconds = std::max(row.build_seconds, static_cast<double>(s.edges) / share_entries_per_second);
     row.owned_max = std::max(row.owned_max, static_cast<double>(s.owned));
     row.ghosts_max = std::max(row.ghosts_max, static_cast<double>(s.ghosts));

@@ -15,6 +15,10 @@
 
 #include <Kokkos_Core.hpp>
 
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
 #include <algorithm>
 #include <climits>
 #include <cstring>
@@ -164,9 +168,13 @@ void pack_by_workers(ExecutionSpace const& exec, EdgeEntries<typename ExecutionS
   using memory_space = typename ExecutionSpace::memory_space;
   using policy = Kokkos::RangePolicy<ExecutionSpace>;
   int const parts = blocks.parts;
-  int const workers = std::max(1, std::min(compat::concurrency(exec), static_cast<int>(count / 1024) + 1));
+  auto const workers =
+      static_cast<int>(std::min(static_cast<std::size_t>(compat::concurrency(exec)), count / 1024 + 1));
+  // Each worker's cursors on cache lines of their own (8 of 8 bytes), or neighbours' increments
+  // would contend for the line.
+  std::size_t const stride = (static_cast<std::size_t>(parts) + 7) / 8 * 8;
   Kokkos::View<std::size_t**, Kokkos::LayoutRight, memory_space> cursors("herd::distributed_graph::cursors", workers,
-                                                                         parts);
+                                                                         stride);
   Kokkos::parallel_for(
       "herd::distributed_graph::count_sends", policy(exec, 0, workers), KOKKOS_LAMBDA(int w) {
         Entry entry{};
@@ -311,9 +319,14 @@ KOKKOS_INLINE_FUNCTION void fetch_or(T& x, T bits) {
     x |= bits;
 }
 
-// Whether the kernels on `exec` may run on more than one thread.
+// Whether the kernels on `exec` may run on more than one thread: on a GPU, on a host space of
+// more than one thread, and inside an OpenMP parallel region (where Kokkos 4 reports the one
+// thread of the enclosing team but may still spread a kernel over its pool).
 template <class ExecutionSpace>
 bool shared_counters(ExecutionSpace const& exec) {
+#if defined(_OPENMP)
+  if (omp_in_parallel()) return true;
+#endif
   return !herd::Details::runs_on_host_v<ExecutionSpace> || compat::concurrency(exec) > 1;
 }
 
