@@ -68,7 +68,7 @@ void check_fits(std::string const& what, double agents, double entries, std::uin
 
 double share_peak_bytes(double owned, double entries, double ghosts, double agents, bool power_law, bool pull) {
   double const fitted = (pull ? 24.0 : 40.0) * owned + (pull ? 4.0 : 8.0) * entries + 36.0 * ghosts + 64e6;
-  return 1.1 * fitted + agents * (1.0 / 8 + (power_law ? 8.0 : 0.0));
+  return 1.1 * fitted + agents * (1.0 / 4 + (power_law ? 8.0 : 0.0));
 }
 
 void check_history_fits(long long steps, std::uint64_t budget) {

@@ -27,7 +27,8 @@ void check_fits(std::string const& what, double agents, double entries, std::uin
 /// `owned` agents, `entries` stored entries in their rows, `ghosts` ghosts. A tenth above the peaks
 /// measured for SIR (docs/scaling.md): 40 bytes an owned agent and 8 an entry (24 and 4 with
 /// `pull` stepping, which keeps no transpose or active set), 36 a ghost, 64 MB of runtime; and,
-/// held while building, a bit per agent of the graph and a power-law source's 8 bytes per agent.
+/// held while building, a bit per agent of the graph with a count per 32 (N/4 bytes) and a
+/// power-law source's 8 bytes per agent.
 double share_peak_bytes(double owned, double entries, double ghosts, double agents, bool power_law, bool pull);
 
 /// The peak resident memory of this process so far, in bytes (getrusage; 0 if it fails).

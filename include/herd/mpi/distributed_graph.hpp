@@ -7,7 +7,7 @@
 // rounds of a bounded number of edges, twice: the first pass counts each row's entries and marks
 // the ghosts, the second places the entries straight into the rows of the rank's LocalGraph. The
 // edges are made again rather than kept, so a rank holds its rows, one round's buffers and one
-// bit per agent (which agents are ghosts), never the whole edge list.
+// bit per agent (which agents are ghosts) with a count per 32 bits, never the whole edge list.
 
 #include <herd/graph/csr_graph.hpp>
 #include <herd/graph/generators.hpp>
