@@ -1,6 +1,8 @@
 #include <herd/mpi/distributed_graph.hpp>
 
+#include "../kernels/graph/edge_entries.hpp"
 #include "../kernels/graph/row_sort.hpp"
+#include "../kernels/graph/scan.hpp"
 
 #include <herd/core/bit_cast.hpp>
 #include <herd/core/error.hpp>
@@ -90,36 +92,6 @@ inline Rounds rounds_of(std::size_t edges, int parts, int rank, std::size_t roun
   return r;
 }
 
-// Turns counts in rows 0 ... n-1 of `counts` (n + 1 entries, the last ignored) into where each
-// row starts, in place; the last entry becomes the total.
-template <class ExecutionSpace>
-void counts_to_starts(ExecutionSpace const& exec,
-                      Kokkos::View<edge_offset*, typename ExecutionSpace::memory_space> counts, char const* label) {
-  auto const n = counts.extent(0) - 1;
-  Kokkos::parallel_scan(
-      label, Kokkos::RangePolicy<ExecutionSpace>(exec, 0, n + 1),
-      KOKKOS_LAMBDA(std::size_t i, edge_offset & partial, bool final) {
-        edge_offset const count = i < n ? counts(i) : 0;
-        if (final) counts(i) = partial;
-        partial += count;
-      });
-}
-
-// The entries of an edge list: entry j of edge e has the source as its row (j = 0) or, when
-// symmetrising, the target (j = 1).
-template <class MemorySpace>
-struct EdgeEntries {
-  Kokkos::View<global_id*, MemorySpace> sources, targets;
-  Kokkos::View<float*, MemorySpace> weights;
-  bool drop_loops, both_ways, weighted;
-  KOKKOS_INLINE_FUNCTION bool operator()(std::size_t e, int j, Entry& out) const {
-    auto const s = static_cast<agent_index>(sources(e)), t = static_cast<agent_index>(targets(e));
-    if ((drop_loops && s == t) || (j == 1 && (!both_ways || s == t))) return false;
-    out = {j == 0 ? s : t, j == 0 ? t : s, weighted ? weights(e) : 1.0f};
-    return true;
-  }
-};
-
 // Round k's entries on this rank, grouped by the rank that owns their row, and where each
 // rank's group begins (one more: the total).
 template <class MemorySpace>
@@ -130,7 +102,8 @@ struct Packed {
 
 // Packs by atomic cursors, one per rank: what a GPU does well.
 template <class ExecutionSpace>
-void pack_by_atomics(ExecutionSpace const& exec, EdgeEntries<typename ExecutionSpace::memory_space> const& entries,
+void pack_by_atomics(ExecutionSpace const& exec,
+                     herd::Details::EdgeEntries<typename ExecutionSpace::memory_space> const& entries,
                      std::size_t count, Blocks const& blocks, Packed<typename ExecutionSpace::memory_space>& packed) {
   using memory_space = typename ExecutionSpace::memory_space;
   using policy = Kokkos::RangePolicy<ExecutionSpace>;
@@ -138,9 +111,9 @@ void pack_by_atomics(ExecutionSpace const& exec, EdgeEntries<typename ExecutionS
   Kokkos::View<std::size_t*, memory_space> per_rank("herd::distributed_graph::per_rank", parts + 1);
   Kokkos::parallel_for(
       "herd::distributed_graph::count_sends", policy(exec, 0, count), KOKKOS_LAMBDA(std::size_t e) {
-        Entry entry{};
-        for (int j = 0; j < 2; ++j)
-          if (entries(e, j, entry)) Kokkos::atomic_add(&per_rank(blocks.owner(entry.row)), std::size_t{1});
+        entries(e, [&](agent_index row, agent_index, float) {
+          Kokkos::atomic_add(&per_rank(blocks.owner(row)), std::size_t{1});
+        });
       });
   auto host_counts = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), per_rank);
   for (int q = 0; q < parts; ++q) packed.begin[q + 1] = packed.begin[q] + host_counts(q);
@@ -152,10 +125,9 @@ void pack_by_atomics(ExecutionSpace const& exec, EdgeEntries<typename ExecutionS
   auto send = packed.entries;
   Kokkos::parallel_for(
       "herd::distributed_graph::pack", policy(exec, 0, count), KOKKOS_LAMBDA(std::size_t e) {
-        Entry entry{};
-        for (int j = 0; j < 2; ++j)
-          if (entries(e, j, entry))
-            send(Kokkos::atomic_fetch_add(&per_rank(blocks.owner(entry.row)), std::size_t{1})) = entry;
+        entries(e, [&](agent_index row, agent_index neighbour, float weight) {
+          send(Kokkos::atomic_fetch_add(&per_rank(blocks.owner(row)), std::size_t{1})) = Entry{row, neighbour, weight};
+        });
       });
 }
 
@@ -163,7 +135,8 @@ void pack_by_atomics(ExecutionSpace const& exec, EdgeEntries<typename ExecutionS
 // rank in counters of its own, which become its cursors. Every thread bumping the same few
 // cursors atomically would make them take turns.
 template <class ExecutionSpace>
-void pack_by_workers(ExecutionSpace const& exec, EdgeEntries<typename ExecutionSpace::memory_space> const& entries,
+void pack_by_workers(ExecutionSpace const& exec,
+                     herd::Details::EdgeEntries<typename ExecutionSpace::memory_space> const& entries,
                      std::size_t count, Blocks const& blocks, Packed<typename ExecutionSpace::memory_space>& packed) {
   using memory_space = typename ExecutionSpace::memory_space;
   using policy = Kokkos::RangePolicy<ExecutionSpace>;
@@ -177,11 +150,9 @@ void pack_by_workers(ExecutionSpace const& exec, EdgeEntries<typename ExecutionS
                                                                          stride);
   Kokkos::parallel_for(
       "herd::distributed_graph::count_sends", policy(exec, 0, workers), KOKKOS_LAMBDA(int w) {
-        Entry entry{};
         auto const v = static_cast<std::size_t>(w), all = static_cast<std::size_t>(workers);
         for (std::size_t e = count * v / all; e < count * (v + 1) / all; ++e)
-          for (int j = 0; j < 2; ++j)
-            if (entries(e, j, entry)) ++cursors(w, blocks.owner(entry.row));
+          entries(e, [&](agent_index row, agent_index, float) { ++cursors(w, blocks.owner(row)); });
       });
   exec.fence();
   // Rank q's entries: those of worker 0, then worker 1, ...
@@ -200,11 +171,11 @@ void pack_by_workers(ExecutionSpace const& exec, EdgeEntries<typename ExecutionS
   auto send = packed.entries;
   Kokkos::parallel_for(
       "herd::distributed_graph::pack", policy(exec, 0, workers), KOKKOS_LAMBDA(int w) {
-        Entry entry{};
         auto const v = static_cast<std::size_t>(w), all = static_cast<std::size_t>(workers);
         for (std::size_t e = count * v / all; e < count * (v + 1) / all; ++e)
-          for (int j = 0; j < 2; ++j)
-            if (entries(e, j, entry)) send(cursors(w, blocks.owner(entry.row))++) = entry;
+          entries(e, [&](agent_index row, agent_index neighbour, float weight) {
+            send(cursors(w, blocks.owner(row))++) = Entry{row, neighbour, weight};
+          });
       });
 }
 
@@ -229,9 +200,7 @@ Packed<typename ExecutionSpace::memory_space> pack_round(
           " edges of " + std::to_string(edges.num_agents) + " agents" +
           ((edges.weights.extent(0) != 0) == source.weighted ? "" : ", weights unlike the source's `weighted`"));
   herd::Details::check_edges(exec, edges, rounds.first + begin);
-  // Entry j of an edge: j = 0 its row is the source, j = 1 the target (when symmetrising).
-  EdgeEntries<memory_space> const entries{edges.sources,           edges.targets,      edges.weights,
-                                          options.drop_self_loops, options.symmetrise, source.weighted};
+  herd::Details::EdgeEntries<memory_space> const entries{edges, options.drop_self_loops, options.symmetrise};
   if constexpr (herd::Details::runs_on_host_v<ExecutionSpace>)
     pack_by_workers(exec, entries, count, blocks, packed);
   else
@@ -384,9 +353,7 @@ void close_gaps(ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::me
   auto neighbours = graph.neighbours;
   auto weights = graph.weights;
   bool const weighted = graph.weighted();
-  edge_offset nnz = 0;
-  exec.fence();
-  Kokkos::deep_copy(nnz, Kokkos::subview(kept, rows));
+  edge_offset const nnz = herd::Details::last_entry(exec, kept);
   auto const all = Kokkos::make_pair(edge_offset{0}, nnz);
   if constexpr (herd::Details::runs_on_host_v<ExecutionSpace>) {
     for (std::size_t r = 0; r < rows; ++r) {
@@ -468,9 +435,7 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_gra
         if (final) before(w) = partial;
         if (w < words) partial += Details::bit_count(bits(w));
       });
-  agent_index ghosts = 0;
-  exec.fence();
-  Kokkos::deep_copy(ghosts, Kokkos::subview(before, words));
+  agent_index const ghosts = herd::Details::last_entry(exec, before);
 
   LocalGraph<memory_space, WeightStorage> local;
   local.rank = rank;
@@ -528,9 +493,7 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_gra
       });
   counts.entries = {};
   row_entries = {};
-  edge_offset stored = 0;
-  exec.fence();
-  Kokkos::deep_copy(stored, Kokkos::subview(offsets, owned));
+  edge_offset const stored = herd::Details::last_entry(exec, offsets);
   auto& graph = local.graph;
   graph.row_offsets = offsets;
   graph.neighbours = Kokkos::View<agent_index*, memory_space>(
@@ -566,8 +529,7 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_gra
   auto weights = graph.weights;
   bool const weighted = graph.weighted();
   bool const unique = options.drop_duplicates;
-  Kokkos::View<edge_offset*, memory_space> kept(Kokkos::ViewAllocateWithoutInitializing("herd::local::row_offsets"),
-                                                owned + 1);
+  Kokkos::View<edge_offset*, memory_space> kept("herd::local::row_offsets", owned + 1);
   edge_offset cut = 0;
   Kokkos::parallel_reduce(
       "herd::distributed_graph::sort_rows",
@@ -597,11 +559,8 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_gra
       cut);
   local.cut_edges = cut;
   local_of = {};
-  Details::counts_to_starts(exec, kept, "herd::distributed_graph::kept_offsets");
-  edge_offset nnz = 0;
-  exec.fence();
-  Kokkos::deep_copy(nnz, Kokkos::subview(kept, owned));
-  if (nnz != stored)
+  herd::Details::exclusive_scan(exec, kept, "herd::distributed_graph::kept_offsets");
+  if (herd::Details::last_entry(exec, kept) != stored)
     Details::close_gaps(exec, graph, kept);
   else
     graph.row_offsets = kept;
@@ -634,12 +593,11 @@ std::uint64_t graph_hash(ExecutionSpace const& exec, MPI_Comm comm,
                       " does not own a contiguous block of agents (the hash of a distributed graph needs them)");
   });
   // Where each owned row begins in the whole graph: the rows of lower ranks, then lower ids.
-  Kokkos::View<edge_offset*, memory_space> start(
-      Kokkos::ViewAllocateWithoutInitializing("herd::distributed_graph::start"), owned + 1);
+  Kokkos::View<edge_offset*, memory_space> start("herd::distributed_graph::start", owned + 1);
   Kokkos::parallel_for(
       "herd::distributed_graph::degrees", policy(exec, 0, owned),
       KOKKOS_LAMBDA(agent_index r) { start(static_cast<std::size_t>(ids(r) - lowest)) = offsets(r + 1) - offsets(r); });
-  Details::counts_to_starts(exec, start, "herd::distributed_graph::starts");
+  herd::Details::exclusive_scan(exec, start, "herd::distributed_graph::starts");
   long long entries = static_cast<long long>(graph.num_edges()), below = 0;
   MPI_Exscan(&entries, &below, 1, MPI_LONG_LONG, MPI_SUM, comm);
   if (local.rank == 0) below = 0;

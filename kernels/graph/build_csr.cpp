@@ -1,6 +1,8 @@
 #include <herd/graph/build_csr.hpp>
 
+#include "edge_entries.hpp"
 #include "row_sort.hpp"
+#include "scan.hpp"
 
 #include <herd/core/error.hpp>
 #include <herd/core/execution_spaces.hpp>
@@ -57,47 +59,6 @@ void check_edges(ExecutionSpace const& exec, EdgeList<typename ExecutionSpace::m
   }
   throw Error(where + " has weight " + std::to_string(weight) + "; weights must be finite and non-negative");
 }
-
-template <class ExecutionSpace>
-Kokkos::View<edge_offset*, typename ExecutionSpace::memory_space> exclusive_scan(
-    ExecutionSpace const& exec, Kokkos::View<edge_offset*, typename ExecutionSpace::memory_space> counts,
-    char const* label) {
-  // counts has n+1 entries, the last one 0: after the scan it holds the total.
-  Kokkos::parallel_scan(
-      label, Kokkos::RangePolicy<ExecutionSpace>(exec, 0, counts.extent(0)),
-      KOKKOS_LAMBDA(std::size_t i, edge_offset & partial, bool final) {
-        edge_offset const c = counts(i);
-        if (final) counts(i) = partial;
-        partial += c;
-      });
-  return counts;
-}
-
-template <class ExecutionSpace>
-edge_offset last_entry(ExecutionSpace const& exec,
-                       Kokkos::View<edge_offset*, typename ExecutionSpace::memory_space> v) {
-  edge_offset value = 0;
-  exec.fence();
-  Kokkos::deep_copy(value, Kokkos::subview(v, v.extent(0) - 1));
-  return value;
-}
-
-// The CSR entries one edge makes: none for a dropped self-loop, one, or two when symmetrising.
-template <class MemorySpace>
-struct EdgeEntries {
-  EdgeList<MemorySpace> edges;
-  bool drop_loops;
-  bool both_ways;
-  /// Calls put(row, neighbour, weight) for each entry of edge e.
-  template <class F>
-  KOKKOS_INLINE_FUNCTION void operator()(std::size_t e, F const& put) const {
-    auto const s = static_cast<agent_index>(edges.sources(e)), t = static_cast<agent_index>(edges.targets(e));
-    if (drop_loops && s == t) return;
-    float const w = edges.weights.extent(0) ? edges.weights(e) : 1.0f;
-    put(s, t, w);
-    if (both_ways && s != t) put(t, s, w);
-  }
-};
 
 // Where each entry goes, for the row sort: the rows' offsets (n + 1, the last the entry count), and
 // each entry's neighbour and weight (weights only when the edges have them) in its row's slots, in

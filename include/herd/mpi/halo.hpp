@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -212,20 +213,8 @@ class Halo {
       recv += buffer_bytes(plan_.receives(), size);
     }
     auto const fields = static_cast<std::size_t>(value_bytes.size());
-    if (send > send_.extent(0)) {
-      send_ =
-          Kokkos::View<unsigned char*, memory_space>(Kokkos::ViewAllocateWithoutInitializing("herd::halo::send"), send);
-      if (staged_)
-        send_host_ = Kokkos::View<unsigned char*, compat::HostPinnedSpace>(
-            Kokkos::ViewAllocateWithoutInitializing("herd::halo::send_host"), send);
-    }
-    if (recv > recv_.extent(0)) {
-      recv_ =
-          Kokkos::View<unsigned char*, memory_space>(Kokkos::ViewAllocateWithoutInitializing("herd::halo::recv"), recv);
-      if (staged_)
-        recv_host_ = Kokkos::View<unsigned char*, compat::HostPinnedSpace>(
-            Kokkos::ViewAllocateWithoutInitializing("herd::halo::recv_host"), recv);
-    }
+    grow(send_, send_host_, send, "herd::halo::send");
+    grow(recv_, recv_host_, recv, "herd::halo::recv");
     fields_.reserve(fields);
     message_bytes_.reserve(fields * plan_.send_ranks.size());
     requests_.reserve(fields * (plan_.recv_ranks.size() + plan_.send_ranks.size()));
@@ -239,6 +228,17 @@ class Halo {
   GhostChanges<memory_space> ghost_changes() { return log_.report(); }
 
  private:
+  // Replaces `buffer`, and its pinned host copy when staged, by buffers of `bytes` if they are
+  // smaller. The label is a C string: pack() calls this every exchange, and must not allocate.
+  void grow(Kokkos::View<unsigned char*, memory_space>& buffer,
+            Kokkos::View<unsigned char*, compat::HostPinnedSpace>& host, std::size_t bytes, char const* label) {
+    if (bytes <= buffer.extent(0)) return;
+    buffer = Kokkos::View<unsigned char*, memory_space>(Kokkos::ViewAllocateWithoutInitializing(label), bytes);
+    if (staged_)
+      host = Kokkos::View<unsigned char*, compat::HostPinnedSpace>(
+          Kokkos::ViewAllocateWithoutInitializing(std::string(label) + "_host"), bytes);
+  }
+
   // Unpacks the messages of one field, knowing its type. One is made per field position and value
   // type the first time they meet, then reused: once each phase has exchanged, exchanges allocate
   // nothing.
