@@ -86,8 +86,12 @@ inline Rounds rounds_of(std::size_t edges, int parts, int rank, std::size_t roun
   r.count = edges / p + (q < edges % p ? 1 : 0);
   std::size_t const most = edges / p + (edges % p ? 1 : 0);
   // Buffers of about 64 bytes an edge: 1/64 of a rank's edges costs about a byte per edge held.
-  r.size =
-      round_edges > 0 ? round_edges : std::clamp<std::size_t>(most / 64, std::size_t{1} << 16, std::size_t{1} << 22);
+  // And at most 2^26 edges in a round over all ranks (2^27 entries, 1.5 GiB), however many of
+  // them one rank receives: the rank owning the hubs of a power-law graph receives the most.
+  std::size_t const cap = std::max<std::size_t>(std::size_t{1} << 10, (std::size_t{1} << 26) / p);
+  r.size = round_edges > 0
+               ? round_edges
+               : std::min(cap, std::clamp<std::size_t>(most / 64, std::size_t{1} << 16, std::size_t{1} << 22));
   r.rounds = (most + r.size - 1) / r.size;
   return r;
 }
