@@ -100,14 +100,21 @@ std::optional<EdgeSource<Memory>> edge_source_of(Options const& o, Exec const& e
   return std::nullopt;
 }
 
-void check_share_fits(Options const& o, int ranks) {
+void check_share_fits(Options const& o, int ranks, double agents, double entries, double held_bytes) {
   // At most one ghost per entry or per agent elsewhere.
-  double const share = static_cast<double>(o.agents) / ranks, entries = share * o.mean_degree;
-  double const ghosts = std::min(static_cast<double>(o.agents) - share, entries);
-  double const peak = share_peak_bytes(share, entries, ghosts, static_cast<double>(o.agents), o.graph == "power-law",
-                                       o.stepping == "pull");
-  check_fits("--graph " + o.graph + " on " + std::to_string(ranks) + " ranks", share, entries, o.max_memory,
+  double const share = agents / ranks, share_entries = entries / ranks;
+  double const ghosts = std::min(agents - share, share_entries);
+  double const peak =
+      held_bytes + share_peak_bytes(share, share_entries, ghosts, agents, o.graph == "power-law", o.stepping == "pull");
+  check_fits("--graph " + o.graph + " on " + std::to_string(ranks) + " ranks", share, share_entries, o.max_memory,
              peak / share, 0.0);
+}
+
+bool is_edge_list_file(Options const& o) {
+#if HERD_ENABLE_HDF5
+  if (io::is_hdf5_file(o.graph)) return false;
+#endif
+  return !is_generator(o.graph);
 }
 
 namespace {

@@ -48,9 +48,13 @@ Input<WeightStorage> make_graph(Options const& options, Exec const& exec, Comm c
 /// herd::Error on a bad parameter.
 std::optional<EdgeSource<Memory>> edge_source_of(Options const& options, Exec const& exec);
 
-/// Throws herd::Error when one of `ranks` ranks building its share of a generated graph would not
-/// fit --max-memory.
-void check_share_fits(Options const& options, int ranks);
+/// Throws herd::Error when one of `ranks` ranks building its share of a graph of `agents` agents
+/// and `entries` stored entries would not fit --max-memory; `held_bytes`: what each rank holds
+/// besides while it builds (its part of an edge list).
+void check_share_fits(Options const& options, int ranks, double agents, double entries, double held_bytes = 0.0);
+
+/// Whether --graph names an edge-list file (not a generator or a population file).
+bool is_edge_list_file(Options const& options);
 
 /// The graph of an edge list read from a file, oriented by --transpose (which swaps the list's
 /// columns in place) and --directed.

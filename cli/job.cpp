@@ -11,6 +11,7 @@
 #include <herd/mpi/collective.hpp>
 #include <herd/mpi/distributed_graph.hpp>
 #include <herd/mpi/distributed_simulation.hpp>
+#include <herd/mpi/edge_list_reader.hpp>
 #endif
 
 #include <Kokkos_Timer.hpp>
@@ -176,10 +177,33 @@ GraphFacts graph_facts(Options const& o, Input<WeightStorage> const& input, Exec
 
 #if HERD_ENABLE_MPI
 // Whether each rank of a distributed run builds only its share of the graph: a generator that
-// makes each edge alone, contiguous blocks, and a model that reads no agent attributes.
+// makes each edge alone or an edge-list file, contiguous blocks, and a model that reads no agent
+// attributes.
 template <class Entry>
 bool builds_shares(Options const& o, Entry) {
   return o.partition == "contiguous" && o.attributes.empty() && !Entry::reads_attributes;
+}
+
+// This rank's share of the edge list --graph names, read by byte ranges (collective).
+template <class WeightStorage, class Entry>
+LocalGraph<Memory, WeightStorage> read_share(Options const& o, Exec const& exec, MPI_Comm comm) {
+  auto edges = mpi::read_edge_list(comm, o.graph);
+  auto lines = static_cast<unsigned long long>(edges.sources.size());
+  MPI_Allreduce(MPI_IN_PLACE, &lines, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
+  bool const directed = o.directed || edges.directed;
+  mpi::collectively(comm, [&] {
+    int const size = mpi::size_of(comm);
+    // Held while building: the rank's lines, 20 bytes each (read in place, or a round at a time
+    // copied to a device).
+    check_share_fits(o, size, static_cast<double>(edges.num_agents),
+                     static_cast<double>(lines) * (directed ? 1.0 : 2.0), 20.0 * static_cast<double>(lines) / size);
+    (void)Entry::template make<WeightStorage>(o, 0, edges.num_agents, typename Entry::Inputs{});
+  });
+  // As graph_of_edges orients a whole list: --transpose swaps the columns.
+  if (o.transpose) std::swap(edges.sources, edges.targets);
+  BuildOptions build;
+  build.symmetrise = !directed;
+  return mpi::build_local_graph<WeightStorage>(exec, comm, edges, build);
 }
 
 // What the report says of a graph built by shares (collective).
@@ -316,21 +340,31 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
   typename Entry::Inputs inputs;
   LocalGraph<Memory, WeightStorage> local;
   double graph_seconds = 0.0, partition_seconds = 0.0, local_graph_seconds = 0.0;
+  bool reads_share = false;
   auto source = mpi::collectively(comm, [&] {
     require(o.reorder == "none", "--reorder applies to one process; under mpiexec the partition decides locality");
     require(o.stepping != "verify", "--stepping verify runs on one process: it steps each step twice");
     std::optional<EdgeSource<Memory>> share;
-    if (builds_shares(o, Entry{}) && (share = edge_source_of(o, exec))) {
-      check_share_fits(o, size);
+    if (!builds_shares(o, Entry{})) return share;
+    if ((share = edge_source_of(o, exec))) {
+      check_share_fits(o, size, static_cast<double>(o.agents), static_cast<double>(o.agents) * o.mean_degree);
       (void)Entry::template make<WeightStorage>(o, 0, share->agents, typename Entry::Inputs{});
+    } else {
+      reads_share = is_edge_list_file(o);
     }
     return share;
   });
+  // Not inside collectively: building and reading by shares run collectives of their own, and
+  // fail on every rank together.
   if (source) {
     // Each rank makes a share of the edges and builds its own rows: no rank holds the graph.
-    // Not inside collectively: it runs collectives of its own, and fails on every rank together.
     local = mpi::build_local_graph<WeightStorage>(exec, comm, *source);
     source.reset();  // a power-law source holds 8 bytes per agent of the whole graph
+    graph_seconds = setup.seconds();
+    facts = share_facts(o, exec, comm, local);
+  } else if (reads_share) {
+    // Each rank parses the lines of its part of the file and builds its own rows.
+    local = read_share<WeightStorage, Entry>(o, exec, comm);
     graph_seconds = setup.seconds();
     facts = share_facts(o, exec, comm, local);
   } else {

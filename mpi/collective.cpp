@@ -1,5 +1,6 @@
 #include <herd/mpi/collective.hpp>
 
+#include <cstdint>
 #include <vector>
 
 namespace herd::mpi {
@@ -16,6 +17,21 @@ int size_of(MPI_Comm comm) {
   return size;
 }
 
+namespace {
+
+// Rank `from`'s failure, as every rank's string.
+std::string message_of(MPI_Comm comm, int from, std::string const& failure) {
+  bool const sender = rank_of(comm) == from;
+  int length = sender ? static_cast<int>(failure.size()) : 0;
+  MPI_Bcast(&length, 1, MPI_INT, from, comm);
+  std::vector<char> text(static_cast<std::size_t>(length));
+  if (sender) text.assign(failure.begin(), failure.end());
+  MPI_Bcast(text.data(), length, MPI_CHAR, from, comm);
+  return std::string(text.begin(), text.end());
+}
+
+}  // namespace
+
 void raise_if_any_failed(MPI_Comm comm, std::string const& failure) {
   int const rank = rank_of(comm), size = size_of(comm);
   int const failed = failure.empty() ? 0 : 1;
@@ -26,14 +42,22 @@ void raise_if_any_failed(MPI_Comm comm, std::string const& failure) {
   int const candidate = failed ? rank : size;
   MPI_Allreduce(&candidate, &first, 1, MPI_INT, MPI_MIN, comm);
   // The first failing rank's message goes to everyone.
-  int length = rank == first ? static_cast<int>(failure.size()) : 0;
-  MPI_Bcast(&length, 1, MPI_INT, first, comm);
-  std::vector<char> text(static_cast<std::size_t>(length));
-  if (rank == first) text.assign(failure.begin(), failure.end());
-  MPI_Bcast(text.data(), length, MPI_CHAR, first, comm);
-  std::string message(text.begin(), text.end());
+  std::string message = message_of(comm, first, failure);
   if (failures < size) message += " (rank " + std::to_string(first) + " of " + std::to_string(size) + ")";
   throw CollectiveError(message);
+}
+
+void raise_first_failure(MPI_Comm comm, std::uint64_t place, std::string const& failure) {
+  int const rank = rank_of(comm), size = size_of(comm);
+  // The least place of a failure, then the lowest rank failing there.
+  std::uint64_t const mine = failure.empty() ? UINT64_MAX : place;
+  std::uint64_t first = 0;
+  MPI_Allreduce(&mine, &first, 1, MPI_UINT64_T, MPI_MIN, comm);
+  int const candidate = !failure.empty() && mine == first ? rank : size;
+  int from = 0;
+  MPI_Allreduce(&candidate, &from, 1, MPI_INT, MPI_MIN, comm);
+  if (from == size) return;
+  throw CollectiveError(message_of(comm, from, failure));
 }
 
 }  // namespace herd::mpi

@@ -26,6 +26,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace herd::mpi {
@@ -78,13 +79,12 @@ struct Rounds {
   std::size_t rounds = 0;
 };
 
-inline Rounds rounds_of(std::size_t edges, int parts, int rank, std::size_t round_edges) {
+// Rounds for a rank holding edges [first, first + count), where no rank holds more than `most`.
+inline Rounds rounds_of(std::size_t first, std::size_t count, std::size_t most, int parts, std::size_t round_edges) {
   Rounds r;
+  r.first = first;
+  r.count = count;
   auto const p = static_cast<std::size_t>(parts);
-  auto const q = static_cast<std::size_t>(rank);
-  r.first = edges / p * q + std::min(q, edges % p);
-  r.count = edges / p + (q < edges % p ? 1 : 0);
-  std::size_t const most = edges / p + (edges % p ? 1 : 0);
   // Buffers of about 64 bytes an edge: 1/64 of a rank's edges costs about a byte per edge held.
   // And at most 2^26 edges in a round over all ranks (2^27 entries, 1.5 GiB), however many of
   // them one rank receives: the rank owning the hubs of a power-law graph receives the most.
@@ -94,6 +94,14 @@ inline Rounds rounds_of(std::size_t edges, int parts, int rank, std::size_t roun
                : std::min(cap, std::clamp<std::size_t>(most / 64, std::size_t{1} << 16, std::size_t{1} << 22));
   r.rounds = (most + r.size - 1) / r.size;
   return r;
+}
+
+// Edges split evenly: rank q makes [q M / P, (q + 1) M / P), as near as integers allow.
+inline Rounds even_rounds(std::size_t edges, int parts, int rank, std::size_t round_edges) {
+  auto const p = static_cast<std::size_t>(parts);
+  auto const q = static_cast<std::size_t>(rank);
+  return rounds_of(edges / p * q + std::min(q, edges % p), edges / p + (q < edges % p ? 1 : 0),
+                   edges / p + (edges % p ? 1 : 0), parts, round_edges);
 }
 
 // Round k's entries on this rank, grouped by the rank that owns their row, and where each
@@ -386,15 +394,13 @@ void close_gaps(ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::me
   graph.row_offsets = kept;
 }
 
-}  // namespace Details
-
+// The share built from this rank's edges of `source`, those of `rounds`.
 template <class WeightStorage, class ExecutionSpace>
-LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_graph(
+LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_share(
     ExecutionSpace const& exec, MPI_Comm comm, EdgeSource<typename ExecutionSpace::memory_space> const& source,
-    BuildOptions const& options, std::size_t round_edges) {
+    BuildOptions const& options, Rounds const& rounds) {
   using memory_space = typename ExecutionSpace::memory_space;
   using policy = Kokkos::RangePolicy<ExecutionSpace>;
-  herd::Details::ProfilingRegion const region("herd::build_local_graph");
   int const rank = rank_of(comm), parts = size_of(comm);
   collectively(comm, [&] {
     herd::require(source.agents >= parts, "cannot split " + std::to_string(source.agents) + " agents into " +
@@ -404,7 +410,6 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_gra
   Details::Blocks const blocks{source.agents, parts};
   global_id const first = blocks.begin(rank), end = blocks.begin(rank + 1);
   auto const owned = static_cast<agent_index>(end - first);
-  auto const rounds = Details::rounds_of(source.edges, parts, rank, round_edges);
 
   // 1. Count each owned row's entries and find the ghosts.
   Details::RowCounts<memory_space> counts;
@@ -572,6 +577,124 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_gra
   return local;
 }
 
+}  // namespace Details
+
+template <class WeightStorage, class ExecutionSpace>
+LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_graph(
+    ExecutionSpace const& exec, MPI_Comm comm, EdgeSource<typename ExecutionSpace::memory_space> const& source,
+    BuildOptions const& options, std::size_t round_edges) {
+  herd::Details::ProfilingRegion const region("herd::build_local_graph");
+  auto const rounds = Details::even_rounds(source.edges, size_of(comm), rank_of(comm), round_edges);
+  return Details::build_share<WeightStorage>(exec, comm, source, options, rounds);
+}
+
+namespace Details {
+
+// The share built from edges each rank holds, `count` of them, after the lower ranks' edges.
+// `slice(first, n)` gives this rank's edges [first, first + n) of all, in the execution space's memory.
+template <class WeightStorage, class ExecutionSpace, class Slice>
+LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_held(ExecutionSpace const& exec, MPI_Comm comm,
+                                                                            agent_index agents, std::size_t count,
+                                                                            std::size_t weights, Slice slice,
+                                                                            BuildOptions const& options,
+                                                                            std::size_t round_edges) {
+  std::uint64_t const held = count;
+  std::uint64_t below = 0, total = 0, most = 0;
+  MPI_Exscan(&held, &below, 1, MPI_UINT64_T, MPI_SUM, comm);
+  if (rank_of(comm) == 0) below = 0;
+  MPI_Allreduce(&held, &total, 1, MPI_UINT64_T, MPI_SUM, comm);
+  MPI_Allreduce(&held, &most, 1, MPI_UINT64_T, MPI_MAX, comm);
+  int extent[2] = {-agents, agents};
+  MPI_Allreduce(MPI_IN_PLACE, extent, 2, MPI_INT, MPI_MAX, comm);
+  // Whether ranks hold edges with weights (2) and without (1); a rank without edges says neither.
+  int kinds = count == 0 ? 0 : (weights != 0 ? 2 : 1);
+  MPI_Allreduce(MPI_IN_PLACE, &kinds, 1, MPI_INT, MPI_BOR, comm);
+  collectively(comm, [&] {
+    herd::require(-extent[0] == extent[1], "build_local_graph: the ranks' edge lists are of " +
+                                               std::to_string(-extent[0]) + " to " + std::to_string(extent[1]) +
+                                               " agents; they must all name the graph's agent count");
+    herd::require(kinds != 3, "build_local_graph: some ranks' edges have weights and others' have none");
+    herd::require(weights == 0 || weights == count,
+                  "build_local_graph: " + std::to_string(weights) + " weights for " + std::to_string(count) + " edges");
+  });
+  EdgeSource<typename ExecutionSpace::memory_space> source;
+  source.agents = agents;
+  source.edges = static_cast<std::size_t>(total);
+  source.weighted = kinds == 2;
+  auto const offset = static_cast<std::size_t>(below);
+  source.slice = [slice, offset](std::size_t first, std::size_t n) { return slice(first - offset, n); };
+  auto const rounds = rounds_of(offset, count, static_cast<std::size_t>(most), size_of(comm), round_edges);
+  return build_share<WeightStorage>(exec, comm, source, options, rounds);
+}
+
+}  // namespace Details
+
+template <class WeightStorage, class ExecutionSpace>
+LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_graph(
+    ExecutionSpace const& exec, MPI_Comm comm, EdgeList<typename ExecutionSpace::memory_space> const& edges,
+    BuildOptions const& options, std::size_t round_edges) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  herd::Details::ProfilingRegion const region("herd::build_local_graph");
+  auto slice = [edges](std::size_t first, std::size_t n) {
+    auto const range = Kokkos::make_pair(first, first + n);
+    EdgeList<memory_space> part;
+    part.num_agents = edges.num_agents;
+    part.sources = Kokkos::subview(edges.sources, range);
+    part.targets = Kokkos::subview(edges.targets, range);
+    if (edges.weights.extent(0) != 0) part.weights = Kokkos::subview(edges.weights, range);
+    return part;
+  };
+  return Details::build_held<WeightStorage>(exec, comm, edges.num_agents, edges.size(), edges.weights.extent(0), slice,
+                                            options, round_edges);
+}
+
+template <class WeightStorage, class ExecutionSpace>
+LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_graph(ExecutionSpace const& exec,
+                                                                                   MPI_Comm comm,
+                                                                                   HostEdgeList const& edges,
+                                                                                   BuildOptions const& options,
+                                                                                   std::size_t round_edges) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  herd::Details::ProfilingRegion const region("herd::build_local_graph");
+  // A round's edges where the kernels can read them: the host's own vectors, or a copy of the
+  // round on a device, which then never holds all of this rank's edges at once.
+  auto slice = [&edges, exec](std::size_t first, std::size_t n) {
+    auto view_of = [&](auto const& vector) {
+      using T = typename std::decay_t<decltype(vector)>::value_type;
+      return Kokkos::View<T const*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(vector.data() + first,
+                                                                                                n);
+    };
+    EdgeList<memory_space> part;
+    part.num_agents = edges.num_agents;
+    if constexpr (std::is_same_v<memory_space, Kokkos::HostSpace>) {
+      // The round read in place: the kernels only read it.
+      (void)exec;
+      part.sources = Kokkos::View<global_id*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+          const_cast<global_id*>(edges.sources.data() + first), n);
+      part.targets = Kokkos::View<global_id*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+          const_cast<global_id*>(edges.targets.data() + first), n);
+      if (!edges.weights.empty())
+        part.weights = Kokkos::View<float*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+            const_cast<float*>(edges.weights.data() + first), n);
+    } else {
+      part.sources = Kokkos::View<global_id*, memory_space>(
+          Kokkos::ViewAllocateWithoutInitializing("herd::distributed_graph::round_sources"), n);
+      part.targets = Kokkos::View<global_id*, memory_space>(
+          Kokkos::ViewAllocateWithoutInitializing("herd::distributed_graph::round_targets"), n);
+      Kokkos::deep_copy(exec, part.sources, view_of(edges.sources));
+      Kokkos::deep_copy(exec, part.targets, view_of(edges.targets));
+      if (!edges.weights.empty()) {
+        part.weights = Kokkos::View<float*, memory_space>(
+            Kokkos::ViewAllocateWithoutInitializing("herd::distributed_graph::round_weights"), n);
+        Kokkos::deep_copy(exec, part.weights, view_of(edges.weights));
+      }
+    }
+    return part;
+  };
+  return Details::build_held<WeightStorage>(exec, comm, edges.num_agents, edges.sources.size(), edges.weights.size(),
+                                            slice, options, round_edges);
+}
+
 template <class ExecutionSpace, class WeightStorage>
 std::uint64_t graph_hash(ExecutionSpace const& exec, MPI_Comm comm,
                          LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> const& local) {
@@ -652,11 +775,15 @@ std::pair<agent_index, std::uint64_t> degree_extent(
   return {most, entries};
 }
 
-#define HERD_INSTANTIATE_DISTRIBUTED_GRAPH_W(EXEC, W)                                                          \
-  template LocalGraph<EXEC::memory_space, W> build_local_graph<W, EXEC>(                                       \
-      EXEC const&, MPI_Comm, EdgeSource<EXEC::memory_space> const&, BuildOptions const&, std::size_t);         \
-  template std::uint64_t graph_hash<EXEC, W>(EXEC const&, MPI_Comm, LocalGraph<EXEC::memory_space, W> const&); \
-  template std::pair<agent_index, std::uint64_t> degree_extent<EXEC, W>(EXEC const&, MPI_Comm,                 \
+#define HERD_INSTANTIATE_DISTRIBUTED_GRAPH_W(EXEC, W)                                                               \
+  template LocalGraph<EXEC::memory_space, W> build_local_graph<W, EXEC>(                                            \
+      EXEC const&, MPI_Comm, EdgeSource<EXEC::memory_space> const&, BuildOptions const&, std::size_t);              \
+  template LocalGraph<EXEC::memory_space, W> build_local_graph<W, EXEC>(                                            \
+      EXEC const&, MPI_Comm, EdgeList<EXEC::memory_space> const&, BuildOptions const&, std::size_t);                \
+  template LocalGraph<EXEC::memory_space, W> build_local_graph<W, EXEC>(EXEC const&, MPI_Comm, HostEdgeList const&, \
+                                                                        BuildOptions const&, std::size_t);          \
+  template std::uint64_t graph_hash<EXEC, W>(EXEC const&, MPI_Comm, LocalGraph<EXEC::memory_space, W> const&);      \
+  template std::pair<agent_index, std::uint64_t> degree_extent<EXEC, W>(EXEC const&, MPI_Comm,                      \
                                                                         LocalGraph<EXEC::memory_space, W> const&);
 #define HERD_INSTANTIATE_DISTRIBUTED_GRAPH(EXEC)    \
   HERD_INSTANTIATE_DISTRIBUTED_GRAPH_W(EXEC, float) \

@@ -79,6 +79,30 @@ class SameResults(unittest.TestCase):
                 self.run_ok(ranks, *args, "--csv", self.path("many.csv"))
                 self.assertEqual(read(self.path("many.csv")), reference)
 
+    def test_an_edge_list_read_in_parts_gives_the_same_series(self):
+        # Each rank parses the lines of its own byte range and builds its rows; a checkpoint made on
+        # 3 ranks resumes on 2 with the same graph.
+        edges = self.path("weighted.txt")
+        rng = random.Random(5)
+        with open(edges, "w") as f:
+            f.write("# weighted contacts\n")
+            for i in range(20000):
+                f.write(f"{rng.randrange(6000)}\t{rng.randrange(6000)}\t{rng.random():.4f}\n")
+        for options in [[], ["--directed"], ["--directed", "--transpose"]]:
+            args = ["run", "--model", "seir", "--graph", edges, *options, "--steps", "30", "--quiet"]
+            self.run_ok(1, *args, "--csv", self.path("one.csv"))
+            reference = read(self.path("one.csv"))
+            self.assertNotEqual(reference.splitlines()[1], reference.splitlines()[-1])
+            for ranks in [2, 3, 4]:
+                with self.subTest(options=options, ranks=ranks):
+                    self.run_ok(ranks, *args, "--csv", self.path("many.csv"))
+                    self.assertEqual(read(self.path("many.csv")), reference)
+        args = ["run", "--model", "seir", "--graph", edges, "--quiet"]
+        self.run_ok(1, *args, "--steps", "30", "--csv", self.path("one.csv"))
+        self.run_ok(3, *args, "--steps", "12", "--checkpoint", self.path("c.h5"))
+        self.run_ok(2, "resume", self.path("c.h5"), "--steps", "30", "--quiet", "--csv", self.path("resumed.csv"))
+        self.assertEqual(read(self.path("resumed.csv")).splitlines()[-18:], read(self.path("one.csv")).splitlines()[-18:])
+
     def test_every_stepping_gives_the_same_series(self):
         args = ["run", "--model", "sir", "--graph", "power-law", "--agents", "12000", "--steps", "40", "--quiet",
                 "--partition", "metis"]
@@ -235,6 +259,15 @@ class BadInput(unittest.TestCase):
             f.write("0 1\n1 2\n2 x\n")
         self.addCleanup(os.remove, bad)
         self.fails_once(2, "herd_bad_graph.txt:3", "--graph", bad)
+
+    def test_a_bad_line_read_by_one_rank(self):
+        # Only the last rank reads the bad line; every rank reports it, and it is named once.
+        bad = os.path.join(tempfile.gettempdir(), "herd_bad_late_graph.txt")
+        with open(bad, "w") as f:
+            f.writelines(f"{i} {i + 1}\n" for i in range(20000))
+            f.write("7 x\n")
+        self.addCleanup(os.remove, bad)
+        self.fails_once(4, "herd_bad_late_graph.txt:20001: 'x' is not an integer agent id", "--graph", bad)
 
     def test_more_ranks_than_agents(self):
         self.fails_once(4, "3 agents into 4 parts", "--graph", "erdos-renyi", "--agents", "3", "--mean-degree", "1",

@@ -7,6 +7,8 @@
 #include <herd/mpi/distributed_simulation.hpp>
 #include <herd/mpi/local_graph.hpp>
 
+#include "same_share.hpp"
+
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <Kokkos_Core.hpp>
@@ -19,21 +21,9 @@ namespace {
 
 using namespace herd;
 using herd::half;
-using Exec = Kokkos::DefaultExecutionSpace;
-using Memory = Exec::memory_space;
-
-template <class View>
-std::vector<typename View::non_const_value_type> to_vector(View const& view) {
-  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
-  return std::vector<typename View::non_const_value_type>(host.data(), host.data() + host.size());
-}
-
-// Whether every rank's check held.
-bool on_every_rank(bool ok) {
-  int all = ok ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  return all == 1;
-}
+using test::Exec;
+using test::Memory;
+using test::to_vector;
 
 // A user's own source: random pairs with repeats (half of them drawn twice, with another weight),
 // self-loops and weights that a 16-bit store rounds together, to test which duplicate is kept.
@@ -72,30 +62,9 @@ template <class WeightStorage>
 void expect_same_share(EdgeSource<Memory> const& source, BuildOptions const& options, std::size_t round_edges,
                        std::string const& what) {
   Exec exec;
-  MPI_Comm const comm = MPI_COMM_WORLD;
-  int const rank = mpi::rank_of(comm), parts = mpi::size_of(comm);
   auto const global = build_csr<WeightStorage>(exec, source.slice(0, source.edges), options);
-  auto const expected = extract_local_graph(exec, global, partition_contiguous(exec, source.agents, parts), rank);
-  auto const built = mpi::build_local_graph<WeightStorage>(exec, comm, source, options, round_edges);
-  SCOPED_TRACE(what + " on rank " + std::to_string(rank) + " of " + std::to_string(parts));
-  bool same = built.owned == expected.owned && built.interior == expected.interior &&
-              built.global_agents == expected.global_agents && built.ghost_owners == expected.ghost_owners &&
-              built.ghost_offsets == expected.ghost_offsets && built.cut_edges == expected.cut_edges &&
-              to_vector(built.ids) == to_vector(expected.ids) &&
-              to_vector(built.graph.row_offsets) == to_vector(expected.graph.row_offsets) &&
-              to_vector(built.graph.neighbours) == to_vector(expected.graph.neighbours);
-  auto const weights = to_vector(built.graph.weights), expected_weights = to_vector(expected.graph.weights);
-  bool same_weights = weights.size() == expected_weights.size();
-  for (std::size_t k = 0; same_weights && k < weights.size(); ++k)
-    same_weights =
-        storage_traits<WeightStorage>::load(weights[k]) == storage_traits<WeightStorage>::load(expected_weights[k]);
-  EXPECT_TRUE(same);
-  EXPECT_TRUE(same_weights);
-  EXPECT_TRUE(on_every_rank(same && same_weights));
-  EXPECT_EQ(mpi::graph_hash(exec, comm, built), graph_hash(exec, global));
-  auto const extent = mpi::degree_extent(exec, comm, built);
-  EXPECT_EQ(extent.first, degree_stats(exec, global).max_degree);
-  EXPECT_EQ(extent.second, static_cast<std::uint64_t>(global.num_edges()));
+  auto const built = mpi::build_local_graph<WeightStorage>(exec, MPI_COMM_WORLD, source, options, round_edges);
+  test::expect_share_of(global, built, what);
 }
 
 TEST(DistributedGraph, EveryGeneratorBuildsTheOneProcessShare) {

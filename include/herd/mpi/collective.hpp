@@ -9,6 +9,7 @@
 
 #include <herd/detail/mpi.hpp>
 
+#include <cstdint>
 #include <exception>
 #include <string>
 #include <type_traits>
@@ -25,6 +26,11 @@ class CollectiveError : public Error {
 /// Throws herd::mpi::CollectiveError on every rank of `comm` if `failure` is non-empty on any rank. The message is
 /// that of the lowest failing rank, naming the rank when not all ranks failed. Collective.
 void raise_if_any_failed(MPI_Comm comm, std::string const& failure);
+
+/// Throws CollectiveError on every rank of `comm` if `failure` is non-empty on any rank, with the
+/// message of the failing rank whose `place` is least (a line of a file read in pieces: the first
+/// bad line, as one process reading it all would name). Collective.
+void raise_first_failure(MPI_Comm comm, std::uint64_t place, std::string const& failure);
 
 /// Runs `f` on every rank of `comm`; if it throws on any rank, every rank throws the same
 /// CollectiveError (see raise_if_any_failed). Collective: every rank must call it.

@@ -11,6 +11,7 @@
 
 #include <herd/graph/csr_graph.hpp>
 #include <herd/graph/generators.hpp>
+#include <herd/io/text/edge_list_parser.hpp>
 #include <herd/mpi/local_graph.hpp>
 
 #include <mpi.h>
@@ -31,6 +32,24 @@ template <class WeightStorage, class ExecutionSpace>
 LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_graph(
     ExecutionSpace const& exec, MPI_Comm comm, EdgeSource<typename ExecutionSpace::memory_space> const& source,
     BuildOptions const& options = {}, std::size_t round_edges = 0);
+
+/// This rank's share, as above, of the graph build_csr would make of all ranks' `edges` together
+/// (rank 0's first, then rank 1's, ...), such as the parts of a file mpi::read_edge_list gives.
+/// Every rank's edges name the same agent count, and carry weights on all ranks with edges or on
+/// none. Collective over `comm`.
+template <class WeightStorage, class ExecutionSpace>
+LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_graph(
+    ExecutionSpace const& exec, MPI_Comm comm, EdgeList<typename ExecutionSpace::memory_space> const& edges,
+    BuildOptions const& options = {}, std::size_t round_edges = 0);
+
+/// As above, from this rank's edges in host memory (its part of a file, from mpi::read_edge_list),
+/// read in place on a host backend and copied a round at a time to a device.
+template <class WeightStorage, class ExecutionSpace>
+LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_graph(ExecutionSpace const& exec,
+                                                                                   MPI_Comm comm,
+                                                                                   HostEdgeList const& edges,
+                                                                                   BuildOptions const& options = {},
+                                                                                   std::size_t round_edges = 0);
 
 /// herd::graph_hash of the whole graph, computed from the ranks' shares of it. The shares must be
 /// contiguous blocks of agents, as build_local_graph makes them. Collective over `comm`.

@@ -5,8 +5,10 @@
 
 #include <herd/core/types.hpp>
 
+#include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace herd {
@@ -43,5 +45,56 @@ std::vector<global_id> compact_ids(HostEdgeList& edges, std::vector<global_id> c
 
 /// The whole contents of a file; throws herd::Error naming the file if it cannot be read.
 std::string read_text_file(std::string const& path);
+
+namespace Details {
+
+/// Lines longer than this are no text: read_text_file and mpi::read_edge_list refuse them.
+inline constexpr std::size_t longest_line = std::size_t{1} << 20;
+inline constexpr char const* nul_byte = "a NUL byte: not a text file";
+std::string long_line();  ///< "a line longer than ... bytes: not a text file"
+
+/// The first line of `text` (numbered from `first_line`) that holds a NUL byte or is longer than
+/// longest_line, and its problem; {0, ""} when there is none.
+std::pair<std::size_t, std::string> first_non_text_line(std::string_view text, std::size_t first_line);
+
+/// What an edge list's first data line says of the whole file. An .lg header "nv,ne,u|d,name"
+/// gives the agent count, ids from 1 and the direction; any other first line leaves ids from 0.
+struct EdgeListFormat {
+  long long declared_agents = -1;  ///< the header's agent count; -1 without a header
+  long long base = 0;              ///< the first agent id
+  bool directed = false;
+  std::size_t header_end = 0;  ///< the byte after the header line; 0 without a header
+  bool complete = false;       ///< the first data line was seen whole (ended by a newline)
+};
+
+/// The format of the edge list that begins with `text`. Throws herd::Error naming `name` and the
+/// line of a bad header.
+EdgeListFormat edge_list_format(std::string_view text, std::string const& name);
+
+/// Whole lines of an edge list parsed under a format: their edges, and the first problem.
+struct EdgeLines {
+  HostEdgeList edges;
+  long long largest = -1;          ///< the largest id read, less the format's base
+  std::size_t lines = 0;           ///< the lines in the text
+  std::size_t first_plain = 0;     ///< the first line with two ids and no weight (0: none)
+  std::size_t first_weighted = 0;  ///< the first line with a weight (0: none)
+  std::size_t error_line = 0;      ///< the first line that could not be read (0: none)
+  std::string error;               ///< its problem
+};
+
+/// Parses the lines of `text`, the first of which is line `first_line` of its file; lines that
+/// begin before byte `skip` of `text` (the header's) are passed over. Stops at the first bad line,
+/// or once lines with and without a weight have both been seen, as one of them is then wrong.
+/// Text that is no text (see first_non_text_line) is for the caller to refuse first.
+EdgeLines parse_edge_lines(std::string_view text, EdgeListFormat const& format, std::size_t first_line,
+                           std::size_t skip, EdgeIds ids);
+
+/// The first problem of an edge list parsed in pieces, "name:line: problem", from the first bad
+/// line of all pieces (0: none) with its problem and the first lines without and with a weight
+/// over all pieces; empty when there is none.
+std::string edge_list_error(std::string const& name, std::size_t error_line, std::string const& error,
+                            std::size_t first_plain, std::size_t first_weighted);
+
+}  // namespace Details
 
 }  // namespace herd
