@@ -13,9 +13,13 @@
 #include <herd/mpi/distributed_simulation.hpp>
 #include <herd/mpi/edge_list_reader.hpp>
 #endif
+#if HERD_ENABLE_HDF5
+#include <herd/io/hdf5/population.hpp>
+#endif
 
 #include <Kokkos_Timer.hpp>
 
+#include <limits>
 #include <optional>
 
 namespace herd::cli {
@@ -206,6 +210,41 @@ LocalGraph<Memory, WeightStorage> read_share(Options const& o, Exec const& exec,
   return mpi::build_local_graph<WeightStorage>(exec, comm, edges, build);
 }
 
+// This rank's share of the population file --graph names, each rank reading its block of rows
+// (collective).
+template <class WeightStorage, class Entry>
+LocalGraph<Memory, WeightStorage> read_population_share(Options const& o, Exec const& exec, MPI_Comm comm) {
+#if HERD_ENABLE_HDF5
+  mpi::collectively(comm, [&] {
+    require(!o.directed && !o.transpose,
+            "--directed, --transpose: " + o.graph + " is a population file, whose graph is stored as it is used");
+    auto const size = io::population_size(o.graph, comm);
+    int const ranks = mpi::size_of(comm);
+    // A file's agent count out of range is the reading's to report, naming the file.
+    if (size.agents < static_cast<std::uint64_t>(ranks) ||
+        size.agents > static_cast<std::uint64_t>(std::numeric_limits<agent_index>::max()))
+      return;
+    // Held while building: the rank's rows as edges, 20 bytes an entry.
+    check_share_fits(o, ranks, static_cast<double>(size.agents), static_cast<double>(size.entries),
+                     20.0 * static_cast<double>(size.entries) / ranks);
+  });
+  auto const rows = io::read_population_rows(o.graph, comm);
+  // The model's parameters, checked once the file is known sound, as for a graph read whole.
+  mpi::collectively(
+      comm, [&] { (void)Entry::template make<WeightStorage>(o, 0, rows.num_agents, typename Entry::Inputs{}); });
+  // The rows as stored: one process uses them as they are.
+  BuildOptions as_stored;
+  as_stored.symmetrise = false;
+  as_stored.drop_self_loops = false;
+  as_stored.drop_duplicates = false;
+  return mpi::build_local_graph<WeightStorage>(exec, comm, rows, as_stored);
+#else
+  (void)exec;
+  (void)comm;
+  throw mpi::CollectiveError(o.graph + ": population files need a build of Herd with HDF5");
+#endif
+}
+
 // What the report says of a graph built by shares (collective).
 template <class WeightStorage>
 GraphFacts share_facts(Options const& o, Exec const& exec, MPI_Comm comm,
@@ -340,7 +379,7 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
   typename Entry::Inputs inputs;
   LocalGraph<Memory, WeightStorage> local;
   double graph_seconds = 0.0, partition_seconds = 0.0, local_graph_seconds = 0.0;
-  bool reads_share = false;
+  bool reads_share = false, reads_rows = false;
   auto source = mpi::collectively(comm, [&] {
     require(o.reorder == "none", "--reorder applies to one process; under mpiexec the partition decides locality");
     require(o.stepping != "verify", "--stepping verify runs on one process: it steps each step twice");
@@ -351,6 +390,7 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
       (void)Entry::template make<WeightStorage>(o, 0, share->agents, typename Entry::Inputs{});
     } else {
       reads_share = is_edge_list_file(o);
+      reads_rows = !reads_share && !is_generator(o.graph);  // a population file
     }
     return share;
   });
@@ -362,9 +402,11 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
     source.reset();  // a power-law source holds 8 bytes per agent of the whole graph
     graph_seconds = setup.seconds();
     facts = share_facts(o, exec, comm, local);
-  } else if (reads_share) {
-    // Each rank parses the lines of its part of the file and builds its own rows.
-    local = read_share<WeightStorage, Entry>(o, exec, comm);
+  } else if (reads_share || reads_rows) {
+    // Each rank reads its part of the file (the lines of its byte range, or its block of rows)
+    // and builds its own rows.
+    local = reads_share ? read_share<WeightStorage, Entry>(o, exec, comm)
+                        : read_population_share<WeightStorage, Entry>(o, exec, comm);
     graph_seconds = setup.seconds();
     facts = share_facts(o, exec, comm, local);
   } else {

@@ -25,27 +25,38 @@ void check_csr(HostCsr const& g, std::string const& what) {
   require(g.weights.empty() || g.weights.size() == entries, what + ": " + std::to_string(entries) +
                                                                 " neighbour entries but " +
                                                                 std::to_string(g.weights.size()) + " weights");
+  auto const problem = first_bad_row({0, static_cast<std::size_t>(n), offsets.data(), g.neighbours.data(),
+                                      g.weights.empty() ? nullptr : g.weights.data()},
+                                     n, entries, what)
+                           .second;
+  if (!problem.empty()) throw Error(problem);
+}
+
+std::pair<std::int64_t, std::string> first_bad_row(CsrRows const& rows, std::int64_t n, std::uint64_t entries,
+                                                   std::string const& what) {
+  auto const base = rows.offsets[0];
   // Messages are built only on failure: this loop runs over every entry of large graphs.
-  for (std::int64_t i = 0; i < n; ++i) {
-    auto const begin = offsets[static_cast<std::size_t>(i)], end = offsets[static_cast<std::size_t>(i) + 1];
-    if (end < begin) throw Error(what + ": row offsets decrease after agent " + std::to_string(i));
+  for (std::size_t k = 0; k < rows.count; ++k) {
+    auto const i = rows.first + static_cast<std::int64_t>(k);
+    auto const begin = rows.offsets[k], end = rows.offsets[k + 1];
+    if (end < begin) return {i, what + ": row offsets decrease after agent " + std::to_string(i)};
     if (end > entries)
-      throw Error(what + ": the row of agent " + std::to_string(i) + " ends at entry " + std::to_string(end) +
-                  ", past the " + std::to_string(entries) + " neighbour entries");
+      return {i, what + ": the row of agent " + std::to_string(i) + " ends at entry " + std::to_string(end) +
+                     ", past the " + std::to_string(entries) + " neighbour entries"};
     for (auto e = begin; e < end; ++e) {
-      auto const j = g.neighbours[e];
+      auto const j = rows.neighbours[e - base];
       if (j < 0 || j >= n)
-        throw Error(what + ": agent " + std::to_string(i) + " has neighbour " + std::to_string(j) + ", outside [0, " +
-                    std::to_string(n) + ")");
-      if (e > begin && g.neighbours[e - 1] >= j)
-        throw Error(what + ": the neighbours of agent " + std::to_string(i) +
-                    " are not in strictly increasing order (" + std::to_string(g.neighbours[e - 1]) + " then " +
-                    std::to_string(j) + ")");
-      if (!g.weights.empty() && !(std::isfinite(g.weights[e]) && g.weights[e] >= 0.0f))
-        throw Error(what + ": the weight of agent " + std::to_string(i) + "'s neighbour " + std::to_string(j) + " is " +
-                    number_text(g.weights[e]) + "; weights must be finite and non-negative");
+        return {i, what + ": agent " + std::to_string(i) + " has neighbour " + std::to_string(j) + ", outside [0, " +
+                       std::to_string(n) + ")"};
+      if (e > begin && rows.neighbours[e - 1 - base] >= j)
+        return {i, what + ": the neighbours of agent " + std::to_string(i) + " are not in strictly increasing order (" +
+                       std::to_string(rows.neighbours[e - 1 - base]) + " then " + std::to_string(j) + ")"};
+      if (rows.weights != nullptr && !(std::isfinite(rows.weights[e - base]) && rows.weights[e - base] >= 0.0f))
+        return {i, what + ": the weight of agent " + std::to_string(i) + "'s neighbour " + std::to_string(j) + " is " +
+                       number_text(rows.weights[e - base]) + "; weights must be finite and non-negative"};
     }
   }
+  return {n, {}};
 }
 
 }  // namespace herd

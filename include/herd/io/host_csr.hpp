@@ -5,8 +5,10 @@
 
 #include <herd/core/types.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace herd {
@@ -25,6 +27,21 @@ struct HostCsr {
 /// row (no repeats), weights (if any) one per entry, finite and non-negative. Throws herd::Error
 /// starting with `what` and naming the first offending row or entry.
 void check_csr(HostCsr const& graph, std::string const& what);
+
+/// Some consecutive rows of a CSR graph: rows first ... first + count - 1, whose starts and end are
+/// offsets[0 ... count] (positions in the whole graph), and the entries they span from offsets[0].
+struct CsrRows {
+  std::int64_t first = 0;
+  std::size_t count = 0;
+  edge_offset const* offsets = nullptr;
+  agent_index const* neighbours = nullptr;
+  float const* weights = nullptr;  ///< nullptr when the graph has none
+};
+
+/// The first of `rows` at fault as check_csr finds it, in a graph of `agents` agents and `entries`
+/// entries whose offsets start at 0, and the problem; {agents, ""} when there is none.
+std::pair<std::int64_t, std::string> first_bad_row(CsrRows const& rows, std::int64_t agents, std::uint64_t entries,
+                                                   std::string const& what);
 
 /// The part of check_csr a reader can make before it reads the rows: the last row offset must
 /// count the neighbour entries. Throws herd::Error naming `what`.

@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
 #include <fstream>
 #include <limits>
 #include <new>
+#include <optional>
 #include <type_traits>
 
 namespace herd::io {
@@ -58,25 +60,33 @@ std::uint64_t length_of(h5::File const& file, std::string const& dataset, bool f
   return extents[0];
 }
 
-// Reads a whole dataset on every rank (as int64 where `as_signed`, for 8-byte T). Collective.
+// Reads `length` rows of a dataset from row `first` (as int64 where `as_signed`, for 8-byte T).
+// Collective.
 template <class T>
-std::vector<T> read_all(h5::File const& file, std::string const& dataset, std::uint64_t length,
-                        bool as_signed = false) {
+std::vector<T> read_all(h5::File const& file, std::string const& dataset, std::uint64_t length, bool as_signed = false,
+                        std::uint64_t first = 0) {
   std::vector<T> values;
+  std::string failure;
   try {
     values.resize(length);
   } catch (std::bad_alloc const&) {
-    throw Error(file.path() + ": " + dataset + " holds " + std::to_string(length) +
-                " values: not enough memory to read them");
+    failure =
+        file.path() + ": " + dataset + " holds " + std::to_string(length) + " values: not enough memory to read them";
   }
-  // HDF5 refuses to read nothing from a dataset that holds nothing (an "addr overflow").
-  if (length > 0) file.read_rows(dataset, as_signed ? h5::Type::i64 : h5::type_of<T>(), 0, length, values.data());
+  // Together: a rank that gave up here would leave the others in the collective read.
+  mpi::raise_if_any_failed(file.communicator(), failure);
+  // HDF5 refuses to read nothing from a dataset that holds nothing (an "addr overflow"); whether
+  // it holds anything is the same on every rank, which must all take part in the read.
+  if (file.extents(dataset).at(0) > 0)
+    file.read_rows(dataset, as_signed ? h5::Type::i64 : h5::type_of<T>(), first, length, values.data());
   return values;
 }
 
-// The neighbours as stored: a wider integer type is read as int64 and checked, so that an id
-// beyond an agent index is reported as it is, not as the value HDF5 would clamp it to.
-std::vector<agent_index> read_neighbours(h5::File const& file, std::uint64_t entries, std::uint64_t agents) {
+// The neighbours as stored, entries [first, first + entries): a wider integer type is read as
+// int64 and checked, so that an id beyond an agent index is reported as it is, not as the value
+// HDF5 would clamp it to.
+std::vector<agent_index> read_neighbours(h5::File const& file, std::uint64_t entries, std::uint64_t agents,
+                                         std::uint64_t first = 0) {
   auto const type = file.type("/graph/neighbours");
   auto narrowed = [&](auto const& wide) {
     std::vector<agent_index> narrow(wide.size());
@@ -85,15 +95,15 @@ std::vector<agent_index> read_neighbours(h5::File const& file, std::uint64_t ent
       bool negative = false;
       if constexpr (std::is_signed_v<T>) negative = wide[e] < 0;
       if (negative || static_cast<std::uint64_t>(wide[e]) >= agents)
-        throw Error(file.path() + ": /graph/neighbours: entry " + std::to_string(e) + " is agent " +
+        throw Error(file.path() + ": /graph/neighbours: entry " + std::to_string(first + e) + " is agent " +
                     std::to_string(wide[e]) + ", outside the " + std::to_string(agents) + " agents");
       narrow[e] = static_cast<agent_index>(wide[e]);
     }
     return narrow;
   };
-  if (type == h5::Type::u64) return narrowed(read_all<std::uint64_t>(file, "/graph/neighbours", entries));
-  if (type == h5::Type::i64) return narrowed(read_all<std::int64_t>(file, "/graph/neighbours", entries, true));
-  return read_all<agent_index>(file, "/graph/neighbours", entries);
+  if (type == h5::Type::u64) return narrowed(read_all<std::uint64_t>(file, "/graph/neighbours", entries, false, first));
+  if (type == h5::Type::i64) return narrowed(read_all<std::int64_t>(file, "/graph/neighbours", entries, true, first));
+  return read_all<agent_index>(file, "/graph/neighbours", entries, false, first);
 }
 
 // An attribute of /graph that must say what the datasets show.
@@ -102,6 +112,62 @@ void check_graph_attribute(h5::File const& file, char const* name, std::int64_t 
   auto const value = file.int_attribute("/graph", name);
   require(value == expected,
           file.path() + ": /graph's attribute " + name + " = " + std::to_string(value) + " contradicts " + shown);
+}
+
+// The shape of a population file's graph, checked before any value the size of the graph is read.
+struct GraphLayout {
+  std::uint64_t rows = 0;  ///< agents + 1
+  std::uint64_t entries = 0;
+  bool weighted = false;
+  bool signed_offsets = false;
+};
+
+GraphLayout graph_layout(h5::File const& file, std::string const& path) {
+  GraphLayout layout;
+  require(file.exists("/graph"), path + ": the /graph group is missing");
+  auto const rows = layout.rows = length_of(file, "/graph/row_offsets", false);
+  require(rows >= 2 && rows - 1 <= static_cast<std::uint64_t>(std::numeric_limits<agent_index>::max()),
+          path + ": /graph/row_offsets holds " + std::to_string(rows) + " entries; a graph of 1 to " +
+              std::to_string(std::numeric_limits<agent_index>::max()) + " agents has agents + 1");
+  auto const entries = layout.entries = length_of(file, "/graph/neighbours", false);
+  layout.weighted = file.exists("/graph/weights");
+  if (layout.weighted) {
+    auto const weights = length_of(file, "/graph/weights", true);
+    require(weights == entries, path + ": /graph/weights holds " + std::to_string(weights) + " values for " +
+                                    std::to_string(entries) + " neighbour entries");
+  }
+  // The last offset must count the entries: checked before anything the size of the graph is
+  // read, as a file may claim far more entries than it stores.
+  layout.signed_offsets = h5::is_signed(file.type("/graph/row_offsets"));
+  // Read by one rank and shared: P ranks each reading it would pass for a read of P rows in the
+  // dataset's checksum when P is its length.
+  std::int64_t last = 0;
+  bool const reader = mpi::rank_of(file.communicator()) == 0;
+  file.read_rows("/graph/row_offsets", layout.signed_offsets ? h5::Type::i64 : h5::Type::u64, rows - 1, reader ? 1 : 0,
+                 &last);
+  MPI_Bcast(&last, 1, MPI_INT64_T, 0, file.communicator());
+  if (!layout.signed_offsets || last >= 0)
+    check_last_offset(static_cast<edge_offset>(last), entries, path + ": /graph");
+  return layout;
+}
+
+// Checks the attributes of /graph against its datasets; returns whether its rows are one-way.
+bool graph_attributes(h5::File const& file, GraphLayout const& layout, std::string const& path) {
+  auto const rows = layout.rows;
+  check_graph_attribute(
+      file, "agents", static_cast<std::int64_t>(rows - 1),
+      "/graph/row_offsets (" + std::to_string(rows) + " entries: " + std::to_string(rows - 1) + " agents)");
+  check_graph_attribute(file, "entries", static_cast<std::int64_t>(layout.entries),
+                        "/graph/neighbours (" + std::to_string(layout.entries) + " entries)");
+  auto const stated = file.has_attribute("/graph", "directed") ? file.int_attribute("/graph", "directed") : -1;
+  require(stated == 0 || stated == 1, path + ": /graph's attribute directed must be 0 or 1, not " +
+                                          (stated == -1 ? std::string("missing") : std::to_string(stated)));
+  return stated == 1;
+}
+
+std::string negative_offset(std::string const& path, std::uint64_t entry, edge_offset value) {
+  return path + ": /graph/row_offsets: entry " + std::to_string(entry) + " is negative (" +
+         std::to_string(static_cast<std::int64_t>(value)) + ")";
 }
 
 }  // namespace
@@ -151,49 +217,122 @@ PopulationSize population_size(std::string const& path, MPI_Comm comm) {
 HostCsr read_population_graph(std::string const& path, MPI_Comm comm, bool* directed) {
   auto file = h5::File::open(path, comm);
   check_format(file, kind);
-  require(file.exists("/graph"), path + ": the /graph group is missing");
-  auto const rows = length_of(file, "/graph/row_offsets", false);
-  require(rows >= 2 && rows - 1 <= static_cast<std::uint64_t>(std::numeric_limits<agent_index>::max()),
-          path + ": /graph/row_offsets holds " + std::to_string(rows) + " entries; a graph of 1 to " +
-              std::to_string(std::numeric_limits<agent_index>::max()) + " agents has agents + 1");
-  auto const entries = length_of(file, "/graph/neighbours", false);
-  bool const weighted = file.exists("/graph/weights");
-  if (weighted) {
-    auto const weights = length_of(file, "/graph/weights", true);
-    require(weights == entries, path + ": /graph/weights holds " + std::to_string(weights) + " values for " +
-                                    std::to_string(entries) + " neighbour entries");
-  }
-  // The last offset must count the entries: checked before anything the size of the graph is
-  // read, as a file may claim far more entries than it stores.
-  bool const signed_offsets = h5::is_signed(file.type("/graph/row_offsets"));
-  std::int64_t last = 0;
-  file.read_rows("/graph/row_offsets", signed_offsets ? h5::Type::i64 : h5::Type::u64, rows - 1, 1, &last);
-  if (!signed_offsets || last >= 0) check_last_offset(static_cast<edge_offset>(last), entries, path + ": /graph");
+  auto const layout = graph_layout(file, path);
+  auto const rows = layout.rows, entries = layout.entries;
   HostCsr graph;
   // Offsets of a signed type are read as signed, so that a negative one is seen rather than
   // converted; into the same memory, as both are 8 bytes.
   static_assert(sizeof(edge_offset) == sizeof(std::int64_t), "row offsets are 64-bit");
-  graph.row_offsets = read_all<edge_offset>(file, "/graph/row_offsets", rows, signed_offsets);
-  if (signed_offsets)
+  graph.row_offsets = read_all<edge_offset>(file, "/graph/row_offsets", rows, layout.signed_offsets);
+  if (layout.signed_offsets)
     for (std::size_t i = 0; i < graph.row_offsets.size(); ++i)
       if (static_cast<std::int64_t>(graph.row_offsets[i]) < 0)
-        throw Error(path + ": /graph/row_offsets: entry " + std::to_string(i) + " is negative (" +
-                    std::to_string(static_cast<std::int64_t>(graph.row_offsets[i])) + ")");
-  check_graph_attribute(
-      file, "agents", static_cast<std::int64_t>(rows - 1),
-      "/graph/row_offsets (" + std::to_string(rows) + " entries: " + std::to_string(rows - 1) + " agents)");
-  check_graph_attribute(file, "entries", static_cast<std::int64_t>(entries),
-                        "/graph/neighbours (" + std::to_string(entries) + " entries)");
-  auto const stated = file.has_attribute("/graph", "directed") ? file.int_attribute("/graph", "directed") : -1;
-  require(stated == 0 || stated == 1, path + ": /graph's attribute directed must be 0 or 1, not " +
-                                          (stated == -1 ? std::string("missing") : std::to_string(stated)));
+        throw Error(negative_offset(path, i, graph.row_offsets[i]));
+  bool const one_way = graph_attributes(file, layout, path);
   graph.neighbours = read_neighbours(file, entries, rows - 1);
-  if (weighted) graph.weights = read_all<float>(file, "/graph/weights", entries);
-  if (directed) *directed = stated == 1;
+  if (layout.weighted) graph.weights = read_all<float>(file, "/graph/weights", entries);
+  if (directed) *directed = one_way;
   file.close();
   check_csr(graph, path + ": /graph");
   return graph;
 }
+
+#if HERD_ENABLE_MPI
+HostEdgeList read_population_rows(std::string const& path, MPI_Comm comm) {
+  int const rank = mpi::rank_of(comm), ranks = mpi::size_of(comm);
+  std::string const what = path + ": /graph";
+  std::optional<h5::File> file;
+  GraphLayout layout;
+  mpi::collectively(comm, [&] {
+    file.emplace(h5::File::open(path, comm));
+    check_format(*file, kind);
+    layout = graph_layout(*file, path);
+    require(layout.rows - 1 >= static_cast<std::uint64_t>(ranks),
+            "cannot split " + std::to_string(layout.rows - 1) + " agents into " + std::to_string(ranks) +
+                " parts: every rank needs at least one agent (use fewer ranks)");
+  });
+  auto const agents = layout.rows - 1, entries = layout.entries;
+  auto const block = h5::block_of(agents, rank, ranks);
+  std::uint64_t const first = block.first;
+  auto const count = static_cast<std::size_t>(block.second - block.first);
+
+  // 1. The offsets of this rank's rows. Each rank reads its block, the last rank the end as well,
+  //    so that the ranks read the dataset once between them (its checksum is then checked); a
+  //    block's end is the next block's start.
+  std::vector<edge_offset> offsets(count + 1);
+  mpi::collectively(comm, [&] {
+    file->read_rows("/graph/row_offsets", layout.signed_offsets ? h5::Type::i64 : h5::Type::u64, first,
+                    count + (rank == ranks - 1 ? 1 : 0), offsets.data());
+  });
+  std::vector<edge_offset> starts(static_cast<std::size_t>(ranks));
+  MPI_Allgather(offsets.data(), 1, MPI_UINT64_T, starts.data(), 1, MPI_UINT64_T, comm);
+  if (rank < ranks - 1) offsets[count] = starts[static_cast<std::size_t>(rank) + 1];
+  std::string problem;
+  std::uint64_t place = 0;
+  for (std::size_t k = 0; layout.signed_offsets && problem.empty() && k < count + (rank == ranks - 1 ? 1 : 0); ++k)
+    if (static_cast<std::int64_t>(offsets[k]) < 0) problem = negative_offset(path, place = first + k, offsets[k]);
+  mpi::raise_first_failure(comm, place, problem);
+  bool one_way = false;
+  mpi::collectively(comm, [&] { one_way = graph_attributes(*file, layout, path); });
+
+  // 2. The entries of the rows before the first row of all whose offsets are unsound (start
+  //    elsewhere than 0, decrease, or pass the entries). Those rows' spans tile a prefix of the
+  //    entries, so the reads still check the checksum when they cover them all.
+  std::size_t sound = 0;
+  if (rank != 0 || offsets[0] == 0)
+    while (sound < count && offsets[sound] <= entries && offsets[sound + 1] >= offsets[sound] &&
+           offsets[sound + 1] <= entries)
+      ++sound;
+  std::uint64_t unsound = sound < count ? first + sound : agents;
+  MPI_Allreduce(MPI_IN_PLACE, &unsound, 1, MPI_UINT64_T, MPI_MIN, comm);
+  auto const readable = static_cast<std::size_t>(std::min<std::uint64_t>(count, unsound > first ? unsound - first : 0));
+  std::uint64_t const begin = readable > 0 ? offsets[0] : 0, span = readable > 0 ? offsets[readable] - offsets[0] : 0;
+  std::vector<agent_index> neighbours;
+  std::vector<float> weights;
+  // Every rank takes part in both reads, whatever the first found.
+  problem.clear();
+  auto attempt = [&](auto&& read) {
+    try {
+      read();
+    } catch (std::exception const& e) {
+      if (problem.empty()) problem = e.what();
+    }
+  };
+  attempt([&] { neighbours = read_neighbours(*file, span, agents, begin); });
+  if (layout.weighted) attempt([&] { weights = read_all<float>(*file, "/graph/weights", span, false, begin); });
+  mpi::raise_first_failure(comm, 0, problem);  // the lowest rank's entries come first
+  file.reset();
+
+  // 3. The rows checked as check_csr checks the whole graph; the first agent at fault is named.
+  place = 0;
+  if (rank == 0 && offsets[0] != 0) {
+    problem = what + ": row offsets start at " + std::to_string(offsets[0]) + ", not 0";
+  } else {
+    auto const n = static_cast<std::int64_t>(agents);
+    auto found = first_bad_row({static_cast<std::int64_t>(first), readable, offsets.data(), neighbours.data(),
+                                layout.weighted ? weights.data() : nullptr},
+                               n, entries, what);
+    if (found.second.empty() && readable < count && unsound == first + readable)  // the row that stopped the reading
+      found = first_bad_row({static_cast<std::int64_t>(unsound), 1, offsets.data() + readable, nullptr, nullptr}, n,
+                            entries, what);
+    problem = found.second;
+    place = static_cast<std::uint64_t>(found.first);
+  }
+  mpi::raise_first_failure(comm, place, problem);
+
+  // 4. As (row, neighbour, weight) edges in global ids.
+  HostEdgeList edges;
+  edges.num_agents = static_cast<agent_index>(agents);
+  edges.directed = one_way;
+  edges.targets.assign(neighbours.begin(), neighbours.end());
+  neighbours = std::vector<agent_index>();
+  edges.sources.reserve(span);
+  for (std::size_t k = 0; k < count; ++k)
+    edges.sources.insert(edges.sources.end(), offsets[k + 1] - offsets[k], static_cast<global_id>(first + k));
+  edges.weights = std::move(weights);
+  return edges;
+}
+#endif
 
 std::optional<AttributeColumn> read_population_attribute(std::string const& path, std::string const& name,
                                                          MPI_Comm comm) {

@@ -4,9 +4,11 @@
 // CSR form and, optionally, one dataset per agent attribute. `herd convert` writes them from edge
 // lists and generators; `herd run --graph FILE.h5` reads them.
 
+#include <herd/config.hpp>
 #include <herd/io/hdf5/file.hpp>
 #include <herd/io/host_csr.hpp>
 #include <herd/io/text/attribute_table.hpp>
+#include <herd/io/text/edge_list_parser.hpp>
 
 #include <optional>
 #include <string>
@@ -40,6 +42,17 @@ PopulationSize population_size(std::string const& path, MPI_Comm comm);
 /// serves each byte once) and checks it with check_csr; every problem is an error naming the file,
 /// the same on every rank. Collective.
 HostCsr read_population_graph(std::string const& path, MPI_Comm comm, bool* directed = nullptr);
+
+#if HERD_ENABLE_MPI
+/// This rank's rows of a population file's graph under contiguous blocks (rank r of P owns agents
+/// [r N / P, (r + 1) N / P)), as (row, neighbour, weight) edges in global ids with the file's agent
+/// count and direction: mpi::build_local_graph, with symmetrise, drop_self_loops and
+/// drop_duplicates off, makes of them the share of the graph as stored. Each rank reads its block
+/// of offsets and its rows' entries only. The rows are checked as read_population_graph checks
+/// the whole; a problem fails on every rank, naming the file and the first agent or entry at
+/// fault. Collective.
+HostEdgeList read_population_rows(std::string const& path, MPI_Comm comm);
+#endif
 
 /// Reads the agent attribute /agents/<name> of a population file on every rank: integers (with
 /// the text of each code when it is a category) or reals, one per agent. Nothing when the file has

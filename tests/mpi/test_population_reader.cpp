@@ -1,0 +1,147 @@
+// A population file read by row ranges: each rank reads its block of offsets and its rows'
+// entries, and must build the share extract_local_graph cuts from the graph as stored. A bad row
+// fails on every rank with the message one process reading the whole file gives.
+#include <herd/herd.hpp>
+#include <herd/io/hdf5/population.hpp>
+#include <herd/mpi/collective.hpp>
+#include <herd/mpi/distributed_graph.hpp>
+
+#include "same_share.hpp"
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <utility>
+
+namespace {
+
+using namespace herd;
+using test::Exec;
+
+std::string scratch(std::string const& name) {
+  // Rank 0's temporary directory, for every rank (they share the node's file system).
+  std::string dir = ::testing::TempDir();
+  int length = static_cast<int>(dir.size());
+  MPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  dir.resize(static_cast<std::size_t>(length));
+  MPI_Bcast(dir.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD);
+  return dir + "/herd_population_rows_" + name + "_" + std::to_string(mpi::size_of(MPI_COMM_WORLD)) + ".h5";
+}
+
+// Random weighted pairs among `agents` agents built into a graph: rows both ways or one-way, and
+// self-loops kept, which a population file may hold.
+HostCsr random_graph(agent_index agents, bool directed) {
+  Exec exec;
+  HostEdgeList list;
+  list.num_agents = agents;
+  std::uint64_t state = 99;
+  for (int k = 0; k < 8 * agents; ++k) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    list.sources.push_back(static_cast<global_id>((state >> 20) % static_cast<std::uint64_t>(agents)));
+    list.targets.push_back(static_cast<global_id>((state >> 42) % static_cast<std::uint64_t>(agents)));
+    list.weights.push_back(0.125f + static_cast<float>((state >> 8) % 1000) * 1e-3f);
+  }
+  BuildOptions options;
+  options.symmetrise = !directed;
+  options.drop_self_loops = false;
+  return to_host(exec, build_csr<float>(exec, to_device(exec, list), options));
+}
+
+// The same, among the upper half of the agents only: the lower blocks' rows are empty.
+HostCsr upper_half_graph(agent_index agents) {
+  Exec exec;
+  HostEdgeList list;
+  list.num_agents = agents;
+  for (agent_index k = 0; k < 4 * agents; ++k) {
+    list.sources.push_back(agents / 2 + k % (agents / 2));
+    list.targets.push_back(agents / 2 + (k * 7919) % (agents / 2));
+  }
+  return to_host(exec, build_csr<float>(exec, to_device(exec, list)));
+}
+
+// The file's rows as stored, in the share of each rank.
+BuildOptions as_stored() {
+  BuildOptions options;
+  options.symmetrise = false;
+  options.drop_self_loops = false;
+  options.drop_duplicates = false;
+  return options;
+}
+
+TEST(PopulationRows, EachRankBuildsItsShareOfTheGraphAsStored) {
+  Exec exec;
+  for (bool directed : {false, true}) {
+    auto const host = random_graph(4001, directed);
+    auto const path = scratch(directed ? "directed" : "both-ways");
+    io::PopulationInfo info;
+    info.directed = directed;
+    io::write_population(path, host, info, MPI_COMM_WORLD);
+    auto const rows = io::read_population_rows(path, MPI_COMM_WORLD);
+    EXPECT_EQ(rows.directed, directed);
+    std::string const name = directed ? "one-way rows" : "rows both ways";
+    test::expect_share_of(to_device<float>(exec, host),
+                          mpi::build_local_graph<float>(exec, MPI_COMM_WORLD, rows, as_stored()), name);
+    test::expect_share_of(to_device<half>(exec, host),
+                          mpi::build_local_graph<half>(exec, MPI_COMM_WORLD, rows, as_stored()), name + ", half");
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (mpi::rank_of(MPI_COMM_WORLD) == 0) std::remove(path.c_str());
+  }
+  // Unweighted, and the lower ranks' rows all empty: they read no entry, yet take part in the read.
+  auto const host = upper_half_graph(3000);
+  auto const path = scratch("upper-half");
+  io::write_population(path, host, {}, MPI_COMM_WORLD);
+  auto const rows = io::read_population_rows(path, MPI_COMM_WORLD);
+  test::expect_share_of(to_device<float>(exec, host),
+                        mpi::build_local_graph<float>(exec, MPI_COMM_WORLD, rows, as_stored()), "upper half");
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (mpi::rank_of(MPI_COMM_WORLD) == 0) std::remove(path.c_str());
+}
+
+// Writes `graph` (checked by no one) and returns what reading it by rows and whole say.
+std::pair<std::string, std::string> errors_reading(HostCsr const& graph, std::string const& name) {
+  auto const path = scratch(name);
+  io::write_population(path, graph, {}, MPI_COMM_WORLD);
+  std::string by_rows, whole;
+  try {
+    (void)io::read_population_rows(path, MPI_COMM_WORLD);
+  } catch (mpi::CollectiveError const& e) {
+    by_rows = e.what();
+  }
+  try {
+    (void)io::read_population_graph(path, MPI_COMM_WORLD);
+  } catch (Error const& e) {
+    whole = e.what();
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (mpi::rank_of(MPI_COMM_WORLD) == 0) std::remove(path.c_str());
+  return {by_rows, whole};
+}
+
+TEST(PopulationRows, ABadRowFailsOnEveryRankNamingTheFirstAgentAtFault) {
+  auto const good = random_graph(4001, false);
+  auto const n = good.num_agents();
+  auto row_of = [&](agent_index i) { return good.row_offsets[static_cast<std::size_t>(i)]; };
+  // Agent n - 3's neighbours out of order: read by the last rank only.
+  auto disorder = good;
+  std::swap(disorder.neighbours[row_of(n - 3)], disorder.neighbours[row_of(n - 3) + 1]);
+  // A negative weight in the middle, and then the disorder as well: the first is named.
+  auto negative = good;
+  negative.weights[row_of(n / 2)] = -1.0f;
+  auto both = disorder;
+  both.weights[row_of(n / 2)] = -1.0f;
+  auto outside = good;
+  outside.neighbours[row_of(n - 2)] = n + 5;
+  for (auto const& [graph, name] : {std::pair{disorder, "disorder"}, std::pair{negative, "negative"},
+                                    std::pair{both, "both"}, std::pair{outside, "outside"}}) {
+    auto const [by_rows, whole] = errors_reading(graph, name);
+    SCOPED_TRACE(name);
+    EXPECT_FALSE(whole.empty());
+    EXPECT_EQ(by_rows, whole);
+  }
+}
+
+}  // namespace
