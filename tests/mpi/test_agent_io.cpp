@@ -8,6 +8,8 @@
 #include <herd/io/hdf5/population.hpp>
 #include <herd/mpi/collective.hpp>
 
+#include "scratch.hpp"
+
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -28,13 +30,7 @@ int world_rank() { return mpi::rank_of(MPI_COMM_WORLD); }
 int world_size() { return mpi::size_of(MPI_COMM_WORLD); }
 
 std::string scratch(char const* name) {
-  // Rank 0's temporary directory, for every rank (they share the node's file system).
-  std::string dir = ::testing::TempDir();
-  int length = static_cast<int>(dir.size());
-  MPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  dir.resize(static_cast<std::size_t>(length));
-  MPI_Bcast(dir.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD);
-  return dir + "/herd_agent_io_" + name + "_" + std::to_string(world_size()) + ".h5";
+  return test::scratch_path("herd_agent_io_" + std::string(name) + "_" + std::to_string(world_size()) + ".h5");
 }
 
 // The agents this rank owns under a scattered (r, r + P, ...) or a contiguous deal.

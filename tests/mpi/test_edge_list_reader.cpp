@@ -7,10 +7,10 @@
 #include <herd/mpi/edge_list_reader.hpp>
 
 #include "same_share.hpp"
+#include "scratch.hpp"
 
 #include <gtest/gtest.h>
 #include <mpi.h>
-#include <unistd.h>
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
@@ -29,9 +29,7 @@ using test::Exec;
 class SharedFile {
  public:
   SharedFile(std::string const& name, std::string const& text) {
-    long long id = static_cast<long long>(getpid());
-    MPI_Bcast(&id, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
-    path_ = (std::filesystem::temp_directory_path() / ("herd_mpi_" + std::to_string(id) + "_" + name)).string();
+    path_ = test::scratch_path("herd_edge_list_" + std::to_string(mpi::size_of(MPI_COMM_WORLD)) + "_" + name);
     if (mpi::rank_of(MPI_COMM_WORLD) == 0) std::ofstream(path_, std::ios::binary) << text;
     MPI_Barrier(MPI_COMM_WORLD);
   }

@@ -7,6 +7,7 @@
 #include <herd/mpi/distributed_graph.hpp>
 
 #include "same_share.hpp"
+#include "scratch.hpp"
 
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -23,13 +24,8 @@ using namespace herd;
 using test::Exec;
 
 std::string scratch(std::string const& name) {
-  // Rank 0's temporary directory, for every rank (they share the node's file system).
-  std::string dir = ::testing::TempDir();
-  int length = static_cast<int>(dir.size());
-  MPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  dir.resize(static_cast<std::size_t>(length));
-  MPI_Bcast(dir.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD);
-  return dir + "/herd_population_rows_" + name + "_" + std::to_string(mpi::size_of(MPI_COMM_WORLD)) + ".h5";
+  return test::scratch_path("herd_population_rows_" + name + "_" + std::to_string(mpi::size_of(MPI_COMM_WORLD)) +
+                            ".h5");
 }
 
 // Random weighted pairs among `agents` agents built into a graph: rows both ways or one-way, and

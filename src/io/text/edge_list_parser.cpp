@@ -191,7 +191,6 @@ EdgeLines parse_edge_lines(std::string_view text, EdgeListFormat const& format, 
     // Lines with and without weights: one kind is wrong, and the later lines cannot change which.
     if (out.first_plain != 0 && out.first_weighted != 0) break;
   }
-  out.lines = line_number - (first_line - 1);
   return out;
 }
 

@@ -75,7 +75,6 @@ EdgeListFormat edge_list_format(std::string_view text, std::string const& name);
 struct EdgeLines {
   HostEdgeList edges;
   long long largest = -1;          ///< the largest id read, less the format's base
-  std::size_t lines = 0;           ///< the lines in the text
   std::size_t first_plain = 0;     ///< the first line with two ids and no weight (0: none)
   std::size_t first_weighted = 0;  ///< the first line with a weight (0: none)
   std::size_t error_line = 0;      ///< the first line that could not be read (0: none)
