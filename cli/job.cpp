@@ -12,6 +12,7 @@
 #include <herd/mpi/distributed_graph.hpp>
 #include <herd/mpi/distributed_simulation.hpp>
 #include <herd/mpi/edge_list_reader.hpp>
+#include <herd/mpi/repartition.hpp>
 #endif
 #if HERD_ENABLE_HDF5
 #include <herd/io/hdf5/population.hpp>
@@ -181,11 +182,25 @@ GraphFacts graph_facts(Options const& o, Input<WeightStorage> const& input, Exec
 
 #if HERD_ENABLE_MPI
 // Whether each rank of a distributed run builds only its share of the graph: a generator that
-// makes each edge alone or an edge-list file, contiguous blocks, and a model that reads no agent
-// attributes.
+// makes each edge alone or an edge-list file, contiguous blocks (or PT-Scotch, which starts from
+// them), and a model that reads no agent attributes.
 template <class Entry>
 bool builds_shares(Options const& o, Entry) {
-  return o.partition == "contiguous" && o.attributes.empty() && !Entry::reads_attributes;
+  return (o.partition == "contiguous" || o.partition == "ptscotch") && o.attributes.empty() && !Entry::reads_attributes;
+}
+
+// PT-Scotch's parts for a share in contiguous blocks, and the rows moved to them (collective).
+// Records the time of each in `partition_seconds` and `local_graph_seconds`.
+template <class WeightStorage>
+LocalGraph<Memory, WeightStorage> repartition(Exec const& exec, MPI_Comm comm, LocalGraph<Memory, WeightStorage> share,
+                                              double& partition_seconds, double& local_graph_seconds) {
+  Kokkos::Timer phase;
+  auto const parts = mpi::ptscotch_parts(exec, comm, share);
+  partition_seconds = phase.seconds();
+  phase.reset();
+  auto moved = mpi::migrate_rows(exec, comm, share, parts);
+  local_graph_seconds = phase.seconds();
+  return moved;
 }
 
 // This rank's share of the edge list --graph names, read by byte ranges (collective).
@@ -382,6 +397,8 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
   bool reads_share = false, reads_rows = false;
   auto source = mpi::collectively(comm, [&] {
     require(o.reorder == "none", "--reorder applies to one process; under mpiexec the partition decides locality");
+    require(o.partition != "ptscotch" || have_ptscotch(),
+            "--partition ptscotch: this build of Herd has no PT-Scotch (configure with -DHerd_ENABLE_PTSCOTCH=ON)");
     require(o.stepping != "verify", "--stepping verify runs on one process: it steps each step twice");
     std::optional<EdgeSource<Memory>> share;
     if (!builds_shares(o, Entry{})) return share;
@@ -423,15 +440,21 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
     graph_seconds = setup.seconds();
     Kokkos::Timer phase;
     // Each rank keeps its share alone through the run, not the whole graph or the partition as well.
+    // PT-Scotch starts from contiguous blocks, below.
     local = [&] {
-      auto const partition = mpi::collectively(
-          comm, [&] { return partition_graph(exec, input.graph, size, parse_partition_method(o.partition)); });
+      auto const method = o.partition == "ptscotch" ? PartitionMethod::contiguous : parse_partition_method(o.partition);
+      auto const partition = mpi::collectively(comm, [&] { return partition_graph(exec, input.graph, size, method); });
       partition_seconds = phase.seconds();
       phase.reset();
       return mpi::collectively(comm, [&] { return extract_local_graph(exec, input.graph, partition, rank); });
     }();
     input.graph = {};
     local_graph_seconds = phase.seconds();
+  }
+  if (o.partition == "ptscotch" && size > 1) {
+    double extract_seconds = local_graph_seconds;
+    local = repartition(exec, comm, std::move(local), partition_seconds, local_graph_seconds);
+    local_graph_seconds += extract_seconds;
   }
   Kokkos::Timer phase;
   mpi::DistributedOptions options;

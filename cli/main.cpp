@@ -20,6 +20,7 @@
 #include <herd/core/kokkos_compat.hpp>
 #if HERD_ENABLE_MPI
 #include <herd/mpi/collective.hpp>
+#include <herd/mpi/partition.hpp>
 #endif
 
 #include <Kokkos_Core.hpp>
@@ -147,6 +148,14 @@ bool cpu_runs_this_build() {
 
 char const* half_conversions() { return HERD_HALF_USES_F16C ? "F16C" : "integer"; }
 
+// The partition methods this build offers: METIS and PT-Scotch are optional.
+std::string partitioners() {
+  std::string methods = "contiguous";
+  if (herd::have_metis()) methods += ", metis";
+  if (herd::have_ptscotch()) methods += ", ptscotch";
+  return methods;
+}
+
 }  // namespace
 
 int main(int argc, char* argv[]) {
@@ -205,7 +214,7 @@ int main(int argc, char* argv[]) {
     if (speaks)
       std::cout << "herd " << HERD_VERSION_STRING << " (Kokkos " << KOKKOS_VERSION / 10000 << "."
                 << KOKKOS_VERSION / 100 % 100 << "." << KOKKOS_VERSION % 100
-                << ", half conversions: " << half_conversions() << ")\n";
+                << ", half conversions: " << half_conversions() << "; partitioners: " << partitioners() << ")\n";
     return 0;
   }
 

@@ -275,7 +275,7 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
       {"--output", [&](auto& k, auto& v) { o.output = to_path(k, v); }},
       {"--attributes", [&](auto& k, auto& v) { o.attributes = to_path(k, v); }},
       {"--snapshot-every", [&](auto& k, auto& v) { o.snapshot_every = static_cast<int>(to_count(k, v, max_int)); }},
-      {"--partition", [&](auto& k, auto& v) { o.partition = one_of(k, v, {"contiguous", "metis"}); }},
+      {"--partition", [&](auto& k, auto& v) { o.partition = one_of(k, v, {"contiguous", "metis", "ptscotch"}); }},
       {"--exchange-every", [&](auto& k, auto& v) { o.exchange_every = static_cast<int>(to_count(k, v, max_int)); }},
       {"--parts", [&](auto& k, auto& v) { o.parts = to_list(k, v); }},
       {"--network-bandwidth", [&](auto& k, auto& v) { o.network_gbps = to_positive(k, v); }},
@@ -461,7 +461,9 @@ Convert (herd convert):
                            64-bit ids), storing the ids as /agents/original_id
 
 Distributed (under mpiexec):
-  --partition METHOD       contiguous (default) or metis: which rank owns which agent
+  --partition METHOD       contiguous (default), metis or ptscotch: which rank owns which
+                           agent; ptscotch partitions the ranks' shares without any rank
+                           holding the whole graph
   --exchange-every K       send ghost values after every K-th step only (1); K > 1 leaves
                            ghosts stale in between, so results differ from K = 1
   --no-overlap             wait for ghosts before stepping any agent (for comparison)

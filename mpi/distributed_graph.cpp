@@ -1,5 +1,7 @@
 #include <herd/mpi/distributed_graph.hpp>
 
+#include "blocks.hpp"
+
 #include "../kernels/graph/edge_entries.hpp"
 #include "../kernels/graph/row_sort.hpp"
 #include "../kernels/graph/scan.hpp"
@@ -33,15 +35,6 @@ namespace herd::mpi {
 
 // Not an anonymous namespace: CUDA's extended lambdas need enclosing functions with external linkage.
 namespace Details {
-
-// The contiguous blocks of partition_contiguous: part r owns [begin(r), begin(r + 1)).
-struct Blocks {
-  global_id agents;
-  int parts;
-  KOKKOS_INLINE_FUNCTION global_id begin(int r) const { return static_cast<global_id>(r) * agents / parts; }
-  // The last r with floor(r N / P) <= g, i.e. r N < (g + 1) P.
-  KOKKOS_INLINE_FUNCTION int owner(global_id g) const { return static_cast<int>(((g + 1) * parts - 1) / agents); }
-};
 
 // One CSR entry on its way to the owner of its row.
 struct Entry {

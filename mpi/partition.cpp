@@ -14,10 +14,15 @@ namespace herd {
 PartitionMethod parse_partition_method(std::string const& name) {
   if (name == "contiguous") return PartitionMethod::contiguous;
   if (name == "metis") return PartitionMethod::metis;
-  throw Error("unknown partition method '" + name + "' (expected contiguous or metis)");
+  if (name == "ptscotch") return PartitionMethod::ptscotch;
+  throw Error("unknown partition method '" + name + "' (expected contiguous, metis or ptscotch)");
 }
 
-std::string to_string(PartitionMethod method) { return method == PartitionMethod::metis ? "metis" : "contiguous"; }
+std::string to_string(PartitionMethod method) {
+  return method == PartitionMethod::metis ? "metis" : method == PartitionMethod::ptscotch ? "ptscotch" : "contiguous";
+}
+
+bool have_ptscotch() { return HERD_ENABLE_PTSCOTCH != 0; }
 
 namespace {
 
@@ -57,6 +62,9 @@ Partition<typename ExecutionSpace::memory_space> partition_graph(
     PartitionMethod method) {
   if (method == PartitionMethod::contiguous || parts == 1) return partition_contiguous(exec, graph.num_agents(), parts);
   check_parts(graph.num_agents(), parts);
+  require(method != PartitionMethod::ptscotch,
+          "ptscotch partitioning: PT-Scotch partitions a graph the ranks of a distributed run hold in shares "
+          "(herd::mpi::ptscotch_parts), not a graph one process holds");
   require(have_metis(), "metis partitioning: this build of Herd has no METIS (configure with Herd_ENABLE_METIS=ON)");
   auto offsets = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), graph.row_offsets);
   auto neighbours = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), graph.neighbours);

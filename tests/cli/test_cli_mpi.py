@@ -103,6 +103,59 @@ class SameResults(unittest.TestCase):
         self.run_ok(2, "resume", self.path("c.h5"), "--steps", "30", "--quiet", "--csv", self.path("resumed.csv"))
         self.assertEqual(read(self.path("resumed.csv")).splitlines()[-18:], read(self.path("one.csv")).splitlines()[-18:])
 
+    def test_ptscotch_parts_give_the_same_series(self):
+        # PT-Scotch partitions the ranks' blocks (built by shares, read in parts, or cut from the
+        # whole graph) and the rows move to their parts; the run must not change by a bit.
+        if "ptscotch" not in mpi_herd(1, "version").stdout:
+            result = mpi_herd(2, "run", "--graph", "erdos-renyi", "--agents", "2000", "--partition", "ptscotch")
+            self.assertEqual(result.returncode, 1, result.stderr)
+            self.assertEqual(len(herd_lines(result.stderr)), 1, result.stderr)
+            self.assertIn("no PT-Scotch", result.stderr)
+            return
+        edges = self.path("directed.txt")
+        rng = random.Random(7)
+        with open(edges, "w") as f:
+            for i in range(18000):
+                f.write(f"{rng.randrange(6000)} {rng.randrange(6000)}\n")
+        cases = [["--model", "seir", "--graph", "population", "--agents", "12000"],
+                 ["--model", "sir", "--graph", edges, "--directed", "--initial-infected", "30"],
+                 ["--model", "sir", "--graph", "power-law", "--agents", "12000", "--stepping", "active"]]
+        for case in cases:
+            args = ["run", *case, "--steps", "30", "--quiet"]
+            self.run_ok(1, *args, "--csv", self.path("one.csv"))
+            reference = read(self.path("one.csv"))
+            self.assertNotEqual(reference.splitlines()[1], reference.splitlines()[-1])
+            for ranks in [2, 3, 4]:
+                with self.subTest(case=case, ranks=ranks):
+                    self.run_ok(ranks, *args, "--partition", "ptscotch", "--csv", self.path("many.csv"),
+                                "--json", self.path("s.json"))
+                    self.assertEqual(read(self.path("many.csv")), reference)
+                    report = json.loads(read(self.path("s.json")))
+                    self.assertEqual(report["partition"], "ptscotch")
+                    self.assertEqual(sum(r["owned"] for r in report["ranks"]), report["agents"])
+        # A torus whose ids follow no locality: blocks cut about 3/4 of its entries, parts a few per cent.
+        lattice = self.path("lattice.txt")
+        side = 80
+        shuffled = list(range(side * side))
+        rng.shuffle(shuffled)
+        with open(lattice, "w") as f:
+            for y in range(side):
+                for x in range(side):
+                    f.write(f"{shuffled[y * side + x]} {shuffled[y * side + (x + 1) % side]}\n")
+                    f.write(f"{shuffled[y * side + x]} {shuffled[(y + 1) % side * side + x]}\n")
+        cut = {}
+        for partition in ["contiguous", "ptscotch"]:
+            self.run_ok(4, "run", "--graph", lattice, "--steps", "2", "--quiet", "--partition", partition,
+                        "--json", self.path("s.json"))
+            cut[partition] = sum(r["cut_edges"] for r in json.loads(read(self.path("s.json")))["ranks"])
+        self.assertLess(4 * cut["ptscotch"], cut["contiguous"], cut)
+        # A checkpoint of PT-Scotch's parts on 3 ranks resumes on 2 under blocks.
+        args = ["run", *cases[1], "--quiet"]
+        self.run_ok(1, *args, "--steps", "30", "--csv", self.path("one.csv"))
+        self.run_ok(3, *args, "--steps", "12", "--partition", "ptscotch", "--checkpoint", self.path("c.h5"))
+        self.run_ok(2, "resume", self.path("c.h5"), "--steps", "30", "--quiet", "--csv", self.path("resumed.csv"))
+        self.assertEqual(read(self.path("resumed.csv")).splitlines()[-18:], read(self.path("one.csv")).splitlines()[-18:])
+
     def test_every_stepping_gives_the_same_series(self):
         args = ["run", "--model", "sir", "--graph", "power-law", "--agents", "12000", "--steps", "40", "--quiet",
                 "--partition", "metis"]

@@ -32,16 +32,14 @@ inline bool on_every_rank(bool ok) {
   return all == 1;
 }
 
-/// Expects `built` to be this rank's share of `global` under contiguous blocks, with the whole
-/// graph's hash and degree extent. Collective.
+/// Expects `built` to be this rank's share of `global` under `partition`. Collective.
 template <class WeightStorage>
-void expect_share_of(CsrGraph<Memory, WeightStorage> const& global, LocalGraph<Memory, WeightStorage> const& built,
-                     std::string const& what) {
+void expect_share_under(CsrGraph<Memory, WeightStorage> const& global, Partition<Memory> const& partition,
+                        LocalGraph<Memory, WeightStorage> const& built, std::string const& what) {
   Exec exec;
-  MPI_Comm const comm = MPI_COMM_WORLD;
-  int const rank = mpi::rank_of(comm), parts = mpi::size_of(comm);
-  auto const expected = extract_local_graph(exec, global, partition_contiguous(exec, global.num_agents(), parts), rank);
-  SCOPED_TRACE(what + " on rank " + std::to_string(rank) + " of " + std::to_string(parts));
+  int const rank = mpi::rank_of(MPI_COMM_WORLD);
+  auto const expected = extract_local_graph(exec, global, partition, rank);
+  SCOPED_TRACE(what + " on rank " + std::to_string(rank) + " of " + std::to_string(partition.parts));
   bool same = built.owned == expected.owned && built.interior == expected.interior &&
               built.global_agents == expected.global_agents && built.ghost_owners == expected.ghost_owners &&
               built.ghost_offsets == expected.ghost_offsets && built.cut_edges == expected.cut_edges &&
@@ -56,6 +54,16 @@ void expect_share_of(CsrGraph<Memory, WeightStorage> const& global, LocalGraph<M
   EXPECT_TRUE(same);
   EXPECT_TRUE(same_weights);
   EXPECT_TRUE(on_every_rank(same && same_weights));
+}
+
+/// Expects `built` to be this rank's share of `global` under contiguous blocks, with the whole
+/// graph's hash and degree extent. Collective.
+template <class WeightStorage>
+void expect_share_of(CsrGraph<Memory, WeightStorage> const& global, LocalGraph<Memory, WeightStorage> const& built,
+                     std::string const& what) {
+  Exec exec;
+  MPI_Comm const comm = MPI_COMM_WORLD;
+  expect_share_under(global, partition_contiguous(exec, global.num_agents(), mpi::size_of(comm)), built, what);
   EXPECT_EQ(mpi::graph_hash(exec, comm, built), graph_hash(exec, global));
   auto const extent = mpi::degree_extent(exec, comm, built);
   EXPECT_EQ(extent.first, degree_stats(exec, global).max_degree);

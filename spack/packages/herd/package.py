@@ -31,6 +31,8 @@ class Herd(CMakePackage, CudaPackage, ROCmPackage):
             description="Kokkos Kernels: RCM locality reordering and the reference SpMV benchmark")
     variant("mpi", default=False, description="Link MPI for distributed simulations")
     variant("metis", default=False, description="Partition graphs with METIS for distributed runs")
+    variant("ptscotch", default=False,
+            description="Partition distributed graphs with PT-Scotch, no rank holding the whole graph (needs +mpi)")
     variant("gpu_aware_mpi", default=False,
             description="Hand device buffers to MPI by default (needs an MPI built with GPU support)")
     variant("hdf5", default=False,
@@ -65,6 +67,8 @@ class Herd(CMakePackage, CudaPackage, ROCmPackage):
 
     depends_on("mpi", when="+mpi")
     depends_on("metis@5:", when="+metis")
+    depends_on("scotch+mpi", when="+ptscotch")
+    conflicts("+ptscotch", when="~mpi", msg="PT-Scotch partitions graphs distributed over MPI ranks")
     # Ranks write one file through MPI-IO; one process (a laptop) uses serial HDF5.
     depends_on("hdf5+mpi", when="+hdf5+mpi")
     depends_on("hdf5~mpi", when="+hdf5~mpi")
@@ -104,6 +108,7 @@ class Herd(CMakePackage, CudaPackage, ROCmPackage):
             self.define_from_variant("Herd_ENABLE_KOKKOSKERNELS", "kokkos_kernels"),
             self.define_from_variant("Herd_ENABLE_MPI", "mpi"),
             self.define_from_variant("Herd_ENABLE_METIS", "metis"),
+            self.define_from_variant("Herd_ENABLE_PTSCOTCH", "ptscotch"),
             self.define_from_variant("Herd_MPI_DEVICE_BUFFERS", "gpu_aware_mpi"),
             self.define_from_variant("Herd_ENABLE_HDF5", "hdf5"),
             self.define_from_variant("Herd_STRICT_FLOATING_POINT", "strict_fp"),

@@ -1,0 +1,39 @@
+#pragma once
+
+// Partitioning a graph no rank holds whole, and moving its rows to their parts.
+//
+// The ranks start from shares in contiguous blocks (build_local_graph, or extract_local_graph
+// under partition_contiguous). A parallel partitioner (PT-Scotch) then gives each of a rank's rows
+// its part, and migrate_rows sends every row to its part. Nothing global is kept: the part of a
+// ghost is asked of its home, the rank whose contiguous block holds it (a rendezvous directory),
+// so no rank holds an owner map of all agents.
+
+#include <herd/mpi/local_graph.hpp>
+
+#include <mpi.h>
+
+#include <vector>
+
+namespace herd::mpi {
+
+/// The part of each of this rank's owned agents (by local index) that PT-Scotch gives the whole
+/// graph split into one part per rank. `share` is this rank's share in contiguous blocks. PT-Scotch
+/// sees the graph symmetrised (an entry i -> j also links j to i), without self-loops or repeats,
+/// with each agent weighted by one plus its row's entries, so that parts balance the step's work
+/// (reads of neighbours), not only agents. Throws CollectiveError on every rank when this build has
+/// no PT-Scotch or PT-Scotch fails. Collective over `comm`.
+template <class ExecutionSpace, class WeightStorage>
+std::vector<int> ptscotch_parts(ExecutionSpace const& exec, MPI_Comm comm,
+                                LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> const& share);
+
+/// Moves each owned row of `share` (contiguous blocks) to rank parts[local index]: the result is
+/// the LocalGraph extract_local_graph would cut from the whole graph under the partition the
+/// ranks' `parts` describe, entry for entry. Ghosts learn their owners from the ranks whose blocks
+/// hold them. Throws CollectiveError on every rank when a part is out of range or a rank would own
+/// no agent. Collective over `comm`.
+template <class ExecutionSpace, class WeightStorage>
+LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> migrate_rows(
+    ExecutionSpace const& exec, MPI_Comm comm,
+    LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> const& share, std::vector<int> const& parts);
+
+}  // namespace herd::mpi

@@ -1,0 +1,171 @@
+// PT-Scotch on a graph distributed in contiguous blocks, which is the distribution PT-Scotch
+// itself takes (rank r holds vertices [begin(r), begin(r + 1)) of a global numbering). Compiled
+// without PT-Scotch it reports that PT-Scotch is missing.
+
+#include <herd/mpi/repartition.hpp>
+
+#include "blocks.hpp"
+#include "exchange.hpp"
+
+#include <herd/config.hpp>
+#include <herd/core/error.hpp>
+#include <herd/core/execution_spaces.hpp>
+#include <herd/core/profiling_region.hpp>
+#include <herd/mpi/collective.hpp>
+
+#if HERD_ENABLE_PTSCOTCH
+#include <ptscotch.h>
+#endif
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace herd::mpi {
+
+#if HERD_ENABLE_PTSCOTCH
+namespace {
+
+// This rank's block of the symmetrised graph in PT-Scotch's arrays: rows in block order, each
+// neighbour once, no self-loops; each vertex weighted by one plus its row's entries in `share`.
+struct ScotchRows {
+  std::vector<SCOTCH_Num> offsets, neighbours, weights;
+};
+
+template <class MemorySpace, class WeightStorage>
+ScotchRows symmetrised_block(MPI_Comm comm, LocalGraph<MemorySpace, WeightStorage> const& share) {
+  int const rank = rank_of(comm), size = size_of(comm);
+  Details::Blocks const blocks{share.global_agents, size};
+  global_id const first = blocks.begin(rank);
+  auto const owned = static_cast<std::size_t>(share.owned);
+  auto const ids = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), share.ids);
+  auto const offsets = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), share.graph.row_offsets);
+  auto const neighbours = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), share.graph.neighbours);
+
+  // Each entry i -> j stays as (i, j) and goes to j's home as (j, i).
+  using Pair = std::array<global_id, 2>;
+  std::vector<std::size_t> counts(size, 0);
+  for (std::size_t l = 0; l < owned; ++l)
+    for (auto e = offsets(l); e < offsets(l + 1); ++e) {
+      global_id const j = ids(neighbours(e));
+      if (j == ids(l)) continue;
+      ++counts[rank];
+      ++counts[blocks.owner(j)];
+    }
+  std::vector<std::size_t> begin(size + 1, 0);
+  for (int q = 0; q < size; ++q) begin[q + 1] = begin[q] + counts[q];
+  std::vector<Pair> pairs(begin[size]);
+  auto cursor = begin;
+  for (std::size_t l = 0; l < owned; ++l)
+    for (auto e = offsets(l); e < offsets(l + 1); ++e) {
+      global_id const i = ids(l), j = ids(neighbours(e));
+      if (j == i) continue;
+      pairs[cursor[rank]++] = {i, j};
+      pairs[cursor[blocks.owner(j)]++] = {j, i};
+    }
+  std::vector<std::size_t> from;
+  auto links = Details::exchange(comm, pairs, begin, from, "ptscotch partitioning");
+  pairs = {};
+  std::sort(links.begin(), links.end());
+  links.erase(std::unique(links.begin(), links.end()), links.end());
+
+  ScotchRows rows;
+  collectively(comm, [&] {
+    auto const most = static_cast<std::uint64_t>(std::numeric_limits<SCOTCH_Num>::max());
+    require(static_cast<std::uint64_t>(share.global_agents) <= most && links.size() <= most,
+            "ptscotch partitioning: " + std::to_string(share.global_agents) + " agents or " +
+                std::to_string(links.size()) + " entries on a rank exceed PT-Scotch's " +
+                std::to_string(sizeof(SCOTCH_Num) * 8) + "-bit SCOTCH_Num (use a Scotch built with 64-bit integers)");
+  });
+  rows.offsets.assign(owned + 1, 0);
+  rows.weights.assign(owned, 1);
+  rows.neighbours.resize(links.size());
+  for (std::size_t k = 0; k < links.size(); ++k) {
+    ++rows.offsets[static_cast<std::size_t>(links[k][0] - first) + 1];
+    rows.neighbours[k] = static_cast<SCOTCH_Num>(links[k][1]);
+  }
+  for (std::size_t b = 0; b < owned; ++b) rows.offsets[b + 1] += rows.offsets[b];
+  for (std::size_t l = 0; l < owned; ++l)
+    rows.weights[static_cast<std::size_t>(ids(l) - first)] += static_cast<SCOTCH_Num>(offsets(l + 1) - offsets(l));
+  return rows;
+}
+
+}  // namespace
+#endif
+
+template <class ExecutionSpace, class WeightStorage>
+std::vector<int> ptscotch_parts(ExecutionSpace const& exec, MPI_Comm comm,
+                                LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> const& share) {
+  (void)exec;
+#if HERD_ENABLE_PTSCOTCH
+  herd::Details::ProfilingRegion const region("herd::mpi::ptscotch_parts");
+  int const rank = rank_of(comm), size = size_of(comm);
+  Details::Blocks const blocks{share.global_agents, size};
+  global_id const first = blocks.begin(rank);
+  auto const owned = static_cast<std::size_t>(share.owned);
+  collectively(comm, [&] {
+    require(
+        share.parts == size && share.rank == rank && static_cast<global_id>(owned) == blocks.begin(rank + 1) - first,
+        "ptscotch partitioning: rank " + std::to_string(rank) + "'s share is not its contiguous block");
+  });
+  if (size == 1) return std::vector<int>(owned, 0);
+  auto rows = symmetrised_block(comm, share);
+
+  // A context of its own, deterministic with a fixed seed: the same parts on every run of the same
+  // ranks, whatever threads Scotch uses and whatever it ran before.
+  std::vector<SCOTCH_Num> part(owned, 0);
+  SCOTCH_Context context;
+  SCOTCH_Dgraph graph, bound;
+  SCOTCH_Strat strategy;
+  SCOTCH_contextInit(&context);
+  SCOTCH_stratInit(&strategy);
+  int status = SCOTCH_contextOptionSetNum(&context, SCOTCH_OPTIONNUMDETERMINISTIC, 1) |
+               SCOTCH_contextOptionSetNum(&context, SCOTCH_OPTIONNUMRANDOMFIXEDSEED, 1) |
+               SCOTCH_contextRandomClone(&context);
+  SCOTCH_contextRandomSeed(&context, 1);
+  status |= SCOTCH_dgraphInit(&graph, comm) | SCOTCH_dgraphInit(&bound, comm);
+  if (status == 0) {
+    auto const vertices = static_cast<SCOTCH_Num>(owned), entries = static_cast<SCOTCH_Num>(rows.neighbours.size());
+    status =
+        SCOTCH_dgraphBuild(&graph, 0, vertices, vertices, rows.offsets.data(), rows.offsets.data() + 1,
+                           rows.weights.data(), nullptr, entries, entries, rows.neighbours.data(), nullptr, nullptr) |
+        SCOTCH_contextBindDgraph(&context, &graph, &bound);
+  }
+  // Every rank learns whether the build failed before any enters the partitioner's collectives.
+  int built = status == 0 ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &built, 1, MPI_INT, MPI_MIN, comm);
+  if (built == 1) status = SCOTCH_dgraphPart(&bound, static_cast<SCOTCH_Num>(size), &strategy, part.data());
+  SCOTCH_stratExit(&strategy);
+  SCOTCH_dgraphExit(&bound);
+  SCOTCH_dgraphExit(&graph);
+  SCOTCH_contextExit(&context);
+  raise_if_any_failed(comm, status == 0  ? std::string()
+                            : built == 1 ? "ptscotch partitioning: SCOTCH_dgraphPart failed"
+                                         : "ptscotch partitioning: PT-Scotch could not take the graph");
+
+  auto const ids = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), share.ids);
+  std::vector<int> parts(owned);
+  for (std::size_t l = 0; l < owned; ++l) parts[l] = static_cast<int>(part[static_cast<std::size_t>(ids(l) - first)]);
+  return parts;
+#else
+  (void)comm;
+  (void)share;
+  // Every rank of the build lacks it alike: all throw together.
+  throw CollectiveError(
+      "ptscotch partitioning: this build of Herd has no PT-Scotch (configure with Herd_ENABLE_PTSCOTCH=ON)");
+#endif
+}
+
+#define HERD_INSTANTIATE_PTSCOTCH_W(EXEC, W) \
+  template std::vector<int> ptscotch_parts<EXEC, W>(EXEC const&, MPI_Comm, LocalGraph<EXEC::memory_space, W> const&);
+#define HERD_INSTANTIATE_PTSCOTCH(EXEC)    \
+  HERD_INSTANTIATE_PTSCOTCH_W(EXEC, float) \
+  HERD_INSTANTIATE_PTSCOTCH_W(EXEC, half)
+
+HERD_FOR_EACH_EXECUTION_SPACE(HERD_INSTANTIATE_PTSCOTCH)
+
+}  // namespace herd::mpi
