@@ -18,9 +18,9 @@
 #include <herd/core/error.hpp>
 #include <herd/core/half.hpp>
 #include <herd/core/kokkos_compat.hpp>
+#include <herd/mpi/partition.hpp>
 #if HERD_ENABLE_MPI
 #include <herd/mpi/collective.hpp>
-#include <herd/mpi/partition.hpp>
 #endif
 
 #include <Kokkos_Core.hpp>

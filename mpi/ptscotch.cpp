@@ -73,12 +73,15 @@ ScotchRows symmetrised_block(MPI_Comm comm, LocalGraph<MemorySpace, WeightStorag
   std::sort(links.begin(), links.end());
   links.erase(std::unique(links.begin(), links.end()), links.end());
 
+  // PT-Scotch sums entries and agent weights over all ranks in its own integers.
+  std::uint64_t totals[2] = {links.size(), owned + static_cast<std::uint64_t>(share.graph.num_edges())};
+  MPI_Allreduce(MPI_IN_PLACE, totals, 2, MPI_UINT64_T, MPI_SUM, comm);
   ScotchRows rows;
   collectively(comm, [&] {
     auto const most = static_cast<std::uint64_t>(std::numeric_limits<SCOTCH_Num>::max());
-    require(static_cast<std::uint64_t>(share.global_agents) <= most && links.size() <= most,
-            "ptscotch partitioning: " + std::to_string(share.global_agents) + " agents or " +
-                std::to_string(links.size()) + " entries on a rank exceed PT-Scotch's " +
+    require(static_cast<std::uint64_t>(share.global_agents) <= most && totals[0] <= most && totals[1] <= most,
+            "ptscotch partitioning: " + std::to_string(share.global_agents) + " agents with " +
+                std::to_string(totals[0]) + " symmetrised entries exceed PT-Scotch's " +
                 std::to_string(sizeof(SCOTCH_Num) * 8) + "-bit SCOTCH_Num (use a Scotch built with 64-bit integers)");
   });
   rows.offsets.assign(owned + 1, 0);
@@ -111,6 +114,8 @@ std::vector<int> ptscotch_parts(ExecutionSpace const& exec, MPI_Comm comm,
     require(
         share.parts == size && share.rank == rank && static_cast<global_id>(owned) == blocks.begin(rank + 1) - first,
         "ptscotch partitioning: rank " + std::to_string(rank) + "'s share is not its contiguous block");
+    require(share.global_agents >= size, "ptscotch partitioning: " + std::to_string(share.global_agents) +
+                                             " agents cannot fill " + std::to_string(size) + " parts");
   });
   if (size == 1) return std::vector<int>(owned, 0);
   auto rows = symmetrised_block(comm, share);
@@ -123,29 +128,45 @@ std::vector<int> ptscotch_parts(ExecutionSpace const& exec, MPI_Comm comm,
   SCOTCH_Strat strategy;
   SCOTCH_contextInit(&context);
   SCOTCH_stratInit(&strategy);
+  // One thread per rank: the ranks already share the node's cores.
   int status = SCOTCH_contextOptionSetNum(&context, SCOTCH_OPTIONNUMDETERMINISTIC, 1) |
                SCOTCH_contextOptionSetNum(&context, SCOTCH_OPTIONNUMRANDOMFIXEDSEED, 1) |
-               SCOTCH_contextRandomClone(&context);
+               SCOTCH_contextRandomClone(&context) | SCOTCH_contextThreadSpawn(&context, 1, nullptr);
   SCOTCH_contextRandomSeed(&context, 1);
   status |= SCOTCH_dgraphInit(&graph, comm) | SCOTCH_dgraphInit(&bound, comm);
-  if (status == 0) {
+  // Each call below is collective inside PT-Scotch: every rank learns whether any failed first.
+  auto const everywhere = [comm](int mine) {
+    int ok = mine == 0 ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+    return ok == 1;
+  };
+  std::string failure = "ptscotch partitioning: PT-Scotch could not start";
+  if (everywhere(status)) {
     auto const vertices = static_cast<SCOTCH_Num>(owned), entries = static_cast<SCOTCH_Num>(rows.neighbours.size());
     status =
         SCOTCH_dgraphBuild(&graph, 0, vertices, vertices, rows.offsets.data(), rows.offsets.data() + 1,
                            rows.weights.data(), nullptr, entries, entries, rows.neighbours.data(), nullptr, nullptr) |
         SCOTCH_contextBindDgraph(&context, &graph, &bound);
+    failure = "ptscotch partitioning: PT-Scotch could not take the graph";
+    if (everywhere(status)) {
+      status = SCOTCH_dgraphPart(&bound, static_cast<SCOTCH_Num>(size), &strategy, part.data());
+      failure = "ptscotch partitioning: SCOTCH_dgraphPart failed";
+    }
   }
-  // Every rank learns whether the build failed before any enters the partitioner's collectives.
-  int built = status == 0 ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &built, 1, MPI_INT, MPI_MIN, comm);
-  if (built == 1) status = SCOTCH_dgraphPart(&bound, static_cast<SCOTCH_Num>(size), &strategy, part.data());
   SCOTCH_stratExit(&strategy);
   SCOTCH_dgraphExit(&bound);
   SCOTCH_dgraphExit(&graph);
   SCOTCH_contextExit(&context);
-  raise_if_any_failed(comm, status == 0  ? std::string()
-                            : built == 1 ? "ptscotch partitioning: SCOTCH_dgraphPart failed"
-                                         : "ptscotch partitioning: PT-Scotch could not take the graph");
+  raise_if_any_failed(comm, status == 0 ? std::string() : failure);
+
+  // Every rank of a run needs an agent; PT-Scotch does not promise it.
+  std::vector<std::uint64_t> per_part(static_cast<std::size_t>(size), 0);
+  for (auto q : part) ++per_part[static_cast<std::size_t>(q)];
+  MPI_Allreduce(MPI_IN_PLACE, per_part.data(), size, MPI_UINT64_T, MPI_SUM, comm);
+  auto const empty = std::find(per_part.begin(), per_part.end(), std::uint64_t{0});
+  if (empty != per_part.end())
+    throw CollectiveError("ptscotch partitioning: PT-Scotch left part " + std::to_string(empty - per_part.begin()) +
+                          " of " + std::to_string(size) + " without agents (use fewer ranks, or another partition)");
 
   auto const ids = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), share.ids);
   std::vector<int> parts(owned);

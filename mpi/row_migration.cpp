@@ -32,7 +32,8 @@ struct RowHead {
 };
 
 // Agents as bits, with the count of set bits before each word: the position of a set agent among
-// all set agents in ascending id, in O(1). N/4 bytes for N agents, as building by shares holds.
+// all set agents in ascending id, in O(1). N/4 bytes for N agents once counted (a rank's local
+// agents fit 32 bits).
 class AgentBits {
  public:
   explicit AgentBits(global_id agents) : words_(static_cast<std::size_t>((agents + 31) / 32), 0) {}
@@ -43,10 +44,10 @@ class AgentBits {
   }
   void count() {
     before_.assign(words_.size(), 0);
-    std::uint64_t sum = 0;
+    std::uint32_t sum = 0;
     for (std::size_t w = 0; w < words_.size(); ++w) {
       before_[w] = sum;
-      sum += std::bitset<32>(words_[w]).count();
+      sum += static_cast<std::uint32_t>(std::bitset<32>(words_[w]).count());
     }
   }
   // After count(): how many set agents come before g.
@@ -66,7 +67,7 @@ class AgentBits {
 
  private:
   std::vector<std::uint32_t> words_;
-  std::vector<std::uint64_t> before_;
+  std::vector<std::uint32_t> before_;
 };
 
 // Counts per rank to where each rank's group begins (size P + 1).
@@ -97,8 +98,8 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> migrate_rows(
     require(parts.size() == owned, "migrate_rows: " + std::to_string(parts.size()) + " parts for " +
                                        std::to_string(owned) + " owned agents on rank " + std::to_string(rank));
     for (int p : parts)
-      require(p >= 0 && p < size,
-              "migrate_rows: part " + std::to_string(p) + " outside 0 ... " + std::to_string(size - 1));
+      if (p < 0 || p >= size)
+        throw Error("migrate_rows: part " + std::to_string(p) + " outside 0 ... " + std::to_string(size - 1));
   });
   auto const offsets = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), share.graph.row_offsets);
   auto const neighbours = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), share.graph.neighbours);

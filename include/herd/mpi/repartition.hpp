@@ -21,7 +21,8 @@ namespace herd::mpi {
 /// sees the graph symmetrised (an entry i -> j also links j to i), without self-loops or repeats,
 /// with each agent weighted by one plus its row's entries, so that parts balance the step's work
 /// (reads of neighbours), not only agents. Throws CollectiveError on every rank when this build has
-/// no PT-Scotch or PT-Scotch fails. Collective over `comm`.
+/// no PT-Scotch, the graph is beyond PT-Scotch's integers, PT-Scotch fails, or a part is left
+/// without agents (every rank of a run needs one). Collective over `comm`.
 template <class ExecutionSpace, class WeightStorage>
 std::vector<int> ptscotch_parts(ExecutionSpace const& exec, MPI_Comm comm,
                                 LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> const& share);
@@ -29,8 +30,8 @@ std::vector<int> ptscotch_parts(ExecutionSpace const& exec, MPI_Comm comm,
 /// Moves each owned row of `share` (contiguous blocks) to rank parts[local index]: the result is
 /// the LocalGraph extract_local_graph would cut from the whole graph under the partition the
 /// ranks' `parts` describe, entry for entry. Ghosts learn their owners from the ranks whose blocks
-/// hold them. Throws CollectiveError on every rank when a part is out of range or a rank would own
-/// no agent. Collective over `comm`.
+/// hold them. A rank that no agent's part names ends with an empty share. Throws CollectiveError
+/// on every rank when a part is out of range. Collective over `comm`.
 template <class ExecutionSpace, class WeightStorage>
 LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> migrate_rows(
     ExecutionSpace const& exec, MPI_Comm comm,

@@ -67,7 +67,7 @@ class Herd(CMakePackage, CudaPackage, ROCmPackage):
 
     depends_on("mpi", when="+mpi")
     depends_on("metis@5:", when="+metis")
-    depends_on("scotch+mpi", when="+ptscotch")
+    depends_on("scotch@7:+mpi", when="+ptscotch")  # SCOTCH_Context came with 7.0
     conflicts("+ptscotch", when="~mpi", msg="PT-Scotch partitions graphs distributed over MPI ranks")
     # Ranks write one file through MPI-IO; one process (a laptop) uses serial HDF5.
     depends_on("hdf5+mpi", when="+hdf5+mpi")
