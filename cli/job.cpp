@@ -189,13 +189,14 @@ bool builds_shares(Options const& o, Entry) {
   return (o.partition == "contiguous" || o.partition == "ptscotch") && o.attributes.empty() && !Entry::reads_attributes;
 }
 
-// PT-Scotch's parts for a share in contiguous blocks, and the rows moved to them (collective).
-// Records the time of each in `partition_seconds` and `local_graph_seconds`.
+// PT-Scotch's parts for a share in contiguous blocks (of a graph whose rows are `symmetric`, or
+// not), and the rows moved to them (collective). Records the time of each in `partition_seconds`
+// and `local_graph_seconds`.
 template <class WeightStorage>
 LocalGraph<Memory, WeightStorage> repartition(Exec const& exec, MPI_Comm comm, LocalGraph<Memory, WeightStorage> share,
-                                              double& partition_seconds, double& local_graph_seconds) {
+                                              bool symmetric, double& partition_seconds, double& local_graph_seconds) {
   Kokkos::Timer phase;
-  auto const parts = mpi::ptscotch_parts(exec, comm, share);
+  auto const parts = mpi::ptscotch_parts(exec, comm, share, symmetric);
   partition_seconds = phase.seconds();
   phase.reset();
   auto moved = mpi::migrate_rows(exec, comm, share, parts);
@@ -205,7 +206,7 @@ LocalGraph<Memory, WeightStorage> repartition(Exec const& exec, MPI_Comm comm, L
 
 // This rank's share of the edge list --graph names, read by byte ranges (collective).
 template <class WeightStorage, class Entry>
-LocalGraph<Memory, WeightStorage> read_share(Options const& o, Exec const& exec, MPI_Comm comm) {
+LocalGraph<Memory, WeightStorage> read_share(Options const& o, Exec const& exec, MPI_Comm comm, bool& symmetric) {
   auto edges = mpi::read_edge_list(comm, o.graph);
   auto lines = static_cast<unsigned long long>(edges.sources.size());
   MPI_Allreduce(MPI_IN_PLACE, &lines, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
@@ -222,6 +223,7 @@ LocalGraph<Memory, WeightStorage> read_share(Options const& o, Exec const& exec,
   if (o.transpose) std::swap(edges.sources, edges.targets);
   BuildOptions build;
   build.symmetrise = !directed;
+  symmetric = !directed;
   return mpi::build_local_graph<WeightStorage>(exec, comm, edges, build);
 }
 
@@ -395,6 +397,7 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
   LocalGraph<Memory, WeightStorage> local;
   double graph_seconds = 0.0, partition_seconds = 0.0, local_graph_seconds = 0.0;
   bool reads_share = false, reads_rows = false;
+  bool symmetric = false;  // whether every row entry is also stored the other way (PT-Scotch's input)
   auto source = mpi::collectively(comm, [&] {
     require(o.reorder == "none", "--reorder applies to one process; under mpiexec the partition decides locality");
     require(o.partition != "ptscotch" || have_ptscotch(),
@@ -416,13 +419,14 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
   if (source) {
     // Each rank makes a share of the edges and builds its own rows: no rank holds the graph.
     local = mpi::build_local_graph<WeightStorage>(exec, comm, *source);
-    source.reset();  // a power-law source holds 8 bytes per agent of the whole graph
+    symmetric = true;  // built with BuildOptions' symmetrise
+    source.reset();    // a power-law source holds 8 bytes per agent of the whole graph
     graph_seconds = setup.seconds();
     facts = share_facts(o, exec, comm, local);
   } else if (reads_share || reads_rows) {
     // Each rank reads its part of the file (the lines of its byte range, or its block of rows)
     // and builds its own rows.
-    local = reads_share ? read_share<WeightStorage, Entry>(o, exec, comm)
+    local = reads_share ? read_share<WeightStorage, Entry>(o, exec, comm, symmetric)
                         : read_population_share<WeightStorage, Entry>(o, exec, comm);
     graph_seconds = setup.seconds();
     facts = share_facts(o, exec, comm, local);
@@ -448,12 +452,13 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
       phase.reset();
       return mpi::collectively(comm, [&] { return extract_local_graph(exec, input.graph, partition, rank); });
     }();
+    symmetric = input.graph.symmetric;
     input.graph = {};
     local_graph_seconds = phase.seconds();
   }
   if (o.partition == "ptscotch" && size > 1) {
     double extract_seconds = local_graph_seconds;
-    local = repartition(exec, comm, std::move(local), partition_seconds, local_graph_seconds);
+    local = repartition(exec, comm, std::move(local), symmetric, partition_seconds, local_graph_seconds);
     local_graph_seconds += extract_seconds;
   }
   Kokkos::Timer phase;

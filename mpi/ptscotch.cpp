@@ -37,7 +37,7 @@ struct ScotchRows {
 };
 
 template <class MemorySpace, class WeightStorage>
-ScotchRows symmetrised_block(MPI_Comm comm, LocalGraph<MemorySpace, WeightStorage> const& share) {
+ScotchRows symmetrised_block(MPI_Comm comm, LocalGraph<MemorySpace, WeightStorage> const& share, bool symmetric) {
   int const rank = rank_of(comm), size = size_of(comm);
   Details::Blocks const blocks{share.global_agents, size};
   global_id const first = blocks.begin(rank);
@@ -46,30 +46,39 @@ ScotchRows symmetrised_block(MPI_Comm comm, LocalGraph<MemorySpace, WeightStorag
   auto const offsets = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), share.graph.row_offsets);
   auto const neighbours = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), share.graph.neighbours);
 
-  // Each entry i -> j stays as (i, j) and goes to j's home as (j, i).
   using Pair = std::array<global_id, 2>;
-  std::vector<std::size_t> counts(size, 0);
-  for (std::size_t l = 0; l < owned; ++l)
-    for (auto e = offsets(l); e < offsets(l + 1); ++e) {
-      global_id const j = ids(neighbours(e));
-      if (j == ids(l)) continue;
-      ++counts[rank];
-      ++counts[blocks.owner(j)];
-    }
-  std::vector<std::size_t> begin(size + 1, 0);
-  for (int q = 0; q < size; ++q) begin[q + 1] = begin[q] + counts[q];
-  std::vector<Pair> pairs(begin[size]);
-  auto cursor = begin;
-  for (std::size_t l = 0; l < owned; ++l)
-    for (auto e = offsets(l); e < offsets(l + 1); ++e) {
-      global_id const i = ids(l), j = ids(neighbours(e));
-      if (j == i) continue;
-      pairs[cursor[rank]++] = {i, j};
-      pairs[cursor[blocks.owner(j)]++] = {j, i};
-    }
-  std::vector<std::size_t> from;
-  auto links = Details::exchange(comm, pairs, begin, from, "ptscotch partitioning");
-  pairs = {};
+  std::vector<Pair> links;
+  if (symmetric) {
+    // The rows hold every entry both ways already: this rank's entries are its block's links.
+    links.reserve(offsets(owned));
+    for (std::size_t l = 0; l < owned; ++l)
+      for (auto e = offsets(l); e < offsets(l + 1); ++e)
+        if (ids(neighbours(e)) != ids(l)) links.push_back({ids(l), ids(neighbours(e))});
+  } else {
+    // Each entry i -> j stays as (i, j) and goes to j's home as (j, i).
+    std::vector<std::size_t> counts(size, 0);
+    for (std::size_t l = 0; l < owned; ++l)
+      for (auto e = offsets(l); e < offsets(l + 1); ++e) {
+        global_id const j = ids(neighbours(e));
+        if (j == ids(l)) continue;
+        ++counts[rank];
+        ++counts[blocks.owner(j)];
+      }
+    std::vector<std::size_t> begin(size + 1, 0);
+    for (int q = 0; q < size; ++q) begin[q + 1] = begin[q] + counts[q];
+    std::vector<Pair> pairs(begin[size]);
+    auto cursor = begin;
+    for (std::size_t l = 0; l < owned; ++l)
+      for (auto e = offsets(l); e < offsets(l + 1); ++e) {
+        global_id const i = ids(l), j = ids(neighbours(e));
+        if (j == i) continue;
+        pairs[cursor[rank]++] = {i, j};
+        pairs[cursor[blocks.owner(j)]++] = {j, i};
+      }
+    std::vector<std::size_t> from;
+    links = Details::exchange(comm, pairs, begin, from, "ptscotch partitioning");
+    pairs = {};
+  }
   std::sort(links.begin(), links.end());
   links.erase(std::unique(links.begin(), links.end()), links.end());
 
@@ -102,7 +111,8 @@ ScotchRows symmetrised_block(MPI_Comm comm, LocalGraph<MemorySpace, WeightStorag
 
 template <class ExecutionSpace, class WeightStorage>
 std::vector<int> ptscotch_parts(ExecutionSpace const& exec, MPI_Comm comm,
-                                LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> const& share) {
+                                LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> const& share,
+                                bool symmetric) {
   (void)exec;
 #if HERD_ENABLE_PTSCOTCH
   herd::Details::ProfilingRegion const region("herd::mpi::ptscotch_parts");
@@ -118,7 +128,7 @@ std::vector<int> ptscotch_parts(ExecutionSpace const& exec, MPI_Comm comm,
                                              " agents cannot fill " + std::to_string(size) + " parts");
   });
   if (size == 1) return std::vector<int>(owned, 0);
-  auto rows = symmetrised_block(comm, share);
+  auto rows = symmetrised_block(comm, share, symmetric);
 
   // A context of its own, deterministic with a fixed seed: the same parts on every run of the same
   // ranks, whatever threads Scotch uses and whatever it ran before.
@@ -175,14 +185,16 @@ std::vector<int> ptscotch_parts(ExecutionSpace const& exec, MPI_Comm comm,
 #else
   (void)comm;
   (void)share;
+  (void)symmetric;
   // Every rank of the build lacks it alike: all throw together.
   throw CollectiveError(
       "ptscotch partitioning: this build of Herd has no PT-Scotch (configure with Herd_ENABLE_PTSCOTCH=ON)");
 #endif
 }
 
-#define HERD_INSTANTIATE_PTSCOTCH_W(EXEC, W) \
-  template std::vector<int> ptscotch_parts<EXEC, W>(EXEC const&, MPI_Comm, LocalGraph<EXEC::memory_space, W> const&);
+#define HERD_INSTANTIATE_PTSCOTCH_W(EXEC, W)                                                                         \
+  template std::vector<int> ptscotch_parts<EXEC, W>(EXEC const&, MPI_Comm, LocalGraph<EXEC::memory_space, W> const&, \
+                                                    bool);
 #define HERD_INSTANTIATE_PTSCOTCH(EXEC)    \
   HERD_INSTANTIATE_PTSCOTCH_W(EXEC, float) \
   HERD_INSTANTIATE_PTSCOTCH_W(EXEC, half)

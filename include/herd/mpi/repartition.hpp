@@ -22,10 +22,14 @@ namespace herd::mpi {
 /// with each agent weighted by one plus its row's entries, so that parts balance the step's work
 /// (reads of neighbours), not only agents. Throws CollectiveError on every rank when this build has
 /// no PT-Scotch, the graph is beyond PT-Scotch's integers, PT-Scotch fails, or a part is left
-/// without agents (every rank of a run needs one). Collective over `comm`.
+/// without agents (every rank of a run needs one). `symmetric`: the rows already hold each entry
+/// both ways (a graph build_csr symmetrised), so PT-Scotch takes them as they are, without routing
+/// every entry to its other end; a one-way graph claimed symmetric is one PT-Scotch does not allow.
+/// Collective over `comm`.
 template <class ExecutionSpace, class WeightStorage>
 std::vector<int> ptscotch_parts(ExecutionSpace const& exec, MPI_Comm comm,
-                                LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> const& share);
+                                LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> const& share,
+                                bool symmetric = false);
 
 /// Moves each owned row of `share` (contiguous blocks) to rank parts[local index]: the result is
 /// the LocalGraph extract_local_graph would cut from the whole graph under the partition the
