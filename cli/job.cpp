@@ -190,17 +190,17 @@ bool builds_shares(Options const& o, Entry) {
 }
 
 // PT-Scotch's parts for a share in contiguous blocks (of a graph whose rows are `symmetric`, or
-// not), and the rows moved to them (collective). Records the time of each in `partition_seconds`
-// and `local_graph_seconds`.
+// not), and the rows moved to them (collective). Adds the time of each to `partition_seconds` and
+// `local_graph_seconds`.
 template <class WeightStorage>
 LocalGraph<Memory, WeightStorage> repartition(Exec const& exec, MPI_Comm comm, LocalGraph<Memory, WeightStorage> share,
                                               bool symmetric, double& partition_seconds, double& local_graph_seconds) {
   Kokkos::Timer phase;
   auto const parts = mpi::ptscotch_parts(exec, comm, share, symmetric);
-  partition_seconds = phase.seconds();
+  partition_seconds += phase.seconds();
   phase.reset();
   auto moved = mpi::migrate_rows(exec, comm, share, parts);
-  local_graph_seconds = phase.seconds();
+  local_graph_seconds += phase.seconds();
   return moved;
 }
 
@@ -456,11 +456,8 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
     input.graph = {};
     local_graph_seconds = phase.seconds();
   }
-  if (o.partition == "ptscotch" && size > 1) {
-    double extract_seconds = local_graph_seconds;
+  if (o.partition == "ptscotch" && size > 1)
     local = repartition(exec, comm, std::move(local), symmetric, partition_seconds, local_graph_seconds);
-    local_graph_seconds += extract_seconds;
-  }
   Kokkos::Timer phase;
   mpi::DistributedOptions options;
   options.overlap = o.overlap;

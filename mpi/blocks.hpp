@@ -14,6 +14,7 @@ struct Blocks {
   global_id agents;
   int parts;
   KOKKOS_INLINE_FUNCTION global_id begin(int r) const { return static_cast<global_id>(r) * agents / parts; }
+  KOKKOS_INLINE_FUNCTION global_id size(int r) const { return begin(r + 1) - begin(r); }
   // The last r with floor(r N / P) <= g, i.e. r N < (g + 1) P.
   KOKKOS_INLINE_FUNCTION int owner(global_id g) const { return static_cast<int>(((g + 1) * parts - 1) / agents); }
 };

@@ -14,6 +14,13 @@
 
 namespace herd::mpi::Details {
 
+// Counts per rank to where each rank's group begins (size P + 1).
+inline std::vector<std::size_t> group_begins(std::vector<std::size_t> const& counts) {
+  std::vector<std::size_t> begin(counts.size() + 1, 0);
+  for (std::size_t q = 0; q < counts.size(); ++q) begin[q + 1] = begin[q] + counts[q];
+  return begin;
+}
+
 // Sends values[begin[q], begin[q + 1]) to rank q; returns what every rank sent here, in rank
 // order, with where each sender's values begin in `from` (size P + 1). Throws CollectiveError on
 // every rank when a rank would send or receive more than MPI's int counts allow. Collective.
@@ -22,11 +29,11 @@ std::vector<T> exchange(MPI_Comm comm, std::vector<T> const& values, std::vector
                         std::vector<std::size_t>& from, char const* what) {
   int parts = 0;
   MPI_Comm_size(comm, &parts);
-  std::vector<std::int64_t> send_counts(parts), receive_counts(parts);
-  for (int q = 0; q < parts; ++q) send_counts[q] = static_cast<std::int64_t>(begin[q + 1] - begin[q]);
-  MPI_Alltoall(send_counts.data(), 1, MPI_INT64_T, receive_counts.data(), 1, MPI_INT64_T, comm);
-  from.assign(static_cast<std::size_t>(parts) + 1, 0);
-  for (int q = 0; q < parts; ++q) from[q + 1] = from[q] + static_cast<std::size_t>(receive_counts[q]);
+  std::vector<std::size_t> send_counts(parts), receive_counts(parts);
+  for (int q = 0; q < parts; ++q) send_counts[q] = begin[q + 1] - begin[q];
+  static_assert(sizeof(std::size_t) == sizeof(std::uint64_t), "counts travel as MPI_UINT64_T");
+  MPI_Alltoall(send_counts.data(), 1, MPI_UINT64_T, receive_counts.data(), 1, MPI_UINT64_T, comm);
+  from = group_begins(receive_counts);
   bool const fits =
       begin[parts] <= static_cast<std::size_t>(INT_MAX) && from[parts] <= static_cast<std::size_t>(INT_MAX);
   raise_if_any_failed(comm, fits ? std::string() : std::string(what) + ": one rank's exchange exceeds 2^31 values");

@@ -37,12 +37,12 @@ struct ScotchRows {
 };
 
 template <class MemorySpace, class WeightStorage>
-ScotchRows symmetrised_block(MPI_Comm comm, LocalGraph<MemorySpace, WeightStorage> const& share, bool symmetric) {
+ScotchRows symmetrised_block(MPI_Comm comm, LocalGraph<MemorySpace, WeightStorage> const& share,
+                             Kokkos::View<global_id const*, Kokkos::HostSpace> ids, bool symmetric) {
   int const rank = rank_of(comm), size = size_of(comm);
   Details::Blocks const blocks{share.global_agents, size};
   global_id const first = blocks.begin(rank);
   auto const owned = static_cast<std::size_t>(share.owned);
-  auto const ids = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), share.ids);
   auto const offsets = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), share.graph.row_offsets);
   auto const neighbours = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), share.graph.neighbours);
 
@@ -64,8 +64,7 @@ ScotchRows symmetrised_block(MPI_Comm comm, LocalGraph<MemorySpace, WeightStorag
         ++counts[rank];
         ++counts[blocks.owner(j)];
       }
-    std::vector<std::size_t> begin(size + 1, 0);
-    for (int q = 0; q < size; ++q) begin[q + 1] = begin[q] + counts[q];
+    auto const begin = Details::group_begins(counts);
     std::vector<Pair> pairs(begin[size]);
     auto cursor = begin;
     for (std::size_t l = 0; l < owned; ++l)
@@ -121,14 +120,14 @@ std::vector<int> ptscotch_parts(ExecutionSpace const& exec, MPI_Comm comm,
   global_id const first = blocks.begin(rank);
   auto const owned = static_cast<std::size_t>(share.owned);
   collectively(comm, [&] {
-    require(
-        share.parts == size && share.rank == rank && static_cast<global_id>(owned) == blocks.begin(rank + 1) - first,
-        "ptscotch partitioning: rank " + std::to_string(rank) + "'s share is not its contiguous block");
+    require(share.parts == size && share.rank == rank && static_cast<global_id>(owned) == blocks.size(rank),
+            "ptscotch partitioning: rank " + std::to_string(rank) + "'s share is not its contiguous block");
     require(share.global_agents >= size, "ptscotch partitioning: " + std::to_string(share.global_agents) +
                                              " agents cannot fill " + std::to_string(size) + " parts");
   });
   if (size == 1) return std::vector<int>(owned, 0);
-  auto rows = symmetrised_block(comm, share, symmetric);
+  auto const ids = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), share.ids);
+  auto rows = symmetrised_block(comm, share, ids, symmetric);
 
   // A context of its own, deterministic with a fixed seed: the same parts on every run of the same
   // ranks, whatever threads Scotch uses and whatever it ran before.
@@ -178,7 +177,6 @@ std::vector<int> ptscotch_parts(ExecutionSpace const& exec, MPI_Comm comm,
     throw CollectiveError("ptscotch partitioning: PT-Scotch left part " + std::to_string(empty - per_part.begin()) +
                           " of " + std::to_string(size) + " without agents (use fewer ranks, or another partition)");
 
-  auto const ids = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), share.ids);
   std::vector<int> parts(owned);
   for (std::size_t l = 0; l < owned; ++l) parts[l] = static_cast<int>(part[static_cast<std::size_t>(ids(l) - first)]);
   return parts;

@@ -70,13 +70,6 @@ class AgentBits {
   std::vector<std::uint32_t> before_;
 };
 
-// Counts per rank to where each rank's group begins (size P + 1).
-std::vector<std::size_t> group_begins(std::vector<std::size_t> counts) {
-  std::vector<std::size_t> begin(counts.size() + 1, 0);
-  for (std::size_t q = 0; q < counts.size(); ++q) begin[q + 1] = begin[q] + counts[q];
-  return begin;
-}
-
 }  // namespace
 
 template <class ExecutionSpace, class WeightStorage>
@@ -91,10 +84,9 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> migrate_rows(
   auto const owned = static_cast<std::size_t>(share.owned);
   auto const ids = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), share.ids);
   collectively(comm, [&] {
-    require(
-        share.parts == size && share.rank == rank && static_cast<global_id>(owned) == blocks.begin(rank + 1) - first,
-        "migrate_rows: rank " + std::to_string(rank) + "'s share is not its contiguous block of " +
-            std::to_string(share.global_agents) + " agents over " + std::to_string(size) + " ranks");
+    require(share.parts == size && share.rank == rank && static_cast<global_id>(owned) == blocks.size(rank),
+            "migrate_rows: rank " + std::to_string(rank) + "'s share is not its contiguous block of " +
+                std::to_string(share.global_agents) + " agents over " + std::to_string(size) + " ranks");
     require(parts.size() == owned, "migrate_rows: " + std::to_string(parts.size()) + " parts for " +
                                        std::to_string(owned) + " owned agents on rank " + std::to_string(rank));
     for (int p : parts)
@@ -118,7 +110,7 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> migrate_rows(
     ++row_counts[parts[l]];
     entry_counts[parts[l]] += offsets(l + 1) - offsets(l);
   }
-  auto const row_begin = group_begins(row_counts), entry_begin = group_begins(entry_counts);
+  auto const row_begin = Details::group_begins(row_counts), entry_begin = Details::group_begins(entry_counts);
   std::vector<RowHead> heads(owned);
   std::vector<global_id> entries(entry_begin[size]);
   std::vector<WeightStorage> entry_weights(weighted ? entries.size() : 0);
@@ -165,7 +157,7 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> migrate_rows(
   // Ghosts' owners, asked of their homes. Ghosts ascend by id, so they are grouped by home already.
   std::vector<std::size_t> per_home(size, 0);
   for (auto g : ghost_ids) ++per_home[blocks.owner(g)];
-  auto const asked = Details::exchange(comm, ghost_ids, group_begins(per_home), from, "migrate_rows");
+  auto const asked = Details::exchange(comm, ghost_ids, Details::group_begins(per_home), from, "migrate_rows");
   std::vector<int> answers(asked.size());
   for (std::size_t k = 0; k < asked.size(); ++k) answers[k] = part_of_block[static_cast<std::size_t>(asked[k] - first)];
   std::vector<std::size_t> answered_from;
