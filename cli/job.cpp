@@ -10,6 +10,7 @@
 #if HERD_ENABLE_MPI
 #include <herd/mpi/collective.hpp>
 #include <herd/mpi/distributed_graph.hpp>
+#include <herd/mpi/distributed_population.hpp>
 #include <herd/mpi/distributed_simulation.hpp>
 #include <herd/mpi/edge_list_reader.hpp>
 #include <herd/mpi/repartition.hpp>
@@ -181,9 +182,9 @@ GraphFacts graph_facts(Options const& o, Input<WeightStorage> const& input, Exec
 }
 
 #if HERD_ENABLE_MPI
-// Whether each rank of a distributed run builds only its share of the graph: a generator that
-// makes each edge alone or an edge-list file, contiguous blocks (or PT-Scotch, which starts from
-// them), and a model that reads no agent attributes.
+// Whether each rank of a distributed run builds only its share of the graph: a generator, an
+// edge-list file or a population file, contiguous blocks (or PT-Scotch, which starts from them),
+// and a model that reads no agent attributes.
 template <class Entry>
 bool builds_shares(Options const& o, Entry) {
   return (o.partition == "contiguous" || o.partition == "ptscotch") && o.attributes.empty() && !Entry::reads_attributes;
@@ -202,6 +203,17 @@ LocalGraph<Memory, WeightStorage> repartition(Exec const& exec, MPI_Comm comm, L
   auto moved = mpi::migrate_rows(exec, comm, share, parts);
   local_graph_seconds += phase.seconds();
   return moved;
+}
+
+// This rank's share of the layered population, made by shares (collective).
+template <class WeightStorage>
+LocalGraph<Memory, WeightStorage> population_share(Options const& o, Exec const& exec, MPI_Comm comm) {
+  LayeredPopulation spec;
+  spec.agents = static_cast<agent_index>(o.agents);
+  auto part = mpi::population_part(exec, comm, spec, o.seed);
+  part.age_group = {};  // no model here reads them
+  part.household = {};
+  return mpi::build_local_graph<WeightStorage>(exec, comm, part.edges);
 }
 
 // This rank's share of the edge list --graph names, read by byte ranges (collective).
@@ -396,7 +408,7 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
   typename Entry::Inputs inputs;
   LocalGraph<Memory, WeightStorage> local;
   double graph_seconds = 0.0, partition_seconds = 0.0, local_graph_seconds = 0.0;
-  bool reads_share = false, reads_rows = false;
+  bool reads_share = false, reads_rows = false, makes_population = false;
   bool symmetric = false;  // whether every row entry is also stored the other way (PT-Scotch's input)
   auto source = mpi::collectively(comm, [&] {
     require(o.reorder == "none", "--reorder applies to one process; under mpiexec the partition decides locality");
@@ -408,6 +420,12 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
     if ((share = edge_source_of(o, exec))) {
       check_share_fits(o, size, static_cast<double>(o.agents), static_cast<double>(o.agents) * o.mean_degree);
       (void)Entry::template make<WeightStorage>(o, 0, share->agents, typename Entry::Inputs{});
+    } else if ((makes_population = o.graph == "population")) {
+      // Held while building: what makes the rank's edges (its households, its groups' members,
+      // its agents' ages), about 24 bytes an agent.
+      check_share_fits(o, size, static_cast<double>(o.agents), static_cast<double>(o.agents) * 10.0,
+                       24.0 * static_cast<double>(o.agents) / size);
+      (void)Entry::template make<WeightStorage>(o, 0, static_cast<agent_index>(o.agents), typename Entry::Inputs{});
     } else {
       reads_share = is_edge_list_file(o);
       reads_rows = !reads_share && !is_generator(o.graph);  // a population file
@@ -421,6 +439,12 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
     local = mpi::build_local_graph<WeightStorage>(exec, comm, *source);
     symmetric = true;  // built with BuildOptions' symmetrise
     source.reset();    // a power-law source holds 8 bytes per agent of the whole graph
+    graph_seconds = setup.seconds();
+    facts = share_facts(o, exec, comm, local);
+  } else if (makes_population) {
+    // Each rank makes the households, group members and contacts of its part of the population.
+    local = population_share<WeightStorage>(o, exec, comm);
+    symmetric = true;
     graph_seconds = setup.seconds();
     facts = share_facts(o, exec, comm, local);
   } else if (reads_share || reads_rows) {

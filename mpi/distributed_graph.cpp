@@ -642,6 +642,15 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_gra
 }
 
 template <class WeightStorage, class ExecutionSpace>
+LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_graph(
+    ExecutionSpace const& exec, MPI_Comm comm, EdgePart<typename ExecutionSpace::memory_space> const& part,
+    BuildOptions const& options, std::size_t round_edges) {
+  herd::Details::ProfilingRegion const region("herd::build_local_graph");
+  return Details::build_held<WeightStorage>(exec, comm, part.agents, part.edges, part.weighted ? part.edges : 0,
+                                            part.slice, options, round_edges);
+}
+
+template <class WeightStorage, class ExecutionSpace>
 LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_graph(ExecutionSpace const& exec,
                                                                                    MPI_Comm comm,
                                                                                    HostEdgeList const& edges,
@@ -773,6 +782,8 @@ std::pair<agent_index, std::uint64_t> degree_extent(
       EXEC const&, MPI_Comm, EdgeSource<EXEC::memory_space> const&, BuildOptions const&, std::size_t);              \
   template LocalGraph<EXEC::memory_space, W> build_local_graph<W, EXEC>(                                            \
       EXEC const&, MPI_Comm, EdgeList<EXEC::memory_space> const&, BuildOptions const&, std::size_t);                \
+  template LocalGraph<EXEC::memory_space, W> build_local_graph<W, EXEC>(                                            \
+      EXEC const&, MPI_Comm, EdgePart<EXEC::memory_space> const&, BuildOptions const&, std::size_t);                \
   template LocalGraph<EXEC::memory_space, W> build_local_graph<W, EXEC>(EXEC const&, MPI_Comm, HostEdgeList const&, \
                                                                         BuildOptions const&, std::size_t);          \
   template std::uint64_t graph_hash<EXEC, W>(EXEC const&, MPI_Comm, LocalGraph<EXEC::memory_space, W> const&);      \

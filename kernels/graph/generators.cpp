@@ -8,6 +8,8 @@
 #include <herd/detail/select.hpp>
 #include <herd/graph/build_csr.hpp>
 
+#include "population_draws.hpp"
+
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
@@ -17,23 +19,6 @@
 namespace herd {
 
 namespace Details {
-
-// Random streams of the generators; each purpose draws from its own.
-enum GraphStream : std::uint32_t {
-  random_edges = 100,
-  household_size,
-  age,
-  school_choice,
-  class_contacts,
-  employment,
-  workplace_choice,
-  workplace_contacts,
-  community
-};
-
-inline void check_agents(agent_index agents, char const* generator) {
-  require(agents > 0, std::string(generator) + ": the agent count must be positive, got " + std::to_string(agents));
-}
 
 inline std::size_t edge_count(agent_index agents, double mean_degree, char const* generator) {
   require(mean_degree > 0.0 && mean_degree <= agents - 1.0,
@@ -72,8 +57,8 @@ void random_pairs(ExecutionSpace const& exec, EdgeList<typename ExecutionSpace::
       "herd::generate::random_pairs", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count),
       KOKKOS_LAMBDA(std::size_t e) {
         auto const id = static_cast<global_id>(first_id + e);
-        sources(first + e) = static_cast<global_id>(uniform_below64(rng.bits64(id, 0, stream, 0), n));
-        targets(first + e) = static_cast<global_id>(uniform_below64(rng.bits64(id, 0, stream, 1), n));
+        sources(first + e) = random_end(rng, id, stream, 0, n);
+        targets(first + e) = random_end(rng, id, stream, 1, n);
         if (weighted) weights(first + e) = weight;
       });
 }
@@ -116,15 +101,10 @@ void group_contacts(ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace
       KOKKOS_LAMBDA(agent_index g) {
         edge_offset const begin = offsets(g), end = offsets(g + 1);
         for (edge_offset e = begin; e < end; ++e) {
-          edge_offset const block_begin = begin + (e - begin) / block * block;
-          edge_offset const block_end = block_begin + block < end ? block_begin + block : end;
-          auto const size = static_cast<std::uint32_t>(block_end - block_begin);
-          agent_index const me = members(e);
           for (edge_offset c = 0; c < k; ++c) {
-            auto const r = rng.bits(me, 0, stream, static_cast<std::uint32_t>(c));
             edge_offset const slot = first + e * k + c;
-            sources(slot) = me;
-            targets(slot) = members(block_begin + uniform_below(r, size));
+            sources(slot) = members(e);
+            targets(slot) = group_contact(rng, members, begin, end, e, block, stream, static_cast<std::uint32_t>(c));
             weights(slot) = weight;
           }
         }
@@ -149,8 +129,10 @@ CsrGraph<typename ExecutionSpace::memory_space> memberships(
         sources(k) = group_of(members(k));
         targets(k) = members(k);
       });
+  // Rows are groups and entries agents: group g listing agent g is a member, not a self-loop.
   BuildOptions options;
   options.symmetrise = false;
+  options.drop_self_loops = false;
   auto graph = build_csr<float>(exec, list, options);
   // Keep only the group rows: offsets past `groups` are all equal to the entry count.
   graph.row_offsets = Kokkos::subview(graph.row_offsets, Kokkos::make_pair(agent_index{0}, groups + 1));
@@ -173,40 +155,33 @@ EdgeList<MemorySpace> concatenate(agent_index agents, EdgeList<MemorySpace> cons
   return all;
 }
 
-// One contact layer: agents of `group` join with probability `share`, pick one of
-// members / group_size groups at random, and link to `contacts` random members of their block.
+// The edges of one contact layer (population_draws.hpp).
 template <class ExecutionSpace>
 EdgeList<typename ExecutionSpace::memory_space> layer(
     ExecutionSpace const& exec, Kokkos::View<std::uint8_t*, typename ExecutionSpace::memory_space> age,
-    std::uint64_t seed, AgeGroup group, double share, agent_index group_size, agent_index block, int contacts,
-    std::uint32_t join_stream, std::uint32_t choice_stream, std::uint32_t contact_stream, float weight) {
+    std::uint64_t seed, LayerSpec const& spec) {
   using memory_space = typename ExecutionSpace::memory_space;
   using policy = Kokkos::RangePolicy<ExecutionSpace>;
-  CounterRng const rng{seed};
   auto const n = static_cast<agent_index>(age.extent(0));
-  auto const join = to_threshold(share);
-  auto const wanted = static_cast<std::uint8_t>(group);
+  LayerDraws const draws(seed, spec);
   agent_index members = 0;
   Kokkos::parallel_reduce(
       "herd::generate::count_members", policy(exec, 0, n),
       KOKKOS_LAMBDA(agent_index a, agent_index & count) {
-        if (age(a) == wanted && happens(rng.bits(a, 0, join_stream, 0), join)) ++count;
+        if (draws.joins(a, age(a))) ++count;
       },
       members);
-  agent_index const groups = members == 0 ? 1 : (members + group_size - 1) / group_size;
+  agent_index const groups = group_count(static_cast<std::uint64_t>(members), spec.group_size);
   Kokkos::View<agent_index*, memory_space> group_of(Kokkos::ViewAllocateWithoutInitializing("herd::population::group"),
                                                     n);
   Kokkos::parallel_for(
-      "herd::generate::choose_group", policy(exec, 0, n), KOKKOS_LAMBDA(agent_index a) {
-        bool const member = age(a) == wanted && happens(rng.bits(a, 0, join_stream, 0), join);
-        group_of(a) = member ? static_cast<agent_index>(
-                                   uniform_below(rng.bits(a, 0, choice_stream, 0), static_cast<std::uint32_t>(groups)))
-                             : -1;
-      });
+      "herd::generate::choose_group", policy(exec, 0, n),
+      KOKKOS_LAMBDA(agent_index a) { group_of(a) = draws.joins(a, age(a)) ? draws.group_of(a, groups) : -1; });
   auto const member_csr = Details::memberships(exec, group_of, groups);
   auto contacts_list = Details::allocate_edges<memory_space>(
-      n, member_csr.num_edges() * static_cast<std::size_t>(contacts), true, "group_contacts");
-  Details::group_contacts(exec, member_csr, block, contacts, contacts_list, 0, seed, contact_stream, weight);
+      n, member_csr.num_edges() * static_cast<std::size_t>(spec.contacts), true, "group_contacts");
+  Details::group_contacts(exec, member_csr, spec.block, spec.contacts, contacts_list, 0, seed, spec.contact_stream,
+                          spec.weight);
   return contacts_list;
 }
 
@@ -371,37 +346,26 @@ Population<typename ExecutionSpace::memory_space> generate_population(ExecutionS
                                                                       std::uint64_t seed) {
   using memory_space = typename ExecutionSpace::memory_space;
   using policy = Kokkos::RangePolicy<ExecutionSpace>;
-  Details::check_agents(spec.agents, "population");
-  require(spec.school_size >= 1 && spec.class_size >= 1 && spec.workplace_size >= 1,
-          "population: school, class and workplace sizes must be positive");
-  require(spec.class_contacts >= 0 && spec.workplace_contacts >= 0 && spec.community_degree >= 0.0,
-          "population: contact counts must not be negative");
-  require(spec.employment >= 0.0 && spec.employment <= 1.0, "population: employment must lie in [0, 1]");
+  Details::check_population(spec);
   Details::ProfilingRegion const region("herd::generate::population");
   agent_index const n = spec.agents;
-  CounterRng const rng{seed};
   Population<memory_space> population;
   population.age_group = Kokkos::View<std::uint8_t*, memory_space>("herd::population::age_group", n);
   population.household = Kokkos::View<agent_index*, memory_space>("herd::population::household", n);
   auto age = population.age_group;
   auto household = population.household;
 
-  // Households: sizes 1..6 with shares of a typical census (28, 35, 15, 13, 6, 3 %), laid out in
-  // agent order; there are at most n households.
+  // Households in agent order; there are at most n households.
   Kokkos::View<edge_offset*, memory_space> start(Kokkos::ViewAllocateWithoutInitializing("herd::population::start"),
                                                  n + 1);
   Kokkos::View<edge_offset*, memory_space> pair_start(
       Kokkos::ViewAllocateWithoutInitializing("herd::population::pair_start"), n + 1);
-  auto const s1 = to_threshold(0.28), s2 = to_threshold(0.63), s3 = to_threshold(0.78), s4 = to_threshold(0.91),
-             s5 = to_threshold(0.97);
+  Details::HouseholdDraws const draws(seed);
   Kokkos::View<std::uint8_t*, memory_space> sizes(Kokkos::ViewAllocateWithoutInitializing("herd::population::sizes"),
                                                   n);
   Kokkos::parallel_for(
-      "herd::generate::household_sizes", policy(exec, 0, n), KOKKOS_LAMBDA(agent_index h) {
-        auto const r = rng.bits(h, 0, Details::household_size, 0);
-        sizes(h) = static_cast<std::uint8_t>(1 + !happens(r, s1) + !happens(r, s2) + !happens(r, s3) + !happens(r, s4) +
-                                             !happens(r, s5));
-      });
+      "herd::generate::household_sizes", policy(exec, 0, n),
+      KOKKOS_LAMBDA(agent_index h) { sizes(h) = draws.size(h); });
   Kokkos::parallel_scan(
       "herd::generate::household_starts", policy(exec, 0, n + 1),
       KOKKOS_LAMBDA(agent_index h, edge_offset & partial, bool final) {
@@ -427,7 +391,6 @@ Population<typename ExecutionSpace::memory_space> generate_population(ExecutionS
     auto targets = homes.targets;
     auto weights = homes.weights;
     float const weight = spec.household_weight;
-    auto const elder_head = to_threshold(0.2), child = to_threshold(0.4), elder = to_threshold(0.5);
     Kokkos::parallel_for(
         "herd::generate::households", policy(exec, 0, n), KOKKOS_LAMBDA(agent_index h) {
           if (start(h) >= static_cast<edge_offset>(n)) return;
@@ -437,12 +400,7 @@ Population<typename ExecutionSpace::memory_space> generate_population(ExecutionS
           edge_offset slot = pair_start(h);
           for (agent_index a = first; a < end; ++a) {
             household(a) = h;
-            auto const r = rng.bits(a, 0, Details::age, 0);
-            // The first member is an adult or an elder; the others children, adults or elders.
-            age(a) = static_cast<std::uint8_t>(a == first ? (happens(r, elder_head) ? AgeGroup::elder : AgeGroup::adult)
-                                                          : (happens(r, child)   ? AgeGroup::child
-                                                             : happens(r, elder) ? AgeGroup::elder
-                                                                                 : AgeGroup::adult));
+            age(a) = draws.age_of(a, a == first);
             for (agent_index b = a + 1; b < end; ++b, ++slot) {
               sources(slot) = a;
               targets(slot) = b;
@@ -452,15 +410,8 @@ Population<typename ExecutionSpace::memory_space> generate_population(ExecutionS
         });
   }
 
-  // Schools and workplaces: members pick a group at random; contacts are drawn inside classes
-  // (blocks of class_size members of one school) and inside whole workplaces.
-  // Everyone of school age goes to school (share 1); the draw stream is then unused.
-  auto school =
-      Details::layer(exec, age, seed, AgeGroup::child, 1.0, spec.school_size, spec.class_size, spec.class_contacts,
-                     Details::employment, Details::school_choice, Details::class_contacts, spec.school_weight);
-  auto work = Details::layer(exec, age, seed, AgeGroup::adult, spec.employment, spec.workplace_size,
-                             spec.workplace_size, spec.workplace_contacts, Details::employment,
-                             Details::workplace_choice, Details::workplace_contacts, spec.workplace_weight);
+  auto school = Details::layer(exec, age, seed, Details::school_layer(spec));
+  auto work = Details::layer(exec, age, seed, Details::workplace_layer(spec));
 
   auto const random_count = static_cast<std::size_t>(std::llround(n * spec.community_degree / 2.0));
   auto community = Details::allocate_edges<memory_space>(n, random_count, true, "community");

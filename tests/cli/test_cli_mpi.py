@@ -105,7 +105,8 @@ class SameResults(unittest.TestCase):
 
     def test_ptscotch_parts_give_the_same_series(self):
         # PT-Scotch partitions the ranks' blocks (built by shares, read in parts, or cut from the
-        # whole graph) and the rows move to their parts; the run must not change by a bit.
+        # whole graph, which covid's ages still need) and the rows move to their parts; the run
+        # must not change by a bit.
         if "ptscotch" not in mpi_herd(1, "version").stdout:
             result = mpi_herd(2, "run", "--graph", "erdos-renyi", "--agents", "2000", "--partition", "ptscotch")
             self.assertEqual(result.returncode, 1, result.stderr)
@@ -119,7 +120,8 @@ class SameResults(unittest.TestCase):
                 f.write(f"{rng.randrange(6000)} {rng.randrange(6000)}\n")
         cases = [["--model", "seir", "--graph", "population", "--agents", "12000"],
                  ["--model", "sir", "--graph", edges, "--directed", "--initial-infected", "30"],
-                 ["--model", "sir", "--graph", "power-law", "--agents", "12000", "--stepping", "active"]]
+                 ["--model", "sir", "--graph", "power-law", "--agents", "12000", "--stepping", "active"],
+                 ["--model", "covid", "--agents", "12000"]]
         for case in cases:
             args = ["run", *case, "--steps", "30", "--quiet"]
             self.run_ok(1, *args, "--csv", self.path("one.csv"))
@@ -188,10 +190,10 @@ class SameResults(unittest.TestCase):
                     self.assertLess(summary["mean_active_share"], 1.0)
 
     def test_a_whole_graph_reports_every_setup_phase(self):
-        # The population is built whole on every rank, partitioned and cut: every phase takes time,
-        # and every rank holds at least the whole graph's neighbour indices (4 bytes an entry).
+        # Under METIS the population is built whole on every rank, partitioned and cut: every phase
+        # takes time, and every rank holds at least the whole graph's neighbour indices (4 bytes an entry).
         self.run_ok(2, "run", "--model", "sir", "--graph", "population", "--agents", "9000", "--steps", "5",
-                    "--json", self.path("p.json"))
+                    "--partition", "metis", "--json", self.path("p.json"))
         summary = json.loads(read(self.path("p.json")))
         for r in summary["ranks"]:
             for name, seconds in r["setup"].items():

@@ -7,8 +7,8 @@ uncounted, and nothing is kept that the steps do not need (the graph as built, o
 
 With an mpiexec, it checks instead that no rank of a run on 4 ranks holds as much as half the
 memory the whole run reports: a rank holds its share of the agents and edges, with their ghosts
-and halo, and not the whole graph beside them. And, on 2, 3 and 4 ranks of a generated graph that
-each rank builds by shares, that no rank ever holds, setup included, more than 1.3 times its share
+and halo, and not the whole graph beside them. And, on 2, 3 and 4 ranks of a generated graph, the
+layered population and an edge list, each of which the ranks build by shares, that no rank ever holds, setup included, more than 1.3 times its share
 of the whole run, its ghosts (at the run's bytes per agent) and SHARE_SLACK.
 """
 
@@ -119,6 +119,7 @@ def check_shares(tmp):
                     for i in range(2000000))
     for command in (["--model", "sir", "--graph", "erdos-renyi", "--agents", "400000", "--mean-degree", "10"],
                     ["--model", "voter", "--graph", "watts-strogatz", "--agents", "400000"],
+                    ["--model", "seir", "--graph", "population", "--agents", "400000"],
                     ["--model", "sir", "--graph", edges]):
         for ranks in (2, 3, 4):
             report, records = run_under_tool(tmp, command, [mpiexec[0], "-n", str(ranks), *mpiexec[1:]])

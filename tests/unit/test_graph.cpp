@@ -273,6 +273,38 @@ TEST(Generators, LayeredPopulationHasItsLayers) {
   EXPECT_EQ(to_vector(again.edges.targets), to_vector(pop.edges.targets));
 }
 
+TEST(Generators, EveryChildAndWorkerDrawsItsContacts) {
+  // With everyone of working age employed, each adult draws workplace_contacts colleagues and each
+  // child class_contacts classmates, whatever its id and its group's (agent g in group g included).
+  Kokkos::DefaultExecutionSpace exec;
+  LayeredPopulation spec;
+  spec.agents = 20000;
+  spec.employment = 1.0;
+  // One workplace for all: agent 0, the head of the first household, is in group 0 when an adult.
+  LayeredPopulation one_workplace = spec;
+  one_workplace.agents = 100;
+  one_workplace.workplace_size = 1000;
+  int adult_zero = 0;
+  for (auto [population, seed] : {std::pair{spec, 7}, std::pair{spec, 8}, std::pair{one_workplace, 1},
+                                  std::pair{one_workplace, 2}, std::pair{one_workplace, 3}}) {
+    auto pop = generate_population(exec, population, static_cast<std::uint64_t>(seed));
+    auto ages = to_vector(pop.age_group);
+    auto sources = to_vector(pop.edges.sources);
+    auto weights = to_vector(pop.edges.weights);
+    std::vector<int> drawn(ages.size(), 0);
+    for (std::size_t e = 0; e < sources.size(); ++e)
+      if (weights[e] == spec.workplace_weight || weights[e] == spec.school_weight) ++drawn[sources[e]];
+    for (std::size_t a = 0; a < ages.size(); ++a) {
+      int const expected = ages[a] == static_cast<std::uint8_t>(AgeGroup::adult)   ? spec.workplace_contacts
+                           : ages[a] == static_cast<std::uint8_t>(AgeGroup::child) ? spec.class_contacts
+                                                                                   : 0;
+      ASSERT_EQ(drawn[a], expected) << "agent " << a << " of " << population.agents << ", seed " << seed;
+    }
+    adult_zero += population.agents == 100 && ages[0] == static_cast<std::uint8_t>(AgeGroup::adult);
+  }
+  EXPECT_GT(adult_zero, 0);
+}
+
 TEST(Generators, RejectBadParameters) {
   Kokkos::DefaultExecutionSpace exec;
   EXPECT_THROW(generate_edges(exec, ErdosRenyi{0, 4.0}, 1), herd::Error);

@@ -18,9 +18,23 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <utility>
 
 namespace herd::mpi {
+
+/// This rank's own part of a graph's edges, made a slice at a time: `slice(first, count)` gives
+/// the part's edges [first, first + count), numbered from 0 on every rank. The parts of all ranks
+/// together (rank 0's first) are the graph's edges. What a generator gives whose edges are not
+/// each a function of one id, such as the layered population (mpi::population_part).
+/// (Not an EdgeSource, whose slices number the graph's edges: one must not pass for the other.)
+template <class MemorySpace>
+struct EdgePart {
+  agent_index agents = 0;
+  std::size_t edges = 0;  ///< this rank's edges, numbered 0 ... edges - 1
+  bool weighted = false;
+  std::function<EdgeList<MemorySpace>(std::size_t first, std::size_t count)> slice;
+};
 
 /// This rank's share of the graph that build_csr(exec, source.slice(0, source.edges), options)
 /// would make, under partition_contiguous: the LocalGraph extract_local_graph would give, entry
@@ -40,6 +54,13 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_gra
 template <class WeightStorage, class ExecutionSpace>
 LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_graph(
     ExecutionSpace const& exec, MPI_Comm comm, EdgeList<typename ExecutionSpace::memory_space> const& edges,
+    BuildOptions const& options = {}, std::size_t round_edges = 0);
+
+/// As above, from this rank's part of the edges made a round at a time, so that the rank never
+/// holds all of them.
+template <class WeightStorage, class ExecutionSpace>
+LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_graph(
+    ExecutionSpace const& exec, MPI_Comm comm, EdgePart<typename ExecutionSpace::memory_space> const& part,
     BuildOptions const& options = {}, std::size_t round_edges = 0);
 
 /// As above, from this rank's edges in host memory (its part of a file, from mpi::read_edge_list),
