@@ -184,10 +184,12 @@ GraphFacts graph_facts(Options const& o, Input<WeightStorage> const& input, Exec
 #if HERD_ENABLE_MPI
 // Whether each rank of a distributed run builds only its share of the graph: a generator, an
 // edge-list file or a population file, contiguous blocks (or PT-Scotch, which starts from them),
-// and a model that reads no agent attributes.
+// and no agent attributes to read (--attributes, or a population file's for a model that reads
+// them; on a generated graph or an edge list such a model reads none).
 template <class Entry>
 bool builds_shares(Options const& o, Entry) {
-  return (o.partition == "contiguous" || o.partition == "ptscotch") && o.attributes.empty() && !Entry::reads_attributes;
+  bool const reads_file_attributes = Entry::reads_attributes && !is_generator(o.graph) && !is_edge_list_file(o);
+  return (o.partition == "contiguous" || o.partition == "ptscotch") && o.attributes.empty() && !reads_file_attributes;
 }
 
 // PT-Scotch's parts for a share in contiguous blocks (of a graph whose rows are `symmetric`, or

@@ -50,7 +50,8 @@ class SameResults(unittest.TestCase):
     def test_time_series_identical_on_1_to_4_ranks(self):
         for model, graph, partition in [("seir", "population", "contiguous"), ("sir", "erdos-renyi", "metis"),
                                         ("voter", "power-law", "contiguous"),
-                                        ("bounded-confidence", "erdos-renyi", "metis")]:
+                                        ("bounded-confidence", "erdos-renyi", "metis"),
+                                        ("covid", "population", "contiguous")]:
             args = ["run", "--model", model, "--graph", graph, "--agents", "12000", "--steps", "30", "--quiet",
                     "--partition", partition]
             self.run_ok(1, *args, "--csv", self.path("one.csv"))
@@ -105,8 +106,8 @@ class SameResults(unittest.TestCase):
 
     def test_ptscotch_parts_give_the_same_series(self):
         # PT-Scotch partitions the ranks' blocks (built by shares, read in parts, or cut from the
-        # whole graph, which covid's ages still need) and the rows move to their parts; the run
-        # must not change by a bit.
+        # whole graph, which an attribute table still needs) and the rows move to their parts; the
+        # run must not change by a bit.
         if "ptscotch" not in mpi_herd(1, "version").stdout:
             result = mpi_herd(2, "run", "--graph", "erdos-renyi", "--agents", "2000", "--partition", "ptscotch")
             self.assertEqual(result.returncode, 1, result.stderr)
@@ -118,10 +119,14 @@ class SameResults(unittest.TestCase):
         with open(edges, "w") as f:
             for i in range(18000):
                 f.write(f"{rng.randrange(6000)} {rng.randrange(6000)}\n")
+        ages = self.path("ages.csv")
+        with open(ages, "w") as f:
+            f.write("age_group\n" + "".join(rng.choice(["U19", "20t29", "50t64", "65A"]) + "\n" for _ in range(12000)))
         cases = [["--model", "seir", "--graph", "population", "--agents", "12000"],
                  ["--model", "sir", "--graph", edges, "--directed", "--initial-infected", "30"],
                  ["--model", "sir", "--graph", "power-law", "--agents", "12000", "--stepping", "active"],
-                 ["--model", "covid", "--agents", "12000"]]
+                 ["--model", "covid", "--agents", "12000"],
+                 ["--model", "covid", "--agents", "12000", "--attributes", ages]]
         for case in cases:
             args = ["run", *case, "--steps", "30", "--quiet"]
             self.run_ok(1, *args, "--csv", self.path("one.csv"))
