@@ -4,10 +4,12 @@
 #include "exchange.hpp"
 
 #include "../kernels/graph/population_draws.hpp"
+#include "../kernels/graph/scan.hpp"
 
 #include <herd/core/error.hpp>
 #include <herd/core/execution_spaces.hpp>
 #include <herd/core/profiling_region.hpp>
+#include <herd/io/device_copy.hpp>
 #include <herd/mpi/collective.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -55,12 +57,6 @@ struct PartMaker {
   global_id community_first = 0;
   std::size_t community_count = 0;
   float community_weight = 0.0f;
-
-  std::size_t household_pairs() const {
-    edge_offset total = 0;
-    Kokkos::deep_copy(total, Kokkos::subview(pair_start, pair_start.extent(0) - 1));
-    return total;
-  }
 };
 
 // The last k in [0, size) with values(k) <= x, for values ascending from values(0) <= x.
@@ -277,17 +273,9 @@ HomeGroups<typename ExecutionSpace::memory_space> home_csr(ExecutionSpace const&
   auto place = offsets;
   for (auto const& m : received) listed[place[static_cast<std::size_t>(m.group - g0)]++] = m.agent;
   HomeGroups<memory_space> home;
-  home.offsets = Kokkos::View<edge_offset*, memory_space>(
-      Kokkos::ViewAllocateWithoutInitializing("herd::population_part::group_offsets"), offsets.size());
-  home.members = Kokkos::View<agent_index*, memory_space>(
-      Kokkos::ViewAllocateWithoutInitializing("herd::population_part::group_members"), listed.size());
-  Kokkos::deep_copy(exec, home.offsets,
-                    Kokkos::View<edge_offset const*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                        offsets.data(), offsets.size()));
-  Kokkos::deep_copy(exec, home.members,
-                    Kokkos::View<agent_index const*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                        listed.data(), listed.size()));
-  exec.fence();
+  home.offsets = herd::Details::copy_to<memory_space>(exec, offsets, "herd::population_part::group_offsets");
+  home.members = herd::Details::copy_to<memory_space>(exec, listed, "herd::population_part::group_members");
+  exec.fence();  // before the host vectors go
   home.block = layer.block;
   home.contacts = static_cast<std::size_t>(layer.contacts);
   home.stream = layer.contact_stream;
@@ -359,7 +347,7 @@ PopulationPart<typename ExecutionSpace::memory_space> population_part(ExecutionS
   make.community_count = static_cast<std::size_t>(community.size(rank));
   make.community_weight = spec.community_weight;
 
-  std::size_t const homes = make.household_pairs();
+  std::size_t const homes = herd::Details::last_entry(exec, make.pair_start);
   part.edges.agents = spec.agents;
   part.edges.edges = homes + make.school.edges() + make.work.edges() + make.community_count;
   part.edges.weighted = true;
