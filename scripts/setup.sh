@@ -48,8 +48,10 @@ fi
 
 src=$HERD_DEPS/src
 prefix=$HERD_DEPS/kokkos-openmp
-# Bump when the build recipe below changes, so that caches made by an older recipe are rebuilt.
+# Bump when a build recipe below changes (recipe: Kokkos; kernels_recipe: Kokkos Kernels), so that
+# caches made by an older recipe are rebuilt.
 recipe=2
+kernels_recipe=3
 if [[ ! -d $src/packages/kokkos ]]; then
   log "fetching Debian's trilinos source package (Kokkos 3.4.01 inside)"
   dpkg-query -W -f='${Status}' dpkg-dev 2>/dev/null | grep -q 'install ok installed' ||
@@ -80,9 +82,10 @@ if [[ ! -f $prefix/.done-kokkos-$recipe ]]; then
 fi
 
 # Kokkos Kernels serves RCM reordering, the reference SpMV and the tests, not the default job.
-if ! $run_only && [[ ! -f $prefix/.done-kernels-$recipe ]]; then
+if ! $run_only && [[ ! -f $prefix/.done-kernels-$kernels_recipe ]]; then
   log "building Kokkos Kernels 3.4.01 into $prefix (about 12 minutes, once)"
-  # Few explicit instantiations keep the build short; Herd instantiates what it uses.
+  # Few explicit instantiations keep the build short (OpenMP only: Herd calls Kokkos Kernels on the
+  # default host space); Herd instantiates what it uses.
   cmake -S "$src/packages/kokkos-kernels" -B "$HERD_DEPS/build-kernels" -G Ninja \
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" -DKokkos_ROOT="$prefix" \
     -DCMAKE_CXX_STANDARD=17 -DBUILD_SHARED_LIBS=ON -DCMAKE_INSTALL_RPATH="$prefix/lib" \
@@ -90,13 +93,13 @@ if ! $run_only && [[ ! -f $prefix/.done-kernels-$recipe ]]; then
     -DKokkosKernels_INST_COMPLEX_DOUBLE=OFF -DKokkosKernels_INST_COMPLEX_FLOAT=OFF \
     -DKokkosKernels_INST_ORDINAL_INT=ON -DKokkosKernels_INST_ORDINAL_INT64_T=OFF \
     -DKokkosKernels_INST_OFFSET_INT=OFF -DKokkosKernels_INST_OFFSET_SIZE_T=ON \
-    -DKokkosKernels_INST_LAYOUTLEFT=ON -DKokkosKernels_INST_LAYOUTRIGHT=OFF \
+    -DKokkosKernels_INST_LAYOUTLEFT=ON -DKokkosKernels_INST_LAYOUTRIGHT=OFF -DKokkosKernels_INST_EXECSPACE_SERIAL=OFF \
     -DKokkosKernels_ENABLE_TPL_BLAS=OFF -DKokkosKernels_ENABLE_TESTS=OFF >"$HERD_DEPS/kernels-configure.log" 2>&1
   cmake --build "$HERD_DEPS/build-kernels" -j "$JOBS" >/dev/null
   cmake --install "$HERD_DEPS/build-kernels" >/dev/null
-  touch "$prefix/.done-kernels-$recipe"
+  touch "$prefix/.done-kernels-$kernels_recipe"
 fi
 
 printf 'export Kokkos_ROOT=%q\n' "$prefix" >"$HERD_DEPS/env.sh"
-[[ -f $prefix/.done-kernels-$recipe ]] && printf 'export KokkosKernels_ROOT=%q\n' "$prefix" >>"$HERD_DEPS/env.sh"
+[[ -f $prefix/.done-kernels-$kernels_recipe ]] && printf 'export KokkosKernels_ROOT=%q\n' "$prefix" >>"$HERD_DEPS/env.sh"
 log "dependencies ready in $prefix"
