@@ -83,7 +83,7 @@ fi
 
 # Kokkos Kernels serves RCM reordering, the reference SpMV and the tests, not the default job.
 if ! $run_only && [[ ! -f $prefix/.done-kernels-$kernels_recipe ]]; then
-  log "building Kokkos Kernels 3.4.01 into $prefix (about 12 minutes, once)"
+  log "building Kokkos Kernels 3.4.01 into $prefix (about 5 minutes, once)"
   # Few explicit instantiations keep the build short (OpenMP only: Herd calls Kokkos Kernels on the
   # default host space); Herd instantiates what it uses.
   cmake -S "$src/packages/kokkos-kernels" -B "$HERD_DEPS/build-kernels" -G Ninja \
