@@ -26,16 +26,17 @@ if [[ "${1:-}" == "--sanitize" ]]; then
   BUILD_DIR=build-sanitize CMAKE_BUILD_TYPE=RelWithDebInfo scripts/build.sh -DHerd_WARNINGS_AS_ERRORS=ON -DHerd_SANITIZE=ON \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DHerd_ENABLE_BENCHMARKS=OFF -DHerd_CHECK_HEADERS=OFF
   # The spack, formatting, install and script checks do not depend on how Herd is compiled, and
-  # the memory figures are the sanitizer's own: the Release run has them. Each herd process pays
-  # about 2 s to start MPI under AddressSanitizer; the output-file and COVID command suites start
-  # dozens, for code that the unit, cli, cli.mpi and cli.hdf5 tests also run (COVID with and
-  # without attributes, every output format).
+  # the memory figures are the sanitizer's own: the Release run has them. Each herd started
+  # without mpiexec pays about 2 s in MPI_Init under AddressSanitizer; the output-file and COVID
+  # command suites start dozens, for code that the unit, cli, cli.mpi and cli.hdf5 tests also
+  # run (COVID with and without attributes, every output format).
   ctest --test-dir build-sanitize --output-on-failure -j 2 -LE "spack|hygiene|docs|fuzz|serial|install|tools|scripts" \
     -E "^cli[.](outputs|covid)$" "$@"
 elif [[ "${1:-}" == "--clang" ]]; then
   shift
   # Another compiler (argument order, undefined behaviour and floating point are its own) and
   # another host backend as the default: the trajectories and outputs the tests expect are the same.
+  # Both compilers use the same standard library, so headers compiled on their own stay with Release.
   prefix=$(scripts/setup_clang.sh)
   Kokkos_ROOT=$prefix KokkosKernels_ROOT='' BUILD_DIR=build-clang scripts/build.sh -DCMAKE_CXX_COMPILER=clang++ \
     -DHerd_WARNINGS_AS_ERRORS=ON -DHerd_ENABLE_KOKKOSKERNELS=OFF -DHerd_ENABLE_BENCHMARKS=OFF -DHerd_CHECK_HEADERS=OFF
