@@ -26,10 +26,9 @@ if [[ "${1:-}" == "--sanitize" ]]; then
   BUILD_DIR=build-sanitize CMAKE_BUILD_TYPE=RelWithDebInfo scripts/build.sh -DHerd_WARNINGS_AS_ERRORS=ON -DHerd_SANITIZE=ON \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DHerd_ENABLE_BENCHMARKS=OFF -DHerd_CHECK_HEADERS=OFF
   # The spack, formatting, install and script checks do not depend on how Herd is compiled, and
-  # the memory figures are the sanitizer's own: the Release run has them. Each herd started
-  # without mpiexec pays about 2 s in MPI_Init under AddressSanitizer; the output-file and COVID
-  # command suites start dozens, for code that the unit, cli, cli.mpi and cli.hdf5 tests also
-  # run (COVID with and without attributes, every output format).
+  # the memory figures are the sanitizer's own: the Release run has them. The output-file and
+  # COVID command suites start herd dozens of times for code that the unit, cli, cli.mpi and
+  # cli.hdf5 tests also run (COVID with and without attributes, every output format).
   ctest --test-dir build-sanitize --output-on-failure -j 2 -LE "spack|hygiene|docs|fuzz|serial|install|tools|scripts" \
     -E "^cli[.](outputs|covid)$" "$@"
 elif [[ "${1:-}" == "--clang" ]]; then

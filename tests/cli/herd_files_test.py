@@ -5,12 +5,15 @@ A test script calls configure(sys.argv) before unittest.main: argv[1] is herd, t
 command line."""
 
 import os
+import shlex
 import subprocess
 import tempfile
 import unittest
 
 HERD = None
 MPIEXEC = None
+# What starts herd alone: nothing, or (in sanitizer builds) mpiexec -n 1, whose start is cheaper there.
+LAUNCHER = shlex.split(os.environ.get("HERD_LAUNCHER", ""))
 ENV = dict(os.environ, OMP_NUM_THREADS="1", OMP_PROC_BIND="false", OMPI_ALLOW_RUN_AS_ROOT="1",
            OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", KOKKOS_DISABLE_WARNINGS="1")
 
@@ -23,7 +26,7 @@ def configure(argv):
 def herd_command(ranks, *args):
     """herd alone (ranks 0) or under mpiexec -n ranks; alone whatever the ranks when no mpiexec is
     given (herd built without MPI), so that a comparison across rank counts still runs."""
-    return [HERD, *args] if ranks == 0 or not MPIEXEC else [*MPIEXEC, "-n", str(ranks), HERD, *args]
+    return [*LAUNCHER, HERD, *args] if ranks == 0 or not MPIEXEC else [*MPIEXEC, "-n", str(ranks), HERD, *args]
 
 
 def herd(ranks, *args, cwd=None):
