@@ -31,7 +31,8 @@ Converted build(Options const& o, Comm comm) {
   if (is_generator(o.graph)) {
     require(!o.relabel, "--relabel: " + o.graph + " is a generator; its agents are numbered already");
     out.graph = to_host(exec, make_graph<float>(o, exec, comm).graph);
-    out.info.source = o.graph + " generator, " + std::to_string(o.agents) + " agents, seed " + std::to_string(o.seed);
+    out.info.source =
+        o.graph + " generator, " + std::to_string(o.agents) + " agents, seed " + std::to_string(o.graph_seed);
   } else {
     auto edges = read_edge_list(o.graph, o.relabel ? EdgeIds::any : EdgeIds::dense);
     if (o.relabel) {

@@ -91,11 +91,11 @@ AttributeTable in_agent_order(AttributeTable const& table, agent_index agents, s
 
 std::optional<EdgeSource<Memory>> edge_source_of(Options const& o, Exec const& exec) {
   auto const agents = static_cast<agent_index>(o.agents);
-  if (o.graph == "erdos-renyi") return edge_source(exec, ErdosRenyi{agents, o.mean_degree}, o.seed);
-  if (o.graph == "power-law") return edge_source(exec, PowerLaw{agents, o.exponent, o.mean_degree, 0.0}, o.seed);
+  if (o.graph == "erdos-renyi") return edge_source(exec, ErdosRenyi{agents, o.mean_degree}, o.graph_seed);
+  if (o.graph == "power-law") return edge_source(exec, PowerLaw{agents, o.exponent, o.mean_degree, 0.0}, o.graph_seed);
   if (o.graph == "watts-strogatz") {
     auto const k = static_cast<agent_index>(std::lround(o.mean_degree / 2));
-    return edge_source(exec, WattsStrogatz{agents, k, o.rewire}, o.seed);
+    return edge_source(exec, WattsStrogatz{agents, k, o.rewire}, o.graph_seed);
   }
   return std::nullopt;
 }
@@ -134,7 +134,8 @@ Input<WeightStorage> graph_of(Options const& o, Exec const& exec, Comm comm, Att
   if (o.graph == "population") {
     LayeredPopulation spec;
     spec.agents = agents;
-    return {build_csr<WeightStorage>(exec, generate_population(exec, spec, o.seed).edges, build), "population", {}};
+    return {
+        build_csr<WeightStorage>(exec, generate_population(exec, spec, o.graph_seed).edges, build), "population", {}};
   }
   if (auto source = edge_source_of(o, exec)) {
     auto const edges = source->slice(0, source->edges);

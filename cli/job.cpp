@@ -212,7 +212,7 @@ template <class WeightStorage>
 LocalGraph<Memory, WeightStorage> population_share(Options const& o, Exec const& exec, MPI_Comm comm) {
   LayeredPopulation spec;
   spec.agents = static_cast<agent_index>(o.agents);
-  auto part = mpi::population_part(exec, comm, spec, o.seed);
+  auto part = mpi::population_part(exec, comm, spec, o.graph_seed);
   part.age_group = {};  // no model here reads them
   part.household = {};
   return mpi::build_local_graph<WeightStorage>(exec, comm, part.edges);
@@ -377,7 +377,7 @@ JobResult run_single(Options const& o, Entry, std::function<void(int, int)> cons
   input.graph = {};
   Kokkos::View<global_id*, Memory> ids;
   if (o.reorder != "none") {
-    auto permutation = compute_ordering(exec, graph, parse_ordering(o.reorder), o.seed);
+    auto permutation = compute_ordering(exec, graph, parse_ordering(o.reorder), o.graph_seed);
     graph = permute(exec, graph, permutation);
     ids = global_ids_of(exec, permutation);
   }
@@ -397,6 +397,116 @@ JobResult run_single(Options const& o, Entry, std::function<void(int, int)> cons
   only.simulation_seconds = simulation_seconds;
   only.peak_memory_bytes = peak_resident_bytes();
   result.ranks.push_back(only);
+  return result;
+}
+
+// An ensemble: member m on rank m mod P, every rank holding the whole graph; the members' counts
+// reach rank 0 in one gather. Each point's parameters are checked before any member runs, and a
+// failure on one rank fails them all (collective).
+template <class WeightStorage, class Entry>
+JobResult run_ensemble(Options const& o, Entry, std::function<void(int, int)> const& progress) {
+  Exec exec;
+  int rank = 0, size = 1;
+#if HERD_ENABLE_MPI
+  MPI_Comm_rank(world(), &rank);
+  MPI_Comm_size(world(), &size);
+  auto const together = [&](auto&& f) { return size > 1 ? mpi::collectively(world(), f) : f(); };
+#else
+  auto const together = [](auto&& f) { return f(); };
+#endif
+  long long const members = sweep_points(o) * o.replicates;
+  Options const base = without_sweep(o);
+  Kokkos::Timer setup;
+  auto input = together([&] {
+    check_ensemble_fits(members, o.steps, o.max_memory);
+    auto made = make_graph<WeightStorage>(o, exec, world());
+    for (long long m = 0; m < members; m += o.replicates)  // replicates differ by their seeds only
+      (void)Entry::template make<WeightStorage>(member_options(o, base, m), 0, made.graph.num_agents(),
+                                                typename Entry::Inputs{});
+    return made;
+  });
+  auto const inputs = together([&] { return Entry::read_inputs(o, input, world()); });
+  auto const facts = graph_facts(o, input, exec);
+  double const graph_seconds = setup.seconds();
+  auto graph = input.graph;
+  input.graph = {};
+  Kokkos::View<global_id*, Memory> ids;
+  if (o.reorder != "none")
+    together([&] {
+      auto permutation = compute_ordering(exec, graph, parse_ordering(o.reorder), o.graph_seed);
+      graph = permute(exec, graph, permutation);
+      ids = global_ids_of(exec, permutation);
+    });
+  double const setup_seconds = setup.seconds();
+  JobResult result;
+  std::string schedule;
+  std::vector<std::int64_t> mine;  // this rank's members' counts, one after another
+  // The members' time in all: each one's simulation and initial state as well as its steps.
+  Kokkos::Timer loop;
+  together([&] {
+    for (long long m = rank; m < members; m += size) {
+      auto const mo = member_options(o, base, m);
+      Simulation<Exec, WeightStorage> sim(exec, graph, mo.seed, step_options<Entry>(mo), ids);
+      auto const no_progress = [](int, int) {};
+      auto run = run_model<Entry>(mo, sim, inputs, no_progress, facts, false);
+      result.columns = run.columns;
+      schedule = to_string(sim.plan().schedule);
+      for (auto const& row : run.counts) mine.insert(mine.end(), row.begin(), row.end());
+      // Rank 0's members are 0, P, 2P, ...: the others have run about as many.
+      progress(static_cast<int>(std::min(members - 1, m + size)), static_cast<int>(members));
+    }
+  });
+  result.step_seconds = loop.seconds();
+  // Rank k holds members k, k + P, ...: their counts go to rank 0 one rank after another.
+  std::size_t const columns = Entry::shown(o).size();
+  std::size_t const per_member = static_cast<std::size_t>(o.steps + 1) * columns;
+  std::vector<std::size_t> held(static_cast<std::size_t>(size)), first(static_cast<std::size_t>(size) + 1, 0);
+  for (std::size_t k = 0; k < held.size(); ++k) {
+    auto const r = static_cast<long long>(k);
+    held[k] = r < members ? static_cast<std::size_t>((members - r + size - 1) / size) * per_member : 0;
+    first[k + 1] = first[k] + held[k];
+  }
+  std::vector<std::int64_t> all = mine;
+#if HERD_ENABLE_MPI
+  if (size > 1) {
+    // Counted in members (at most a million), not in values, which could exceed an int.
+    MPI_Datatype member_counts;
+    MPI_Type_contiguous(static_cast<int>(per_member), MPI_INT64_T, &member_counts);
+    MPI_Type_commit(&member_counts);
+    std::vector<int> sizes(held.size()), offsets(held.size());
+    for (std::size_t k = 0; k < held.size(); ++k) {
+      sizes[k] = static_cast<int>(held[k] / per_member);
+      offsets[k] = static_cast<int>(first[k] / per_member);
+    }
+    all.assign(rank == 0 ? first.back() : 0, 0);
+    MPI_Gatherv(mine.data(), static_cast<int>(mine.size() / per_member), member_counts, all.data(), sizes.data(),
+                offsets.data(), member_counts, 0, world());
+    MPI_Type_free(&member_counts);
+    MPI_Allreduce(MPI_IN_PLACE, &result.step_seconds, 1, MPI_DOUBLE, MPI_MAX, world());
+  }
+#endif
+  progress(static_cast<int>(members), static_cast<int>(members));
+  for (long long m = 0; rank == 0 && m < members; ++m) {
+    MemberRun run;
+    run.member = m;
+    run.seed = replicate_seed(o.seed, static_cast<std::uint64_t>(m % o.replicates));
+    auto row = all.begin() + static_cast<std::ptrdiff_t>(first[static_cast<std::size_t>(m % size)] +
+                                                         static_cast<std::size_t>(m / size) * per_member);
+    for (int t = 0; t <= o.steps; ++t, row += static_cast<std::ptrdiff_t>(columns))
+      run.counts.emplace_back(row, row + static_cast<std::ptrdiff_t>(columns));
+    result.members.push_back(std::move(run));
+  }
+  result.setup_seconds = setup_seconds;
+  describe(result, facts, exec, schedule);
+  RankStats only;
+  only.owned = result.agents;
+  only.edges = result.edges;
+  only.step_seconds = result.step_seconds;
+  only.graph_seconds = graph_seconds;
+  only.peak_memory_bytes = peak_resident_bytes();
+  result.ranks.push_back(only);
+  result.rank_zero = rank == 0;
+  result.member_ranks = size;
   return result;
 }
 
@@ -570,6 +680,8 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
 
 JobResult run_job(Options const& o, std::function<void(int, int)> const& progress) {
   return visit_model(o.model, [&](auto entry) {
+    if (is_ensemble(o))
+      return o.precision == "half" ? run_ensemble<half>(o, entry, progress) : run_ensemble<float>(o, entry, progress);
 #if HERD_ENABLE_MPI
     int size = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &size);

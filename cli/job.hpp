@@ -61,6 +61,14 @@ struct LoopProfile {
   std::vector<StepProfile> steps;  ///< every step, when asked for (--profile-steps)
 };
 
+/// One member of an ensemble (herd run --replicates, --sweep): its number, its seed, and its
+/// counts as JobResult::counts holds a single run's.
+struct MemberRun {
+  long long member = 0;
+  std::uint64_t seed = 0;
+  std::vector<std::vector<long long>> counts;
+};
+
 /// What a run produced, for the summary table, the CSV and the JSON.
 struct JobResult {
   std::string graph_name;
@@ -81,6 +89,8 @@ struct JobResult {
   bool weight_codes = false;                   ///< and added the weights' contributions by code (on some rank)
   std::vector<std::string> columns;            ///< observable names shown
   std::vector<std::vector<long long>> counts;  ///< [step][column], step 0 = initial state
+  std::vector<MemberRun> members;              ///< an ensemble's, in member order (counts then empty)
+  int member_ranks = 1;                        ///< the ranks an ensemble's members were spread over
   double setup_seconds = 0.0;                  ///< graph generation, reordering, initial state
   double step_seconds = 0.0;                   ///< the step loop, observables included
   double bytes_per_agent = 0.0;
@@ -94,7 +104,9 @@ struct JobResult {
 
 /// Builds the graph and model `options` describe and runs them; `progress(step, steps)` is called
 /// after each step is launched (on rank 0). Under mpiexec with more than one rank the run is
-/// distributed; every rank returns the global counts. Throws herd::Error on bad parameters or input
+/// distributed; every rank returns the global counts. An ensemble's members run one after
+/// another on one graph, spread over the ranks under mpiexec (each rank holds the whole graph);
+/// progress then counts members, and rank 0 returns them all. Throws herd::Error on bad parameters or input
 /// files, on every rank alike (herd::mpi::CollectiveError when distributed).
 JobResult run_job(Options const& options, std::function<void(int, int)> const& progress);
 

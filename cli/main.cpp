@@ -1,6 +1,7 @@
 // The herd command: runs a model on a generated or loaded graph and reports the result. Under
 // mpiexec the run is spread over the ranks; rank 0 prints and writes files.
 
+#include "ensemble_report.hpp"
 #include "job.hpp"
 #include "launcher.hpp"
 #include "memory_budget.hpp"
@@ -266,11 +267,20 @@ int main(int argc, char* argv[]) {
         if (!options.quiet) std::cout << table.text << std::flush;
       }
     } else {
-      Progress progress(speaks && !options.quiet, isatty(STDERR_FILENO) != 0);
+      Progress progress(speaks && !options.quiet, isatty(STDERR_FILENO) != 0, is_ensemble(options) ? "member" : "step");
       auto const result = run_job(options, [&](int step, int steps) { progress(step, steps); });
       // Files are written only once the run is complete: a failed or killed run leaves none behind.
       stop_if_launcher_gone();
-      if (result.rank_zero) {
+      if (result.rank_zero && is_ensemble(options)) {
+        // Both texts first: a failure making either leaves no file.
+        std::ostringstream configuration;
+        Kokkos::print_configuration(configuration);
+        auto const table = options.csv.empty() ? std::string() : ensemble_csv(options, result);
+        auto const summary = options.json.empty() ? std::string() : ensemble_json(options, result, configuration.str());
+        if (!options.csv.empty()) write_output(options.csv, table);
+        if (!options.json.empty()) write_output(options.json, summary);
+        if (!options.quiet) std::cout << ensemble_table(options, result) << std::flush;
+      } else if (result.rank_zero) {
         if (!options.csv.empty()) write_output(options.csv, csv(result));
         if (!options.profile_steps.empty()) write_output(options.profile_steps, profile_steps_csv(result));
         if (!options.json.empty()) {

@@ -78,4 +78,13 @@ void check_history_fits(long long steps, std::uint64_t budget) {
   throw Error("--steps " + std::to_string(steps) + ": the history of observables needs" + beyond(estimate, budget));
 }
 
+void check_ensemble_fits(long long members, long long steps, std::uint64_t budget) {
+  // Per member and step on rank 0: the gathered counts, each member's rows (with their vectors'
+  // own overhead) and a CSV line, about 250 bytes for six observables.
+  double const estimate = static_cast<double>(members) * static_cast<double>(steps + 1) * 250.0;
+  if (fits(estimate, budget)) return;
+  throw Error("an ensemble of " + std::to_string(members) + " members and " + std::to_string(steps) +
+              " steps: their counts on rank 0 need" + beyond(estimate, budget));
+}
+
 }  // namespace herd::cli

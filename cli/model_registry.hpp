@@ -33,6 +33,9 @@ struct ModelName {
 struct ModelEntry {
   /// The model reads agent attributes (--attributes, or a population file's /agents).
   static constexpr bool reads_attributes = false;
+  /// The parameters (options without their dashes) that the model named `name` reads: those an
+  /// ensemble may sweep (--sweep).
+  static std::vector<std::string> parameters(std::string_view) { return {}; }
   /// What the model reads per agent besides the graph, by global id.
   struct Inputs {};
   /// Reads the inputs, on every rank of `comm` alike (collective).
@@ -46,6 +49,11 @@ struct ModelEntry {
 struct EpidemicEntry : ModelEntry {
   static constexpr ModelName names[] = {{"sir", "S, I, R: --beta, --infectious-steps or --gamma"},
                                         {"seir", "S, E, I, R (default): as sir, with --latent-steps or --sigma"}};
+  static std::vector<std::string> parameters(std::string_view name) {
+    std::vector<std::string> p = {"beta", "infectious-steps", "gamma", "initial-infected"};
+    if (name == "seir") p.insert(p.end(), {"latent-steps", "sigma"});
+    return p;
+  }
 
   template <class WeightStorage>
   static Seir<Memory> make(Options const& o, agent_index agents, global_id global, Inputs const&) {
@@ -69,6 +77,7 @@ struct OpinionEntry : ModelEntry {
   static constexpr ModelName names[] = {
       {"voter", "binary opinions: copy a random neighbour's (--initial-share)"},
       {"majority", "binary opinions: take the neighbours' majority (--initial-share)"}};
+  static std::vector<std::string> parameters(std::string_view) { return {"initial-share"}; }
 
   template <class WeightStorage>
   static Opinion<Memory> make(Options const& o, agent_index agents, global_id, Inputs const&) {
@@ -85,6 +94,9 @@ struct ConsensusEntry : ModelEntry {
   static constexpr ModelName names[] = {
       {"degroot", "opinions in [0, 1]: average the neighbours' (stored as --precision)"},
       {"bounded-confidence", "as degroot, over the neighbours within --confidence"}};
+  static std::vector<std::string> parameters(std::string_view name) {
+    return name == "bounded-confidence" ? std::vector<std::string>{"confidence"} : std::vector<std::string>{};
+  }
 
   template <class WeightStorage>
   static Consensus<WeightStorage, Memory> make(Options const& o, agent_index agents, global_id, Inputs const&) {
@@ -99,6 +111,9 @@ struct ConsensusEntry : ModelEntry {
 struct CovidEntry : ModelEntry {
   static constexpr ModelName names[] = {{"covid", "AgentTorch's COVID model, S, E, I, R, D (options below)"}};
   static constexpr bool reads_attributes = true;
+  static std::vector<std::string> parameters(std::string_view) {
+    return {"transmission-rate", "mortality", "initial-infected"};
+  }
   using Inputs = CovidPopulation;
 
   template <class WeightStorage>

@@ -23,6 +23,10 @@ std::vector<std::string> models_reading_attributes() {
   return names;
 }
 
+std::vector<std::string> model_parameters(std::string const& model) {
+  return visit_model(model, [&](auto entry) { return decltype(entry)::parameters(model); });
+}
+
 std::string model_usage() {
   constexpr std::size_t column = 27;  // where the usage text's descriptions start
   std::string text;

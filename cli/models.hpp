@@ -14,6 +14,10 @@ std::vector<std::string> model_names();
 /// The names of the models that read agent attributes (--attributes).
 std::vector<std::string> models_reading_attributes();
 
+/// The parameters the model named `model` reads (option names without dashes): those --sweep may
+/// vary. Throws herd::Error for an unknown model.
+std::vector<std::string> model_parameters(std::string const& model);
+
 /// The usage text's lines for --model: one per name, with its summary.
 std::string model_usage();
 

@@ -2,6 +2,7 @@
 #include "models.hpp"
 
 #include <herd/core/error.hpp>
+#include <herd/ensemble/summary.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -9,6 +10,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -92,6 +94,123 @@ std::vector<int> to_list(std::string const& option, std::string const& text) {
     start = comma + 1;
   }
   return values;
+}
+
+// Sets a model parameter (--beta, ...), the options an ensemble may sweep; false for another option.
+bool set_parameter(Options& o, std::string const& option, std::string const& text) {
+  constexpr long long max_agents = std::numeric_limits<std::int32_t>::max();
+  constexpr long long max_int = std::numeric_limits<int>::max();
+  auto const steps = [&] {
+    auto const value = static_cast<int>(to_count(option, text, max_int));
+    if (value == 0) throw UsageError{option + " must be positive"};
+    return value;
+  };
+  if (option == "--beta")
+    o.beta = to_range(option, text, 0, 1);
+  else if (option == "--infectious-steps")
+    o.infectious_steps = steps();
+  else if (option == "--gamma")
+    o.gamma = to_range(option, text, 0, 1, true);
+  else if (option == "--latent-steps")
+    o.latent_steps = steps();
+  else if (option == "--sigma")
+    o.sigma = to_range(option, text, 0, 1, true);
+  else if (option == "--initial-infected")
+    o.initial_infected = to_count(option, text, max_agents);
+  else if (option == "--initial-share")
+    o.initial_share = to_range(option, text, 0, 1);
+  else if (option == "--confidence")
+    o.confidence = to_positive(option, text);
+  else if (option == "--transmission-rate")
+    o.transmission_rate = to_non_negative(option, text);
+  else if (option == "--mortality")
+    o.mortality = to_range(option, text, 0, 1);
+  else
+    return false;
+  return true;
+}
+
+// The parameters whose values are whole numbers.
+bool whole_parameter(std::string const& name) {
+  return name == "infectious-steps" || name == "latent-steps" || name == "initial-infected";
+}
+
+// "beta=0.02:0.1:5,infectious-steps=3:7:5": each parameter's N values, LOW to HIGH evenly
+// spaced, checked as the option itself would check them on --model's model.
+std::vector<SweepAxis> parse_sweep(Options const& o, std::string const& text) {
+  auto const fail = [&](std::string const& what) { throw UsageError{"--sweep " + text + ": " + what}; };
+  auto const reads = model_parameters(o.model);
+  std::vector<SweepAxis> axes;
+  double points = 1.0;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    auto const comma = std::min(text.find(',', start), text.size());
+    std::string const item = text.substr(start, comma - start);
+    start = comma + 1;
+    auto const equals = item.find('=');
+    auto const colon = item.find(':', equals == std::string::npos ? 0 : equals);
+    auto const second = colon == std::string::npos ? colon : item.find(':', colon + 1);
+    if (equals == std::string::npos || second == std::string::npos || item.find(':', second + 1) != std::string::npos)
+      fail("'" + item + "' is not NAME=LOW:HIGH:N");
+    SweepAxis axis;
+    axis.name = item.substr(0, equals);
+    if (std::find(reads.begin(), reads.end(), axis.name) == reads.end()) {
+      std::string list;
+      for (auto const& r : reads) list += (list.empty() ? "" : ", ") + r;
+      fail("--model " + o.model + " has no parameter '" + axis.name + "'" +
+           (list.empty() ? std::string(" (it has none to sweep)") : " (it has " + list + ")"));
+    }
+    for (auto const& a : axes)
+      if (a.name == axis.name) fail(axis.name + " is swept twice");
+    if (o.given.count("--" + axis.name)) fail(axis.name + " is also given as --" + axis.name + ": give one");
+    // The bounds and the count, each named in the sweep's message when it is not a number.
+    auto const read = [&](auto convert) {
+      try {
+        return convert();
+      } catch (UsageError const& e) {
+        fail(e.message);
+      }
+      return decltype(convert()){};
+    };
+    double const low = read([&] { return to_number(axis.name, item.substr(equals + 1, colon - equals - 1)); });
+    double const high = read([&] { return to_number(axis.name, item.substr(colon + 1, second - colon - 1)); });
+    auto const n = read([&] { return to_count(axis.name + " N", item.substr(second + 1), 1000000); });
+    if (n == 0) fail(axis.name + " has an empty range (N = 0)");
+    if (high < low) fail(axis.name + " has its bounds reversed (LOW > HIGH)");
+    if (n == 1 && high != low) fail(axis.name + ": one point needs LOW = HIGH");
+    if (n > 1 && high == low) fail(axis.name + ": " + std::to_string(n) + " points need LOW < HIGH");
+    for (long long k = 0; k < n; ++k) {
+      double const value = n == 1 ? low : low + (high - low) * static_cast<double>(k) / static_cast<double>(n - 1);
+      char buffer[64];
+      if (whole_parameter(axis.name)) {
+        if (std::abs(value - std::round(value)) > 1e-9 * std::max(1.0, std::abs(value)))
+          fail(axis.name + " takes whole numbers, and " + number_text(value) + " is not one");
+        std::snprintf(buffer, sizeof buffer, "%.0f", std::round(value));
+      } else {
+        std::snprintf(buffer, sizeof buffer, "%.12g", value);
+      }
+      Options check = o;
+      try {
+        set_parameter(check, "--" + axis.name, buffer);
+      } catch (UsageError const& e) {
+        fail(e.message);
+      }
+      axis.values.emplace_back(buffer);
+    }
+    axes.push_back(axis);
+    points *= static_cast<double>(n);
+    if (points > 1e6) fail("more than a million points");
+  }
+  // Two parameters that set one period.
+  auto const sets = [&](char const* name) {
+    if (o.given.count(std::string("--") + name)) return true;
+    for (auto const& a : axes)
+      if (a.name == name) return true;
+    return false;
+  };
+  for (auto const& [a, b] : {std::pair{"gamma", "infectious-steps"}, std::pair{"sigma", "latent-steps"}})
+    if (sets(a) && sets(b)) fail(std::string(a) + " and " + b + " both set the period: give one");
+  return axes;
 }
 
 // A file name: never empty, which would silently mean "no file".
@@ -220,6 +339,7 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
   o.arguments.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
   constexpr long long max_agents = std::numeric_limits<std::int32_t>::max();
   constexpr long long max_int = std::numeric_limits<int>::max();
+  std::string sweep;  // read once --model is known
   std::map<std::string, Setter> const with_value = {
       {"--model", [&](auto& k, auto& v) { o.model = one_of(k, v, model_names()); }},
       {"--graph", [&](auto& k, auto& v) { o.graph = to_path(k, v); }},
@@ -229,16 +349,18 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
       {"--rewire", [&](auto& k, auto& v) { o.rewire = to_range(k, v, 0, 1); }},
       {"--steps", [&](auto& k, auto& v) { o.steps = static_cast<int>(to_count(k, v, max_int - 1)); }},
       {"--seed", [&](auto& k, auto& v) { o.seed = static_cast<std::uint64_t>(to_count(k, v, (1ll << 53))); }},
-      {"--beta", [&](auto& k, auto& v) { o.beta = to_range(k, v, 0, 1); }},
-      {"--infectious-steps", [&](auto& k, auto& v) { o.infectious_steps = static_cast<int>(to_count(k, v, max_int)); }},
-      {"--gamma", [&](auto& k, auto& v) { o.gamma = to_range(k, v, 0, 1, true); }},
-      {"--latent-steps", [&](auto& k, auto& v) { o.latent_steps = static_cast<int>(to_count(k, v, max_int)); }},
-      {"--sigma", [&](auto& k, auto& v) { o.sigma = to_range(k, v, 0, 1, true); }},
-      {"--initial-infected", [&](auto& k, auto& v) { o.initial_infected = to_count(k, v, max_agents); }},
-      {"--initial-share", [&](auto& k, auto& v) { o.initial_share = to_range(k, v, 0, 1); }},
-      {"--confidence", [&](auto& k, auto& v) { o.confidence = to_positive(k, v); }},
-      {"--transmission-rate", [&](auto& k, auto& v) { o.transmission_rate = to_non_negative(k, v); }},
-      {"--mortality", [&](auto& k, auto& v) { o.mortality = to_range(k, v, 0, 1); }},
+      {"--graph-seed",
+       [&](auto& k, auto& v) { o.graph_seed = static_cast<std::uint64_t>(to_count(k, v, (1ll << 53))); }},
+      {"--beta", [&](auto& k, auto& v) { set_parameter(o, k, v); }},
+      {"--infectious-steps", [&](auto& k, auto& v) { set_parameter(o, k, v); }},
+      {"--gamma", [&](auto& k, auto& v) { set_parameter(o, k, v); }},
+      {"--latent-steps", [&](auto& k, auto& v) { set_parameter(o, k, v); }},
+      {"--sigma", [&](auto& k, auto& v) { set_parameter(o, k, v); }},
+      {"--initial-infected", [&](auto& k, auto& v) { set_parameter(o, k, v); }},
+      {"--initial-share", [&](auto& k, auto& v) { set_parameter(o, k, v); }},
+      {"--confidence", [&](auto& k, auto& v) { set_parameter(o, k, v); }},
+      {"--transmission-rate", [&](auto& k, auto& v) { set_parameter(o, k, v); }},
+      {"--mortality", [&](auto& k, auto& v) { set_parameter(o, k, v); }},
       {"--age-reading",
        [&](auto& k, auto& v) {
          o.age_reading = one_of(k, v, {"labels", "agenttorch"});
@@ -261,6 +383,9 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
       {"--active-threshold", [&](auto& k, auto& v) { o.active_threshold = to_positive(k, v); }},
       {"--threads", [&](auto& k, auto& v) { o.threads = static_cast<int>(to_count(k, v, max_host_threads)); }},
       {"--max-memory", [&](auto& k, auto& v) { o.max_memory = to_bytes(k, v); }},
+      {"--replicates", [&](auto& k, auto& v) { o.replicates = static_cast<int>(to_count(k, v, 1000000)); }},
+      {"--sweep", [&](auto&, auto& v) { sweep = v; }},
+      {"--major-outbreak", [&](auto& k, auto& v) { o.major_outbreak = to_range(k, v, 0, 1, true); }},
       {"--csv", [&](auto& k, auto& v) { o.csv = to_path(k, v); }},
       {"--json", [&](auto& k, auto& v) { o.json = to_path(k, v); }},
       {"--record", [&](auto& k, auto& v) { o.record = to_path(k, v); }},
@@ -292,6 +417,7 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
                                                               {"--gpu-aware-mpi", [&] { o.device_buffers = true; }},
                                                               {"--staged-mpi", [&] { o.device_buffers = false; }}};
   parse_options(o, with_value, flags, later_wins);
+  if (!given.count("--graph-seed")) o.graph_seed = o.seed;
   // herd resume's options are checked once merged with the checkpoint's (resume_options).
   if (o.command == "resume" && HERD_ENABLE_HDF5 != 0) return o;
   // Options that say the same thing twice, or belong to another command.
@@ -301,6 +427,24 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
   };
   both("--gamma", "--infectious-steps");
   both("--sigma", "--latent-steps");
+  // Ensembles are herd run's (other commands refuse the options below as not theirs).
+  if (!sweep.empty() && o.command == "run") o.sweep = parse_sweep(o, sweep);
+  if (o.replicates == 0) throw UsageError{"--replicates must be positive"};
+  if (o.command == "run" && is_ensemble(o)) {
+    if (static_cast<double>(sweep_points(o)) * o.replicates > 1e6)
+      throw UsageError{"an ensemble runs at most a million members (the sweep's points times --replicates)"};
+    if (o.seed + static_cast<std::uint64_t>(o.replicates - 1) > (1ull << 53))
+      throw UsageError{"--seed plus --replicates exceeds the largest seed, 2^53"};
+    // One file or record per run, per-step profiles, and a partition of the graph: an ensemble's
+    // members each hold the whole graph (on one rank each under mpiexec).
+    for (char const* single :
+         {"--checkpoint", "--checkpoint-every", "--output", "--snapshot-every", "--record", "--profile",
+          "--profile-steps", "--partition", "--exchange-every", "--no-overlap", "--dense-halo"})
+      if (given.count(single))
+        throw UsageError{std::string(single) + " does not apply to an ensemble (--replicates, --sweep)"};
+  } else if (given.count("--major-outbreak") && o.command == "run") {
+    throw UsageError{"--major-outbreak applies to an ensemble (--replicates, --sweep)"};
+  }
   if (o.command != "partition")
     for (char const* only : {"--parts", "--network-bandwidth", "--network-latency", "--memory-bandwidth"})
       if (given.count(only)) throw UsageError{std::string(only) + " belongs to herd partition"};
@@ -310,9 +454,6 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
         "is an even whole number 2k, not " +
         number_text(o.mean_degree)};
   if (o.agents == 0) throw UsageError{"--agents must be positive"};
-  if (given.count("--infectious-steps") && o.infectious_steps == 0)
-    throw UsageError{"--infectious-steps must be positive"};
-  if (given.count("--latent-steps") && o.latent_steps == 0) throw UsageError{"--latent-steps must be positive"};
   // A generator's mean degree counts neighbours among the other agents.
   if ((o.graph == "erdos-renyi" || o.graph == "power-law" || o.graph == "watts-strogatz") &&
       o.mean_degree > static_cast<double>(o.agents - 1))
@@ -320,9 +461,9 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
                      std::to_string(o.agents - 1) + "]"};
   // Each command reads its own options; one it does not read was meant for another.
   if (o.command == "convert" || o.command == "partition") {
-    static std::set<std::string> const graph = {"--graph",   "--agents",     "--mean-degree", "--exponent",
-                                                "--rewire",  "--seed",       "--directed",    "--transpose",
-                                                "--threads", "--max-memory", "--quiet",       "--attributes"};
+    static std::set<std::string> const graph = {
+        "--graph",    "--agents",    "--mean-degree", "--exponent",   "--rewire", "--seed",      "--graph-seed",
+        "--directed", "--transpose", "--threads",     "--max-memory", "--quiet",  "--attributes"};
     static std::set<std::string> const convert = {"--output", "--relabel"};
     static std::set<std::string> const partition = {"--partition",       "--parts", "--network-bandwidth",
                                                     "--network-latency", "--csv",   "--memory-bandwidth"};
@@ -355,6 +496,36 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
         "checkpoints, --output, resume and convert need HDF5: this herd was built without it (Herd_ENABLE_HDF5)"};
 #endif
   return o;
+}
+
+long long sweep_points(Options const& o) {
+  long long points = 1;
+  for (auto const& axis : o.sweep) points *= static_cast<long long>(axis.values.size());
+  return points;
+}
+
+Options member_options(Options const& o, Options const& base, long long member) {
+  Options m = base;
+  long long point = member / o.replicates;
+  m.seed = replicate_seed(o.seed, static_cast<std::uint64_t>(member % o.replicates));
+  // Row-major over the axes: the last parameter varies fastest. The values were checked when
+  // parsed; a failure here is Herd's, reported as an error rather than a usage mistake.
+  try {
+    for (auto axis = o.sweep.rbegin(); axis != o.sweep.rend(); ++axis) {
+      auto const n = static_cast<long long>(axis->values.size());
+      set_parameter(m, "--" + axis->name, axis->values[static_cast<std::size_t>(point % n)]);
+      point /= n;
+    }
+  } catch (UsageError const& e) {
+    throw Error(e.message);
+  }
+  return m;
+}
+
+Options without_sweep(Options const& o) {
+  Options base = o;
+  base.sweep.clear();
+  return base;
 }
 
 std::string usage() {
@@ -413,6 +584,7 @@ Graph:
 Run:
   --steps N                steps to run (150)
   --seed S                 seed of the graph, the initial state and every random draw (42)
+  --graph-seed S           seed of a generated graph (and of --reorder random) alone (--seed's)
   --precision float|half   storage of edge weights and of continuous opinions: 4 or 2 bytes (float)
   --reorder ORDER          none (default), rcm, bfs, degree, random: relabel agents for locality
                            (bfs: Cuthill-McKee computed in parallel, in every build); results are
@@ -445,6 +617,18 @@ Run:
                            copies; fences at each phase boundary, so the loop runs a little slower
   --profile-steps FILE     --profile, and a CSV of every step's phases, whether it stepped the
                            active list, and how many agents it stepped
+
+Ensembles (many runs of one scenario on one graph; docs/ensembles.md):
+  --replicates R           run R members, replicate r with seed + r (1)
+  --sweep NAME=LOW:HIGH:N[,NAME=LOW:HIGH:N...]
+                           and at every point of a grid over model parameters (beta,
+                           infectious-steps, ...: N values from LOW to HIGH, 12 significant digits);
+                           members are points times replicates, each the same as herd run with
+                           its seed and values; under mpiexec they are spread over the ranks
+  --major-outbreak F       an ensemble's major outbreaks: members whose ever-infected share
+                           exceeds F (0.1)
+  --csv, --json            for an ensemble: every member's counts (one row per member and
+                           step), and per point the mean and 5/25/50/75/95 % quantiles
 
 Files (HDF5; schema in docs/file-formats.md):
   --checkpoint FILE        write a checkpoint at the end of the run (herd resume FILE continues it)

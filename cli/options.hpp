@@ -18,6 +18,13 @@ struct UsageError {
   std::string message;
 };
 
+/// One parameter of an ensemble's sweep (--sweep NAME=LOW:HIGH:N): its option name without dashes,
+/// and its N values as the option would be given (12 significant digits).
+struct SweepAxis {
+  std::string name;
+  std::vector<std::string> values;
+};
+
 /// Everything `herd run` accepts. Defaults make up the built-in job.
 struct Options {
   std::string command = "run";         ///< run, resume, convert, partition, help or version
@@ -35,6 +42,7 @@ struct Options {
   bool transpose = false;  ///< an edge-list line "u v" means u's state affects v
   int steps = 150;
   std::uint64_t seed = 42;
+  std::uint64_t graph_seed = 42;  ///< of a generated graph and a random --reorder: --seed unless given
   double beta = 0.08;
   int infectious_steps = 5;
   double gamma = 0.0;  ///< > 0: geometric infectious period
@@ -58,6 +66,11 @@ struct Options {
   int threads = 0;
   /// Bytes this process may use (--max-memory); 0: the node's available memory, resolved at start
   std::uint64_t max_memory = 0;
+  // Ensembles (docs/ensembles.md): members are the sweep's points (the first parameter slowest)
+  // times the replicates; replicate r runs with seed + r at every point.
+  int replicates = 1;
+  std::vector<SweepAxis> sweep;
+  double major_outbreak = 0.1;  ///< the share of agents ever infected that makes a major outbreak
   std::string csv;
   std::string json;
   std::string record;  ///< append one JSON line per run (scaling studies)
@@ -86,6 +99,20 @@ struct Options {
   double latency_us = 2.0;      ///< per-message latency, microseconds
   double memory_gbps = 3350.0;  ///< per-rank memory bandwidth, GB/s (one H100)
 };
+
+/// Whether `o` runs an ensemble: more than one replicate, or a sweep.
+inline bool is_ensemble(Options const& o) { return o.replicates > 1 || !o.sweep.empty(); }
+
+/// The sweep's points.
+long long sweep_points(Options const& o);
+
+/// The options of ensemble member `member` of `o` (point member / replicates, replicate member %
+/// replicates): `base` (without_sweep(o), made once: a member copies none of the sweep's values)
+/// with herd::replicate_seed and the point's parameter values.
+Options member_options(Options const& o, Options const& base, long long member);
+
+/// `o` without its sweep's values.
+Options without_sweep(Options const& o);
 
 /// Parses argv (without the program name). Throws UsageError, also for an option given twice
 /// unless `later_wins` (herd resume: options given anew replace the checkpoint's).

@@ -190,13 +190,13 @@ void Progress::operator()(int step, int steps) {
     last_shown_ = percent;
     int const width = 40, filled = width * step / steps;
     double const elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    std::fprintf(stderr, "\r[%s%s] %3d%%  step %d/%d  %.1f s", std::string(filled, '#').c_str(),
-                 std::string(width - filled, '.').c_str(), percent, step, steps, elapsed);
+    std::fprintf(stderr, "\r[%s%s] %3d%%  %s %d/%d  %.1f s", std::string(filled, '#').c_str(),
+                 std::string(width - filled, '.').c_str(), percent, unit_, step, steps, elapsed);
     if (step == steps) std::fputc('\n', stderr);
     std::fflush(stderr);
   } else if (percent / 10 != last_shown_ / 10 || step == steps) {
     last_shown_ = percent;
-    std::fprintf(stderr, "herd: step %d/%d\n", step, steps);
+    std::fprintf(stderr, "herd: %s %d/%d\n", unit_, step, steps);
   }
 }
 
@@ -275,6 +275,7 @@ std::string json(Options const& o, JobResult const& r, std::string const& kokkos
   d["weighted"] = r.weighted;
   d["steps"] = o.steps;
   d["seed"] = o.seed;
+  d["graph_seed"] = o.graph_seed;
   d["parameters"] = {{"beta", o.beta},
                      {"infectious_steps", o.infectious_steps},
                      {"gamma", o.gamma},

@@ -11,12 +11,15 @@ namespace herd::cli {
 /// Progress on stderr: a bar redrawn in place on a terminal, a line every 10 % otherwise.
 class Progress {
  public:
-  Progress(bool enabled, bool terminal) : enabled_(enabled), terminal_(terminal) {}
+  /// `unit`: what it counts (steps, or an ensemble's members).
+  Progress(bool enabled, bool terminal, char const* unit = "step")
+      : enabled_(enabled), terminal_(terminal), unit_(unit) {}
   void operator()(int step, int steps);
 
  private:
   bool enabled_;
   bool terminal_;
+  char const* unit_;
   int last_shown_ = -1;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };

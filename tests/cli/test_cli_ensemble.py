@@ -1,0 +1,216 @@
+"""Tests of ensembles (herd run --replicates, --sweep): every member of every model equals herd run
+with its seed and parameters; the JSON summaries equal a direct computation from the CSV of every
+member; the share of major outbreaks of SIR on Erdos-Renyi matches bond percolation theory; the
+same members on 1 to 3 ranks; bad sweeps refused with one line, exit status 2 and no file.
+
+Usage: test_cli_ensemble.py HERD [MPIEXEC [MPIEXEC FLAGS...]]   (needs numpy)"""
+
+import csv
+import json
+import math
+import os
+import sys
+import unittest
+
+import numpy as np
+
+import herd_files_test as hf
+
+GRAPH = ["--graph", "erdos-renyi", "--agents", "3000", "--mean-degree", "6", "--steps", "25", "--quiet"]
+
+# Per model: a parameter it reads, swept over two values (degroot reads none: replicates only).
+SWEEPS = {
+    "sir": "beta=0.05:0.15:2",
+    "seir": "sigma=0.3:0.6:2",
+    "voter": "initial-share=0.3:0.7:2",
+    "majority": "initial-share=0.4:0.6:2",
+    "degroot": None,
+    "bounded-confidence": "confidence=0.1:0.3:2",
+    "covid": "transmission-rate=2:6:2",
+}
+
+
+def members(path):
+    """The ensemble CSV as {member: (row dict of the first step, [[counts] per step])}."""
+    with open(path) as f:
+        reader = csv.DictReader(f)
+        columns = reader.fieldnames[reader.fieldnames.index("step") + 1:]
+        out = {}
+        for row in reader:
+            m = int(row["member"])
+            first, series = out.setdefault(m, (row, []))
+            series.append([int(row[c]) for c in columns])
+    return columns, out
+
+
+def series(path):
+    with open(path) as f:
+        rows = list(csv.reader(f))
+    return rows[0][1:], [[int(v) for v in row[1:]] for row in rows[1:]]
+
+
+class MemberEquivalence(hf.Case):
+    def test_every_member_is_the_single_run_with_its_seed_and_parameters(self):
+        for model, sweep in SWEEPS.items():
+            with self.subTest(model=model):
+                extra = ["--sweep", sweep] if sweep else []
+                # Active-set stepping per member where the model declares activity.
+                stepping = ["--stepping", "active"] if model in ("sir", "seir") else []
+                self.ok(0, "run", "--model", model, *GRAPH, "--seed", "7", "--replicates", "2", *extra, *stepping,
+                        "--csv", self.path("all.csv"))
+                columns, runs = members(self.path("all.csv"))
+                self.assertEqual(len(runs), 4 if sweep else 2)
+                for m, (first, counts) in runs.items():
+                    self.assertEqual(int(first["seed"]), 7 + m % 2)
+                    self.assertEqual(int(first["replicate"]), m % 2)
+                    parameters = []
+                    if sweep:
+                        name = sweep.split("=")[0]
+                        parameters = [f"--{name}", first[name]]
+                    self.ok(0, "run", "--model", model, *GRAPH, "--seed", first["seed"], "--graph-seed", "7",
+                            *parameters, "--csv", self.path("one.csv"))
+                    one_columns, one = series(self.path("one.csv"))
+                    self.assertEqual(one_columns, columns)
+                    self.assertEqual(one, counts, f"member {m}")
+
+    def test_the_population_graph_and_a_grid_of_two_parameters(self):
+        args = ["run", "--model", "seir", "--agents", "4000", "--steps", "20", "--quiet", "--seed", "3"]
+        self.ok(0, *args, "--sweep", "beta=0.1:0.2:2,latent-steps=1:3:3", "--csv", self.path("all.csv"))
+        _, runs = members(self.path("all.csv"))
+        self.assertEqual(len(runs), 6)
+        # The last parameter varies fastest.
+        self.assertEqual([(runs[m][0]["beta"], runs[m][0]["latent-steps"]) for m in range(6)],
+                         [("0.1", "1"), ("0.1", "2"), ("0.1", "3"), ("0.2", "1"), ("0.2", "2"), ("0.2", "3")])
+        for m in (1, 5):
+            first, counts = runs[m]
+            self.ok(0, *args, "--beta", first["beta"], "--latent-steps", first["latent-steps"],
+                    "--csv", self.path("one.csv"))
+            self.assertEqual(series(self.path("one.csv"))[1], counts)
+
+
+class Summaries(hf.Case):
+    def test_the_json_summaries_are_those_of_the_members_counts(self):
+        self.ok(0, "run", "--model", "sir", *GRAPH, "--initial-infected", "2", "--replicates", "7",
+                "--sweep", "beta=0.04:0.12:3", "--major-outbreak", "0.2", "--csv", self.path("all.csv"),
+                "--json", self.path("s.json"))
+        columns, runs = members(self.path("all.csv"))
+        with open(self.path("s.json")) as f:
+            summary = json.load(f)
+        self.assertEqual(summary["members"], 21)
+        self.assertEqual(summary["observables"], columns)
+        agents = 3000
+        for point in summary["points"]:
+            ids = point["members"]
+            self.assertEqual(ids, [point["point"] * 7 + r for r in range(7)])
+            self.assertEqual(point["seeds"], [42 + r for r in range(7)])
+            self.assertEqual(point["parameters"]["beta"], [0.04, 0.08, 0.12][point["point"]])
+            counts = np.array([runs[m][1] for m in ids], dtype=float)  # [member, step, observable]
+            for c, name in enumerate(columns):
+                got = point["series"][name]
+                np.testing.assert_allclose(got["mean"], counts[:, :, c].mean(axis=0), rtol=1e-12)
+                for q in (5, 25, 50, 75, 95):
+                    np.testing.assert_allclose(got[f"q{q:02d}"], np.quantile(counts[:, :, c], q / 100, axis=0),
+                                               rtol=1e-12, err_msg=f"{name} q{q}")
+            s = columns.index("S")
+            i = columns.index("I")
+            ever = agents - counts[:, -1, s]
+            peaks = counts[:, :, i].argmax(axis=1)
+            outbreak = point["outbreak"]
+            self.assertEqual(outbreak["ever_infected"]["values"], list(ever))
+            self.assertEqual(outbreak["peak_step"]["values"], list(peaks.astype(float)))
+            self.assertAlmostEqual(outbreak["ever_infected"]["q50"], np.quantile(ever, 0.5))
+            self.assertEqual(outbreak["major_outbreaks"], int((ever > 0.2 * agents).sum()))
+
+
+class Percolation(hf.Case):
+    def test_major_outbreaks_match_bond_percolation(self):
+        # SIR on Erdos-Renyi with one initial infectious agent and a fixed infectious period tau:
+        # an edge transmits with T = 1 - (1 - beta)^tau, independently of the others, so the
+        # probability of a major outbreak is the giant component's share S = 1 - exp(-c T S) of
+        # bond percolation, and a major outbreak infects S of the agents.
+        agents, c, tau, replicates = 10000, 4.0, 5, 400
+        self.ok(0, "run", "--model", "sir", "--graph", "erdos-renyi", "--agents", str(agents), "--mean-degree",
+                str(c), "--infectious-steps", str(tau), "--initial-infected", "1", "--steps", "200", "--seed", "11",
+                "--replicates", str(replicates), "--sweep", "beta=0.1:0.2:2", "--quiet", "--json",
+                self.path("s.json"))
+        with open(self.path("s.json")) as f:
+            summary = json.load(f)
+        for point in summary["points"]:
+            beta = point["parameters"]["beta"]
+            t = 1 - (1 - beta) ** tau
+            s = 0.5
+            for _ in range(200):
+                s = 1 - math.exp(-c * t * s)
+            outbreak = point["outbreak"]
+            share = outbreak["major_share"]
+            sd = math.sqrt(s * (1 - s) / replicates)
+            with self.subTest(beta=beta, theory=s):
+                self.assertGreater(s, 0.5)
+                self.assertLess(abs(share - s), 4 * sd, f"major share {share:.3f}, theory {s:.3f}")
+                ever = np.array(outbreak["ever_infected"]["values"]) / agents
+                # Every run has ended, and a major outbreak's size is the giant share too.
+                self.assertEqual(point["final"]["I"]["q95"], 0)
+                self.assertLess(abs(ever[ever > 0.1].mean() - s), 0.02)
+                self.assertLess(ever[ever <= 0.1].max(initial=0), 0.02)
+
+
+class BadSweeps(hf.Case):
+    def test_one_line_exit_2_and_no_file(self):
+        cases = {
+            "beta=0.1:0.2:0": "empty range",
+            "beta=0.2:0.1:3": "reversed",
+            "nosuch=1:2:2": "no parameter 'nosuch'",
+            "initial-share=0.1:0.2:2": "no parameter 'initial-share'",
+            "beta=0.5:1.5:3": "must lie in [0, 1]",
+            "infectious-steps=0:4:5": "must be positive",
+            "infectious-steps=1:4:3": "whole numbers",
+            "beta=0.1": "not NAME=LOW:HIGH:N",
+            "beta=0.1:0.2:2,beta=0.3:0.4:2": "swept twice",
+            "gamma=0.1:0.2:2,infectious-steps=2:3:2": "both set the period",
+            "beta=a:0.2:2": "not a number",
+        }
+        for sweep, message in cases.items():
+            with self.subTest(sweep=sweep):
+                result = hf.herd(0, "run", "--model", "sir", *GRAPH, "--sweep", sweep, "--csv", self.path("x.csv"))
+                self.assertEqual(result.returncode, 2, result.stderr)
+                lines = result.stderr.strip().splitlines()
+                self.assertEqual(len(lines), 1, result.stderr)
+                self.assertIn(message, lines[0])
+                self.assertTrue(lines[0].startswith("herd: --sweep " + sweep), lines[0])
+                self.assertFalse(os.path.exists(self.path("x.csv")))
+        for args, message in [(["--beta", "0.1", "--sweep", "beta=0.1:0.2:2"], "also given as --beta"),
+                              (["--replicates", "0"], "--replicates must be positive"),
+                              (["--replicates", "2", "--checkpoint", self.path("c.h5")], "does not apply"),
+                              (["--major-outbreak", "0.2"], "applies to an ensemble")]:
+            with self.subTest(args=args):
+                result = hf.herd(0, "run", "--model", "sir", *GRAPH, *args, "--csv", self.path("x.csv"))
+                self.assertEqual(result.returncode, 2, result.stderr)
+                self.assertIn(message, result.stderr)
+                self.assertFalse(os.path.exists(self.path("x.csv")))
+
+
+@unittest.skipUnless(len(sys.argv) > 2, "needs mpiexec")
+class Ranks(hf.Case):
+    def test_members_spread_over_ranks_give_the_same_files(self):
+        args = ["run", "--model", "seir", *GRAPH, "--replicates", "3", "--sweep", "beta=0.1:0.3:3"]
+        self.ok(0, *args, "--csv", self.path("one.csv"))
+        for ranks in (2, 3):
+            with self.subTest(ranks=ranks):
+                self.ok(ranks, *args, "--csv", self.path("many.csv"))
+                with open(self.path("one.csv")) as a, open(self.path("many.csv")) as b:
+                    self.assertEqual(a.read(), b.read())
+
+    def test_a_member_that_fails_on_one_rank_fails_the_run_on_all(self):
+        # The second point's initial infections exceed the agents: one message, exit 1, no file.
+        result = hf.herd(3, "run", "--model", "sir", *GRAPH, "--sweep", "initial-infected=10:4000:2",
+                         "--csv", self.path("x.csv"))
+        self.assertEqual(result.returncode, 1, result.stderr)
+        lines = [line for line in result.stderr.splitlines() if line.startswith("herd:")]
+        self.assertEqual(len(lines), 1, result.stderr)
+        self.assertIn("exceeds the agent count", lines[0])
+        self.assertFalse(os.path.exists(self.path("x.csv")))
+
+
+if __name__ == "__main__":
+    hf.configure(sys.argv)
+    unittest.main(argv=sys.argv[:1])
