@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Draws an ensemble's bands from the summary `herd run --replicates R [--sweep ...] --json FILE` writes.
+
+    scripts/plot_ensemble.py summary.json -o bands.png [--observable I] [--title TEXT] [--fraction]
+
+One panel; per sweep point, the median of the observable over the members as a line, with its
+50 % band (25 to 75 %) and its 90 % band (5 to 95 %) shaded in the line's colour.
+"""
+
+import argparse
+import json
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def read_summary(path):
+    try:
+        with open(path) as f:
+            summary = json.load(f)
+    except OSError as error:
+        sys.exit(f"{path}: {error.strerror}")
+    except json.JSONDecodeError as error:
+        sys.exit(f"{path}: not JSON ({error.msg}, line {error.lineno})")
+    if not isinstance(summary, dict) or "points" not in summary or "observables" not in summary:
+        sys.exit(f"{path}: not a herd ensemble summary (no 'points' and 'observables'; run with --replicates or --sweep)")
+    return summary
+
+
+def label_of(point):
+    parameters = point.get("parameters", {})
+    return ", ".join(f"{name} = {value:g}" for name, value in parameters.items()) or "all members"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("json", help="summary written by herd run --replicates/--sweep --json")
+    parser.add_argument("-o", "--output", required=True, help="image to write (PNG, SVG, PDF)")
+    parser.add_argument("--observable", default=None, help="the observable to draw (I if the model has it)")
+    parser.add_argument("--title", default=None)
+    parser.add_argument("--fraction", action="store_true", help="plot fractions of the agents")
+    args = parser.parse_args()
+
+    summary = read_summary(args.json)
+    observables = summary["observables"]
+    observable = args.observable or ("I" if "I" in observables else observables[0])
+    if observable not in observables:
+        sys.exit(f"{args.json}: no observable '{observable}' (it has {', '.join(observables)})")
+    scale = 1.0 / summary["agents"] if args.fraction else 1.0
+
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=120)
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for n, point in enumerate(summary["points"]):
+        series = point["series"][observable]
+        steps = range(len(series["q50"]))
+        colour = colours[n % len(colours)]
+        band = lambda key: [v * scale for v in series[key]]  # noqa: E731
+        ax.fill_between(steps, band("q05"), band("q95"), color=colour, alpha=0.15, linewidth=0)
+        ax.fill_between(steps, band("q25"), band("q75"), color=colour, alpha=0.3, linewidth=0)
+        ax.plot(steps, band("q50"), color=colour, label=f"{label_of(point)} ({len(point['members'])} members)")
+    ax.set_xlabel("step")
+    ax.set_ylabel(f"{observable}, fraction of agents" if args.fraction else f"{observable}, agents")
+    ax.set_title(args.title or f"{summary['model']}: median, 50 % and 90 % bands")
+    ax.grid(alpha=0.3)
+    ax.legend(frameon=False, fontsize="small")
+    fig.tight_layout()
+    try:
+        fig.savefig(args.output)
+    except OSError as error:
+        sys.exit(f"{args.output}: {error.strerror}")
+
+
+if __name__ == "__main__":
+    main()
