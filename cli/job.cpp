@@ -363,6 +363,17 @@ void record_stepping(JobResult& result, Options const& o, Sim const& sim, bool d
   result.mean_active_share = agent_steps > 0 ? sums[2] / agent_steps : 1.0;
 }
 
+// Relabels `graph`'s agents by --reorder, in place, and returns their global ids (empty without
+// a reordering: the ids are the indices).
+template <class Graph>
+Kokkos::View<global_id*, Memory> reorder(Options const& o, Exec const& exec, Graph& graph) {
+  Kokkos::View<global_id*, Memory> ids;
+  if (o.reorder == "none") return ids;
+  auto permutation = compute_ordering(exec, graph, parse_ordering(o.reorder), o.graph_seed);
+  graph = permute(exec, graph, permutation);
+  return global_ids_of(exec, permutation);
+}
+
 template <class WeightStorage, class Entry>
 JobResult run_single(Options const& o, Entry, std::function<void(int, int)> const& progress) {
   Exec exec;
@@ -375,12 +386,7 @@ JobResult run_single(Options const& o, Entry, std::function<void(int, int)> cons
   // built beside it through the run.
   auto graph = input.graph;
   input.graph = {};
-  Kokkos::View<global_id*, Memory> ids;
-  if (o.reorder != "none") {
-    auto permutation = compute_ordering(exec, graph, parse_ordering(o.reorder), o.graph_seed);
-    graph = permute(exec, graph, permutation);
-    ids = global_ids_of(exec, permutation);
-  }
+  auto const ids = reorder(o, exec, graph);
   Kokkos::Timer preparation;
   Simulation<Exec, WeightStorage> sim(exec, graph, o.seed, step_options<Entry>(o), ids);
   double const simulation_seconds = preparation.seconds();
@@ -430,13 +436,7 @@ JobResult run_ensemble(Options const& o, Entry, std::function<void(int, int)> co
   double const graph_seconds = setup.seconds();
   auto graph = input.graph;
   input.graph = {};
-  Kokkos::View<global_id*, Memory> ids;
-  if (o.reorder != "none")
-    together([&] {
-      auto permutation = compute_ordering(exec, graph, parse_ordering(o.reorder), o.graph_seed);
-      graph = permute(exec, graph, permutation);
-      ids = global_ids_of(exec, permutation);
-    });
+  auto const ids = together([&] { return reorder(o, exec, graph); });
   double const setup_seconds = setup.seconds();
   JobResult result;
   std::string schedule;
