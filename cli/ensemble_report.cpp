@@ -89,14 +89,9 @@ Json spread_json(Spread const& s) {
 
 std::string point_label(Options const& o, long long point) {
   std::string label;
-  long long rest = point;
-  std::vector<std::string> parts(o.sweep.size());
-  for (std::size_t a = o.sweep.size(); a-- > 0;) {
-    auto const n = static_cast<long long>(o.sweep[a].values.size());
-    parts[a] = o.sweep[a].name + "=" + o.sweep[a].values[static_cast<std::size_t>(rest % n)];
-    rest /= n;
-  }
-  for (auto const& p : parts) label += (label.empty() ? "" : " ") + p;
+  auto const values = point_values(o, point);
+  for (std::size_t a = 0; a < values.size(); ++a)
+    label += (label.empty() ? "" : " ") + o.sweep[a].name + "=" + values[a];
   return label.empty() ? "all members" : label;
 }
 
@@ -160,14 +155,7 @@ std::string ensemble_csv(Options const& o, JobResult const& r) {
   for (auto const& m : r.members) {
     std::string prefix = std::to_string(m.member) + "," + std::to_string(m.member / o.replicates) + "," +
                          std::to_string(m.member % o.replicates) + "," + std::to_string(m.seed);
-    long long rest = m.member / o.replicates;
-    std::vector<std::string> values(o.sweep.size());
-    for (std::size_t a = o.sweep.size(); a-- > 0;) {
-      auto const n = static_cast<long long>(o.sweep[a].values.size());
-      values[a] = o.sweep[a].values[static_cast<std::size_t>(rest % n)];
-      rest /= n;
-    }
-    for (auto const& v : values) prefix += "," + v;
+    for (auto const& v : point_values(o, m.member / o.replicates)) prefix += "," + v;
     for (std::size_t t = 0; t < m.counts.size(); ++t) {
       s << prefix << "," << t;
       for (long long v : m.counts[t]) s << "," << v;
@@ -204,12 +192,8 @@ std::string ensemble_json(Options const& o, JobResult const& r, std::string cons
     Json point;
     point["point"] = p;
     Json parameters = Json::object();
-    long long rest = static_cast<long long>(p);
-    for (std::size_t a = o.sweep.size(); a-- > 0;) {
-      auto const n = static_cast<long long>(o.sweep[a].values.size());
-      parameters[o.sweep[a].name] = std::stod(o.sweep[a].values[static_cast<std::size_t>(rest % n)]);
-      rest /= n;
-    }
+    auto const values = point_values(o, static_cast<long long>(p));
+    for (std::size_t a = 0; a < values.size(); ++a) parameters[o.sweep[a].name] = std::stod(values[a]);
     point["parameters"] = parameters;
     Json ids = Json::array(), seeds = Json::array();
     for (auto const* m : points[p]) {

@@ -504,18 +504,25 @@ long long sweep_points(Options const& o) {
   return points;
 }
 
+std::vector<std::string> point_values(Options const& o, long long point) {
+  // Row-major over the axes: the last parameter varies fastest.
+  std::vector<std::string> values(o.sweep.size());
+  for (std::size_t a = o.sweep.size(); a-- > 0;) {
+    auto const n = static_cast<long long>(o.sweep[a].values.size());
+    values[a] = o.sweep[a].values[static_cast<std::size_t>(point % n)];
+    point /= n;
+  }
+  return values;
+}
+
 Options member_options(Options const& o, Options const& base, long long member) {
   Options m = base;
-  long long point = member / o.replicates;
   m.seed = replicate_seed(o.seed, static_cast<std::uint64_t>(member % o.replicates));
-  // Row-major over the axes: the last parameter varies fastest. The values were checked when
-  // parsed; a failure here is Herd's, reported as an error rather than a usage mistake.
+  auto const values = point_values(o, member / o.replicates);
+  // The values were checked when parsed; a failure here is Herd's, reported as an error rather
+  // than a usage mistake.
   try {
-    for (auto axis = o.sweep.rbegin(); axis != o.sweep.rend(); ++axis) {
-      auto const n = static_cast<long long>(axis->values.size());
-      set_parameter(m, "--" + axis->name, axis->values[static_cast<std::size_t>(point % n)]);
-      point /= n;
-    }
+    for (std::size_t a = 0; a < values.size(); ++a) set_parameter(m, "--" + o.sweep[a].name, values[a]);
   } catch (UsageError const& e) {
     throw Error(e.message);
   }

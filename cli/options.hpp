@@ -106,6 +106,9 @@ inline bool is_ensemble(Options const& o) { return o.replicates > 1 || !o.sweep.
 /// The sweep's points.
 long long sweep_points(Options const& o);
 
+/// The values of sweep point `point`, one per parameter in --sweep order (the last varies fastest).
+std::vector<std::string> point_values(Options const& o, long long point);
+
 /// The options of ensemble member `member` of `o` (point member / replicates, replicate member %
 /// replicates): `base` (without_sweep(o), made once: a member copies none of the sweep's values)
 /// with herd::replicate_seed and the point's parameter values.
