@@ -17,13 +17,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// The members of each point: member m is point m / replicates.
-std::vector<std::vector<MemberRun const*>> by_point(Options const& o, JobResult const& r) {
-  std::vector<std::vector<MemberRun const*>> points(static_cast<std::size_t>(sweep_points(o)));
-  for (auto const& m : r.members) points[static_cast<std::size_t>(m.member / o.replicates)].push_back(&m);
-  return points;
-}
-
 // An observable's column, or -1.
 int column_of(JobResult const& r, std::string const& name) {
   auto const at = std::find(r.columns.begin(), r.columns.end(), name);
@@ -36,8 +29,6 @@ struct Outbreak {
   double ever_infected = 0.0;
   double peak_step = 0.0;
 };
-
-bool is_epidemic(JobResult const& r) { return column_of(r, "S") >= 0 && column_of(r, "I") >= 0; }
 
 Outbreak outbreak_of(JobResult const& r, MemberRun const& m) {
   auto const s = static_cast<std::size_t>(column_of(r, "S")), i = static_cast<std::size_t>(column_of(r, "I"));
@@ -52,25 +43,6 @@ Outbreak outbreak_of(JobResult const& r, MemberRun const& m) {
   return b;
 }
 
-// A point's members' ever-infected counts and peak steps, and how many were major outbreaks.
-struct Outbreaks {
-  std::vector<double> ever_infected, peak_steps;
-  long long major = 0;
-};
-
-Outbreaks outbreaks(Options const& o, JobResult const& r, std::vector<MemberRun const*> const& members) {
-  Outbreaks all;
-  all.ever_infected.reserve(members.size());
-  all.peak_steps.reserve(members.size());
-  for (auto const* m : members) {
-    auto const b = outbreak_of(r, *m);
-    all.ever_infected.push_back(b.ever_infected);
-    all.peak_steps.push_back(b.peak_step);
-    all.major += b.ever_infected > o.major_outbreak * static_cast<double>(r.agents) ? 1 : 0;
-  }
-  return all;
-}
-
 // The values of a member's column at step t, over the point's members.
 std::vector<double> over_members(std::vector<MemberRun const*> const& members, std::size_t t, std::size_t c) {
   std::vector<double> values;
@@ -82,8 +54,7 @@ std::vector<double> over_members(std::vector<MemberRun const*> const& members, s
 Json spread_json(Spread const& s) {
   Json j;
   j["mean"] = s.mean;
-  char const* names[] = {"q05", "q25", "q50", "q75", "q95"};
-  for (std::size_t k = 0; k < 5; ++k) j[names[k]] = s.quantiles[k];
+  for (std::size_t k = 0; k < 5; ++k) j[quantile_names[k]] = s.quantiles[k];
   return j;
 }
 
@@ -111,6 +82,36 @@ std::string fixed(double value, int digits) {
 }
 
 }  // namespace
+
+std::vector<std::vector<MemberRun const*>> by_point(Options const& o, JobResult const& r) {
+  std::vector<std::vector<MemberRun const*>> points(static_cast<std::size_t>(sweep_points(o)));
+  for (auto const& m : r.members) points[static_cast<std::size_t>(m.member / o.replicates)].push_back(&m);
+  return points;
+}
+
+bool is_epidemic(JobResult const& r) { return column_of(r, "S") >= 0 && column_of(r, "I") >= 0; }
+
+std::vector<Spread> series_spreads(JobResult const& r, std::vector<MemberRun const*> const& members) {
+  std::size_t const steps = members.front()->counts.size(), columns = r.columns.size();
+  std::vector<Spread> spreads;
+  spreads.reserve(steps * columns);
+  for (std::size_t t = 0; t < steps; ++t)
+    for (std::size_t c = 0; c < columns; ++c) spreads.push_back(spread(over_members(members, t, c)));
+  return spreads;
+}
+
+Outbreaks outbreaks(Options const& o, JobResult const& r, std::vector<MemberRun const*> const& members) {
+  Outbreaks all;
+  all.ever_infected.reserve(members.size());
+  all.peak_steps.reserve(members.size());
+  for (auto const* m : members) {
+    auto const b = outbreak_of(r, *m);
+    all.ever_infected.push_back(b.ever_infected);
+    all.peak_steps.push_back(b.peak_step);
+    all.major += b.ever_infected > o.major_outbreak * static_cast<double>(r.agents) ? 1 : 0;
+  }
+  return all;
+}
 
 std::string ensemble_table(Options const& o, JobResult const& r) {
   std::ostringstream s;
@@ -203,18 +204,19 @@ std::string ensemble_json(Options const& o, JobResult const& r, std::string cons
     point["members"] = ids;
     point["seeds"] = seeds;
     Json series = Json::object(), final_counts = Json::object();
-    for (std::size_t c = 0; c < r.columns.size(); ++c) {
+    auto const spreads = series_spreads(r, points[p]);
+    std::size_t const columns = r.columns.size();
+    for (std::size_t c = 0; c < columns; ++c) {
       Json by_level = Json::object();
-      char const* names[] = {"q05", "q25", "q50", "q75", "q95"};
       by_level["mean"] = Json::array();
-      for (auto const* n : names) by_level[n] = Json::array();
+      for (auto const* n : quantile_names) by_level[n] = Json::array();
       for (std::size_t t = 0; t <= static_cast<std::size_t>(o.steps); ++t) {
-        auto const f = spread(over_members(points[p], t, c));
+        auto const& f = spreads[t * columns + c];
         by_level["mean"].push_back(f.mean);
-        for (std::size_t k = 0; k < 5; ++k) by_level[names[k]].push_back(f.quantiles[k]);
+        for (std::size_t k = 0; k < 5; ++k) by_level[quantile_names[k]].push_back(f.quantiles[k]);
       }
       series[r.columns[c]] = by_level;
-      final_counts[r.columns[c]] = spread_json(spread(over_members(points[p], static_cast<std::size_t>(o.steps), c)));
+      final_counts[r.columns[c]] = spread_json(spreads[static_cast<std::size_t>(o.steps) * columns + c]);
     }
     point["series"] = series;
     point["final"] = final_counts;

@@ -421,7 +421,7 @@ JobResult run_ensemble(Options const& o, Entry, std::function<void(int, int)> co
   auto const together = [](auto&& f) { return f(); };
 #endif
   long long const members = sweep_points(o) * o.replicates;
-  Options const base = without_sweep(o);
+  Options const base = member_base(o);
   Kokkos::Timer setup;
   auto input = together([&] {
     check_ensemble_fits(members, o.steps, o.max_memory);

@@ -2,6 +2,9 @@
 // mpiexec the run is spread over the ranks; rank 0 prints and writes files.
 
 #include "ensemble_report.hpp"
+#if HERD_ENABLE_HDF5
+#include "ensemble_file.hpp"
+#endif
 #include "job.hpp"
 #include "launcher.hpp"
 #include "memory_budget.hpp"
@@ -277,6 +280,9 @@ int main(int argc, char* argv[]) {
         Kokkos::print_configuration(configuration);
         auto const table = options.csv.empty() ? std::string() : ensemble_csv(options, result);
         auto const summary = options.json.empty() ? std::string() : ensemble_json(options, result, configuration.str());
+#if HERD_ENABLE_HDF5
+        if (!options.output.empty()) write_ensemble_file(options, result, options.output);
+#endif
         if (!options.csv.empty()) write_output(options.csv, table);
         if (!options.json.empty()) write_output(options.json, summary);
         if (!options.quiet) std::cout << ensemble_table(options, result) << std::flush;

@@ -435,11 +435,11 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
       throw UsageError{"an ensemble runs at most a million members (the sweep's points times --replicates)"};
     if (o.seed + static_cast<std::uint64_t>(o.replicates - 1) > (1ull << 53))
       throw UsageError{"--seed plus --replicates exceeds the largest seed, 2^53"};
-    // One file or record per run, per-step profiles, and a partition of the graph: an ensemble's
-    // members each hold the whole graph (on one rank each under mpiexec).
-    for (char const* single :
-         {"--checkpoint", "--checkpoint-every", "--output", "--snapshot-every", "--record", "--profile",
-          "--profile-steps", "--partition", "--exchange-every", "--no-overlap", "--dense-halo"})
+    // A run's checkpoint, agent states, record and per-step profiles, and a partition of the graph:
+    // an ensemble's members each hold the whole graph (on one rank each under mpiexec). Its
+    // --output is the ensemble file.
+    for (char const* single : {"--checkpoint", "--checkpoint-every", "--snapshot-every", "--record", "--profile",
+                               "--profile-steps", "--partition", "--exchange-every", "--no-overlap", "--dense-halo"})
       if (given.count(single))
         throw UsageError{std::string(single) + " does not apply to an ensemble (--replicates, --sweep)"};
   } else if (given.count("--major-outbreak") && o.command == "run") {
@@ -529,9 +529,13 @@ Options member_options(Options const& o, Options const& base, long long member) 
   return m;
 }
 
-Options without_sweep(Options const& o) {
+Options member_base(Options const& o) {
   Options base = o;
   base.sweep.clear();
+  // The ensemble's files are written from all members at the end; a member writes none.
+  base.csv.clear();
+  base.json.clear();
+  base.output.clear();
   return base;
 }
 
@@ -636,6 +640,8 @@ Ensembles (many runs of one scenario on one graph; docs/ensembles.md):
                            exceeds F (0.1)
   --csv, --json            for an ensemble: every member's counts (one row per member and
                            step), and per point the mean and 5/25/50/75/95 % quantiles
+  --output FILE            for an ensemble: one HDF5 file with both, members by seed and
+                           parameters, and the outbreaks
 
 Files (HDF5; schema in docs/file-formats.md):
   --checkpoint FILE        write a checkpoint at the end of the run (herd resume FILE continues it)

@@ -110,12 +110,13 @@ long long sweep_points(Options const& o);
 std::vector<std::string> point_values(Options const& o, long long point);
 
 /// The options of ensemble member `member` of `o` (point member / replicates, replicate member %
-/// replicates): `base` (without_sweep(o), made once: a member copies none of the sweep's values)
+/// replicates): `base` (member_base(o), made once: a member copies none of the sweep's values)
 /// with herd::replicate_seed and the point's parameter values.
 Options member_options(Options const& o, Options const& base, long long member);
 
-/// `o` without its sweep's values.
-Options without_sweep(Options const& o);
+/// What every member of `o` runs with before its seed and parameters: `o` without its sweep and
+/// without the ensemble's output files.
+Options member_base(Options const& o);
 
 /// Parses argv (without the program name). Throws UsageError, also for an option given twice
 /// unless `later_wins` (herd resume: options given anew replace the checkpoint's).

@@ -1,6 +1,6 @@
 """Tests of ensembles (herd run --replicates, --sweep): every member of every model equals herd run
 with its seed and parameters; the JSON summaries equal a direct computation from the CSV of every
-member; the share of major outbreaks of SIR on Erdos-Renyi matches bond percolation theory; the
+member; the HDF5 ensemble file holds the same counts and summaries; the share of major outbreaks of SIR on Erdos-Renyi matches bond percolation theory; the
 same members on 1 to 3 ranks; bad sweeps refused with one line, exit status 2 and no file.
 
 Usage: test_cli_ensemble.py HERD [MPIEXEC [MPIEXEC FLAGS...]]   (needs numpy)"""
@@ -122,6 +122,80 @@ class Summaries(hf.Case):
             self.assertEqual(outbreak["major_outbreaks"], int((ever > 0.2 * agents).sum()))
 
 
+HAS_HDF5 = os.environ.get("HERD_HAS_HDF5") == "1"
+
+
+def datasets(path):
+    """Every dataset of an HDF5 file as {name: array}, with the root's and /ensemble's attributes."""
+    import h5py  # here: the tests without HDF5 need only numpy
+
+    out = {}
+    with h5py.File(path, "r") as f:
+        f.visititems(lambda name, o: out.__setitem__(name, (o[...], dict(o.attrs)))
+                     if isinstance(o, h5py.Dataset) else None)
+        return out, dict(f.attrs), dict(f["ensemble"].attrs)
+
+
+@unittest.skipUnless(HAS_HDF5, "herd was built without HDF5")
+class EnsembleFile(hf.Case):
+    def test_the_file_holds_the_members_counts_and_their_summaries(self):
+        self.ok(0, "run", "--model", "sir", *GRAPH, "--initial-infected", "2", "--replicates", "5",
+                "--sweep", "beta=0.04:0.12:3", "--major-outbreak", "0.2", "--seed", "9", "--csv",
+                self.path("all.csv"), "--json", self.path("s.json"), "--output", self.path("e.h5"))
+        columns, runs = members(self.path("all.csv"))
+        with open(self.path("s.json")) as f:
+            summary = json.load(f)
+        data, root, run = datasets(self.path("e.h5"))
+        self.assertEqual(root["herd_format"], b"herd-ensemble")
+        self.assertEqual(root["format_version"], 1)
+        self.assertEqual((run["model"], run["seed"], run["graph_seed"], run["replicates"], run["steps"]),
+                         (b"sir", 9, 9, 5, 25))
+        self.assertEqual(run["parameters"], b"beta")
+        counts, attributes = data["ensemble/counts"]
+        self.assertEqual(attributes["columns"].decode().split(","), columns)
+        self.assertEqual(counts.shape, (15, 26, len(columns)))
+        for m, (first, series_of_m) in runs.items():
+            self.assertEqual(counts[m].tolist(), series_of_m, f"member {m}")
+            self.assertEqual(data["members/seed"][0][m], int(first["seed"]))
+            self.assertEqual(data["members/point"][0][m], int(first["point"]))
+            self.assertEqual(data["members/replicate"][0][m], int(first["replicate"]))
+            self.assertEqual(data["members/beta"][0][m], float(first["beta"]))
+        self.assertEqual(data["points/beta"][0].tolist(), [0.04, 0.08, 0.12])
+        # Summaries recomputed from the counts, and the same numbers as the JSON's.
+        by_point = counts.astype(float).reshape(3, 5, 26, len(columns))
+        np.testing.assert_allclose(data["summary/mean"][0], by_point.mean(axis=1), rtol=1e-12)
+        for q in (5, 25, 50, 75, 95):
+            stat = data[f"summary/q{q:02d}"][0]
+            np.testing.assert_allclose(stat, np.quantile(by_point, q / 100, axis=1), rtol=1e-12)
+            for p, point in enumerate(summary["points"]):
+                for c, name in enumerate(columns):
+                    self.assertEqual(stat[p, :, c].tolist(), point["series"][name][f"q{q:02d}"])
+        s, i = columns.index("S"), columns.index("I")
+        ever = 3000 - counts[:, -1, s]
+        self.assertEqual(data["outbreak/ever_infected"][0].tolist(), ever.tolist())
+        self.assertEqual(data["outbreak/peak_step"][0].tolist(), counts[:, :, i].argmax(axis=1).tolist())
+        major = (ever > 0.2 * 3000).reshape(3, 5).sum(axis=1)
+        self.assertEqual(data["outbreak/major_outbreaks"][0].tolist(), major.tolist())
+        np.testing.assert_allclose(data["outbreak/major_share"][0], major / 5)
+        # Every dataset carries the checksum of its values.
+        for name, (values, attributes) in data.items():
+            self.assertEqual(attributes["checksum"], hf.checksum(values), name)
+
+    def test_a_model_without_outbreaks_and_the_same_file_on_three_ranks(self):
+        args = ["run", "--model", "voter", *GRAPH, "--replicates", "4"]
+        self.ok(0, *args, "--output", self.path("one.h5"))
+        one, _, run = datasets(self.path("one.h5"))
+        self.assertEqual(run["parameters"], b"")
+        self.assertNotIn("outbreak/ever_infected", one)
+        self.assertEqual(one["summary/q50"][0].shape, (1, 26, 2))
+        if hf.MPIEXEC:
+            self.ok(3, *args, "--output", self.path("three.h5"))
+            three, _, _ = datasets(self.path("three.h5"))
+            self.assertEqual(sorted(one), sorted(three))
+            for name in one:
+                np.testing.assert_array_equal(one[name][0], three[name][0], name)
+
+
 class Percolation(hf.Case):
     def test_major_outbreaks_match_bond_percolation(self):
         # SIR on Erdos-Renyi with one initial infectious agent and a fixed infectious period tau:
@@ -171,16 +245,20 @@ class BadSweeps(hf.Case):
         }
         for sweep, message in cases.items():
             with self.subTest(sweep=sweep):
-                result = hf.herd(0, "run", "--model", "sir", *GRAPH, "--sweep", sweep, "--csv", self.path("x.csv"))
+                output = ["--output", self.path("x.h5")] if HAS_HDF5 else []
+                result = hf.herd(0, "run", "--model", "sir", *GRAPH, "--sweep", sweep, "--csv", self.path("x.csv"),
+                                 *output)
                 self.assertEqual(result.returncode, 2, result.stderr)
                 lines = result.stderr.strip().splitlines()
                 self.assertEqual(len(lines), 1, result.stderr)
                 self.assertIn(message, lines[0])
                 self.assertTrue(lines[0].startswith("herd: --sweep " + sweep), lines[0])
-                self.assertFalse(os.path.exists(self.path("x.csv")))
+                self.assertEqual(os.listdir(self.path("")), [])
         for args, message in [(["--beta", "0.1", "--sweep", "beta=0.1:0.2:2"], "also given as --beta"),
                               (["--replicates", "0"], "--replicates must be positive"),
                               (["--replicates", "2", "--checkpoint", self.path("c.h5")], "does not apply"),
+                              (["--replicates", "2", "--output", self.path("c.h5"), "--snapshot-every", "2"],
+                               "does not apply"),
                               (["--major-outbreak", "0.2"], "applies to an ensemble")]:
             with self.subTest(args=args):
                 result = hf.herd(0, "run", "--model", "sir", *GRAPH, *args, "--csv", self.path("x.csv"))

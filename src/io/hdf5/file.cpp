@@ -447,7 +447,7 @@ void File::create_dataset(std::string const& dataset, Type type, std::vector<std
 
 namespace {
 
-// Selects rows [first, first + count) of a 1- or 2-dimensional dataset in `file_space` and returns
+// Selects rows [first, first + count) of a dataset (of any rank) in `file_space` and returns
 // the matching memory space (an empty selection where count is 0).
 hid_t select_rows(hid_t file_space, std::uint64_t first, std::uint64_t count, std::string const& path,
                   std::string const& name) {

@@ -99,7 +99,7 @@ class File {
   Type type(std::string const& dataset) const;
   std::vector<std::uint64_t> extents(std::string const& dataset) const;
 
-  /// Creates a dataset of the given extents (1 or 2 dimensions).
+  /// Creates a dataset of the given extents; a row is everything under one first index.
   void create_dataset(std::string const& dataset, Type type, std::vector<std::uint64_t> const& extents);
   /// Writes rows [first, first + count) of a dataset from `data` (count rows of the dataset's row
   /// size, in `type`); ranks with nothing to write pass count 0. Collective. Writes in the
