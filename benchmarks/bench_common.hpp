@@ -138,6 +138,32 @@ void timed_pairs(benchmark::State& state, std::string const& first_name, First&&
   state.counters[second_name + "_speedup"] = median(ratios);
 }
 
+/// Puts the agents of a SEIR-family model in the middle of an epidemic, each at random with the
+/// given percentages in S, E and I (the rest R); timers far from expiry. A model without a latent
+/// period takes its exposed share as recovered, so two runs see the same susceptible and
+/// infectious agents.
+template <class Simulation>
+void put_mid_epidemic(Simulation& sim, Seir<Memory>& model, std::uint32_t s, std::uint32_t e, std::uint32_t i) {
+  using State = Seir<Memory>::State;
+  auto states = model.state.current();
+  auto timers = model.timer.current();
+  auto ids = sim.id_map();
+  CounterRng const rng{sim.seed()};
+  bool const latent = model.has_latent();
+  Kokkos::parallel_for(
+      "herd::bench::mid_epidemic", Kokkos::RangePolicy<Exec>(0, sim.num_agents()), KOKKOS_LAMBDA(agent_index a) {
+        std::uint32_t const u = uniform_below(rng.bits(ids(a), 0, streams::initial_state, 0), 100);
+        State const x = u < s                 ? State::susceptible
+                        : u < s + e && latent ? State::exposed
+                        : u < s + e           ? State::recovered
+                        : u < s + e + i       ? State::infectious
+                                              : State::recovered;
+        states(a) = x;
+        timers(a) = x == State::exposed || x == State::infectious ? 30000 : 0;
+      });
+  Kokkos::fence();
+}
+
 /// Records the build in the output's context, so figures can be traced to it.
 inline void add_build_context() {
   benchmark::AddCustomContext("herd_version", HERD_VERSION_STRING);

@@ -75,32 +75,6 @@ void weighted(benchmark::internal::Benchmark* b) {
 BENCHMARK_TEMPLATE(sir_step, float)->Apply(weighted)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(sir_step, half)->Apply(weighted)->UseManualTime()->Unit(benchmark::kMillisecond);
 
-/// Puts the agents of a SEIR-family model in the middle of an epidemic, each at random with the
-/// given percentages in S, E and I (the rest R); timers far from expiry. A model without a latent
-/// period takes its exposed share as recovered, so two runs see the same susceptible and
-/// infectious agents.
-template <class Simulation>
-void put_mid_epidemic(Simulation& sim, Seir<Memory>& model, std::uint32_t s, std::uint32_t e, std::uint32_t i) {
-  using State = Seir<Memory>::State;
-  auto states = model.state.current();
-  auto timers = model.timer.current();
-  auto ids = sim.id_map();
-  CounterRng const rng{sim.seed()};
-  bool const latent = model.has_latent();
-  Kokkos::parallel_for(
-      "herd::bench::mid_epidemic", Kokkos::RangePolicy<Exec>(0, sim.num_agents()), KOKKOS_LAMBDA(agent_index a) {
-        std::uint32_t const u = uniform_below(rng.bits(ids(a), 0, streams::initial_state, 0), 100);
-        State const x = u < s                 ? State::susceptible
-                        : u < s + e && latent ? State::exposed
-                        : u < s + e           ? State::recovered
-                        : u < s + e + i       ? State::infectious
-                                              : State::recovered;
-        states(a) = x;
-        timers(a) = x == State::exposed || x == State::infectious ? 30000 : 0;
-      });
-  Kokkos::fence();
-}
-
 // SEIR on the layered population (latent period, layer weights as float or half) against SIR on
 // the same edges without their weights, from the same state in the middle of an epidemic (S 60 %,
 // E 5 %, I 10 %, R 25 %; SIR has the exposed agents recovered): what the latent state and the

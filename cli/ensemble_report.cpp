@@ -142,7 +142,8 @@ std::string ensemble_table(Options const& o, JobResult const& r) {
   s << "\nsetup " << std::setprecision(3) << r.setup_seconds << " s (the graph, once); " << r.members.size()
     << " members x " << o.steps << " steps in " << r.step_seconds << " s"
     << (r.member_ranks > 1 ? " on the busiest of " + std::to_string(r.member_ranks) + " ranks" : "") << ": "
-    << per_member_step(o, r) * 1e3 << " ms per member-step\n";
+    << per_member_step(o, r) * 1e3 << " ms per member-step"
+    << (r.shared_passes ? " (groups of up to 32 members sharing each pass over the graph)" : "") << "\n";
   return s.str();
 }
 
@@ -236,6 +237,7 @@ std::string ensemble_json(Options const& o, JobResult const& r, std::string cons
   d["setup_seconds"] = r.setup_seconds;
   d["step_loop_seconds"] = r.step_seconds;
   d["seconds_per_member_step"] = per_member_step(o, r);
+  d["shared_passes"] = r.shared_passes;
   d["backend"] = r.backend;
   d["threads"] = r.threads;
   d["ranks"] = r.member_ranks;

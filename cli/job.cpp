@@ -107,6 +107,23 @@ LoopProfile summarise(Telemetry const& t, bool distributed) {
   return p;
 }
 
+// Sets result's columns and counts to the `shown` observables of `all`, a history of every
+// observable in `names`, row after row.
+void take_counts(JobResult& result, std::vector<std::string> const& names, std::vector<int> const& shown,
+                 std::vector<std::int64_t> const& all) {
+  auto const columns = names.size();
+  result.columns.clear();
+  for (int c : shown) result.columns.push_back(names[static_cast<std::size_t>(c)]);
+  result.counts.clear();
+  result.counts.reserve(all.size() / columns);
+  for (std::size_t t = 0; t < all.size() / columns; ++t) {
+    std::vector<long long> row;
+    row.reserve(shown.size());
+    for (int c : shown) row.push_back(all[t * columns + static_cast<std::size_t>(c)]);
+    result.counts.push_back(row);
+  }
+}
+
 template <class Model, class Sim>
 JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> const& shown,
                    std::function<void(int, int)> const& progress, std::uint64_t edges, std::uint64_t hash,
@@ -139,16 +156,7 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
   auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), history);
   std::vector<std::int64_t> rows(host.data(), host.data() + host.size());
   auto const all = files.finish(rows);
-  auto const names = model.observable_names();
-  auto const columns = names.size();
-  for (int c : shown) result.columns.push_back(names[static_cast<std::size_t>(c)]);
-  result.counts.reserve(all.size() / columns);
-  for (std::size_t t = 0; t < all.size() / columns; ++t) {
-    std::vector<long long> row;
-    row.reserve(shown.size());
-    for (int c : shown) row.push_back(all[t * columns + static_cast<std::size_t>(c)]);
-    result.counts.push_back(row);
-  }
+  take_counts(result, model.observable_names(), shown, all);
   return result;
 }
 
@@ -406,6 +414,20 @@ JobResult run_single(Options const& o, Entry, std::function<void(int, int)> cons
   return result;
 }
 
+// Whether an ensemble's members share each step's pass over the graph (herd::run_together): with
+// --stepping pull, for a model that counts its spreaders, on an unweighted graph whose counts fit a
+// byte. Otherwise each member steps as its single run would (with its own active set under
+// --stepping auto), one member after another: on a CPU the active sets' steps cost less than
+// shared pulls while an epidemic is small (docs/ensembles.md, "Cost").
+template <class Entry>
+bool members_share_passes(Options const& o, GraphFacts const& facts) {
+  using Model = model_of<Entry>;
+  if constexpr (counts_spreaders_v<Model>)
+    return o.stepping == "pull" && SharedSpreaderCounts<Exec>::applies<Model>(facts.weighted, facts.max_degree);
+  else
+    return false;
+}
+
 // An ensemble: member m on rank m mod P, every rank holding the whole graph; the members' counts
 // reach rank 0 in one gather. Each point's parameters are checked before any member runs, and a
 // failure on one rank fails them all (collective).
@@ -444,6 +466,40 @@ JobResult run_ensemble(Options const& o, Entry, std::function<void(int, int)> co
   // The members' time in all: each one's simulation and initial state as well as its steps.
   Kokkos::Timer loop;
   together([&] {
+    using Model = std::decay_t<decltype(Entry::template make<WeightStorage>(
+        o, agent_index{}, global_id{}, std::declval<typename Entry::Inputs const&>()))>;
+    if constexpr (counts_spreaders_v<Model>) {
+      if (members_share_passes<Entry>(o, facts)) {
+        // This rank's members in groups that share each step's pass over the graph.
+        std::vector<long long> own;
+        for (long long m = rank; m < members; m += size) own.push_back(m);
+        for (std::size_t first = 0; first < own.size(); first += SharedSpreaderCounts<Exec>::max_members) {
+          std::size_t const last = std::min(own.size(), first + SharedSpreaderCounts<Exec>::max_members);
+          std::vector<Simulation<Exec, WeightStorage>> sims;
+          std::vector<Model> models;
+          for (std::size_t k = first; k < last; ++k) {
+            auto const mo = member_options(o, base, own[k]);
+            sims.emplace_back(exec, graph, mo.seed, step_options<Entry>(mo), ids);  // pull, as asked
+            models.push_back(
+                Entry::template make<WeightStorage>(mo, sims.back().num_agents(), sims.back().num_global(), inputs));
+            models.back().initialise(sims.back(), sims.back().num_global());
+          }
+          auto const histories = run_together(sims, models, o.steps);
+          for (std::size_t k = 0; k < histories.size(); ++k) {
+            auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), histories[k]);
+            JobResult run;
+            take_counts(run, models[k].observable_names(), Entry::shown(o),
+                        std::vector<std::int64_t>(host.data(), host.data() + host.size()));
+            result.columns = run.columns;
+            for (auto const& row : run.counts) mine.insert(mine.end(), row.begin(), row.end());
+          }
+          schedule = to_string(sims.front().plan().schedule);
+          result.shared_passes = true;
+          progress(static_cast<int>(std::min(members - 1, own[last - 1] + size)), static_cast<int>(members));
+        }
+        return;
+      }
+    }
     for (long long m = rank; m < members; m += size) {
       auto const mo = member_options(o, base, m);
       Simulation<Exec, WeightStorage> sim(exec, graph, mo.seed, step_options<Entry>(mo), ids);

@@ -91,6 +91,7 @@ struct JobResult {
   std::vector<std::vector<long long>> counts;  ///< [step][column], step 0 = initial state
   std::vector<MemberRun> members;              ///< an ensemble's, in member order (counts then empty)
   int member_ranks = 1;                        ///< the ranks an ensemble's members were spread over
+  bool shared_passes = false;                  ///< an ensemble's members shared their passes over the graph
   double setup_seconds = 0.0;                  ///< graph generation, reordering, initial state
   double step_seconds = 0.0;                   ///< the step loop, observables included
   double bytes_per_agent = 0.0;

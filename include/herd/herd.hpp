@@ -23,6 +23,8 @@
 #include <herd/engine/step_options.hpp>
 #include <herd/engine/step_plan.hpp>
 #include <herd/engine/telemetry.hpp>
+#include <herd/ensemble/run_together.hpp>
+#include <herd/ensemble/shared_counts.hpp>
 #include <herd/ensemble/summary.hpp>
 #include <herd/graph/build_csr.hpp>
 #include <herd/graph/csr_graph.hpp>

@@ -54,10 +54,13 @@ class MemberEquivalence(hf.Case):
         for model, sweep in SWEEPS.items():
             with self.subTest(model=model):
                 extra = ["--sweep", sweep] if sweep else []
-                # Active-set stepping per member where the model declares activity.
-                stepping = ["--stepping", "active"] if model in ("sir", "seir") else []
+                # sir: members in a group that shares each step's pass over the graph (pull);
+                # seir: each member with its own active set.
+                stepping = {"sir": ["--stepping", "pull"], "seir": ["--stepping", "active"]}.get(model, [])
                 self.ok(0, "run", "--model", model, *GRAPH, "--seed", "7", "--replicates", "2", *extra, *stepping,
-                        "--csv", self.path("all.csv"))
+                        "--csv", self.path("all.csv"), "--json", self.path("all.json"))
+                with open(self.path("all.json")) as f:
+                    self.assertEqual(json.load(f)["shared_passes"], model == "sir")
                 columns, runs = members(self.path("all.csv"))
                 self.assertEqual(len(runs), 4 if sweep else 2)
                 for m, (first, counts) in runs.items():
@@ -270,7 +273,8 @@ class BadSweeps(hf.Case):
 @unittest.skipUnless(len(sys.argv) > 2, "needs mpiexec")
 class Ranks(hf.Case):
     def test_members_spread_over_ranks_give_the_same_files(self):
-        args = ["run", "--model", "seir", *GRAPH, "--replicates", "3", "--sweep", "beta=0.1:0.3:3"]
+        # Each rank's members share their passes over the graph (--stepping pull).
+        args = ["run", "--model", "seir", *GRAPH, "--replicates", "3", "--sweep", "beta=0.1:0.3:3", "--stepping", "pull"]
         self.ok(0, *args, "--csv", self.path("one.csv"))
         for ranks in (2, 3):
             with self.subTest(ranks=ranks):

@@ -126,6 +126,7 @@ class Simulation {
     if (!verified_.empty()) (check_verified(written), ...);
     auto kernel = phase_kernel(phase, written...);
     bool const listed = !pulling_ && active_.listed() >= 0;
+    given_counts_ = {};  // for this phase alone
     if (listed) {
       // A listed phase commits its agents in place: nothing to swap.
       where_.wait();
@@ -214,6 +215,21 @@ class Simulation {
     } else {
       active_.before_step(model, num_owned());
     }
+  }
+
+  /// Gives the next phase every owned agent's spreading neighbours, counted outside the
+  /// simulation, plus one where the agent itself is a source (activity::source), one byte per
+  /// agent: the phase reads them instead of its rows (herd::SharedSpreaderCounts counts an
+  /// ensemble's members in one pass). For a model that counts its spreaders
+  /// (counts_spreaders_v) on an unweighted graph, stepped by pull on one process; `counts` must
+  /// stay valid until the phase has run.
+  void count_spreaders_for_next_phase(
+      Kokkos::View<std::uint8_t const*, memory_space, Kokkos::MemoryUnmanaged> const& counts) {
+    require(!Distribution::has_ghosts && options_.stepping == Stepping::pull && !graph().weighted(),
+            "count_spreaders_for_next_phase: pull steps of one process on an unweighted graph only");
+    require(static_cast<agent_index>(counts.extent(0)) == num_owned(),
+            "count_spreaders_for_next_phase: one count per owned agent");
+    given_counts_ = counts;
   }
 
   /// Makes the ghost copies of `properties` current, after their owned values were set outside
@@ -353,6 +369,7 @@ class Simulation {
       kernel.pushed = active_.pushed_sums(phase_);
       kernel.counted = active_.pushed_counts(phase_);
     }
+    if (given_counts_.extent(0) != 0) kernel.counted = given_counts_;
     return kernel;
   }
 
@@ -414,7 +431,10 @@ class Simulation {
   // spreader bits are marked once they arrived), then the boundary.
   template <class Phase, class Kernel>
   void pull(Phase const& phase, Kernel& kernel) {
-    if (where_.overlaps()) {
+    if (kernel.counted.extent(0) != 0) {
+      // Counted outside (count_spreaders_for_next_phase), on one process: no bits to mark.
+      Details::launch_phase(exec_, interior_, kernel);
+    } else if (where_.overlaps()) {
       kernel.spreading = spreaders_.mark(exec_, phase, 0, num_owned());
       Details::launch_phase(exec_, interior_, kernel);
       where_.wait();
@@ -437,7 +457,9 @@ class Simulation {
   Details::SpreaderBits<ExecutionSpace> spreaders_;
   std::uint32_t step_ = 0;
   std::uint32_t phase_ = 0;
-  bool pulling_ = false;               // Stepping::verify's second run of a step
+  bool pulling_ = false;  // Stepping::verify's second run of a step
+  // The next phase's spreader counts, given by count_spreaders_for_next_phase; empty: none.
+  Kokkos::View<std::uint8_t const*, memory_space, Kokkos::MemoryUnmanaged> given_counts_;
   std::vector<void const*> verified_;  // the buffers of the properties Stepping::verify compares
 };
 
