@@ -33,6 +33,8 @@ struct ModelName {
 struct ModelEntry {
   /// The model reads agent attributes (--attributes, or a population file's /agents).
   static constexpr bool reads_attributes = false;
+  /// The model has outbreaks (observables S and I): an ensemble summarises their sizes and peaks.
+  static constexpr bool has_outbreaks = false;
   /// The parameters (options without their dashes) that the model named `name` reads: those an
   /// ensemble may sweep (--sweep).
   static std::vector<std::string> parameters(std::string_view) { return {}; }
@@ -49,6 +51,7 @@ struct ModelEntry {
 struct EpidemicEntry : ModelEntry {
   static constexpr ModelName names[] = {{"sir", "S, I, R: --beta, --infectious-steps or --gamma"},
                                         {"seir", "S, E, I, R (default): as sir, with --latent-steps or --sigma"}};
+  static constexpr bool has_outbreaks = true;
   static std::vector<std::string> parameters(std::string_view name) {
     std::vector<std::string> p = {"beta", "infectious-steps", "gamma", "initial-infected"};
     if (name == "seir") p.insert(p.end(), {"latent-steps", "sigma"});
@@ -111,6 +114,7 @@ struct ConsensusEntry : ModelEntry {
 struct CovidEntry : ModelEntry {
   static constexpr ModelName names[] = {{"covid", "AgentTorch's COVID model, S, E, I, R, D (options below)"}};
   static constexpr bool reads_attributes = true;
+  static constexpr bool has_outbreaks = true;
   static std::vector<std::string> parameters(std::string_view) {
     return {"transmission-rate", "mortality", "initial-infected"};
   }

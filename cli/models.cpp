@@ -27,6 +27,10 @@ std::vector<std::string> model_parameters(std::string const& model) {
   return visit_model(model, [&](auto entry) { return decltype(entry)::parameters(model); });
 }
 
+bool model_has_outbreaks(std::string const& model) {
+  return visit_model(model, [](auto entry) { return decltype(entry)::has_outbreaks; });
+}
+
 std::string model_usage() {
   constexpr std::size_t column = 27;  // where the usage text's descriptions start
   std::string text;

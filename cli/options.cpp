@@ -442,6 +442,8 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
                                "--profile-steps", "--partition", "--exchange-every", "--no-overlap", "--dense-halo"})
       if (given.count(single))
         throw UsageError{std::string(single) + " does not apply to an ensemble (--replicates, --sweep)"};
+    if (given.count("--major-outbreak") && !model_has_outbreaks(o.model))
+      throw UsageError{"--major-outbreak: the model " + o.model + " has no outbreaks (sir, seir and covid have)"};
   } else if (given.count("--major-outbreak") && o.command == "run") {
     throw UsageError{"--major-outbreak applies to an ensemble (--replicates, --sweep)"};
   }
@@ -637,7 +639,7 @@ Ensembles (many runs of one scenario on one graph; docs/ensembles.md):
                            members are points times replicates, each the same as herd run with
                            its seed and values; under mpiexec they are spread over the ranks
   --major-outbreak F       an ensemble's major outbreaks: members whose ever-infected share
-                           exceeds F (0.1)
+                           exceeds F (0.1; sir, seir, covid)
   --csv, --json            for an ensemble: every member's counts (one row per member and
                            step), and per point the mean and 5/25/50/75/95 % quantiles
   --output FILE            for an ensemble: one HDF5 file with both, members by seed and

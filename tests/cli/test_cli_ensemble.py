@@ -268,6 +268,11 @@ class BadSweeps(hf.Case):
                 self.assertEqual(result.returncode, 2, result.stderr)
                 self.assertIn(message, result.stderr)
                 self.assertFalse(os.path.exists(self.path("x.csv")))
+        result = hf.herd(0, "run", "--model", "voter", *GRAPH, "--replicates", "2", "--major-outbreak", "0.2",
+                         "--csv", self.path("x.csv"))
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("the model voter has no outbreaks", result.stderr)
+        self.assertFalse(os.path.exists(self.path("x.csv")))
 
 
 @unittest.skipUnless(len(sys.argv) > 2, "needs mpiexec")

@@ -200,11 +200,6 @@ class SharedSpreaderCounts {
     return counts_type(counts_.data() + static_cast<std::size_t>(member) * owned, owned);
   }
 
-  /// Bytes held per owned agent: two words of bits per 32 agents and member, a mask, a count per member.
-  double bytes_per_agent() const {
-    return 2.0 * sizeof(std::uint32_t) * members_ / word_bits + sizeof(std::uint32_t) + members_;
-  }
-
  private:
   static constexpr agent_index word_bits = 32;
   static constexpr agent_index prefetch_distance = 8;  // rows
