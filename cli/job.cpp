@@ -414,20 +414,6 @@ JobResult run_single(Options const& o, Entry, std::function<void(int, int)> cons
   return result;
 }
 
-// Whether an ensemble's members share each step's pass over the graph (herd::run_together): with
-// --stepping pull, for a model that counts its spreaders, on an unweighted graph whose counts fit a
-// byte. Otherwise each member steps as its single run would (with its own active set under
-// --stepping auto), one member after another: on a CPU the active sets' steps cost less than
-// shared pulls while an epidemic is small (docs/ensembles.md, "Cost").
-template <class Entry>
-bool members_share_passes(Options const& o, GraphFacts const& facts) {
-  using Model = model_of<Entry>;
-  if constexpr (counts_spreaders_v<Model>)
-    return o.stepping == "pull" && SharedSpreaderCounts<Exec>::applies<Model>(facts.weighted, facts.max_degree);
-  else
-    return false;
-}
-
 // An ensemble: member m on rank m mod P, every rank holding the whole graph; the members' counts
 // reach rank 0 in one gather. Each point's parameters are checked before any member runs, and a
 // failure on one rank fails them all (collective).
@@ -468,8 +454,13 @@ JobResult run_ensemble(Options const& o, Entry, std::function<void(int, int)> co
   together([&] {
     using Model = std::decay_t<decltype(Entry::template make<WeightStorage>(
         o, agent_index{}, global_id{}, std::declval<typename Entry::Inputs const&>()))>;
+    // With --stepping pull, members of a model that counts its spreaders, on an unweighted graph
+    // whose counts fit a byte, share each step's pass over the graph (herd::run_together).
+    // Otherwise each member steps as its single run would (with its own active set under
+    // --stepping auto), one member after another: on a CPU the active sets' steps cost less than
+    // shared pulls while an epidemic is small (docs/ensembles.md, "Cost").
     if constexpr (counts_spreaders_v<Model>) {
-      if (members_share_passes<Entry>(o, facts)) {
+      if (o.stepping == "pull" && SharedSpreaderCounts<Exec>::applies<Model>(facts.weighted, facts.max_degree)) {
         // This rank's members in groups that share each step's pass over the graph.
         std::vector<long long> own;
         for (long long m = rank; m < members; m += size) own.push_back(m);
