@@ -2,11 +2,14 @@
 #include "input.hpp"
 #include "memory_budget.hpp"
 #include "model_registry.hpp"
+#include "models.hpp"
 #include "run_files.hpp"
+#include "scenario_file.hpp"
 
 #include <herd/graph/graph_hash.hpp>
 #include <herd/herd.hpp>
 #include <herd/mpi/local_graph.hpp>
+#include <herd/scenario/run_scenario.hpp>
 #if HERD_ENABLE_MPI
 #include <herd/mpi/collective.hpp>
 #include <herd/mpi/distributed_graph.hpp>
@@ -124,26 +127,71 @@ void take_counts(JobResult& result, std::vector<std::string> const& names, std::
   }
 }
 
+// The report of each event: what it set, or the agents it changed per step (`counts`, summed over
+// ranks, row t for step t) from the step the run started after.
+template <class Counts>
+std::vector<EventRun> event_runs(Scenario const& scenario, Counts const& counts, int start) {
+  auto const host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), counts);
+  std::vector<EventRun> runs;
+  for (std::size_t k = 0; k < scenario.events.size(); ++k) {
+    auto const& e = scenario.events[k];
+    EventRun r{event_name(scenario, k), to_string(e.kind), e.first, e.last, e.parameter, e.value, e.reverts, {}};
+    if (e.kind != ScenarioEvent::Kind::set)
+      for (int t = std::max(e.first, start + 1); t <= std::min(e.last, static_cast<int>(host.extent(0)) - 1); ++t)
+        r.agents.push_back(host(static_cast<std::size_t>(t), k));
+    runs.push_back(std::move(r));
+  }
+  return runs;
+}
+
+// The classes of `--scenario`'s vaccinations in the order oldest-first: the oldest age group is
+// class 0. None for a model without ages (run_job refused such an order).
+template <class Sim, class Model>
+typename Interventions<Sim, Model>::Priority vaccination_classes(Sim const& sim, Model const& model) {
+  typename Interventions<Sim, Model>::Priority classes;
+  if constexpr (std::is_same_v<Model, Covid<typename Sim::memory_space>>) {
+    classes = decltype(classes)(Kokkos::ViewAllocateWithoutInitializing("herd::scenario::classes"), sim.num_agents());
+    auto const age = model.age;
+    auto const oldest = static_cast<std::uint8_t>(model.num_age_groups() - 1);
+    Kokkos::parallel_for(
+        "herd::scenario::oldest_first", Kokkos::RangePolicy<Exec>(sim.execution_space_instance(), 0, sim.num_agents()),
+        KOKKOS_LAMBDA(agent_index i) { classes(i) = static_cast<std::uint8_t>(oldest - age.stored(i)); });
+  }
+  return classes;
+}
+
 template <class Model, class Sim>
 JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> const& shown,
                    std::function<void(int, int)> const& progress, std::uint64_t edges, std::uint64_t hash,
                    bool distributed) {
   JobResult result;
   RunFiles<Sim, Model> files(o, sim, model, edges, hash, world(), distributed);
+  // Before a checkpoint is loaded: every value the scenario sets is a valid one for its states.
+  std::optional<Interventions<Sim, Model>> events;
+  if (!o.scenario.empty()) {
+    auto scenario = read_scenario(o.scenario, o.steps, !o.checkpoint.empty());
+    try {
+      events.emplace(sim, model, std::move(scenario), o.steps);
+    } catch (Error const& e) {
+      throw Error(o.scenario + ": " + e.what());
+    }
+  }
   auto const first = files.initialise();
+  if (events) events->set_priority(sim, vaccination_classes(sim, model));
   Kokkos::fence();
   Telemetry telemetry;
   telemetry.record_steps(!o.profile_steps.empty());
   Kokkos::Timer timer;
-  auto history = run(
-      sim, model, o.steps - static_cast<int>(first),
-      [&](int t, int steps, auto const& h) {
-        progress(static_cast<int>(first) + t, o.steps);
-        (void)steps;
-        files.after_step(t, h);
-      },
-      o.profile ? &telemetry : nullptr);
+  auto const each_step = [&](int t, int steps, auto const& h) {
+    progress(static_cast<int>(first) + t, o.steps);
+    (void)steps;
+    files.after_step(t, h);
+  };
+  auto* const profile = o.profile ? &telemetry : nullptr;
+  auto history = events ? run_scenario(sim, model, o.steps - static_cast<int>(first), *events, each_step, profile)
+                        : run(sim, model, o.steps - static_cast<int>(first), each_step, profile);
   Kokkos::fence();
+  if (events) result.events = event_runs(events->scenario(), events->finish(sim), static_cast<int>(first));
   result.step_seconds = timer.seconds();
   result.spreader_bits = sim.reads_spreader_bits(model);
   result.gather_ahead = sim.gathers_ahead_for(model) && !result.spreader_bits;
@@ -460,7 +508,8 @@ JobResult run_ensemble(Options const& o, Entry, std::function<void(int, int)> co
     // --stepping auto), one member after another: on a CPU the active sets' steps cost less than
     // shared pulls while an epidemic is small (docs/ensembles.md, "Cost").
     if constexpr (counts_spreaders_v<Model>) {
-      if (o.stepping == "pull" && SharedSpreaderCounts<Exec>::applies<Model>(facts.weighted, facts.max_degree)) {
+      if (o.stepping == "pull" && o.scenario.empty() &&
+          SharedSpreaderCounts<Exec>::applies<Model>(facts.weighted, facts.max_degree)) {
         // This rank's members in groups that share each step's pass over the graph.
         std::vector<long long> own;
         for (long long m = rank; m < members; m += size) own.push_back(m);
@@ -725,7 +774,24 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
 
 }  // namespace
 
+// Reads the scenario file to refuse a bad one before the graph is built.
+void check_scenario(Options const& o) {
+  auto const scenario = read_scenario(o.scenario, o.steps, !o.checkpoint.empty());
+  for (std::size_t k = 0; k < scenario.events.size(); ++k)
+    if (scenario.events[k].by_priority && !model_has_age_groups(o.model))
+      throw Error(o.scenario + ": " + event_name(scenario, k) + ": the order oldest-first needs agents' ages, which " +
+                  o.model + " does not keep (covid does)");
+}
+
 JobResult run_job(Options const& o, std::function<void(int, int)> const& progress) {
+  // A bad scenario file ends the run before the graph is built (and on every rank alike).
+  if (!o.scenario.empty()) {
+#if HERD_ENABLE_MPI
+    mpi::collectively(world(), [&] { check_scenario(o); });
+#else
+    check_scenario(o);
+#endif
+  }
   return visit_model(o.model, [&](auto entry) {
     if (is_ensemble(o))
       return o.precision == "half" ? run_ensemble<half>(o, entry, progress) : run_ensemble<float>(o, entry, progress);

@@ -69,6 +69,17 @@ struct MemberRun {
   std::vector<std::vector<long long>> counts;
 };
 
+/// What one event of a scenario did: the agents it changed before each step of its own.
+struct EventRun {
+  std::string name;  ///< the file's key: events[k], or events[k].set.NAME
+  std::string kind;  ///< set, import or vaccinate
+  int first = 0, last = 0;
+  std::string parameter;          ///< set
+  double value = 0.0;             ///< set
+  bool reverts = false;           ///< set: the parameter returns to its earlier value after `last`
+  std::vector<long long> agents;  ///< import, vaccinate: per step from `first` (on a resumed run, the steps it ran)
+};
+
 /// What a run produced, for the summary table, the CSV and the JSON.
 struct JobResult {
   std::string graph_name;
@@ -89,6 +100,7 @@ struct JobResult {
   bool weight_codes = false;                   ///< and added the weights' contributions by code (on some rank)
   std::vector<std::string> columns;            ///< observable names shown
   std::vector<std::vector<long long>> counts;  ///< [step][column], step 0 = initial state
+  std::vector<EventRun> events;                ///< a scenario's (--scenario), in the file's order
   std::vector<MemberRun> members;              ///< an ensemble's, in member order (counts then empty)
   int member_ranks = 1;                        ///< the ranks an ensemble's members were spread over
   bool shared_passes = false;                  ///< an ensemble's members shared their passes over the graph

@@ -35,6 +35,9 @@ struct ModelEntry {
   static constexpr bool reads_attributes = false;
   /// The model has outbreaks (observables S and I): an ensemble summarises their sizes and peaks.
   static constexpr bool has_outbreaks = false;
+  /// The model keeps each agent's age group (`age`, 0 ... num_age_groups() - 1, youngest first):
+  /// a scenario may vaccinate the oldest first.
+  static constexpr bool has_age_groups = false;
   /// The parameters (options without their dashes) that the model named `name` reads: those an
   /// ensemble may sweep (--sweep).
   static std::vector<std::string> parameters(std::string_view) { return {}; }
@@ -115,6 +118,7 @@ struct CovidEntry : ModelEntry {
   static constexpr ModelName names[] = {{"covid", "AgentTorch's COVID model, S, E, I, R, D (options below)"}};
   static constexpr bool reads_attributes = true;
   static constexpr bool has_outbreaks = true;
+  static constexpr bool has_age_groups = true;
   static std::vector<std::string> parameters(std::string_view) {
     return {"transmission-rate", "mortality", "initial-infected"};
   }

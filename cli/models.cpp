@@ -31,6 +31,10 @@ bool model_has_outbreaks(std::string const& model) {
   return visit_model(model, [](auto entry) { return decltype(entry)::has_outbreaks; });
 }
 
+bool model_has_age_groups(std::string const& model) {
+  return visit_model(model, [](auto entry) { return decltype(entry)::has_age_groups; });
+}
+
 std::string model_usage() {
   constexpr std::size_t column = 27;  // where the usage text's descriptions start
   std::string text;

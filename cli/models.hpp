@@ -21,6 +21,8 @@ std::vector<std::string> model_parameters(std::string const& model);
 /// Whether the model named `model` has outbreaks (observables S and I), which --major-outbreak
 /// classifies. Throws herd::Error for an unknown model.
 bool model_has_outbreaks(std::string const& model);
+/// Whether the model keeps agents' age groups (a scenario may then vaccinate the oldest first).
+bool model_has_age_groups(std::string const& model);
 
 /// The usage text's lines for --model: one per name, with its summary.
 std::string model_usage();

@@ -399,6 +399,7 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
       {"--checkpoint-every", [&](auto& k, auto& v) { o.checkpoint_every = static_cast<int>(to_count(k, v, max_int)); }},
       {"--output", [&](auto& k, auto& v) { o.output = to_path(k, v); }},
       {"--attributes", [&](auto& k, auto& v) { o.attributes = to_path(k, v); }},
+      {"--scenario", [&](auto& k, auto& v) { o.scenario = to_path(k, v); }},
       {"--snapshot-every", [&](auto& k, auto& v) { o.snapshot_every = static_cast<int>(to_count(k, v, max_int)); }},
       {"--partition", [&](auto& k, auto& v) { o.partition = one_of(k, v, {"contiguous", "metis", "ptscotch"}); }},
       {"--exchange-every", [&](auto& k, auto& v) { o.exchange_every = static_cast<int>(to_count(k, v, max_int)); }},
@@ -617,6 +618,10 @@ Run:
   --binned-push WHEN       auto (default: from 2^22 agents, 2^16 where the pushes are counted),
                            on, off: on CPUs, active steps push sums or counts through bins by
                            blocks of readers instead of atomic adds
+  --scenario FILE          timed events in JSON (sir, seir, covid): set a parameter (beta, the
+                           periods) from a step or over steps, import infections, vaccinate N
+                           agents a step with an efficacy (covid: the oldest first); the same
+                           bits on any backend, rank count and stepping mode (docs/scenarios.md)
   --threads N              host threads (default: OpenMP's)
   --max-memory SIZE        refuse, before building it, a graph whose estimated peak exceeds SIZE
                            bytes (16G, 512M; default: the node's available memory over its ranks)

@@ -200,6 +200,42 @@ void Progress::operator()(int step, int steps) {
   }
 }
 
+// A scenario's events, a line each: the steps, and what each set or how many agents it changed.
+std::string events_table(std::vector<EventRun> const& events) {
+  std::ostringstream s;
+  s << "scenario:\n";
+  for (auto const& e : events) {
+    s << "  " << e.name << ", step"
+      << (e.first == e.last ? " " + std::to_string(e.first)
+                            : "s " + std::to_string(e.first) + "-" + std::to_string(e.last))
+      << ": ";
+    if (e.kind == "set") {
+      s << e.parameter << " = " << number_text(e.value) << (e.reverts ? ", then as before" : "") << "\n";
+      continue;
+    }
+    long long total = 0;
+    for (long long a : e.agents) total += a;
+    s << with_commas(total) << " agents " << (e.kind == "import" ? "infected" : "immunised") << "\n";
+  }
+  return s.str();
+}
+
+Json events_json(std::vector<EventRun> const& events) {
+  Json list = Json::array();
+  for (auto const& e : events) {
+    Json j = {{"name", e.name}, {"kind", e.kind}, {"first", e.first}, {"last", e.last}};
+    if (e.kind == "set") {
+      j["parameter"] = e.parameter;
+      j["value"] = e.value;
+      j["reverts"] = e.reverts;
+    } else {
+      j["agents"] = e.agents;
+    }
+    list.push_back(j);
+  }
+  return list;
+}
+
 std::string summary_table(Options const& o, JobResult const& r) {
   std::ostringstream s;
   s << "Herd " << HERD_VERSION_STRING << " | model " << o.model << " | " << r.backend << ", "
@@ -235,6 +271,7 @@ std::string summary_table(Options const& o, JobResult const& r) {
   if (r.spreader_bits) s << "spreader bits: pull steps read one bit per neighbour, not its state\n";
   if (r.weight_codes) s << "weight codes: pull steps add each edge's contribution from a one-byte code of its weight\n";
   if (r.binned_push && r.active_steps > 0) s << "binned pushes: active steps push sums through bins\n";
+  if (!r.events.empty()) s << "\n" << events_table(r.events);
   if (r.ranks.size() > 1) {
     s << "\n"
       << r.ranks.size() << " ranks, " << o.partition << " partition, " << engineering(100 * cut_fraction(r))
@@ -288,6 +325,10 @@ std::string json(Options const& o, JobResult const& r, std::string const& kokkos
                      {"reorder", o.reorder},
                      {"schedule", r.schedule}};
   d["final"] = final_counts;
+  if (!o.scenario.empty()) {
+    d["scenario"] = o.scenario;
+    d["events"] = events_json(r.events);
+  }
   d["setup_seconds"] = r.setup_seconds;
   d["step_loop_seconds"] = r.step_seconds;
   d["seconds_per_step"] = r.step_seconds / steps;

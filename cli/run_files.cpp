@@ -17,7 +17,7 @@ std::vector<std::string> with_absolute_inputs(std::vector<std::string> const& ar
   };
   std::vector<std::string> out = arguments;
   for (std::size_t i = 0; i < out.size(); ++i) {
-    for (std::string const option : {"--graph", "--attributes"}) {
+    for (std::string const option : {"--graph", "--attributes", "--scenario"}) {
       if (out[i] == option && i + 1 < out.size()) {
         out[i + 1] = absolute(out[i + 1]);
       } else if (out[i].rfind(option + "=", 0) == 0) {

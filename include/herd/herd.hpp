@@ -38,3 +38,6 @@
 #include <herd/models/covid.hpp>
 #include <herd/models/opinion.hpp>
 #include <herd/models/seir.hpp>
+#include <herd/scenario/interventions.hpp>
+#include <herd/scenario/run_scenario.hpp>
+#include <herd/scenario/scenario.hpp>

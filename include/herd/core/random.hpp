@@ -120,6 +120,7 @@ KOKKOS_INLINE_FUNCTION std::uint64_t uniform_below64(std::uint64_t draw, std::ui
 namespace streams {
 inline constexpr std::uint32_t initial_state = 1;
 inline constexpr std::uint32_t graph = 2;
+inline constexpr std::uint32_t scenario = 3;  ///< a scenario's events (herd/scenario)
 inline constexpr std::uint32_t first_model_stream = 16;
 }  // namespace streams
 

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 namespace herd {
 
@@ -82,14 +83,15 @@ class LoopTimer {
 
 // One step of `model`, with its observables into row t of `history`, whose row t - 1 holds them
 // before the step; `before` is scratch of one row. `timer` is told the phases (see LoopTimer).
+// `whole`: observe every agent, as after agents were changed since row t - 1 was observed.
 // Returns the agents stepped from the active list, or -1 when every agent was.
 template <class Simulation, class Model, class History, class Row, class Timer>
 agent_index step_and_observe(Simulation& sim, Model& model, History const& history, int t, Row const& before,
-                             Timer& timer) {
+                             Timer& timer, bool whole = false) {
   timer.enter(LoopPhase::active_set);
   sim.before_step(model);
   agent_index const listed = sim.listed_agents();
-  bool const by_list = listed >= 0 && listed <= sim.num_owned() / Tuning::observed_list_share;
+  bool const by_list = !whole && listed >= 0 && listed <= sim.num_owned() / Tuning::observed_list_share;
   if (by_list) {
     timer.enter(LoopPhase::reduce);
     sim.observe_listed(model, listed, before);
@@ -113,18 +115,20 @@ agent_index step_and_observe(Simulation& sim, Model& model, History const& histo
   return listed;
 }
 
-}  // namespace Details
+/// Acts on nothing between steps (herd::run).
+struct NothingBetweenSteps {
+  template <class Simulation, class Model>
+  bool operator()(Simulation& /*sim*/, Model& /*model*/, int /*step*/) const {
+    return false;
+  }
+};
 
-/// Runs `steps` steps of `model` from the simulation's current step and returns the history of its
-/// observables (row 0: before the first of these steps), kept on the device.
-/// The loop launches kernels only: it allocates nothing and does not wait for the device (a
-/// distributed simulation waits for its halo messages, and sums the history over ranks at the end;
-/// active-set stepping reads a few counts per step: see ActiveSet). With a `telemetry`, the
-/// loop fences at each phase boundary and records where its time went, and, if it records steps,
-/// where each step's went (see Telemetry).
-template <class Simulation, class Model, class Progress = NoProgress>
-History<typename Simulation::memory_space> run(Simulation& sim, Model& model, int steps, Progress&& progress = {},
-                                               Telemetry* telemetry = nullptr) {
+// The loop of herd::run. `between(sim, model, step)` acts before each step (numbered from the
+// simulation's start, 1 up) and returns whether it changed agents: the simulation then forgets
+// what it knew of them, and the step's observables are counted over every agent.
+template <class Simulation, class Model, class Progress, class Between>
+History<typename Simulation::memory_space> run_loop(Simulation& sim, Model& model, int steps, Progress&& progress,
+                                                    Telemetry* telemetry, Between&& between) {
   require(steps >= 0, "run: the step count must not be negative, got " + std::to_string(steps));
   Details::ProfilingRegion const region("herd::run");
   History<typename Simulation::memory_space> history("herd::history", steps + 1, model.num_observables());
@@ -136,7 +140,13 @@ History<typename Simulation::memory_space> run(Simulation& sim, Model& model, in
   sim.observe(model, Kokkos::subview(history, 0, Kokkos::ALL()));
   timer.begin_steps();
   for (int t = 1; t <= steps; ++t) {
-    auto const listed = Details::step_and_observe(sim, model, history, t, before, timer);
+    bool changed = false;
+    if constexpr (!std::is_same_v<std::decay_t<Between>, NothingBetweenSteps>) {
+      timer.enter(LoopPhase::active_set);
+      changed = between(sim, model, static_cast<int>(sim.step()) + 1);
+      if (changed) sim.prepare(model);
+    }
+    auto const listed = Details::step_and_observe(sim, model, history, t, before, timer, changed);
     timer.enter(LoopPhase::output);
     if constexpr (std::is_invocable_v<Progress&, int, int, History<typename Simulation::memory_space> const&>)
       progress(t, steps, history);
@@ -148,6 +158,22 @@ History<typename Simulation::memory_space> run(Simulation& sim, Model& model, in
   sim.finish(history);
   timer.stop(steps);
   return history;
+}
+
+}  // namespace Details
+
+/// Runs `steps` steps of `model` from the simulation's current step and returns the history of its
+/// observables (row 0: before the first of these steps), kept on the device.
+/// The loop launches kernels only: it allocates nothing and does not wait for the device (a
+/// distributed simulation waits for its halo messages, and sums the history over ranks at the end;
+/// active-set stepping reads a few counts per step: see ActiveSet). With a `telemetry`, the
+/// loop fences at each phase boundary and records where its time went, and, if it records steps,
+/// where each step's went (see Telemetry). herd::run_scenario runs a loop with timed events.
+template <class Simulation, class Model, class Progress = NoProgress>
+History<typename Simulation::memory_space> run(Simulation& sim, Model& model, int steps, Progress&& progress = {},
+                                               Telemetry* telemetry = nullptr) {
+  return Details::run_loop(sim, model, steps, std::forward<Progress>(progress), telemetry,
+                           Details::NothingBetweenSteps{});
 }
 
 }  // namespace herd

@@ -87,10 +87,58 @@ class Covid {
     timer = Property<std::uint8_t, MemorySpace>("timer", agents, Visibility::own);
     age = Property<std::uint8_t, MemorySpace>("age", agents, Visibility::own);
     mortality_ = to_threshold(p.mortality);
+    mortality_value_ = p.mortality;
+    transmission_rate_ = p.transmission_rate;
     build_tables(p);
     given_age_ = to_view("herd::covid::given_age", population.age_group);
     given_stage_ = to_view("herd::covid::given_stage", population.stage);
   }
+
+  /// The parameters a scenario may set between steps (herd::ScenarioEvent), by their names in the
+  /// herd command: transmission-rate and mortality.
+  double parameter(std::string const& name) const {
+    if (name == "transmission-rate") return transmission_rate_;
+    if (name == "mortality") return mortality_value_;
+    throw Error("no parameter '" + name + "' to set: transmission-rate and mortality are known");
+  }
+  /// Sets a parameter parameter(name) knows, after checking the value as the constructor does.
+  /// Waits for the device (the per-age factors are copied in place).
+  void set_parameter(std::string const& name, double value) {
+    parameter(name);
+    if (name == "mortality") {
+      require(value >= 0.0 && value <= 1.0, "covid: mortality must lie in [0, 1], got " + number_text(value));
+      mortality_value_ = value;
+      mortality_ = to_threshold(value);
+      return;
+    }
+    require(value >= 0.0 && std::isfinite(value),
+            "covid: the transmission rate must be a non-negative number, got " + number_text(value));
+    transmission_rate_ = value;
+    auto scale = Kokkos::create_mirror_view(Kokkos::HostSpace(), exposure_scale_);
+    for (std::size_t g = 0; g < scale.extent(0); ++g)
+      scale(g) = value * group_factors_(2 * g) / group_factors_(2 * g + 1);  // as build_tables computes it
+    Kokkos::deep_copy(exposure_scale_, scale);
+  }
+
+  /// Exposes agent i if it is susceptible, outside the steps (a scenario's import), as a
+  /// transmission does. Returns whether it changed. Writes the current values.
+  KOKKOS_INLINE_FUNCTION bool infect(agent_index i) const {
+    if (stage.stored(i) != susceptible) return false;
+    stage.current()(i) = exposed;
+    days.current()(i) = 1;
+    timer.current()(i) = exposed_to_infected_;
+    return true;
+  }
+  /// Makes agent i recovered if it is susceptible, outside the steps (a scenario's vaccination that
+  /// protects). Returns whether it changed.
+  KOKKOS_INLINE_FUNCTION bool immunise(agent_index i) const {
+    if (stage.stored(i) != susceptible) return false;
+    stage.current()(i) = recovered;
+    return true;
+  }
+
+  /// Age groups: `age` holds 0 ... num_age_groups() - 1, in the order of CovidParameters::age_groups.
+  int num_age_groups() const { return age_groups_; }
 
   static constexpr int num_observables() { return 5; }
   std::vector<std::string> observable_names() const { return {"S", "E", "I", "R", "D"}; }
@@ -270,6 +318,11 @@ class Covid {
     std::vector<std::uint64_t> thresholds;
     double total_share = 0.0, cumulative = 0.0;
     for (auto const& g : p.age_groups) total_share += g.share;
+    group_factors_ = Kokkos::View<double*, Kokkos::HostSpace>("herd::covid::group_factors", 2 * p.age_groups.size());
+    for (std::size_t k = 0; k < p.age_groups.size(); ++k) {
+      group_factors_(2 * k) = p.age_groups[k].susceptibility;
+      group_factors_(2 * k + 1) = p.age_groups[k].mean_interactions;
+    }
     for (auto const& g : p.age_groups) {
       scale.push_back(p.transmission_rate * g.susceptibility / g.mean_interactions);
       cumulative += g.share;
@@ -325,6 +378,9 @@ class Covid {
   global_id initial_exposed_;
   int age_groups_;  ///< ages are 0 .. age_groups_ - 1
   probability_threshold mortality_ = 0;
+  double mortality_value_ = 0.0;
+  double transmission_rate_ = 0.0;
+  Kokkos::View<double*, Kokkos::HostSpace> group_factors_;  ///< each age group's susceptibility, mean interactions
   Kokkos::View<double*, MemorySpace> pressure_real_;
   Kokkos::View<std::uint64_t*, MemorySpace> pressure_fixed_;
   Kokkos::View<double*, MemorySpace> exposure_scale_;

@@ -18,6 +18,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,61 @@ class Seir {
     unit_hazard_by_state_[infectious] = edge_hazard_of(p.beta, 1.0f);
     latent_exit_ = to_threshold(p.latent.probability);
     recovery_ = to_threshold(p.infectious.probability);
+    longest_latent_ = p.latent.steps;
+    longest_infectious_ = p.infectious.steps;
+  }
+
+  /// The parameters a scenario may set between steps (herd::ScenarioEvent), by their names in the
+  /// herd command: beta, infectious-steps or gamma, latent-steps or sigma (seir), as the periods
+  /// are fixed or geometric. A new period applies to the agents that enter the state afterwards.
+  double parameter(std::string const& name) const {
+    if (name == "beta") return params_.beta;
+    if (name == "infectious-steps" || name == "gamma") {
+      period_named(params_.infectious, name, "infectious-steps", "gamma");
+      return name == "gamma" ? params_.infectious.probability : params_.infectious.steps;
+    }
+    if (name == "latent-steps" || name == "sigma") {
+      require(has_latent(), "sir has no latent period to set (" + name + ")");
+      period_named(params_.latent, name, "latent-steps", "sigma");
+      return name == "sigma" ? params_.latent.probability : params_.latent.steps;
+    }
+    throw Error("no parameter '" + name +
+                "' to set: beta, infectious-steps or gamma, latent-steps or sigma (seir) are known");
+  }
+  /// Sets a parameter parameter(name) knows, after checking the value as the constructor does.
+  void set_parameter(std::string const& name, double value) {
+    parameter(name);  // refuses an unknown name or a period of the other kind
+    SeirParameters p = params_;
+    auto const steps = [&] {
+      require(value >= 1.0 && value <= 65535.0 && value == std::floor(value),
+              "the " + name + " must be a whole number of steps from 1 to 65535, got " + number_text(value));
+      return static_cast<int>(value);
+    };
+    if (name == "beta") p.beta = value;
+    if (name == "infectious-steps") p.infectious.steps = steps();
+    if (name == "gamma") p.infectious.probability = value;
+    if (name == "latent-steps") p.latent.steps = steps();
+    if (name == "sigma") p.latent.probability = value;
+    check(p);
+    *this = Seir(*this, p);
+  }
+
+  /// Infects agent i if it is susceptible, outside the steps (a scenario's import): it enters the
+  /// state a transmission leads to. Returns whether it changed. Writes the current values.
+  KOKKOS_INLINE_FUNCTION bool infect(agent_index i) const {
+    if (state.stored(i) != susceptible) return false;
+    bool const latent = params_.latent.kind != Period::Kind::none;
+    state.current()(i) = latent ? exposed : infectious;
+    timer.current()(i) = static_cast<std::uint16_t>(latent ? params_.latent.steps : params_.infectious.steps);
+    return true;
+  }
+  /// Makes agent i recovered if it is susceptible, outside the steps (a scenario's vaccination
+  /// that protects): removed, as a recovered agent is. Returns whether it changed.
+  KOKKOS_INLINE_FUNCTION bool immunise(agent_index i) const {
+    if (state.stored(i) != susceptible) return false;
+    state.current()(i) = recovered;
+    timer.current()(i) = 0;
+    return true;
   }
 
   SeirParameters const& parameters() const { return params_; }
@@ -131,8 +187,8 @@ class Seir {
     std::uint8_t const s = state(i);
     int const t = timer(i);
     if (s == susceptible || s == recovered) return t == 0;
-    if (s == exposed) return params_.latent.kind != Period::Kind::none && t <= params_.latent.steps;
-    return s == infectious && t <= params_.infectious.steps;
+    if (s == exposed) return params_.latent.kind != Period::Kind::none && t <= longest_latent_;
+    return s == infectious && t <= longest_infectious_;
   }
 
   /// The hazard neighbour j puts on a susceptible agent over an edge of weight w (0 unless j is
@@ -199,6 +255,23 @@ class Seir {
     return period.kind == Period::Kind::fixed ? timer_left <= 1 : a.bernoulli(draw, exit);
   }
 
+  // The same properties with new parameters: the longest fixed periods so far stay valid timers.
+  Seir(Seir const& other, SeirParameters const& p) : Seir(other) {
+    params_ = p;
+    unit_hazard_by_state_[infectious] = edge_hazard_of(p.beta, 1.0f);
+    latent_exit_ = to_threshold(p.latent.probability);
+    recovery_ = to_threshold(p.infectious.probability);
+    longest_latent_ = p.latent.steps > longest_latent_ ? p.latent.steps : longest_latent_;
+    longest_infectious_ = p.infectious.steps > longest_infectious_ ? p.infectious.steps : longest_infectious_;
+  }
+
+  // Refuses `name` for a period of the other kind: `fixed` names a fixed period, `geometric` the other.
+  static void period_named(Period const& period, std::string const& name, char const* fixed, char const* geometric) {
+    bool const is_fixed = period.kind == Period::Kind::fixed;
+    require(is_fixed == (name == fixed), "the period is " + std::string(is_fixed ? "fixed" : "geometric") + ": set " +
+                                             (is_fixed ? fixed : geometric) + ", not " + name);
+  }
+
   static void check(SeirParameters const& p) {
     require(p.beta >= 0.0 && p.beta <= 1.0, "beta must lie in [0, 1], got " + number_text(p.beta));
     require(p.initial_infected >= 0, "the initial infected count must not be negative");
@@ -221,6 +294,8 @@ class Seir {
   std::uint64_t unit_hazard_by_state_[4] = {0, 0, 0, 0};  ///< hazard of an unweighted edge, by neighbour state
   probability_threshold latent_exit_ = 0;
   probability_threshold recovery_ = 0;
+  int longest_latent_ = 0;  ///< the longest fixed periods set so far: timers up to these are valid
+  int longest_infectious_ = 0;
 };
 
 }  // namespace herd

@@ -1,0 +1,156 @@
+#include "scenario_file.hpp"
+
+#include <herd/core/error.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace herd::cli {
+
+namespace {
+
+using Json = nlohmann::json;
+
+// A whole number from `value` in [low, high], or an error naming `key`.
+long long whole(Json const& value, std::string const& key, long long low, long long high) {
+  if (!value.is_number()) throw Error(key + ": expected a whole number, got " + value.dump());
+  double const v = value.get<double>();
+  if (v != std::floor(v) || v < static_cast<double>(low) || v > static_cast<double>(high))
+    throw Error(key + ": expected a whole number from " + std::to_string(low) + " to " + std::to_string(high) +
+                ", got " + value.dump());
+  return static_cast<long long>(v);
+}
+
+double number(Json const& value, std::string const& key) {
+  if (!value.is_number()) throw Error(key + ": expected a number, got " + value.dump());
+  return value.get<double>();
+}
+
+// The event's steps: "step": t, or "steps": [first, last].
+void read_steps(Json const& event, std::string const& key, int steps, bool continued, ScenarioEvent& e) {
+  bool const one = event.contains("step"), range = event.contains("steps");
+  if (one == range) throw Error(key + ": give \"step\": t or \"steps\": [first, last], one of them");
+  auto const in_run = [&](Json const& value, std::string const& at) {
+    long long const t = whole(value, at, 1, 1ll << 31);
+    if (t > steps && !continued)
+      throw Error(at + ": step " + std::to_string(t) + " lies beyond the run's " + std::to_string(steps) +
+                  " steps (a run that writes a checkpoint may name later ones)");
+    return static_cast<int>(t);
+  };
+  if (one) {
+    e.first = e.last = in_run(event["step"], key + ".step");
+    return;
+  }
+  auto const& pair = event["steps"];
+  if (!pair.is_array() || pair.size() != 2) throw Error(key + ".steps: expected [first, last], got " + pair.dump());
+  e.first = in_run(pair[0], key + ".steps[0]");
+  e.last = in_run(pair[1], key + ".steps[1]");
+  if (e.first > e.last)
+    throw Error(key + ".steps: the first step comes after the last, " + std::to_string(e.first) + " > " +
+                std::to_string(e.last));
+}
+
+// The keys of `object` must be among `known`.
+void only_keys(Json const& object, std::string const& key, std::initializer_list<char const*> known) {
+  for (auto const& item : object.items()) {
+    bool found = false;
+    for (char const* k : known) found = found || item.key() == k;
+    if (found) continue;
+    std::string message = key + ": unknown key \"";
+    message += item.key();
+    message += "\" (expected ";
+    for (char const* k : known) {
+      if (k != *known.begin()) message += ", ";
+      message += k;
+    }
+    throw Error(message + ")");
+  }
+}
+
+void read_event(Json const& event, std::string const& key, int steps, bool continued, Scenario& scenario) {
+  if (!event.is_object()) throw Error(key + ": expected an object, got " + event.dump());
+  only_keys(event, key, {"step", "steps", "set", "import", "vaccinate", "note"});
+  int actions = 0;
+  for (char const* action : {"set", "import", "vaccinate"}) actions += event.contains(action);
+  if (actions != 1) throw Error(key + ": give one of \"set\", \"import\" or \"vaccinate\"");
+  ScenarioEvent e;
+  e.label = key;
+  read_steps(event, key, steps, continued, e);
+  if (event.contains("set")) {
+    auto const& set = event["set"];
+    if (!set.is_object() || set.empty())
+      throw Error(key + ".set: expected {\"parameter\": value, ...}, got " + set.dump());
+    e.kind = ScenarioEvent::Kind::set;
+    e.reverts = event.contains("steps");
+    for (auto const& item : set.items()) {
+      e.parameter = item.key();
+      e.label = key + ".set." + item.key();
+      e.value = number(item.value(), key + ".set." + item.key());
+      scenario.events.push_back(e);
+    }
+    return;
+  }
+  if (event.contains("import")) {
+    e.kind = ScenarioEvent::Kind::import;
+    e.count = whole(event["import"], key + ".import", 0, 1ll << 53);
+    scenario.events.push_back(e);
+    return;
+  }
+  auto const& vaccinate = event["vaccinate"];
+  std::string const at = key + ".vaccinate";
+  if (!vaccinate.is_object())
+    throw Error(at + ": expected {\"per_step\": N, \"efficacy\": p}, got " + vaccinate.dump());
+  only_keys(vaccinate, at, {"per_step", "efficacy", "order"});
+  if (!vaccinate.contains("per_step")) throw Error(at + ": \"per_step\" is missing");
+  e.kind = ScenarioEvent::Kind::vaccinate;
+  e.count = whole(vaccinate["per_step"], at + ".per_step", 0, 1ll << 53);
+  if (vaccinate.contains("efficacy")) {
+    e.efficacy = number(vaccinate["efficacy"], at + ".efficacy");
+    if (!(e.efficacy >= 0.0 && e.efficacy <= 1.0))
+      throw Error(at + ".efficacy: expected a number in [0, 1], got " + vaccinate["efficacy"].dump());
+  }
+  if (vaccinate.contains("order")) {
+    auto const& order = vaccinate["order"];
+    if (order != "random" && order != "oldest-first")
+      throw Error(at + ".order: expected \"random\" or \"oldest-first\", got " + order.dump());
+    e.by_priority = order == "oldest-first";
+  }
+  scenario.events.push_back(e);
+}
+
+}  // namespace
+
+Scenario read_scenario(std::string const& path, int steps, bool continued) {
+  std::ifstream in(path);
+  if (!in) throw Error(path + ": cannot open the scenario file");
+  std::stringstream text;
+  text << in.rdbuf();
+  Json json;
+  try {
+    json = Json::parse(text.str());
+  } catch (Json::parse_error const& e) {
+    // "[json.exception.parse_error.101] parse error at line 3, column 5: ...": the part from "line".
+    std::string const what = e.what();
+    auto const at = what.find("line ");
+    throw Error(path + ": malformed JSON at " + (at == std::string::npos ? what : what.substr(at)));
+  }
+  Scenario scenario;
+  try {
+    if (!json.is_object()) throw Error("expected an object with \"events\"");
+    only_keys(json, "the scenario", {"events", "description"});
+    if (!json.contains("events") || !json["events"].is_array()) throw Error("events: expected a list of events");
+    auto const& events = json["events"];
+    for (std::size_t k = 0; k < events.size(); ++k)
+      read_event(events[k], "events[" + std::to_string(k) + "]", steps, continued, scenario);
+    check(scenario);
+  } catch (Error const& e) {
+    throw Error(path + ": " + e.what());
+  }
+  return scenario;
+}
+
+}  // namespace herd::cli

@@ -1,0 +1,17 @@
+#pragma once
+
+// Scenario files (herd run --scenario FILE): timed events in JSON, as docs/scenarios.md describes.
+
+#include <herd/scenario/scenario.hpp>
+
+#include <string>
+
+namespace herd::cli {
+
+/// The events of the scenario file at `path`, checked against a run of `steps` steps: a step
+/// beyond them is refused unless the run is `continued` (it writes a checkpoint that a longer run
+/// may resume). Throws herd::Error naming the file and the line (malformed JSON) or the key (a
+/// bad event) at fault.
+Scenario read_scenario(std::string const& path, int steps, bool continued);
+
+}  // namespace herd::cli

@@ -1,0 +1,352 @@
+#pragma once
+
+// A scenario's events acting on one simulation and its model between the steps
+// (herd::run_scenario runs the loop). What a model offers decides which events it takes:
+// - `set`: model.parameter(name) and model.set_parameter(name, value) on the host, which throw
+//   herd::Error for a name or value the model does not take;
+// - `import`: model.infect(i), on the device: agent i (a stored index) becomes infected if it is
+//   susceptible, and says whether it changed;
+// - `vaccinate`: model.immunise(i), likewise: agent i, if susceptible, becomes immune.
+// The draws come from the stream herd::streams::scenario, keyed on global ids and the event's
+// position, so every backend, schedule and rank count picks the same agents.
+
+#include <herd/core/error.hpp>
+#include <herd/core/random.hpp>
+#include <herd/core/types.hpp>
+#include <herd/models/seeding.hpp>
+#include <herd/scenario/scenario.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace herd {
+
+namespace Details {
+template <class Model, class = void>
+struct sets_parameters : std::false_type {};
+template <class Model>
+struct sets_parameters<Model, std::void_t<decltype(std::declval<Model&>().set_parameter(std::string{}, 0.0)),
+                                          decltype(std::declval<Model const&>().parameter(std::string{}))>>
+    : std::true_type {};
+template <class Model, class = void>
+struct infects : std::false_type {};
+template <class Model>
+struct infects<Model, std::void_t<decltype(std::declval<Model const&>().infect(agent_index{}))>> : std::true_type {};
+template <class Model, class = void>
+struct immunises : std::false_type {};
+template <class Model>
+struct immunises<Model, std::void_t<decltype(std::declval<Model const&>().immunise(agent_index{}))>> : std::true_type {
+};
+}  // namespace Details
+
+/// Whether a model takes a scenario's `set`, `import` and `vaccinate` events.
+template <class Model>
+inline constexpr bool sets_parameters_v = Details::sets_parameters<Model>::value;
+template <class Model>
+inline constexpr bool infects_v = Details::infects<Model>::value;
+template <class Model>
+inline constexpr bool immunises_v = Details::immunises<Model>::value;
+
+/// Vaccination classes a priority order may have: an agent's class is one byte.
+inline constexpr int vaccination_classes = 256;
+
+/// Agents each event changed before each step: row t, column k for event k before step t (row 0
+/// stays 0). Summed over ranks by Interventions::finish.
+template <class MemorySpace>
+using EventCounts = Kokkos::View<std::int64_t**, Kokkos::LayoutRight, MemorySpace>;
+
+template <class Simulation, class Model>
+class Interventions {
+ public:
+  using memory_space = typename Simulation::memory_space;
+  using execution_space = typename Simulation::execution_space;
+  using Priority = Kokkos::View<std::uint8_t*, memory_space>;
+
+  /// Checks `scenario` against the model, and makes what its events draw for the steps up to
+  /// `steps`, the last the simulation reaches (events after it never act). `priority`: each
+  /// stored agent's vaccination class, lower classes first, for the events `by_priority` (see
+  /// set_priority). Every value a `set` event gives is tried on the model, which then has its
+  /// first parameters back. Collective on a rank; allocates and waits for the device.
+  Interventions(Simulation& sim, Model& model, Scenario scenario, int steps, Priority priority = {})
+      : scenario_(std::move(scenario)), saved_(scenario_.events.size(), 0.0) {
+    check(scenario_);
+    counts_ = EventCounts<memory_space>("herd::scenario::counts", static_cast<std::size_t>(steps) + 1,
+                                        scenario_.events.size());
+    try_parameters(model);
+    make_imports(sim, steps);
+    steps_ = steps;
+    campaigns_.assign(scenario_.events.size(), Campaign());
+    make_campaigns(sim, false);
+    if (priority.extent(0) != 0) set_priority(sim, std::move(priority));
+  }
+
+  /// Sets each stored agent's vaccination class (lower classes first) for the vaccinations
+  /// `by_priority`, which refuse to act without them; empty: none. The classes of the owned agents
+  /// are counted over every rank: collective on a rank. Call before the steps, when the classes
+  /// depend on a state set after construction (an age read from a checkpoint).
+  void set_priority(Simulation& sim, Priority priority) {
+    priority_ = std::move(priority);
+    require(priority_.extent(0) == 0 || static_cast<agent_index>(priority_.extent(0)) >= sim.num_owned(),
+            "scenario: the vaccination classes cover " + std::to_string(priority_.extent(0)) + " agents of " +
+                std::to_string(sim.num_owned()));
+    for (std::size_t k = 0; k < scenario_.events.size(); ++k)
+      require(!scenario_.events[k].by_priority || priority_.extent(0) != 0,
+              event_name(scenario_, k) + ": vaccinates by priority, but no agent has a class");
+    make_classes(sim);
+    make_campaigns(sim, true);
+  }
+
+  Scenario const& scenario() const { return scenario_; }
+
+  /// Gives the model the parameters that the events before step `step` left it, from those it
+  /// had after the last step these events acted on (none: its first ones). A run resumed from a
+  /// saved state after step - 1 steps starts so; herd::run_scenario calls it.
+  void catch_up(Model& model, int step) {
+    for (int t = done_ + 1; t < step; ++t) set_parameters(model, t);
+    if (step - 1 > done_) done_ = step - 1;
+  }
+
+  /// Acts with the events of step `step` (from 1) on the simulation and the model, before the
+  /// step. Returns whether any event acted; the agents' changes are counted on the device.
+  bool operator()(Simulation& sim, Model& model, int step) {
+    done_ = step;
+    bool acted = set_parameters(model, step);
+    bool changed = false;
+    for (std::size_t k = 0; k < scenario_.events.size(); ++k) {
+      auto const& e = scenario_.events[k];
+      if (e.kind == ScenarioEvent::Kind::set || step < e.first || step > e.last) continue;
+      if (!changed) sim.wait_for_ghosts();
+      changed = true;
+      // Refused at construction for a model without the hook.
+      if constexpr (infects_v<Model>)
+        if (e.kind == ScenarioEvent::Kind::import) import(sim, model, k, step);
+      if constexpr (immunises_v<Model>)
+        if (e.kind == ScenarioEvent::Kind::vaccinate) vaccinate(sim, model, k, step);
+    }
+    if (changed) model.for_each_property([&](auto const& property) { sim.update_ghosts(property); });
+    return acted || changed;
+  }
+
+  /// The agents each event changed before each step, summed over ranks (collective); call once,
+  /// after the run.
+  EventCounts<memory_space> const& finish(Simulation& sim) {
+    sim.finish(counts_);
+    return counts_;
+  }
+
+ private:
+  // Applies the `set` events of step `step`: first what reverts, then what is set.
+  bool set_parameters(Model& model, int step) {
+    bool acted = false;
+    for (std::size_t k = 0; k < scenario_.events.size(); ++k) {
+      auto const& e = scenario_.events[k];
+      if (e.kind != ScenarioEvent::Kind::set || !e.reverts || step != e.last + 1) continue;
+      if constexpr (sets_parameters_v<Model>) model.set_parameter(e.parameter, saved_[k]);
+      acted = true;
+    }
+    for (std::size_t k = 0; k < scenario_.events.size(); ++k) {
+      auto const& e = scenario_.events[k];
+      if (e.kind != ScenarioEvent::Kind::set || step != e.first) continue;
+      if constexpr (sets_parameters_v<Model>) {
+        saved_[k] = model.parameter(e.parameter);
+        model.set_parameter(e.parameter, e.value);
+      }
+      acted = true;
+    }
+    return acted;
+  }
+
+  // Every event the model cannot take is refused here, and every value a `set` gives is tried;
+  // the model has its first parameters back either way.
+  void try_parameters(Model& model) {
+    std::vector<std::pair<std::string, double>> first;
+    auto const restore = [&] {
+      if constexpr (sets_parameters_v<Model>)
+        for (auto p = first.rbegin(); p != first.rend(); ++p) model.set_parameter(p->first, p->second);
+    };
+    for (std::size_t k = 0; k < scenario_.events.size(); ++k) {
+      auto const& e = scenario_.events[k];
+      std::string const name = event_name(scenario_, k);
+      try {
+        if (e.kind == ScenarioEvent::Kind::import) require(infects_v<Model>, "the model has no infections to import");
+        if (e.kind == ScenarioEvent::Kind::vaccinate) require(immunises_v<Model>, "the model has no immunity to give");
+        if (e.kind != ScenarioEvent::Kind::set) continue;
+        if constexpr (sets_parameters_v<Model>) {
+          first.emplace_back(e.parameter, model.parameter(e.parameter));
+          model.set_parameter(e.parameter, e.value);
+        } else {
+          throw Error("the model has no parameters to set");
+        }
+      } catch (Error const& error) {
+        restore();
+        throw Error(name + ": " + error.what());
+      }
+    }
+    restore();
+  }
+
+  // The agents each import event draws at each of its steps, in one View: Floyd's choice
+  // (herd::choose_agents) under a seed drawn for the event and the step.
+  void make_imports(Simulation const& sim, int steps) {
+    std::vector<global_id> ids;
+    import_start_.assign(scenario_.events.size(), std::vector<std::size_t>());
+    for (std::size_t k = 0; k < scenario_.events.size(); ++k) {
+      auto const& e = scenario_.events[k];
+      if (e.kind != ScenarioEvent::Kind::import) continue;
+      require(e.count <= sim.num_global(), event_name(scenario_, k) + ": " + std::to_string(e.count) +
+                                               " agents a step, of " + std::to_string(sim.num_global()));
+      for (int t = e.first; t <= std::min(e.last, steps); ++t) {
+        import_start_[k].push_back(ids.size());
+        auto const chosen = choose_agents<Kokkos::HostSpace>(import_seed(sim.rng(), k, t), sim.num_global(), e.count);
+        ids.insert(ids.end(), chosen.data(), chosen.data() + chosen.extent(0));
+      }
+      import_start_[k].push_back(ids.size());
+    }
+    imported_ = Kokkos::View<global_id*, memory_space>(
+        Kokkos::ViewAllocateWithoutInitializing("herd::scenario::imports"), ids.size());
+    Kokkos::deep_copy(
+        imported_, Kokkos::View<global_id const*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(ids.data(), ids.size()));
+  }
+
+  // The seed of an import's choice at step t: 64 bits of the scenario's stream.
+  static std::uint64_t import_seed(CounterRng const& rng, std::size_t event, int step) {
+    return rng.bits64(static_cast<global_id>(event), static_cast<std::uint32_t>(step), streams::scenario, 0);
+  }
+
+  // The agents of each vaccination class over every rank, and how many come before each class.
+  void make_classes(Simulation& sim) {
+    classes_ = {};
+    if (priority_.extent(0) == 0) return;
+    EventCounts<memory_space> in_class("herd::scenario::class_sizes", 1, vaccination_classes);
+    auto const priority = priority_;
+    Kokkos::parallel_for(
+        "herd::scenario::count_classes",
+        Kokkos::RangePolicy<execution_space>(sim.execution_space_instance(), 0, sim.num_owned()),
+        KOKKOS_LAMBDA(agent_index i) { Kokkos::atomic_add(&in_class(0, priority(i)), std::int64_t{1}); });
+    sim.finish(in_class);  // sums over ranks
+    auto const host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), in_class);
+    Kokkos::View<std::int64_t*, Kokkos::HostSpace> before("herd::scenario::before", 2 * vaccination_classes);
+    std::int64_t sum = 0;
+    for (int c = 0; c < vaccination_classes; ++c) {
+      before(c) = sum;
+      before(vaccination_classes + c) = host(0, c);
+      sum += host(0, c);
+    }
+    classes_ = Kokkos::create_mirror_view_and_copy(memory_space(), before);
+  }
+
+  void import(Simulation& sim, Model const& model, std::size_t k, int step) {
+    auto const& e = scenario_.events[k];
+    auto const& start = import_start_[k];
+    auto const at = static_cast<std::size_t>(step - e.first);
+    auto const chosen = Kokkos::subview(imported_, std::make_pair(start[at], start[at + 1]));
+    auto const ids = sim.id_map();
+    Kokkos::parallel_reduce(
+        "herd::scenario::import",
+        Kokkos::RangePolicy<execution_space>(sim.execution_space_instance(), 0, sim.num_owned()),
+        KOKKOS_LAMBDA(agent_index i, std::int64_t & changed) {
+          if (contains_sorted(chosen, ids(i)) && model.infect(i)) ++changed;
+        },
+        Kokkos::subview(counts_, static_cast<std::size_t>(step), k));
+  }
+
+  // Agent g of class c takes its dose before step first + (before(c) + u_g count(c)) / N, u_g
+  // uniform in [0, 1) from the 64 bits of draws 4k and 4k + 1 of event k: N doses a step on
+  // average, the classes in order, a random order within each. Without priority every agent is in
+  // one class. The owned agents of each turn are listed once, so that a step's doses cost a pass
+  // over its own agents alone.
+  void make_campaigns(Simulation& sim, bool by_priority) {
+    for (std::size_t k = 0; k < scenario_.events.size(); ++k) {
+      auto const& e = scenario_.events[k];
+      if (e.kind != ScenarioEvent::Kind::vaccinate || e.by_priority != by_priority) continue;
+      campaigns_[k] = Campaign();
+      int const turns = std::min(e.last, steps_) - e.first + 1;
+      if (e.count == 0 || turns <= 0 || (by_priority && classes_.extent(0) == 0)) continue;
+      auto const owned = sim.num_owned();
+      auto const ids = sim.id_map();
+      auto const rng = sim.rng();
+      auto const classes = classes_;
+      auto const priority = priority_;
+      auto const everyone = static_cast<std::uint64_t>(sim.num_global());
+      auto const per_step = static_cast<std::uint64_t>(e.count);
+      auto const event = static_cast<std::uint32_t>(k);
+      auto const exec = sim.execution_space_instance();
+      Kokkos::View<int*, memory_space> turn(Kokkos::ViewAllocateWithoutInitializing("herd::scenario::turn"), owned);
+      Kokkos::View<std::int64_t*, memory_space> start("herd::scenario::turn_start", turns + 1);
+      Kokkos::parallel_for(
+          "herd::scenario::turns", Kokkos::RangePolicy<execution_space>(exec, 0, owned), KOKKOS_LAMBDA(agent_index i) {
+            int const c = by_priority ? priority(i) : 0;
+            auto const first = by_priority ? static_cast<std::uint64_t>(classes(c)) : 0;
+            auto const size = by_priority ? static_cast<std::uint64_t>(classes(vaccination_classes + c)) : everyone;
+            auto const position = first + uniform_below64(rng.bits64(ids(i), 0, streams::scenario, 2 * event), size);
+            auto const t = position / per_step;
+            turn(i) = t < static_cast<std::uint64_t>(turns) ? static_cast<int>(t) : -1;
+            if (turn(i) >= 0) Kokkos::atomic_add(&start(turn(i) + 1), std::int64_t{1});
+          });
+      auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), start);
+      for (int t = 0; t < turns; ++t) host(t + 1) += host(t);
+      Kokkos::deep_copy(start, host);
+      Campaign& campaign = campaigns_[k];
+      campaign.start.assign(host.data(), host.data() + host.size());
+      campaign.agents = Kokkos::View<agent_index*, memory_space>(
+          Kokkos::ViewAllocateWithoutInitializing("herd::scenario::dosed"), static_cast<std::size_t>(host(turns)));
+      auto const agents = campaign.agents;
+      Kokkos::parallel_for(
+          "herd::scenario::list_turns", Kokkos::RangePolicy<execution_space>(exec, 0, owned),
+          KOKKOS_LAMBDA(agent_index i) {
+            if (turn(i) >= 0) agents(Kokkos::atomic_fetch_add(&start(turn(i)), std::int64_t{1})) = i;
+          });
+      exec.fence();
+    }
+  }
+
+  // The doses of this step: each protects when draw 4k + 2 falls below the efficacy.
+  void vaccinate(Simulation& sim, Model const& model, std::size_t k, int step) {
+    auto const& e = scenario_.events[k];
+    require(!e.by_priority || classes_.extent(0) != 0,
+            event_name(scenario_, k) + ": vaccinates by priority, but no agent has a class");
+    auto const& campaign = campaigns_[k];
+    auto const turn = static_cast<std::size_t>(step - e.first);
+    if (campaign.start.size() < turn + 2) return;
+    auto const agents = campaign.agents;
+    auto const first = static_cast<std::size_t>(campaign.start[turn]);
+    auto const ids = sim.id_map();
+    auto const rng = sim.rng();
+    auto const protects = to_threshold(e.efficacy);
+    auto const event = static_cast<std::uint32_t>(k);
+    Kokkos::parallel_reduce(
+        "herd::scenario::vaccinate",
+        Kokkos::RangePolicy<execution_space>(sim.execution_space_instance(), first,
+                                             static_cast<std::size_t>(campaign.start[turn + 1])),
+        KOKKOS_LAMBDA(std::size_t j, std::int64_t & changed) {
+          agent_index const i = agents(j);
+          if (rng.bits(ids(i), 0, streams::scenario, 4 * event + 2) < protects && model.immunise(i)) ++changed;
+        },
+        Kokkos::subview(counts_, static_cast<std::size_t>(step), k));
+  }
+
+  // A vaccination's owned agents by turn: those of turn t are agents(start[t] ... start[t + 1] - 1).
+  struct Campaign {
+    Kokkos::View<agent_index*, memory_space> agents;
+    std::vector<std::int64_t> start;
+  };
+
+  Scenario scenario_;
+  Priority priority_;
+  std::vector<double> saved_;  ///< a reverting `set`'s earlier value
+  int done_ = 0;               ///< the last step the events acted before
+  EventCounts<memory_space> counts_;
+  Kokkos::View<global_id*, memory_space> imported_;
+  std::vector<std::vector<std::size_t>> import_start_;  ///< per import event: where each step's agents start
+  Kokkos::View<std::int64_t*, memory_space> classes_;   ///< agents before each class, then each class's agents
+  std::vector<Campaign> campaigns_;                     ///< per vaccination event: its agents by turn
+  int steps_ = 0;
+};
+
+}  // namespace herd

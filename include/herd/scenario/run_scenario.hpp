@@ -1,0 +1,26 @@
+#pragma once
+
+#include <herd/engine/run.hpp>
+#include <herd/scenario/interventions.hpp>
+
+#include <utility>
+
+namespace herd {
+
+/// herd::run with a scenario: before each step, `interventions` acts with the events of that step
+/// (numbered from the simulation's start, 1 up). A step after events that acted forgets what
+/// active-set stepping knew of the agents and counts its observables over every agent, so the
+/// results are those of any stepping mode. A run resumed from a saved state first gives the model
+/// the parameters the earlier events left it (Interventions::catch_up). Allocates nothing in the
+/// loop; waits for the device only where stepping does, and a rank exchanges the ghosts of what
+/// an event changed.
+template <class Simulation, class Model, class Progress = NoProgress>
+History<typename Simulation::memory_space> run_scenario(Simulation& sim, Model& model, int steps,
+                                                        Interventions<Simulation, Model>& interventions,
+                                                        Progress&& progress = {}, Telemetry* telemetry = nullptr) {
+  interventions.catch_up(model, static_cast<int>(sim.step()) + 1);
+  return Details::run_loop(sim, model, steps, std::forward<Progress>(progress), telemetry,
+                           [&interventions](Simulation& s, Model& m, int step) { return interventions(s, m, step); });
+}
+
+}  // namespace herd

@@ -1,0 +1,179 @@
+"""Tests of scenarios (herd run --scenario FILE): a lockdown with beta 0 stops every infection while
+it lasts; every stepping mode, rank count and a resumed run give the same counts; the events'
+report; an ensemble's members each run the scenario; bad files refused with one line naming the
+line or the key, exit status 1 and no file written.
+
+Usage: test_cli_scenario.py HERD [MPIEXEC [MPIEXEC FLAGS...]]"""
+
+import csv
+import json
+import os
+import sys
+import unittest
+
+import herd_files_test as hf
+
+BASE = ["--model", "sir", "--graph", "erdos-renyi", "--agents", "4000", "--mean-degree", "6", "--beta", "0.2",
+        "--infectious-steps", "5", "--steps", "30", "--quiet"]
+RUN = BASE + ["--seed", "5"]
+
+# Every kind of event: a lockdown over steps 6-12, imports, a vaccination campaign, a period change.
+EVENTS = [
+    {"steps": [6, 12], "set": {"beta": 0.0}, "note": "lockdown"},
+    {"step": 14, "import": 20},
+    {"steps": [15, 22], "vaccinate": {"per_step": 150, "efficacy": 0.9}},
+    {"step": 18, "set": {"infectious-steps": 3}},
+]
+
+
+def counts(path):
+    with open(path) as f:
+        rows = list(csv.DictReader(f))
+    return [{k: int(v) for k, v in row.items()} for row in rows]
+
+
+class Scenario(hf.Case):
+    def scenario(self, events, name="scenario.json"):
+        path = self.path(name)
+        with open(path, "w") as f:
+            json.dump({"description": "a test", "events": events}, f)
+        return path
+
+    def run_csv(self, ranks, *extra, name="out.csv"):
+        self.ok(ranks, "run", *RUN, "--scenario", self.scenario(EVENTS), "--csv", self.path(name), *extra)
+        return hf.read(self.path(name))
+
+    def test_a_lockdown_with_beta_zero_stops_every_infection(self):
+        self.ok(0, "run", *RUN, "--scenario", self.scenario(EVENTS), "--csv", self.path("s.csv"), "--json",
+                self.path("s.json"))
+        rows = counts(self.path("s.csv"))
+        for t in range(6, 13):
+            self.assertEqual(rows[t]["S"], rows[5]["S"], f"step {t}")
+        self.assertLess(rows[5]["S"], rows[0]["S"])
+        with open(self.path("s.json")) as f:
+            report = json.load(f)
+        events = report["events"]
+        self.assertEqual([e["name"] for e in events],
+                         ["events[0].set.beta", "events[1]", "events[2]", "events[3].set.infectious-steps"])
+        self.assertEqual(events[0]["reverts"], True)
+        self.assertEqual(events[3]["reverts"], False)
+        # The import infects at most 20 agents, and only susceptible ones: S falls by as many.
+        imported = events[1]["agents"]
+        self.assertEqual(len(imported), 1)
+        self.assertTrue(0 < imported[0] <= 20)
+        self.assertEqual(len(events[2]["agents"]), 8)
+        self.assertTrue(all(0 <= a <= 150 for a in events[2]["agents"]))
+        self.assertGreater(sum(events[2]["agents"]), 0)
+        # Without the scenario the epidemic goes on through steps 6-12.
+        self.ok(0, "run", *RUN, "--csv", self.path("plain.csv"))
+        plain = counts(self.path("plain.csv"))
+        self.assertLess(plain[12]["S"], plain[5]["S"])
+        self.assertEqual(plain[:6], rows[:6])
+
+    def test_every_stepping_mode_and_rank_count_agree(self):
+        pulled = self.run_csv(0, "--stepping", "pull")
+        for extra in (["--stepping", "active"], ["--stepping", "auto", "--threads", "2"]):
+            with self.subTest(extra=extra):
+                self.assertEqual(self.run_csv(0, *extra), pulled)
+        if hf.MPIEXEC:
+            for ranks in (2, 3):
+                with self.subTest(ranks=ranks):
+                    self.assertEqual(self.run_csv(ranks), pulled)
+
+    @unittest.skipUnless(os.environ.get("HERD_HAS_HDF5") == "1", "checkpoints need HDF5")
+    def test_a_resumed_run_fires_the_rest_of_the_scenario(self):
+        full = self.run_csv(0)
+        ckpt = self.path("c.h5")
+        scenario = self.scenario(EVENTS)
+        args = [a if a != "30" else "16" for a in RUN]
+        for written, resumed in [(0, 0), (2, 3)] if hf.MPIEXEC else [(0, 0)]:
+            with self.subTest(written=written, resumed=resumed):
+                self.ok(written, "run", *args, "--scenario", scenario, "--checkpoint", ckpt)
+                self.ok(resumed, "resume", ckpt, "--steps", "30", "--csv", self.path("resumed.csv"))
+                self.assertEqual(hf.read(self.path("resumed.csv")), full)
+
+    def test_ensemble_members_each_run_the_scenario(self):
+        scenario = self.scenario(EVENTS)
+        self.ok(0, "run", *RUN, "--scenario", scenario, "--replicates", "2", "--stepping", "pull", "--csv",
+                self.path("members.csv"))
+        with open(self.path("members.csv")) as f:
+            rows = list(csv.DictReader(f))
+        for member, seed in [(0, 5), (1, 6)]:
+            self.ok(0, "run", *BASE, "--seed", str(seed), "--graph-seed", "5", "--scenario", scenario, "--csv",
+                    self.path("one.csv"))
+            one = counts(self.path("one.csv"))
+            mine = [r for r in rows if int(r["member"]) == member]
+            self.assertEqual([int(r["S"]) for r in mine], [r["S"] for r in one], f"member {member}")
+            self.assertEqual([int(r["I"]) for r in mine], [r["I"] for r in one], f"member {member}")
+
+    def test_covid_vaccinates_the_oldest_first_the_same_in_every_mode(self):
+        scenario = self.scenario([
+            {"steps": [5, 9], "set": {"transmission-rate": 0.5}},
+            {"step": 10, "import": 8},
+            {"steps": [11, 16], "vaccinate": {"per_step": 300, "efficacy": 0.9, "order": "oldest-first"}},
+            {"step": 12, "set": {"mortality": 0.3}},
+        ])
+        args = ["--model", "covid", "--graph", "erdos-renyi", "--agents", "4000", "--mean-degree", "6", "--steps",
+                "20", "--quiet", "--scenario", scenario]
+        self.ok(0, "run", *args, "--stepping", "pull", "--csv", self.path("pull.csv"), "--json", self.path("c.json"))
+        self.ok(0, "run", *args, "--stepping", "active", "--csv", self.path("active.csv"))
+        self.assertEqual(hf.read(self.path("active.csv")), hf.read(self.path("pull.csv")))
+        if hf.MPIEXEC:  # the classes counted over the ranks
+            self.ok(3, "run", *args, "--csv", self.path("ranks.csv"))
+            self.assertEqual(hf.read(self.path("ranks.csv")), hf.read(self.path("pull.csv")))
+        with open(self.path("c.json")) as f:
+            events = json.load(f)["events"]
+        self.assertEqual(len(events[2]["agents"]), 6)
+        self.assertGreater(sum(events[2]["agents"]), 0)
+
+    def test_bad_files_are_refused_with_one_line_and_nothing_written(self):
+        cases = [
+            ('{"events": [{"step": 3, "set": {"beta": 0.1}},]}', "line 1, column"),
+            ('{"events": [\n  {"step": 3, "set": {"beta": 0.1}}\n  {"step": 4, "import": 2}\n]}', "line 3"),
+            ([{"step": 3, "set": {"omega": 0.1}}], "events[0].set.omega: no parameter 'omega'"),
+            ([{"step": 3, "set": {"gamma": 0.1}}], "events[0].set.gamma: the period is fixed"),
+            ([{"step": 3, "set": {"beta": 1.5}}], "events[0].set.beta: beta must lie in [0, 1]"),
+            ([{"step": 3, "set": {"beta": "high"}}], "events[0].set.beta: expected a number"),
+            ([{"steps": [20, 31], "import": 2}], "events[0].steps[1]: step 31 lies beyond the run's 30 steps"),
+            ([{"steps": [9, 4], "import": 2}], "events[0].steps: the first step comes after the last"),
+            ([{"step": 0, "import": 2}], "events[0].step: expected a whole number from 1"),
+            ([{"step": 3, "import": -5}], "events[0].import: expected a whole number from 0"),
+            ([{"step": 3, "import": 5000}], "events[0]: 5000 agents a step, of 4000"),
+            ([{"step": 3, "vaccinate": {"per_step": 10, "efficacy": -0.5}}],
+             "events[0].vaccinate.efficacy: expected a number in [0, 1]"),
+            ([{"step": 3, "vaccinate": {"rate": 10}}], "events[0].vaccinate: unknown key \"rate\""),
+            ([{"step": 3}], "events[0]: give one of"),
+            ([{"step": 3, "vaccinate": {"per_step": 10, "order": "eldest"}}],
+             "events[0].vaccinate.order: expected \"random\" or \"oldest-first\""),
+            ([{"step": 3, "vaccinate": {"per_step": 10, "order": "oldest-first"}}],
+             "events[0]: the order oldest-first needs agents' ages, which sir does not keep"),
+            ([{"step": 3, "closes": "school"}], "events[0]: unknown key \"closes\""),
+        ]
+        for text, says in cases:
+            with self.subTest(says=says):
+                path = self.path("bad.json")
+                with open(path, "w") as f:
+                    f.write(text if isinstance(text, str) else json.dumps({"events": text}))
+                out = self.path("out.csv")
+                result = hf.herd(0, "run", *RUN, "--scenario", path, "--csv", out, "--json", self.path("out.json"))
+                self.assertEqual(result.returncode, 1, result.stderr)
+                lines = result.stderr.strip().splitlines()
+                self.assertEqual(len(lines), 1, result.stderr)
+                self.assertIn(path, lines[0])
+                self.assertIn(says, lines[0])
+                self.assertFalse(os.path.exists(out))
+                self.assertFalse(os.path.exists(self.path("out.json")))
+        result = hf.herd(0, "run", *RUN, "--scenario", self.path("missing.json"))
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("missing.json: cannot open the scenario file", result.stderr)
+        # A model without parameters to set or infections to import.
+        path = self.scenario([{"step": 3, "import": 5}])
+        result = hf.herd(0, "run", "--model", "voter", "--graph", "erdos-renyi", "--agents", "4000", "--steps", "30",
+                         "--quiet", "--scenario", path)
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertIn("events[0]: the model has no infections to import", result.stderr)
+
+
+if __name__ == "__main__":
+    hf.configure(sys.argv)
+    unittest.main(argv=sys.argv[:1], verbosity=2)
