@@ -29,6 +29,21 @@
 
 namespace herd::cli {
 
+// The classes of `--scenario`'s vaccinations in the order oldest-first, for a model with ages
+// (covid): the oldest age group is class 0. Outside the anonymous namespace, where nvcc's device
+// lambdas may not be.
+template <class Sim, class Model>
+typename Interventions<Sim, Model>::Priority vaccination_classes(Sim const& sim, Model const& model) {
+  typename Interventions<Sim, Model>::Priority classes(
+      Kokkos::ViewAllocateWithoutInitializing("herd::scenario::classes"), sim.num_agents());
+  auto const age = model.age;
+  auto const oldest = static_cast<std::uint8_t>(model.num_age_groups() - 1);
+  Kokkos::parallel_for(
+      "herd::scenario::oldest_first", Kokkos::RangePolicy<Exec>(sim.execution_space_instance(), 0, sim.num_agents()),
+      KOKKOS_LAMBDA(agent_index i) { classes(i) = static_cast<std::uint8_t>(oldest - age.stored(i)); });
+  return classes;
+}
+
 namespace {
 
 // Where the run's files go: the world (one rank, or all of a distributed run).
@@ -144,22 +159,6 @@ std::vector<EventRun> event_runs(Scenario const& scenario, Counts const& counts,
   return runs;
 }
 
-// The classes of `--scenario`'s vaccinations in the order oldest-first: the oldest age group is
-// class 0. None for a model without ages (run_job refused such an order).
-template <class Sim, class Model>
-typename Interventions<Sim, Model>::Priority vaccination_classes(Sim const& sim, Model const& model) {
-  typename Interventions<Sim, Model>::Priority classes;
-  if constexpr (std::is_same_v<Model, Covid<typename Sim::memory_space>>) {
-    classes = decltype(classes)(Kokkos::ViewAllocateWithoutInitializing("herd::scenario::classes"), sim.num_agents());
-    auto const age = model.age;
-    auto const oldest = static_cast<std::uint8_t>(model.num_age_groups() - 1);
-    Kokkos::parallel_for(
-        "herd::scenario::oldest_first", Kokkos::RangePolicy<Exec>(sim.execution_space_instance(), 0, sim.num_agents()),
-        KOKKOS_LAMBDA(agent_index i) { classes(i) = static_cast<std::uint8_t>(oldest - age.stored(i)); });
-  }
-  return classes;
-}
-
 template <class Model, class Sim>
 JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> const& shown,
                    std::function<void(int, int)> const& progress, std::uint64_t edges, std::uint64_t hash,
@@ -177,7 +176,8 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
     }
   }
   auto const first = files.initialise();
-  if (events) events->set_priority(sim, vaccination_classes(sim, model));
+  if constexpr (std::is_same_v<Model, Covid<Memory>>)
+    if (events) events->set_priority(sim, vaccination_classes(sim, model));
   Kokkos::fence();
   Telemetry telemetry;
   telemetry.record_steps(!o.profile_steps.empty());
@@ -774,25 +774,45 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
 
 }  // namespace
 
-// Reads the scenario file to refuse a bad one before the graph is built.
+// Reads the scenario file to refuse a bad one before the graph is built: its events are tried on
+// a model of no agents, as the run's Interventions try them.
+template <class Entry>
 void check_scenario(Options const& o) {
   auto const scenario = read_scenario(o.scenario, o.steps, !o.checkpoint.empty());
-  for (std::size_t k = 0; k < scenario.events.size(); ++k)
-    if (scenario.events[k].by_priority && !model_has_age_groups(o.model))
-      throw Error(o.scenario + ": " + event_name(scenario, k) + ": the order oldest-first needs agents' ages, which " +
-                  o.model + " does not keep (covid does)");
+  auto model = Entry::template make<float>(o, 0, std::numeric_limits<global_id>::max(), typename Entry::Inputs{});
+  using Model = decltype(model);
+  for (std::size_t k = 0; k < scenario.events.size(); ++k) {
+    auto const& e = scenario.events[k];
+    auto const refuse = [&](std::string const& why) {
+      throw Error(o.scenario + ": " + event_name(scenario, k) + ": " + why);
+    };
+    if (e.by_priority && !model_has_age_groups(o.model))
+      refuse("the order oldest-first needs agents' ages, which " + o.model + " does not keep (covid does)");
+    if (e.kind == ScenarioEvent::Kind::import && !infects_v<Model>) refuse("the model has no infections to import");
+    if (e.kind == ScenarioEvent::Kind::vaccinate && !immunises_v<Model>) refuse("the model has no immunity to give");
+    if (e.kind != ScenarioEvent::Kind::set) continue;
+    if constexpr (sets_parameters_v<Model>) {
+      try {
+        model.set_parameter(e.parameter, e.value);
+      } catch (Error const& error) {
+        refuse(error.what());
+      }
+    } else {
+      refuse("the model has no parameters to set");
+    }
+  }
 }
 
 JobResult run_job(Options const& o, std::function<void(int, int)> const& progress) {
   // A bad scenario file ends the run before the graph is built (and on every rank alike).
-  if (!o.scenario.empty()) {
-#if HERD_ENABLE_MPI
-    mpi::collectively(world(), [&] { check_scenario(o); });
-#else
-    check_scenario(o);
-#endif
-  }
   return visit_model(o.model, [&](auto entry) {
+    if (!o.scenario.empty()) {
+#if HERD_ENABLE_MPI
+      mpi::collectively(world(), [&] { check_scenario<decltype(entry)>(o); });
+#else
+      check_scenario<decltype(entry)>(o);
+#endif
+    }
     if (is_ensemble(o))
       return o.precision == "half" ? run_ensemble<half>(o, entry, progress) : run_ensemble<float>(o, entry, progress);
 #if HERD_ENABLE_MPI

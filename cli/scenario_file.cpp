@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -35,7 +36,7 @@ void read_steps(Json const& event, std::string const& key, int steps, bool conti
   bool const one = event.contains("step"), range = event.contains("steps");
   if (one == range) throw Error(key + ": give \"step\": t or \"steps\": [first, last], one of them");
   auto const in_run = [&](Json const& value, std::string const& at) {
-    long long const t = whole(value, at, 1, 1ll << 31);
+    long long const t = whole(value, at, 1, std::numeric_limits<int>::max() - 1);
     if (t > steps && !continued)
       throw Error(at + ": step " + std::to_string(t) + " lies beyond the run's " + std::to_string(steps) +
                   " steps (a run that writes a checkpoint may name later ones)");

@@ -49,6 +49,11 @@ class Property {
   KOKKOS_INLINE_FUNCTION void store_next(agent_index i, value_type value) const {
     next_(i) = storage_traits<Storage>::store(value);
   }
+  /// Overwrites agent i's current value, between the steps (a scenario's event): the phases
+  /// write through store_next.
+  KOKKOS_INLINE_FUNCTION void overwrite(agent_index i, value_type value) const {
+    current_(i) = storage_traits<Storage>::store(value);
+  }
   /// Carries agent i's current value into the next buffer.
   KOKKOS_INLINE_FUNCTION void keep(agent_index i) const { next_(i) = current_(i); }
   /// Swaps agent i's two values, making its next value current: for a phase that stepped some

@@ -102,7 +102,7 @@ class Covid {
     throw Error("no parameter '" + name + "' to set: transmission-rate and mortality are known");
   }
   /// Sets a parameter parameter(name) knows, after checking the value as the constructor does.
-  /// Waits for the device (the per-age factors are copied in place).
+  /// A new transmission rate copies the per-age factors in place, and waits for the device.
   void set_parameter(std::string const& name, double value) {
     parameter(name);
     if (name == "mortality") {
@@ -124,16 +124,16 @@ class Covid {
   /// transmission does. Returns whether it changed. Writes the current values.
   KOKKOS_INLINE_FUNCTION bool infect(agent_index i) const {
     if (stage.stored(i) != susceptible) return false;
-    stage.current()(i) = exposed;
-    days.current()(i) = 1;
-    timer.current()(i) = exposed_to_infected_;
+    stage.overwrite(i, exposed);
+    days.overwrite(i, 1);
+    timer.overwrite(i, exposed_to_infected_);
     return true;
   }
   /// Makes agent i recovered if it is susceptible, outside the steps (a scenario's vaccination that
   /// protects). Returns whether it changed.
   KOKKOS_INLINE_FUNCTION bool immunise(agent_index i) const {
     if (stage.stored(i) != susceptible) return false;
-    stage.current()(i) = recovered;
+    stage.overwrite(i, recovered);
     return true;
   }
 

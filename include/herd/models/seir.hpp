@@ -102,16 +102,16 @@ class Seir {
   KOKKOS_INLINE_FUNCTION bool infect(agent_index i) const {
     if (state.stored(i) != susceptible) return false;
     bool const latent = params_.latent.kind != Period::Kind::none;
-    state.current()(i) = latent ? exposed : infectious;
-    timer.current()(i) = static_cast<std::uint16_t>(latent ? params_.latent.steps : params_.infectious.steps);
+    state.overwrite(i, latent ? exposed : infectious);
+    timer.overwrite(i, static_cast<std::uint16_t>(latent ? params_.latent.steps : params_.infectious.steps));
     return true;
   }
   /// Makes agent i recovered if it is susceptible, outside the steps (a scenario's vaccination
   /// that protects): removed, as a recovered agent is. Returns whether it changed.
   KOKKOS_INLINE_FUNCTION bool immunise(agent_index i) const {
     if (state.stored(i) != susceptible) return false;
-    state.current()(i) = recovered;
-    timer.current()(i) = 0;
+    state.overwrite(i, recovered);
+    timer.overwrite(i, 0);
     return true;
   }
 

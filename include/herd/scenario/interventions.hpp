@@ -10,6 +10,7 @@
 // The draws come from the stream herd::streams::scenario, keyed on global ids and the event's
 // position, so every backend, schedule and rank count picks the same agents.
 
+#include <herd/agents/property.hpp>
 #include <herd/core/error.hpp>
 #include <herd/core/random.hpp>
 #include <herd/core/types.hpp>
@@ -20,6 +21,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -73,7 +75,7 @@ class Interventions {
   /// stored agent's vaccination class, lower classes first, for the events `by_priority` (see
   /// set_priority). Every value a `set` event gives is tried on the model, which then has its
   /// first parameters back. Collective on a rank; allocates and waits for the device.
-  Interventions(Simulation& sim, Model& model, Scenario scenario, int steps, Priority priority = {})
+  Interventions(Simulation& sim, Model& model, Scenario scenario, int steps, std::optional<Priority> priority = {})
       : scenario_(std::move(scenario)), saved_(scenario_.events.size(), 0.0) {
     check(scenario_);
     counts_ = EventCounts<memory_space>("herd::scenario::counts", static_cast<std::size_t>(steps) + 1,
@@ -83,21 +85,23 @@ class Interventions {
     steps_ = steps;
     campaigns_.assign(scenario_.events.size(), Campaign());
     make_campaigns(sim, false);
-    if (priority.extent(0) != 0) set_priority(sim, std::move(priority));
+    if (priority) set_priority(sim, std::move(*priority));
   }
 
+  /// The last step the events were made for (the constructor's `steps`).
+  int last_step() const { return steps_; }
+
   /// Sets each stored agent's vaccination class (lower classes first) for the vaccinations
-  /// `by_priority`, which refuse to act without them; empty: none. The classes of the owned agents
-  /// are counted over every rank: collective on a rank. Call before the steps, when the classes
-  /// depend on a state set after construction (an age read from a checkpoint).
+  /// `by_priority`, which refuse to act without them. The classes of the owned agents are counted
+  /// over every rank: collective on a rank (where a rank with no agents passes an empty View). Call
+  /// before the steps, when the classes depend on a state set after construction (an age read
+  /// from a checkpoint).
   void set_priority(Simulation& sim, Priority priority) {
-    priority_ = std::move(priority);
-    require(priority_.extent(0) == 0 || static_cast<agent_index>(priority_.extent(0)) >= sim.num_owned(),
-            "scenario: the vaccination classes cover " + std::to_string(priority_.extent(0)) + " agents of " +
+    require(static_cast<agent_index>(priority.extent(0)) >= sim.num_owned(),
+            "scenario: the vaccination classes cover " + std::to_string(priority.extent(0)) + " agents of " +
                 std::to_string(sim.num_owned()));
-    for (std::size_t k = 0; k < scenario_.events.size(); ++k)
-      require(!scenario_.events[k].by_priority || priority_.extent(0) != 0,
-              event_name(scenario_, k) + ": vaccinates by priority, but no agent has a class");
+    priority_ = std::move(priority);
+    has_classes_ = true;
     make_classes(sim);
     make_campaigns(sim, true);
   }
@@ -115,6 +119,8 @@ class Interventions {
   /// Acts with the events of step `step` (from 1) on the simulation and the model, before the
   /// step. Returns whether any event acted; the agents' changes are counted on the device.
   bool operator()(Simulation& sim, Model& model, int step) {
+    require(step <= steps_, "scenario: step " + std::to_string(step) + " lies beyond the " + std::to_string(steps_) +
+                                " steps the events were made for");
     done_ = step;
     bool acted = set_parameters(model, step);
     bool changed = false;
@@ -129,7 +135,11 @@ class Interventions {
       if constexpr (immunises_v<Model>)
         if (e.kind == ScenarioEvent::Kind::vaccinate) vaccinate(sim, model, k, step);
     }
-    if (changed) model.for_each_property([&](auto const& property) { sim.update_ghosts(property); });
+    // Only what neighbours read travels, in the buffers the steps reserved for it.
+    if (changed)
+      model.for_each_property([&](auto const& property) {
+        if (property.visibility() == Visibility::neighbours) sim.update_ghosts(property);
+      });
     return acted || changed;
   }
 
@@ -219,10 +229,13 @@ class Interventions {
     return rng.bits64(static_cast<global_id>(event), static_cast<std::uint32_t>(step), streams::scenario, 0);
   }
 
+  // The kernels' launches: public for nvcc, whose device lambdas may not sit in private member
+  // functions. Not part of the API.
+ public:
   // The agents of each vaccination class over every rank, and how many come before each class.
   void make_classes(Simulation& sim) {
     classes_ = {};
-    if (priority_.extent(0) == 0) return;
+    if (!has_classes_) return;
     EventCounts<memory_space> in_class("herd::scenario::class_sizes", 1, vaccination_classes);
     auto const priority = priority_;
     Kokkos::parallel_for(
@@ -267,7 +280,7 @@ class Interventions {
       if (e.kind != ScenarioEvent::Kind::vaccinate || e.by_priority != by_priority) continue;
       campaigns_[k] = Campaign();
       int const turns = std::min(e.last, steps_) - e.first + 1;
-      if (e.count == 0 || turns <= 0 || (by_priority && classes_.extent(0) == 0)) continue;
+      if (e.count == 0 || turns <= 0 || (by_priority && !has_classes_)) continue;
       auto const owned = sim.num_owned();
       auto const ids = sim.id_map();
       auto const rng = sim.rng();
@@ -309,8 +322,8 @@ class Interventions {
   // The doses of this step: each protects when draw 4k + 2 falls below the efficacy.
   void vaccinate(Simulation& sim, Model const& model, std::size_t k, int step) {
     auto const& e = scenario_.events[k];
-    require(!e.by_priority || classes_.extent(0) != 0,
-            event_name(scenario_, k) + ": vaccinates by priority, but no agent has a class");
+    if (e.by_priority && !has_classes_)
+      throw Error(event_name(scenario_, k) + ": vaccinates by priority, but no agent has a class");
     auto const& campaign = campaigns_[k];
     auto const turn = static_cast<std::size_t>(step - e.first);
     if (campaign.start.size() < turn + 2) return;
@@ -331,6 +344,7 @@ class Interventions {
         Kokkos::subview(counts_, static_cast<std::size_t>(step), k));
   }
 
+ private:
   // A vaccination's owned agents by turn: those of turn t are agents(start[t] ... start[t + 1] - 1).
   struct Campaign {
     Kokkos::View<agent_index*, memory_space> agents;
@@ -346,6 +360,7 @@ class Interventions {
   std::vector<std::vector<std::size_t>> import_start_;  ///< per import event: where each step's agents start
   Kokkos::View<std::int64_t*, memory_space> classes_;   ///< agents before each class, then each class's agents
   std::vector<Campaign> campaigns_;                     ///< per vaccination event: its agents by turn
+  bool has_classes_ = false;                            ///< set_priority was called
   int steps_ = 0;
 };
 

@@ -18,6 +18,9 @@ template <class Simulation, class Model, class Progress = NoProgress>
 History<typename Simulation::memory_space> run_scenario(Simulation& sim, Model& model, int steps,
                                                         Interventions<Simulation, Model>& interventions,
                                                         Progress&& progress = {}, Telemetry* telemetry = nullptr) {
+  require(static_cast<int>(sim.step()) + steps <= interventions.last_step(),
+          "run_scenario: " + std::to_string(steps) + " steps from step " + std::to_string(sim.step()) +
+              " go beyond the " + std::to_string(interventions.last_step()) + " steps the events were made for");
   interventions.catch_up(model, static_cast<int>(sim.step()) + 1);
   return Details::run_loop(sim, model, steps, std::forward<Progress>(progress), telemetry,
                            [&interventions](Simulation& s, Model& m, int step) { return interventions(s, m, step); });
