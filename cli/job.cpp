@@ -788,7 +788,8 @@ void check_scenario(Options const& o) {
     };
     if (e.by_priority && !model_has_age_groups(o.model))
       refuse("the order oldest-first needs agents' ages, which " + o.model + " does not keep (covid does)");
-    if (e.kind == ScenarioEvent::Kind::import && !infects_v<Model>) refuse("the model has no infections to import");
+    if (e.kind == ScenarioEvent::Kind::importation && !infects_v<Model>)
+      refuse("the model has no infections to import");
     if (e.kind == ScenarioEvent::Kind::vaccinate && !immunises_v<Model>) refuse("the model has no immunity to give");
     if (e.kind != ScenarioEvent::Kind::set) continue;
     if constexpr (sets_parameters_v<Model>) {

@@ -96,7 +96,7 @@ void read_event(Json const& event, std::string const& key, int steps, bool conti
     return;
   }
   if (event.contains("import")) {
-    e.kind = ScenarioEvent::Kind::import;
+    e.kind = ScenarioEvent::Kind::importation;
     e.count = whole(event["import"], key + ".import", 0, 1ll << 53);
     scenario.events.push_back(e);
     return;

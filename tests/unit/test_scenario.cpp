@@ -26,7 +26,7 @@ ScenarioEvent set_event(std::string parameter, double value, int first, int last
 
 ScenarioEvent import_event(global_id count, int first, int last) {
   ScenarioEvent e;
-  e.kind = ScenarioEvent::Kind::import;
+  e.kind = ScenarioEvent::Kind::importation;
   e.count = count;
   e.first = first;
   e.last = last;

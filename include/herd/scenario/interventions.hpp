@@ -131,7 +131,7 @@ class Interventions {
       changed = true;
       // Refused at construction for a model without the hook.
       if constexpr (infects_v<Model>)
-        if (e.kind == ScenarioEvent::Kind::import) import(sim, model, k, step);
+        if (e.kind == ScenarioEvent::Kind::importation) import_infections(sim, model, k, step);
       if constexpr (immunises_v<Model>)
         if (e.kind == ScenarioEvent::Kind::vaccinate) vaccinate(sim, model, k, step);
     }
@@ -184,7 +184,8 @@ class Interventions {
       auto const& e = scenario_.events[k];
       std::string const name = event_name(scenario_, k);
       try {
-        if (e.kind == ScenarioEvent::Kind::import) require(infects_v<Model>, "the model has no infections to import");
+        if (e.kind == ScenarioEvent::Kind::importation)
+          require(infects_v<Model>, "the model has no infections to import");
         if (e.kind == ScenarioEvent::Kind::vaccinate) require(immunises_v<Model>, "the model has no immunity to give");
         if (e.kind != ScenarioEvent::Kind::set) continue;
         if constexpr (sets_parameters_v<Model>) {
@@ -208,7 +209,7 @@ class Interventions {
     import_start_.assign(scenario_.events.size(), std::vector<std::size_t>());
     for (std::size_t k = 0; k < scenario_.events.size(); ++k) {
       auto const& e = scenario_.events[k];
-      if (e.kind != ScenarioEvent::Kind::import) continue;
+      if (e.kind != ScenarioEvent::Kind::importation) continue;
       require(e.count <= sim.num_global(), event_name(scenario_, k) + ": " + std::to_string(e.count) +
                                                " agents a step, of " + std::to_string(sim.num_global()));
       for (int t = e.first; t <= std::min(e.last, steps); ++t) {
@@ -254,7 +255,7 @@ class Interventions {
     classes_ = Kokkos::create_mirror_view_and_copy(memory_space(), before);
   }
 
-  void import(Simulation& sim, Model const& model, std::size_t k, int step) {
+  void import_infections(Simulation& sim, Model const& model, std::size_t k, int step) {
     auto const& e = scenario_.events[k];
     auto const& start = import_start_[k];
     auto const at = static_cast<std::size_t>(step - e.first);

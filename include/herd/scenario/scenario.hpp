@@ -18,9 +18,9 @@ namespace herd {
 /// `first` (row `first` of the history) show its effect.
 struct ScenarioEvent {
   enum class Kind {
-    set,        ///< `parameter` takes `value` from step `first`; with `reverts`, its earlier value after `last`
-    import,     ///< `count` agents, drawn anew each step, are infected if susceptible
-    vaccinate,  ///< `count` agents a step, in priority order, are immunised with probability `efficacy`
+    set,          ///< `parameter` takes `value` from step `first`; with `reverts`, its earlier value after `last`
+    importation,  ///< `import`: `count` agents, drawn anew each step, are infected if susceptible
+    vaccinate,    ///< `count` agents a step, in priority order, are immunised with probability `efficacy`
   };
   Kind kind = Kind::set;
   int first = 1;
@@ -44,7 +44,7 @@ inline char const* to_string(ScenarioEvent::Kind kind) {
   switch (kind) {
     case ScenarioEvent::Kind::set:
       return "set";
-    case ScenarioEvent::Kind::import:
+    case ScenarioEvent::Kind::importation:
       return "import";
     case ScenarioEvent::Kind::vaccinate:
       return "vaccinate";
