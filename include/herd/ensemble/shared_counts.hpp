@@ -165,6 +165,13 @@ class SharedSpreaderCounts {
     int const members = members_;
     Kokkos::parallel_for(
         "herd::ensemble::count", Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, owned), KOKKOS_LAMBDA(agent_index i) {
+          // Captured in this order in both passes: see device_pass.hpp.
+          (void)sources;
+          (void)masks;
+          (void)counts;
+          (void)graph;
+          (void)owned;
+          (void)members;
 #if !HERD_DEVICE_PASS && (defined(__GNUC__) || defined(__clang__))
           // CPUs: the masks of a row are scattered over 4 bytes per agent, beyond the inner caches,
           // and the hardware prefetcher does not follow them: ask for those of a row ahead.
