@@ -779,28 +779,15 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
 template <class Entry>
 void check_scenario(Options const& o) {
   auto const scenario = read_scenario(o.scenario, o.steps, !o.checkpoint.empty());
+  for (std::size_t k = 0; k < scenario.events.size(); ++k)
+    if (scenario.events[k].by_priority && !model_has_age_groups(o.model))
+      throw Error(o.scenario + ": " + event_name(scenario, k) + ": the order oldest-first needs agents' ages, which " +
+                  o.model + " does not keep (covid does)");
   auto model = Entry::template make<float>(o, 0, std::numeric_limits<global_id>::max(), typename Entry::Inputs{});
-  using Model = decltype(model);
-  for (std::size_t k = 0; k < scenario.events.size(); ++k) {
-    auto const& e = scenario.events[k];
-    auto const refuse = [&](std::string const& why) {
-      throw Error(o.scenario + ": " + event_name(scenario, k) + ": " + why);
-    };
-    if (e.by_priority && !model_has_age_groups(o.model))
-      refuse("the order oldest-first needs agents' ages, which " + o.model + " does not keep (covid does)");
-    if (e.kind == ScenarioEvent::Kind::importation && !infects_v<Model>)
-      refuse("the model has no infections to import");
-    if (e.kind == ScenarioEvent::Kind::vaccinate && !immunises_v<Model>) refuse("the model has no immunity to give");
-    if (e.kind != ScenarioEvent::Kind::set) continue;
-    if constexpr (sets_parameters_v<Model>) {
-      try {
-        model.set_parameter(e.parameter, e.value);
-      } catch (Error const& error) {
-        refuse(error.what());
-      }
-    } else {
-      refuse("the model has no parameters to set");
-    }
+  try {
+    herd::check(scenario, model);
+  } catch (Error const& e) {
+    throw Error(o.scenario + ": " + e.what());
   }
 }
 

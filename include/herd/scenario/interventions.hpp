@@ -55,6 +55,38 @@ inline constexpr bool infects_v = Details::infects<Model>::value;
 template <class Model>
 inline constexpr bool immunises_v = Details::immunises<Model>::value;
 
+/// Refuses what `model` cannot take of `scenario`, naming the event: an import or a vaccination
+/// without its hook, a parameter the model does not know or a value it refuses (every value a
+/// `set` gives is tried, and the model has its first parameters back either way). Throws
+/// herd::Error.
+template <class Model>
+void check(Scenario const& scenario, Model& model) {
+  std::vector<std::pair<std::string, double>> first;
+  auto const restore = [&] {
+    if constexpr (sets_parameters_v<Model>)
+      for (auto p = first.rbegin(); p != first.rend(); ++p) model.set_parameter(p->first, p->second);
+  };
+  for (std::size_t k = 0; k < scenario.events.size(); ++k) {
+    auto const& e = scenario.events[k];
+    try {
+      if (e.kind == ScenarioEvent::Kind::importation)
+        require(infects_v<Model>, "the model has no infections to import");
+      if (e.kind == ScenarioEvent::Kind::vaccinate) require(immunises_v<Model>, "the model has no immunity to give");
+      if (e.kind != ScenarioEvent::Kind::set) continue;
+      if constexpr (sets_parameters_v<Model>) {
+        first.emplace_back(e.parameter, model.parameter(e.parameter));
+        model.set_parameter(e.parameter, e.value);
+      } else {
+        throw Error("the model has no parameters to set");
+      }
+    } catch (Error const& error) {
+      restore();
+      throw Error(event_name(scenario, k) + ": " + error.what());
+    }
+  }
+  restore();
+}
+
 /// Vaccination classes a priority order may have: an agent's class is one byte.
 inline constexpr int vaccination_classes = 256;
 
@@ -80,7 +112,7 @@ class Interventions {
     check(scenario_);
     counts_ = EventCounts<memory_space>("herd::scenario::counts", static_cast<std::size_t>(steps) + 1,
                                         scenario_.events.size());
-    try_parameters(model);
+    check(scenario_, model);
     make_imports(sim, steps);
     steps_ = steps;
     campaigns_.assign(scenario_.events.size(), Campaign());
@@ -170,36 +202,6 @@ class Interventions {
       acted = true;
     }
     return acted;
-  }
-
-  // Every event the model cannot take is refused here, and every value a `set` gives is tried;
-  // the model has its first parameters back either way.
-  void try_parameters(Model& model) {
-    std::vector<std::pair<std::string, double>> first;
-    auto const restore = [&] {
-      if constexpr (sets_parameters_v<Model>)
-        for (auto p = first.rbegin(); p != first.rend(); ++p) model.set_parameter(p->first, p->second);
-    };
-    for (std::size_t k = 0; k < scenario_.events.size(); ++k) {
-      auto const& e = scenario_.events[k];
-      std::string const name = event_name(scenario_, k);
-      try {
-        if (e.kind == ScenarioEvent::Kind::importation)
-          require(infects_v<Model>, "the model has no infections to import");
-        if (e.kind == ScenarioEvent::Kind::vaccinate) require(immunises_v<Model>, "the model has no immunity to give");
-        if (e.kind != ScenarioEvent::Kind::set) continue;
-        if constexpr (sets_parameters_v<Model>) {
-          first.emplace_back(e.parameter, model.parameter(e.parameter));
-          model.set_parameter(e.parameter, e.value);
-        } else {
-          throw Error("the model has no parameters to set");
-        }
-      } catch (Error const& error) {
-        restore();
-        throw Error(name + ": " + error.what());
-      }
-    }
-    restore();
   }
 
   // The agents each import event draws at each of its steps, in one View: Floyd's choice
