@@ -51,15 +51,11 @@ class Seir {
   Property<std::uint8_t, MemorySpace> state;
   Property<std::uint16_t, MemorySpace> timer;  ///< steps left in the current state (fixed periods)
 
-  Seir(agent_index agents, SeirParameters const& p) : params_(p) {
+  Seir(agent_index agents, SeirParameters const& p) {
     check(p);
     state = Property<std::uint8_t, MemorySpace>("state", agents, Visibility::neighbours);
     timer = Property<std::uint16_t, MemorySpace>("timer", agents, Visibility::own);
-    unit_hazard_by_state_[infectious] = edge_hazard_of(p.beta, 1.0f);
-    latent_exit_ = to_threshold(p.latent.probability);
-    recovery_ = to_threshold(p.infectious.probability);
-    longest_latent_ = p.latent.steps;
-    longest_infectious_ = p.infectious.steps;
+    take(p);
   }
 
   /// The parameters a scenario may set between steps (herd::ScenarioEvent), by their names in the
@@ -94,7 +90,7 @@ class Seir {
     if (name == "latent-steps") p.latent.steps = steps();
     if (name == "sigma") p.latent.probability = value;
     check(p);
-    *this = Seir(*this, p);
+    take(p);
   }
 
   /// Infects agent i if it is susceptible, outside the steps (a scenario's import): it enters the
@@ -255,8 +251,9 @@ class Seir {
     return period.kind == Period::Kind::fixed ? timer_left <= 1 : a.bernoulli(draw, exit);
   }
 
-  // The same properties with new parameters: the longest fixed periods so far stay valid timers.
-  Seir(Seir const& other, SeirParameters const& p) : Seir(other) {
+  // Takes checked parameters and what the steps compute from them; the longest fixed periods so
+  // far stay valid timers.
+  void take(SeirParameters const& p) {
     params_ = p;
     unit_hazard_by_state_[infectious] = edge_hazard_of(p.beta, 1.0f);
     latent_exit_ = to_threshold(p.latent.probability);
