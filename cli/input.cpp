@@ -119,8 +119,45 @@ bool is_edge_list_file(Options const& o) {
 
 namespace {
 
+std::string with_digits(long long n) {
+  auto text = std::to_string(n);
+  for (auto k = text.size(); k > 3; k -= 3) text.insert(k - 3, ",");
+  return text;
+}
+
+// A timed-contact file cut into --window windows: the snapshots, and the graph of every pair that
+// ever met (for the report and the models' inputs). Refused before it is built when the windows
+// with contacts times the agents, the rows the build holds, cannot fit.
+template <class WeightStorage>
+Input<WeightStorage> temporal_graph_of(Options const& o, Exec const& exec) {
+  auto const contacts = read_timed_contacts(o.graph);
+  auto const earliest = *std::min_element(contacts.times.begin(), contacts.times.end());
+  std::vector<std::uint64_t> windows(contacts.size());
+  for (std::size_t k = 0; k < contacts.size(); ++k)
+    windows[k] = (static_cast<std::uint64_t>(contacts.times[k]) - static_cast<std::uint64_t>(earliest)) /
+                 static_cast<std::uint64_t>(o.window);
+  std::sort(windows.begin(), windows.end());
+  auto const busy = static_cast<double>(std::unique(windows.begin(), windows.end()) - windows.begin());
+  check_fits(o.graph + " in windows of " + std::to_string(o.window), busy * contacts.num_agents,
+             2.0 * static_cast<double>(contacts.size()), o.max_memory);
+  Input<WeightStorage> input;
+  input.temporal = build_temporal_network<WeightStorage>(
+      exec, contacts, o.window, o.after_last == "stop" ? AfterLastWindow::stop : AfterLastWindow::loop);
+  HostEdgeList pairs;
+  pairs.num_agents = contacts.num_agents;
+  pairs.sources.assign(contacts.first.begin(), contacts.first.end());
+  pairs.targets.assign(contacts.second.begin(), contacts.second.end());
+  input.graph = build_csr<WeightStorage>(exec, to_device(exec, pairs));
+  auto const& t = *input.temporal;
+  input.name = o.graph + ", " + with_digits(static_cast<long long>(t.num_windows())) + " windows of " +
+               std::to_string(o.window) + " (" + with_digits(static_cast<long long>(t.graphs.size() - 1)) +
+               " with contacts), then " + o.after_last;
+  return input;
+}
+
 template <class WeightStorage>
 Input<WeightStorage> graph_of(Options const& o, Exec const& exec, Comm comm, AttributeTable const& table) {
+  if (o.window > 0) return temporal_graph_of<WeightStorage>(o, exec);
   auto const agents = static_cast<agent_index>(o.agents);
   BuildOptions build;
   // What a generated graph will hold, refused before it is built when it cannot fit: the
@@ -134,13 +171,15 @@ Input<WeightStorage> graph_of(Options const& o, Exec const& exec, Comm comm, Att
   if (o.graph == "population") {
     LayeredPopulation spec;
     spec.agents = agents;
-    return {
-        build_csr<WeightStorage>(exec, generate_population(exec, spec, o.graph_seed).edges, build), "population", {}};
+    return {build_csr<WeightStorage>(exec, generate_population(exec, spec, o.graph_seed).edges, build),
+            "population",
+            {},
+            {}};
   }
   if (auto source = edge_source_of(o, exec)) {
     auto const edges = source->slice(0, source->edges);
     source.reset();  // before the build: a power-law source holds 8 bytes per agent
-    return {build_csr<WeightStorage>(exec, edges, build), o.graph, {}};
+    return {build_csr<WeightStorage>(exec, edges, build), o.graph, {}, {}};
   }
   // Anything else names a file: a population file in HDF5, or an edge list.
 #if HERD_ENABLE_HDF5
@@ -150,7 +189,7 @@ Input<WeightStorage> graph_of(Options const& o, Exec const& exec, Comm comm, Att
     require(o.attributes.empty(), "--attributes: " + o.graph + " is a population file, which holds its attributes");
     auto const size = io::population_size(o.graph, comm);
     check_fits(o.graph, static_cast<double>(size.agents), static_cast<double>(size.entries), o.max_memory);
-    return {to_device<WeightStorage>(exec, io::read_population_graph(o.graph, comm)), o.graph, {}};
+    return {to_device<WeightStorage>(exec, io::read_population_graph(o.graph, comm)), o.graph, {}, {}};
   }
 #else
   (void)comm;
@@ -158,7 +197,7 @@ Input<WeightStorage> graph_of(Options const& o, Exec const& exec, Comm comm, Att
   auto edges = read_edge_list(o.graph);
   if (!o.attributes.empty()) cover_table_agents(edges, table, o.attributes);
   check_edge_list_fits(o, edges);
-  return {graph_of_edges<WeightStorage>(o, exec, edges), o.graph, {}};
+  return {graph_of_edges<WeightStorage>(o, exec, edges), o.graph, {}, {}};
 }
 
 }  // namespace

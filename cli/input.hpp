@@ -9,6 +9,7 @@
 #include <herd/detail/mpi.hpp>
 #include <herd/graph/csr_graph.hpp>
 #include <herd/graph/generators.hpp>
+#include <herd/graph/temporal_network.hpp>
 #include <herd/io/text/attribute_table.hpp>
 #include <herd/io/text/edge_list_parser.hpp>
 
@@ -32,6 +33,8 @@ struct Input {
   CsrGraph<Memory, WeightStorage> graph;
   std::string name;
   AttributeTable attributes;
+  /// With --window: the snapshots the steps read; `graph` is then every pair that ever met.
+  std::optional<TemporalNetwork<Memory, WeightStorage>> temporal;
 };
 
 /// Whether `graph` names a built-in generator rather than a file.

@@ -234,7 +234,9 @@ GraphFacts graph_facts(Options const& o, Input<WeightStorage> const& input, Exec
           stats.mean_degree,
           stats.max_degree,
           input.graph.weighted(),
-          checkpointed ? graph_hash(exec, input.graph) : 0};
+          !checkpointed    ? 0
+          : input.temporal ? graph_hash(exec, *input.temporal)
+                           : graph_hash(exec, input.graph)};
 }
 
 #if HERD_ENABLE_MPI
@@ -430,6 +432,17 @@ Kokkos::View<global_id*, Memory> reorder(Options const& o, Exec const& exec, Gra
   return global_ids_of(exec, permutation);
 }
 
+// The simulation of one run: on a temporal network's snapshots (which it shares with other runs),
+// or on `graph` with its global ids.
+template <class WeightStorage>
+Simulation<Exec, WeightStorage> simulation_of(Exec const& exec,
+                                              std::optional<TemporalNetwork<Memory, WeightStorage>> const& temporal,
+                                              CsrGraph<Memory, WeightStorage> const& graph, std::uint64_t seed,
+                                              StepOptions const& options, Kokkos::View<global_id*, Memory> const& ids) {
+  if (temporal) return Simulation<Exec, WeightStorage>(exec, *temporal, seed, options);
+  return Simulation<Exec, WeightStorage>(exec, graph, seed, options, ids);
+}
+
 template <class WeightStorage, class Entry>
 JobResult run_single(Options const& o, Entry, std::function<void(int, int)> const& progress) {
   Exec exec;
@@ -444,11 +457,19 @@ JobResult run_single(Options const& o, Entry, std::function<void(int, int)> cons
   input.graph = {};
   auto const ids = reorder(o, exec, graph);
   Kokkos::Timer preparation;
-  Simulation<Exec, WeightStorage> sim(exec, graph, o.seed, step_options<Entry>(o), ids);
+  auto sim = simulation_of(exec, input.temporal, graph, o.seed, step_options<Entry>(o), ids);
+  if (input.temporal) graph = {};  // every pair that ever met: the steps read the snapshots
+  auto const* const network = sim.temporal_network();
   double const simulation_seconds = preparation.seconds();
   double const setup_seconds = setup.seconds();
   JobResult result = run_model<Entry>(o, sim, inputs, progress, facts, false);
   result.setup_seconds = setup_seconds;
+  if (network) {
+    result.edges_read = 0;
+    for (int t = 1; t <= o.steps; ++t)
+      result.edges_read +=
+          static_cast<double>(network->graphs[network->graph_of_step(static_cast<std::uint64_t>(t))].num_edges());
+  }
   if (steps_active_v<Entry>) record_stepping(result, o, sim, false);
   describe(result, facts, exec, to_string(sim.plan().schedule));
   RankStats only;
@@ -508,7 +529,7 @@ JobResult run_ensemble(Options const& o, Entry, std::function<void(int, int)> co
     // --stepping auto), one member after another: on a CPU the active sets' steps cost less than
     // shared pulls while an epidemic is small (docs/ensembles.md, "Cost").
     if constexpr (counts_spreaders_v<Model>) {
-      if (o.stepping == "pull" && o.scenario.empty() &&
+      if (o.stepping == "pull" && o.scenario.empty() && !input.temporal &&
           SharedSpreaderCounts<Exec>::applies<Model>(facts.weighted, facts.max_degree)) {
         // This rank's members in groups that share each step's pass over the graph.
         std::vector<long long> own;
@@ -542,7 +563,7 @@ JobResult run_ensemble(Options const& o, Entry, std::function<void(int, int)> co
     }
     for (long long m = rank; m < members; m += size) {
       auto const mo = member_options(o, base, m);
-      Simulation<Exec, WeightStorage> sim(exec, graph, mo.seed, step_options<Entry>(mo), ids);
+      auto sim = simulation_of(exec, input.temporal, graph, mo.seed, step_options<Entry>(mo), ids);
       auto const no_progress = [](int, int) {};
       auto run = run_model<Entry>(mo, sim, inputs, no_progress, facts, false);
       result.columns = run.columns;
@@ -806,6 +827,9 @@ JobResult run_job(Options const& o, std::function<void(int, int)> const& progres
 #if HERD_ENABLE_MPI
     int size = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size > 1 && o.window > 0)
+      throw mpi::CollectiveError("--window: a temporal network runs on one process, not under mpiexec with " +
+                                 std::to_string(size) + " ranks");
     if (size > 1)
       return o.precision == "half" ? run_distributed<half>(o, entry, progress, MPI_COMM_WORLD)
                                    : run_distributed<float>(o, entry, progress, MPI_COMM_WORLD);

@@ -85,6 +85,9 @@ struct JobResult {
   std::string graph_name;
   long long agents = 0;
   unsigned long long edges = 0;  ///< stored directed entries (an undirected contact counts twice)
+  /// Entries the steps read in all, where not edges times steps: a temporal network's snapshots
+  /// (`edges` then counts every pair that ever met); -1 otherwise.
+  double edges_read = -1.0;
   double mean_degree = 0.0;
   int max_degree = 0;
   bool weighted = false;

@@ -82,6 +82,31 @@ std::uint64_t to_bytes(std::string const& option, std::string const& text) {
   return static_cast<std::uint64_t>(value);
 }
 
+// "20s", "5min", "2h", "1d" or a plain count: a temporal network's window, in the file's time units
+// (seconds for a unit given).
+long long to_duration(std::string const& option, std::string const& text) {
+  static std::pair<char const*, long long> const units[] = {{"min", 60}, {"s", 1}, {"h", 3600}, {"d", 86400}};
+  UsageError const bad{option + ": '" + text + "' is not a positive duration (say 20s, 5min, 2h, 1d or 300)"};
+  std::string number = text;
+  long long scale = 1;
+  for (auto const& [unit, factor] : units) {
+    std::string const suffix = unit;
+    if (text.size() > suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      number = text.substr(0, text.size() - suffix.size());
+      scale = factor;
+      break;
+    }
+  }
+  long long value = 0;
+  try {
+    value = to_count(option, number, (1ll << 62) / scale);
+  } catch (UsageError const&) {
+    throw bad;
+  }
+  if (value < 1) throw bad;
+  return value * scale;
+}
+
 // "2,4,8": part counts of the partition model.
 std::vector<int> to_list(std::string const& option, std::string const& text) {
   std::vector<int> values;
@@ -400,6 +425,8 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
       {"--output", [&](auto& k, auto& v) { o.output = to_path(k, v); }},
       {"--attributes", [&](auto& k, auto& v) { o.attributes = to_path(k, v); }},
       {"--scenario", [&](auto& k, auto& v) { o.scenario = to_path(k, v); }},
+      {"--window", [&](auto& k, auto& v) { o.window = to_duration(k, v); }},
+      {"--after-last", [&](auto& k, auto& v) { o.after_last = one_of(k, v, {"loop", "stop"}); }},
       {"--snapshot-every", [&](auto& k, auto& v) { o.snapshot_every = static_cast<int>(to_count(k, v, max_int)); }},
       {"--partition", [&](auto& k, auto& v) { o.partition = one_of(k, v, {"contiguous", "metis", "ptscotch"}); }},
       {"--exchange-every", [&](auto& k, auto& v) { o.exchange_every = static_cast<int>(to_count(k, v, max_int)); }},
@@ -493,6 +520,16 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
     throw UsageError{"--attributes: herd run reads agent attributes for --model " + list + " only"};
   }
   if (o.transpose && !o.directed) throw UsageError{"--transpose orients directed edges: it needs --directed"};
+  if (given.count("--after-last") && o.window == 0)
+    throw UsageError{"--after-last needs --window (a temporal network)"};
+  if (o.window > 0) {
+    // A timed-contact file's snapshots are stepped by one process, in their agents' order.
+    if (o.graph == "population" || o.graph == "erdos-renyi" || o.graph == "power-law" || o.graph == "watts-strogatz")
+      throw UsageError{"--window reads a timed-contact file (t i j): --graph names the generator " + o.graph};
+    for (char const* other : {"--directed", "--transpose", "--reorder", "--attributes", "--partition"})
+      if (given.count(other)) throw UsageError{std::string(other) + " does not apply to a temporal network (--window)"};
+    if (o.command != "run") throw UsageError{"--window belongs to herd run"};
+  }
 #if !HERD_ENABLE_HDF5
   if (!o.checkpoint.empty() || !o.output.empty() || o.command == "resume" || o.command == "convert")
     throw UsageError{
@@ -622,6 +659,11 @@ Run:
                            periods) from a step or over steps, import infections, vaccinate N
                            agents a step with an efficacy (covid: the oldest first); the same
                            bits on any backend, rank count and stepping mode (docs/scenarios.md)
+  --window DURATION        --graph is a timed-contact file ("t i j" lines, SocioPatterns): step t
+                           reads the contacts of window t, of DURATION (20s, 5min, 2h, 1d, or in
+                           the file's units) from the first contact; one process, pull steps
+  --after-last loop|stop   after the last window, the steps read the windows again (loop, the
+                           default) or no contacts (stop)
   --threads N              host threads (default: OpenMP's)
   --max-memory SIZE        refuse, before building it, a graph whose estimated peak exceeds SIZE
                            bytes (16G, 512M; default: the node's available memory over its ranks)

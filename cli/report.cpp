@@ -40,6 +40,11 @@ std::string engineering(double value) {
 
 double per_second(double count, double seconds) { return seconds > 0 ? count / seconds : 0.0; }
 
+// Entries the steps read: the graph's at every step, or what a temporal network's snapshots held.
+double edges_read(JobResult const& r, double steps) {
+  return r.edges_read >= 0 ? r.edges_read : static_cast<double>(r.edges) * steps;
+}
+
 double cut_fraction(JobResult const& r) {
   unsigned long long cut = 0;
   for (auto const& rank : r.ranks) cut += rank.cut_edges;
@@ -259,7 +264,7 @@ std::string summary_table(Options const& o, JobResult const& r) {
   s << "\nsetup " << engineering(r.setup_seconds) << " s, " << o.steps << " steps in " << engineering(r.step_seconds)
     << " s: " << engineering(r.step_seconds / steps * 1e3) << " ms/step, "
     << engineering(per_second(r.agents * steps, r.step_seconds)) << " agent-updates/s, "
-    << engineering(per_second(static_cast<double>(r.edges) * steps, r.step_seconds)) << " edges/s\n";
+    << engineering(per_second(edges_read(r, steps), r.step_seconds)) << " edges/s\n";
   auto const peak = static_cast<long long>(most_over_ranks(r, &RankStats::peak_memory_bytes));
   s << "memory: " << engineering(r.bytes_per_agent) << " bytes/agent, " << engineering(r.bytes_per_edge)
     << " bytes/edge; peak resident " << bytes_text(peak) << (r.ranks.size() > 1 ? " on the largest rank" : "") << "\n";
@@ -333,7 +338,7 @@ std::string json(Options const& o, JobResult const& r, std::string const& kokkos
   d["step_loop_seconds"] = r.step_seconds;
   d["seconds_per_step"] = r.step_seconds / steps;
   d["agent_updates_per_second"] = per_second(static_cast<double>(r.agents) * steps, r.step_seconds);
-  d["edges_per_second"] = per_second(static_cast<double>(r.edges) * steps, r.step_seconds);
+  d["edges_per_second"] = per_second(edges_read(r, steps), r.step_seconds);
   d["bytes_per_agent"] = r.bytes_per_agent;
   d["bytes_per_edge"] = r.bytes_per_edge;
   if (!r.stepping.empty())

@@ -31,9 +31,12 @@
 #include <herd/graph/generators.hpp>
 #include <herd/graph/graph_hash.hpp>
 #include <herd/graph/reorder.hpp>
+#include <herd/graph/temporal_network.hpp>
+#include <herd/graph/timed_contacts.hpp>
 #include <herd/graph/transpose.hpp>
 #include <herd/io/edge_list_reader.hpp>
 #include <herd/io/text/attribute_table.hpp>
+#include <herd/io/text/timed_contacts_parser.hpp>
 #include <herd/models/consensus.hpp>
 #include <herd/models/covid.hpp>
 #include <herd/models/opinion.hpp>

@@ -26,6 +26,7 @@
 #include <herd/engine/step_options.hpp>
 #include <herd/engine/step_plan.hpp>
 #include <herd/graph/csr_graph.hpp>
+#include <herd/graph/temporal_network.hpp>
 #include <herd/graph/transpose.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -73,6 +74,23 @@ class Simulation {
              Kokkos::View<global_id*, memory_space> ids = {})
       : Simulation(exec, D(std::move(graph), std::move(ids)), seed, options) {}
 
+  /// One process on a temporal network: step t reads the snapshot network.graph_of_step(t).
+  /// Every step pulls (Stepping::automatic does too): a new snapshot changes the neighbours of
+  /// every agent, so there is no active set to carry over. Global ids are the indices.
+  template <class D = Distribution,
+            std::enable_if_t<std::is_same_v<D, SingleProcess<ExecutionSpace, WeightStorage>>, int> = 0>
+  Simulation(ExecutionSpace const& exec, TemporalNetwork<memory_space, WeightStorage> network, std::uint64_t seed,
+             StepOptions options = {})
+      : Simulation(exec, D(first_snapshot(network)), seed, pulled(options)) {
+    for (auto const& g : network.graphs)
+      require(g.num_agents() == num_agents() && !g.weighted(),
+              "temporal network: every snapshot holds the same agents, unweighted");
+    timeline_.emplace();
+    timeline_->network = std::move(network);
+    make_plans(options_.schedule);
+    follow_timeline();
+  }
+
   /// The agents that `distribution` places (mpi::Ghosts: this rank's share of a distributed
   /// simulation). `exec` must be the instance the distribution was made with: a rank's halo packs
   /// on it what the phase kernels wrote.
@@ -112,9 +130,17 @@ class Simulation {
     active_.end_step();
     ++step_;
     phase_ = 0;
+    follow_timeline();
   }
   /// Sets the step counter (restarting from a saved state).
-  void set_step(std::uint32_t step) { step_ = step; }
+  void set_step(std::uint32_t step) {
+    step_ = step;
+    follow_timeline();
+  }
+  /// The temporal network the steps read, if the simulation was made on one.
+  TemporalNetwork<memory_space, WeightStorage> const* temporal_network() const {
+    return timeline_ ? &timeline_->network : nullptr;
+  }
 
   /// Runs one phase over every owned agent (or the step's active list): each reads current
   /// buffers and writes the next buffers of `written` (which keep their value for agents the
@@ -325,6 +351,15 @@ class Simulation {
   // Rows [0, interior) read no ghosts and step while the ghosts are in flight; the boundary rows
   // after them once the ghosts arrived. On one process every row is interior.
   void make_plans(Schedule schedule) {
+    if (timeline_) {
+      // A plan per snapshot, made once: switching snapshots allocates nothing.
+      timeline_->plans.clear();
+      for (auto const& g : timeline_->network.graphs)
+        timeline_->plans.push_back(make_step_plan(exec_, g, schedule, default_hub_threshold()));
+      timeline_->current = static_cast<std::uint32_t>(-1);
+      follow_timeline();
+      return;
+    }
     agent_index const interior = where_.interior();
     interior_ = make_step_plan(exec_, graph(), schedule, default_hub_threshold(), {0, interior});
     boundary_.reset();
@@ -332,7 +367,33 @@ class Simulation {
       boundary_ = make_step_plan(exec_, graph(), schedule, default_hub_threshold(), {interior, num_owned() - interior});
   }
 
-  void apply_options(StepOptions const& options, bool first) {
+  // Moves to the snapshot of the step under way (step_ + 1) on a temporal network: two Views and
+  // a plan change hands, on the host.
+  void follow_timeline() {
+    if constexpr (std::is_same_v<Distribution, SingleProcess<ExecutionSpace, WeightStorage>>) {
+      if (!timeline_) return;
+      auto const k = timeline_->network.graph_of_step(std::uint64_t{step_} + 1);
+      if (k == timeline_->current) return;
+      where_.use_graph(timeline_->network.graphs[k]);
+      interior_ = timeline_->plans[k];
+      timeline_->current = k;
+    }
+  }
+  static graph_type first_snapshot(TemporalNetwork<memory_space, WeightStorage> const& network) {
+    require(!network.graphs.empty(), "temporal network: no snapshots");
+    return network.graphs.front();
+  }
+  static StepOptions pulled(StepOptions options) {
+    require(
+        options.stepping == Stepping::pull || options.stepping == Stepping::automatic,
+        std::string("a temporal network is stepped by pull (each snapshot changes every agent's neighbours), not ") +
+            (options.stepping == Stepping::active ? "active" : "verify"));
+    options.stepping = Stepping::pull;
+    return options;
+  }
+
+  void apply_options(StepOptions const& given, bool first) {
+    StepOptions const options = timeline_ ? pulled(given) : given;
     require(!Distribution::has_ghosts || options.stepping != Stepping::verify,
             "stepping verify: runs on one process (it steps each step twice, and a rank's ghosts would travel twice)");
     if (first || options.schedule != options_.schedule) make_plans(options.schedule);
@@ -461,6 +522,13 @@ class Simulation {
   // The next phase's spreader counts, given by count_spreaders_for_next_phase; empty: none.
   Kokkos::View<std::uint8_t const*, memory_space, Kokkos::MemoryUnmanaged> given_counts_;
   std::vector<void const*> verified_;  // the buffers of the properties Stepping::verify compares
+  // A temporal network's snapshots, their plans, and the snapshot in use.
+  struct Timeline {
+    TemporalNetwork<memory_space, WeightStorage> network;
+    std::vector<StepPlan<memory_space>> plans;
+    std::uint32_t current = static_cast<std::uint32_t>(-1);
+  };
+  std::optional<Timeline> timeline_;
 };
 
 }  // namespace herd

@@ -34,6 +34,8 @@ class SingleProcess {
   }
 
   graph_type const& graph() const { return graph_; }
+  /// Steps read `graph` from now on (a temporal network's next snapshot): the same agents.
+  void use_graph(graph_type const& graph) { graph_ = graph; }
   Kokkos::View<global_id*, memory_space> const& global_ids() const { return ids_; }
   /// Agents whose properties this process stores, steps, and steps without waiting for ghosts.
   agent_index stored() const { return graph_.num_agents(); }

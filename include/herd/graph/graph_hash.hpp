@@ -5,10 +5,12 @@
 
 #include <herd/core/bit_cast.hpp>
 #include <herd/graph/csr_graph.hpp>
+#include <herd/graph/temporal_network.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <vector>
 
 namespace herd {
 
@@ -45,6 +47,19 @@ std::uint64_t graph_hash(ExecutionSpace const& exec,
       },
       entries);
   return Details::mix64(rows) ^ entries;
+}
+
+/// A temporal network's fingerprint: its snapshots' in window order, and what the steps read after
+/// the last window. Two reductions a distinct snapshot, each waiting for the device.
+template <class ExecutionSpace, class WeightStorage>
+std::uint64_t graph_hash(ExecutionSpace const& exec,
+                         TemporalNetwork<typename ExecutionSpace::memory_space, WeightStorage> const& network) {
+  std::vector<std::uint64_t> snapshot;
+  for (auto const& g : network.graphs) snapshot.push_back(graph_hash(exec, g));
+  std::uint64_t h =
+      Details::mix64(network.window_graphs.size() << 1 | (network.after_last == AfterLastWindow::stop ? 1u : 0u));
+  for (auto k : network.window_graphs) h = Details::mix64(h ^ snapshot[k]);
+  return h;
 }
 
 }  // namespace herd

@@ -1,0 +1,64 @@
+#pragma once
+
+// Contacts that change over time: one graph snapshot per time window, which the steps of a
+// Simulation made on the network read in turn (step t reads window t - 1).
+
+#include <herd/graph/csr_graph.hpp>
+#include <herd/graph/timed_contacts.hpp>
+
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+namespace herd {
+
+/// What the steps after the last window read: the windows again from the first, or no contacts.
+enum class AfterLastWindow { loop, stop };
+
+/// A sequence of graph snapshots over one set of agents. Window w covers the times
+/// [start + w window, start + (w + 1) window); its snapshot joins two agents when they met at least
+/// once in it (unweighted, both directions). Windows without contacts share the empty snapshot.
+template <class MemorySpace, class WeightStorage = float>
+struct TemporalNetwork {
+  using memory_space = MemorySpace;
+  using graph_type = CsrGraph<MemorySpace, WeightStorage>;
+
+  /// The distinct snapshots: graphs[0] has no edges; each other is one window's.
+  std::vector<graph_type> graphs;
+  /// Each window's snapshot (an index into graphs), in time order.
+  std::vector<std::uint32_t> window_graphs;
+  std::int64_t start = 0;
+  std::int64_t window = 1;
+  AfterLastWindow after_last = AfterLastWindow::loop;
+
+  agent_index num_agents() const { return graphs.empty() ? 0 : graphs.front().num_agents(); }
+  std::size_t num_windows() const { return window_graphs.size(); }
+  /// Edges stored over all snapshots.
+  edge_offset num_edges() const {
+    return std::accumulate(graphs.begin(), graphs.end(), edge_offset{0},
+                           [](edge_offset sum, graph_type const& g) { return sum + g.num_edges(); });
+  }
+  /// The snapshot that step `step` (numbered from 1) reads: window step - 1, or after the last
+  /// window the first again (loop) or the empty one (stop).
+  std::uint32_t graph_of_step(std::uint64_t step) const {
+    if (window_graphs.empty()) return 0;
+    std::uint64_t w = step == 0 ? 0 : step - 1;
+    if (w >= window_graphs.size()) {
+      if (after_last == AfterLastWindow::stop) return 0;
+      w %= window_graphs.size();
+    }
+    return window_graphs[static_cast<std::size_t>(w)];
+  }
+};
+
+/// Builds the snapshots of `contacts` for windows of `window` time units from the earliest
+/// contact, on the device: the contacts of a batch of windows become one CSR of (window, agent)
+/// rows (build_csr, in parallel), which is then cut into its windows' graphs without copying their
+/// edges. A contact of an agent with itself is dropped. Throws herd::Error for a window that is
+/// not positive, an agent out of range, or more than 2^31 windows.
+template <class WeightStorage = float, class ExecutionSpace>
+TemporalNetwork<typename ExecutionSpace::memory_space, WeightStorage> build_temporal_network(
+    ExecutionSpace const& exec, TimedContacts const& contacts, std::int64_t window,
+    AfterLastWindow after_last = AfterLastWindow::loop);
+
+}  // namespace herd

@@ -1,0 +1,158 @@
+#include <herd/graph/temporal_network.hpp>
+
+#include <herd/core/error.hpp>
+#include <herd/core/execution_spaces.hpp>
+#include <herd/core/half.hpp>
+#include <herd/core/profiling_region.hpp>
+#include <herd/graph/build_csr.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <utility>
+
+namespace herd {
+
+namespace Details {
+
+// Rows of one batch's CSR: (window of the batch, agent) pairs, fewer than an agent index holds.
+inline constexpr std::int64_t batch_rows = std::int64_t{1} << 30;
+
+// The snapshots of windows [first_slot, first_slot + slots) of the windows with contacts, whose
+// contacts are `order[begin, end)` (sorted by slot), appended to `network.graphs`.
+template <class WeightStorage, class ExecutionSpace>
+void build_batch(ExecutionSpace const& exec, TimedContacts const& contacts, std::vector<std::size_t> const& order,
+                 std::vector<std::int64_t> const& slot_of, std::size_t begin, std::size_t end, std::int64_t first_slot,
+                 std::int64_t slots, TemporalNetwork<typename ExecutionSpace::memory_space, WeightStorage>& network) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  auto const n = static_cast<global_id>(contacts.num_agents);
+  EdgeList<memory_space> edges;
+  edges.num_agents = static_cast<agent_index>(slots * n);
+  edges.sources = Kokkos::View<global_id*, memory_space>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "herd::temporal::sources"), end - begin);
+  edges.targets = Kokkos::View<global_id*, memory_space>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "herd::temporal::targets"), end - begin);
+  auto sources = Kokkos::create_mirror_view(edges.sources);
+  auto targets = Kokkos::create_mirror_view(edges.targets);
+  for (std::size_t k = begin; k < end; ++k) {
+    auto const c = order[k];
+    auto const row = (slot_of[c] - first_slot) * n;
+    sources(k - begin) = row + contacts.first[c];
+    targets(k - begin) = row + contacts.second[c];
+  }
+  Kokkos::deep_copy(exec, edges.sources, sources);
+  Kokkos::deep_copy(exec, edges.targets, targets);
+  auto const batch = build_csr<WeightStorage>(exec, edges);
+  // Each window's rows, numbered from its own first row and edge: offsets with a row more per window.
+  auto const rows = static_cast<std::size_t>(n) + 1;
+  Kokkos::View<edge_offset*, memory_space> offsets(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "herd::temporal::offsets"),
+      static_cast<std::size_t>(slots) * rows);
+  auto const big = batch.row_offsets;
+  auto const per_window = static_cast<agent_index>(n);
+  Kokkos::parallel_for(
+      "herd::temporal::window_offsets", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, offsets.extent(0)),
+      KOKKOS_LAMBDA(std::size_t k) {
+        auto const w = k / rows, i = k % rows;
+        auto const first_row = w * static_cast<std::size_t>(per_window);
+        offsets(k) = big(first_row + i) - big(first_row);
+      });
+  auto const neighbours = batch.neighbours;
+  Kokkos::parallel_for(
+      "herd::temporal::window_neighbours", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, neighbours.extent(0)),
+      KOKKOS_LAMBDA(std::size_t e) { neighbours(e) %= per_window; });
+  auto const host_big = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), big);
+  for (std::int64_t s = 0; s < slots; ++s) {
+    auto const w = static_cast<std::size_t>(s);
+    typename TemporalNetwork<memory_space, WeightStorage>::graph_type g;
+    g.row_offsets = Kokkos::subview(offsets, std::make_pair(w * rows, (w + 1) * rows));
+    g.neighbours = Kokkos::subview(neighbours, std::make_pair(host_big(w * static_cast<std::size_t>(n)),
+                                                              host_big((w + 1) * static_cast<std::size_t>(n))));
+    g.symmetric = true;
+    network.graphs.push_back(g);
+  }
+}
+
+}  // namespace Details
+
+template <class WeightStorage, class ExecutionSpace>
+TemporalNetwork<typename ExecutionSpace::memory_space, WeightStorage> build_temporal_network(
+    ExecutionSpace const& exec, TimedContacts const& contacts, std::int64_t window, AfterLastWindow after_last) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  Details::ProfilingRegion const region("herd::build_temporal_network");
+  require(window > 0, "temporal network: the window must be positive, not " + std::to_string(window));
+  auto const count = contacts.size();
+  require(contacts.first.size() == count && contacts.second.size() == count,
+          "temporal network: " + std::to_string(count) + " times for " + std::to_string(contacts.first.size()) +
+              " and " + std::to_string(contacts.second.size()) + " agents");
+  require(contacts.num_agents > 0 || count == 0, "temporal network: contacts without agents");
+  for (std::size_t k = 0; k < count; ++k)
+    require(contacts.first[k] >= 0 && contacts.first[k] < contacts.num_agents && contacts.second[k] >= 0 &&
+                contacts.second[k] < contacts.num_agents,
+            "temporal network: contact " + std::to_string(k) + " joins an agent out of [0, " +
+                std::to_string(contacts.num_agents) + ")");
+  TemporalNetwork<memory_space, WeightStorage> network;
+  network.window = window;
+  network.after_last = after_last;
+  // The empty snapshot, for windows without contacts.
+  typename TemporalNetwork<memory_space, WeightStorage>::graph_type empty;
+  empty.row_offsets = Kokkos::View<edge_offset*, memory_space>("herd::temporal::empty",
+                                                               static_cast<std::size_t>(contacts.num_agents) + 1);
+  empty.symmetric = true;
+  network.graphs.push_back(empty);
+  if (count == 0) return network;
+  auto const [earliest, latest] = std::minmax_element(contacts.times.begin(), contacts.times.end());
+  network.start = *earliest;
+  // Windows in unsigned arithmetic: the span of 64-bit times may exceed what a signed one holds.
+  auto const span = static_cast<std::uint64_t>(*latest) - static_cast<std::uint64_t>(*earliest);
+  auto const windows = span / static_cast<std::uint64_t>(window) + 1;
+  require(windows <= std::uint64_t{1} << 31, "temporal network: " + std::to_string(windows) + " windows of " +
+                                                 std::to_string(window) + " from " + std::to_string(*earliest) +
+                                                 " to " + std::to_string(*latest) +
+                                                 " are more than 2^31; choose a longer window");
+  std::vector<std::uint64_t> window_of(count);
+  for (std::size_t k = 0; k < count; ++k)
+    window_of[k] = (static_cast<std::uint64_t>(contacts.times[k]) - static_cast<std::uint64_t>(*earliest)) /
+                   static_cast<std::uint64_t>(window);
+  // The contacts in window order (stable: the CSR does not depend on it, but the batches do).
+  std::vector<std::size_t> order(count);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return window_of[a] < window_of[b]; });
+  // Windows with contacts are numbered (slots) in time order; the others read the empty snapshot.
+  network.window_graphs.assign(static_cast<std::size_t>(windows), 0);
+  std::vector<std::int64_t> slot_of(count);
+  std::int64_t slots = 0;
+  for (std::size_t k = 0; k < count; ++k) {
+    auto const c = order[k];
+    if (k == 0 || window_of[c] != window_of[order[k - 1]]) {
+      ++slots;
+      network.window_graphs[static_cast<std::size_t>(window_of[c])] = static_cast<std::uint32_t>(slots);
+    }
+    slot_of[c] = slots - 1;
+  }
+  // Batches of whole windows, each fewer rows than an agent index holds.
+  auto const n = static_cast<std::int64_t>(contacts.num_agents);
+  std::int64_t const per_batch = std::max<std::int64_t>(1, Details::batch_rows / n);
+  std::size_t begin = 0;
+  for (std::int64_t first = 0; first < slots; first += per_batch) {
+    std::int64_t const batch_slots = std::min(per_batch, slots - first);
+    std::size_t end = begin;
+    while (end < count && slot_of[order[end]] < first + batch_slots) ++end;
+    Details::build_batch(exec, contacts, order, slot_of, begin, end, first, batch_slots, network);
+    begin = end;
+  }
+  exec.fence();
+  return network;
+}
+
+#define HERD_INSTANTIATE_TEMPORAL_W(EXEC, W)                                                                         \
+  template TemporalNetwork<EXEC::memory_space, W> build_temporal_network<W, EXEC>(EXEC const&, TimedContacts const&, \
+                                                                                  std::int64_t, AfterLastWindow);
+#define HERD_INSTANTIATE_TEMPORAL(EXEC) HERD_INSTANTIATE_TEMPORAL_W(EXEC, float) HERD_INSTANTIATE_TEMPORAL_W(EXEC, half)
+
+HERD_FOR_EACH_EXECUTION_SPACE(HERD_INSTANTIATE_TEMPORAL)
+
+}  // namespace herd

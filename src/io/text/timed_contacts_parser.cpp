@@ -1,0 +1,87 @@
+#include <herd/io/text/timed_contacts_parser.hpp>
+
+#include <herd/core/error.hpp>
+#include <herd/io/text/edge_list_parser.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <limits>
+
+namespace herd {
+
+namespace {
+
+bool is_separator(char c) { return c == ' ' || c == '\t' || c == ',' || c == '\r'; }
+
+// The next field of `line` from `at`, or an empty view at the end of the line.
+std::string_view next_field(std::string_view line, std::size_t& at) {
+  while (at < line.size() && is_separator(line[at])) ++at;
+  std::size_t const begin = at;
+  while (at < line.size() && !is_separator(line[at])) ++at;
+  return line.substr(begin, at - begin);
+}
+
+bool parse_integer(std::string_view text, long long& value) {
+  auto const [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return !text.empty() && error == std::errc() && end == text.data() + text.size();
+}
+
+}  // namespace
+
+TimedContacts parse_timed_contacts(std::string_view text, std::string const& name) {
+  auto const [bad_line, problem] = Details::first_non_text_line(text, 1);
+  require(bad_line == 0, name + ":" + std::to_string(bad_line) + ": " + problem);
+  TimedContacts contacts;
+  std::vector<long long> first, second;
+  std::size_t line_number = 0, begin = 0;
+  while (begin < text.size()) {
+    std::size_t end = text.find('\n', begin);
+    if (end == std::string_view::npos) end = text.size();
+    auto const line = text.substr(begin, end - begin);
+    begin = end + 1;
+    ++line_number;
+    std::size_t at = 0;
+    auto const t = next_field(line, at);
+    if (t.empty() || t[0] == '#' || t[0] == '%') continue;
+    auto const i = next_field(line, at);
+    auto const j = next_field(line, at);
+    // "name:line: what 'field' problem (a line is: time id id)"
+    auto const fail = [&](char const* what, std::string_view field = {}, char const* problem = "") {
+      std::string message = name + ":" + std::to_string(line_number) + ": " + what;
+      if (!field.empty()) message.append(" '").append(field).append("' ").append(problem);
+      throw Error(message + " (a line is: time id id)");
+    };
+    long long time = 0, a = 0, b = 0;
+    if (j.empty()) fail("expected a time and two agent ids");
+    if (!parse_integer(t, time)) fail("the time", t, "is not an integer");
+    if (!parse_integer(i, a) || a < 0) fail("the agent id", i, "is not a non-negative integer");
+    if (!parse_integer(j, b) || b < 0) fail("the agent id", j, "is not a non-negative integer");
+    contacts.times.push_back(time);
+    first.push_back(a);
+    second.push_back(b);
+  }
+  require(!contacts.times.empty(), name + ": no contacts (a line is: time id id)");
+  // Agents are numbered in increasing order of their ids, whatever order they first meet in.
+  std::vector<long long> ids(first);
+  ids.insert(ids.end(), second.begin(), second.end());
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  require(ids.size() <= static_cast<std::size_t>(std::numeric_limits<agent_index>::max()),
+          name + ": more agents than an agent index holds");
+  contacts.num_agents = static_cast<agent_index>(ids.size());
+  auto const index = [&](long long id) {
+    return static_cast<agent_index>(std::lower_bound(ids.begin(), ids.end(), id) - ids.begin());
+  };
+  contacts.first.reserve(first.size());
+  contacts.second.reserve(second.size());
+  for (std::size_t k = 0; k < first.size(); ++k) {
+    contacts.first.push_back(index(first[k]));
+    contacts.second.push_back(index(second[k]));
+  }
+  contacts.ids.assign(ids.begin(), ids.end());
+  return contacts;
+}
+
+TimedContacts read_timed_contacts(std::string const& path) { return parse_timed_contacts(read_text_file(path), path); }
+
+}  // namespace herd

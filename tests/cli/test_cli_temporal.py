@@ -1,0 +1,197 @@
+"""Tests of temporal networks (herd run --graph CONTACTS --window W): with beta 1 and agents
+infectious for longer than the run, each agent is infected exactly at the step when the first
+time-respecting path from the first infected reaches it, one hop per window, as a plain pass over the
+contacts in time order computes here; on a generated file and on a SocioPatterns file (when
+../shared/data is there). Bad files and options: one line, exit status 1 (2 for a usage error).
+
+Usage: test_cli_temporal.py HERD [MPIEXEC [MPIEXEC FLAGS...]]"""
+
+import os
+import random
+import sys
+import unittest
+
+import herd_files_test as hf
+
+SOCIOPATTERNS = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "data", "sociopatterns",
+                             "tij_PS09.dat")
+
+
+def read_contacts(path):
+    """(t, i, j) per contact line, ids as in the file."""
+    contacts = []
+    with open(path) as f:
+        for line in f:
+            fields = line.replace(",", " ").split()
+            if fields and not fields[0].startswith(("#", "%")):
+                contacts.append((int(fields[0]), int(fields[1]), int(fields[2])))
+    return contacts
+
+
+def arrival_steps(contacts, window, seeds, steps, after_last):
+    """The step at which each agent (by file id) is first infected: 0 for the seeds; an agent that
+    meets an infected one in window w is infected at step w + 1 and spreads from the next window."""
+    start = min(t for t, _, _ in contacts)
+    windows = (max(t for t, _, _ in contacts) - start) // window + 1
+    pairs = [[] for _ in range(windows)]
+    for t, i, j in contacts:
+        if i != j:
+            pairs[(t - start) // window].append((i, j))
+    arrival = {s: 0 for s in seeds}
+    for step in range(1, steps + 1):
+        w = step - 1
+        if w >= windows:
+            if after_last == "stop":
+                break
+            w %= windows
+        infected_before = set(arrival)
+        for i, j in pairs[w]:
+            if i in infected_before and j not in arrival:
+                arrival[j] = step
+            if j in infected_before and i not in arrival:
+                arrival[i] = step
+    return arrival
+
+
+class Temporal(hf.Case):
+    def arrivals(self, contacts_path, window, steps, after_last="loop", *extra):
+        """herd's step of infection per agent (by file id), from the timers it leaves: a fixed
+        period counts down one a step from its start, so the seeds hold the lowest."""
+        import h5py
+        period = steps + 5
+        out = self.path("out.h5")
+        self.ok(0, "run", "--model", "sir", "--graph", contacts_path, "--window", str(window), "--after-last",
+                after_last, "--beta", "1", "--infectious-steps", str(period), "--initial-infected", "4", "--steps",
+                str(steps), "--seed", "3", "--output", out, "--quiet", *extra)
+        with h5py.File(out, "r") as f:
+            state = f["agents/state"][...]
+            timer = f["agents/timer"][...]
+        ids = sorted({i for _, a, b in read_contacts(contacts_path) for i in (a, b)})
+        self.assertEqual(len(ids), len(state))
+        infected = [k for k in range(len(state)) if state[k] != 0]
+        first = min(int(timer[k]) for k in infected)
+        return {ids[k]: int(timer[k]) - first for k in infected}
+
+    def check(self, contacts_path, window, steps, after_last="loop"):
+        herd = self.arrivals(contacts_path, window, steps, after_last)
+        seeds = [i for i, s in herd.items() if s == 0]
+        self.assertEqual(len(seeds), 4)
+        expected = arrival_steps(read_contacts(contacts_path), window, seeds, steps, after_last)
+        self.assertEqual(herd, expected)
+        return expected
+
+    def generated(self):
+        """Contacts at random times among 300 agents with ids from 1000 (not 0-based), tab or
+        space separated, unsorted, with a quiet stretch in the middle."""
+        rng = random.Random(7)
+        lines = ["# t i j"]
+        for _ in range(900):
+            t = rng.randrange(50000, 90000)
+            if 65000 < t < 70000:
+                continue
+            a, b = rng.randrange(300), rng.randrange(300)
+            lines.append(f"{t}{rng.choice(['	', ' '])}{1000 + 3 * a} {1000 + 3 * b}")
+        path = self.path("contacts.tij")
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        return path
+
+    @unittest.skipUnless(os.environ.get("HERD_HAS_HDF5") == "1", "the agents' states are read from --output (HDF5)")
+    def test_infections_follow_time_respecting_paths(self):
+        path = self.generated()
+        loop = self.check(path, 200, 260, "loop")
+        stop = self.check(path, 200, 260, "stop")
+        self.assertGreater(len(loop), len(stop), "looping reaches more agents than stopping")
+        self.assertGreater(len(stop), 10)
+        self.assertLess(len(loop), 300)
+
+    @unittest.skipUnless(os.environ.get("HERD_HAS_HDF5") == "1" and os.path.exists(SOCIOPATTERNS),
+                         "needs HDF5 and ../shared/data/sociopatterns")
+    def test_a_primary_school_in_five_minute_windows(self):
+        # Two days at school: 390 windows of 5 min, a night without contacts between them.
+        reached = self.check(SOCIOPATTERNS, 300, 400, "stop")
+        self.assertGreater(len(reached), 100)
+
+    def test_switching_snapshots_allocates_and_copies_nothing(self):
+        import json
+        out = self.path("profile.json")
+        self.ok(0, "run", "--model", "sir", "--graph", self.generated(), "--window", "20", "--steps", "500",
+                "--profile", "--json", out, "--quiet")
+        with open(out) as f:
+            profile = json.load(f)["profile"]
+        self.assertEqual(profile["allocations"], 0)
+        self.assertEqual(profile["deep_copies"], 0)
+
+    def test_the_report_counts_the_windows(self):
+        path = self.generated()
+        result = self.ok(0, "run", "--model", "seir", "--graph", path, "--window", "2min", "--steps", "10")
+        self.assertIn("windows of 120", result.stdout)
+        self.assertIn("then loop", result.stdout)
+
+    def seir(self, path, steps, *extra):
+        """SEIR on the generated contacts in windows of 2 min, looping: the time series as CSV."""
+        out = self.path("seir.csv")
+        self.ok(0, "run", "--model", "seir", "--graph", path, "--window", "2min", "--beta", "0.8", "--infectious-steps", "100", "--steps",
+                str(steps), "--initial-infected", "5", "--csv", out, "--quiet", *extra)
+        return hf.read(out)
+
+    @unittest.skipUnless(os.environ.get("HERD_HAS_HDF5") == "1", "checkpoints need HDF5")
+    def test_a_resumed_run_reads_the_same_windows(self):
+        path = self.generated()
+        full = self.seir(path, 300)
+        ckpt = self.path("c.h5")
+        self.seir(path, 170, "--checkpoint", ckpt)
+        self.ok(0, "resume", ckpt, "--steps", "300", "--csv", self.path("resumed.csv"))
+        self.assertEqual(hf.read(self.path("resumed.csv")), full)
+        # The checkpoint's fingerprint covers the windows: the same pairs met at other times are refused.
+        with open(path) as f:
+            lines = f.read().splitlines()
+        moved = [lines[0]] + [line if k % 2 else str(int(line.split()[0]) + 600) + " " + " ".join(line.split()[1:])
+                              for k, line in enumerate(lines[1:])]
+        with open(path, "w") as f:
+            f.write("\n".join(moved) + "\n")
+        result = hf.herd(0, "resume", ckpt, "--steps", "300")
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertIn("written for another graph with the same counts", result.stderr)
+
+    def test_ensemble_members_are_their_single_runs(self):
+        path = self.generated()
+        import csv
+        import io
+        members = list(csv.DictReader(io.StringIO(self.seir(path, 400, "--replicates", "2", "--seed", "9"))))
+        for member, seed in [(0, 9), (1, 10)]:
+            one = list(csv.DictReader(io.StringIO(self.seir(path, 400, "--seed", str(seed)))))
+            mine = [r for r in members if int(r["member"]) == member]
+            for state in "SEIR":
+                self.assertEqual([r[state] for r in mine], [r[state] for r in one], f"member {member}")
+            self.assertNotEqual(one[0]["S"], one[-1]["S"], "an epidemic, not a still life")
+
+    def fails(self, *args, ranks=0, status=1):
+        """herd's one line of a refusal: status 1 for what the run found, 2 for a usage error."""
+        result = hf.herd(ranks, "run", *args)
+        self.assertEqual(result.returncode, status, result.stdout + result.stderr)
+        # mpiexec adds its own lines about the exit status; herd's are those it starts.
+        lines = [line for line in result.stderr.splitlines() if line.startswith("herd:")]
+        self.assertEqual(len(lines), 1, result.stderr)
+        return lines[0]
+
+    def test_bad_files_and_options_are_refused(self):
+        bad = self.path("bad.tij")
+        with open(bad, "w") as f:
+            f.write("10 1 2\n20 1\n")
+        self.assertIn("bad.tij:2: expected a time and two agent ids", self.fails("--graph", bad, "--window", "20"))
+        path = self.generated()
+        self.assertIn("not a positive duration", self.fails("--graph", path, "--window", "0", status=2))
+        self.assertIn("not a positive duration", self.fails("--graph", path, "--window", "5 min", status=2))
+        self.assertIn("--after-last needs --window", self.fails("--graph", path, "--after-last", "stop", status=2))
+        self.assertIn("--window reads a timed-contact file", self.fails("--window", "20", status=2))
+        self.assertIn("--reorder does not apply to a temporal network",
+                      self.fails("--graph", path, "--window", "20", "--reorder", "bfs", status=2))
+        self.assertIn("stepped by pull", self.fails("--graph", path, "--window", "20", "--stepping", "active"))
+        if hf.MPIEXEC:
+            self.assertIn("runs on one process", self.fails("--graph", path, "--window", "20", ranks=2))
+
+
+if __name__ == "__main__":
+    hf.configure(sys.argv)
+    unittest.main(argv=sys.argv[:1])

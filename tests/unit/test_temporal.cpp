@@ -1,0 +1,218 @@
+#include "test_common.hpp"
+
+#include <herd/engine/run.hpp>
+#include <herd/io/text/timed_contacts_parser.hpp>
+#include <herd/models/seir.hpp>
+
+#include <algorithm>
+#include <random>
+#include <set>
+#include <utility>
+
+namespace {
+
+using namespace herd;
+using herd::test::to_vector;
+
+// Contacts among `agents` agents at random times in [0, span), with a quiet stretch (no
+// contacts at all) in the middle, as nights are in the SocioPatterns files.
+TimedContacts random_contacts(agent_index agents, std::size_t count, std::int64_t span, std::uint32_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<agent_index> agent(0, agents - 1);
+  std::uniform_int_distribution<std::int64_t> time(0, span - 1);
+  TimedContacts c;
+  c.num_agents = agents;
+  while (c.size() < count) {
+    auto const t = time(rng);
+    if (t > span / 2 && t < span / 2 + span / 10) continue;
+    c.times.push_back(t + 1000);  // times need not start at 0
+    c.first.push_back(agent(rng));
+    c.second.push_back(agent(rng));
+  }
+  return c;
+}
+
+// The pairs that met in each window of `window` from the earliest contact, self-contacts dropped.
+std::vector<std::set<std::pair<agent_index, agent_index>>> windows_of(TimedContacts const& c, std::int64_t window) {
+  auto const start = *std::min_element(c.times.begin(), c.times.end());
+  auto const end = *std::max_element(c.times.begin(), c.times.end());
+  std::vector<std::set<std::pair<agent_index, agent_index>>> w(static_cast<std::size_t>((end - start) / window + 1));
+  for (std::size_t k = 0; k < c.size(); ++k) {
+    if (c.first[k] == c.second[k]) continue;
+    auto& pairs = w[static_cast<std::size_t>((c.times[k] - start) / window)];
+    pairs.emplace(c.first[k], c.second[k]);
+    pairs.emplace(c.second[k], c.first[k]);
+  }
+  return w;
+}
+
+// The agents reached from `infected` by time-respecting paths, one hop per window (an agent
+// infected in a window spreads from the next), for `steps` steps over the windows.
+std::vector<bool> reachable(std::vector<std::set<std::pair<agent_index, agent_index>>> const& windows,
+                            std::vector<bool> infected, int steps, AfterLastWindow after) {
+  for (int t = 0; t < steps; ++t) {
+    auto const w = static_cast<std::size_t>(t);
+    if (w >= windows.size() && after == AfterLastWindow::stop) break;
+    auto next = infected;
+    for (auto const& [i, j] : windows[w % windows.size()])
+      if (infected[static_cast<std::size_t>(j)]) next[static_cast<std::size_t>(i)] = true;
+    infected = std::move(next);
+  }
+  return infected;
+}
+
+template <class ExecutionSpace>
+class Temporal : public ::testing::Test {};
+TYPED_TEST_SUITE(Temporal, herd::test::ExecutionSpaces);
+
+// Each window's snapshot holds exactly the pairs that met in it, both ways; windows without
+// contacts share the empty snapshot, and several batches give the same snapshots as one.
+TYPED_TEST(Temporal, SnapshotsHoldEachWindowsPairs) {
+  using Exec = TypeParam;
+  auto const contacts = random_contacts(300, 20000, 50000, 3);
+  std::int64_t const window = 97;
+  auto const network = build_temporal_network(Exec(), contacts, window);
+  auto const expected = windows_of(contacts, window);
+  ASSERT_EQ(network.num_windows(), expected.size());
+  EXPECT_EQ(network.num_agents(), 300);
+  EXPECT_EQ(network.start, 1000);
+  std::size_t empty = 0;
+  for (std::size_t w = 0; w < expected.size(); ++w) {
+    auto const& g = network.graphs[network.window_graphs[w]];
+    EXPECT_TRUE(g.symmetric);
+    auto const offsets = to_vector(g.row_offsets);
+    auto const neighbours = to_vector(g.neighbours);
+    std::set<std::pair<agent_index, agent_index>> pairs;
+    for (agent_index i = 0; i < g.num_agents(); ++i)
+      for (auto e = offsets[static_cast<std::size_t>(i)]; e < offsets[static_cast<std::size_t>(i) + 1]; ++e)
+        pairs.emplace(i, neighbours[e]);
+    ASSERT_EQ(pairs, expected[w]) << "window " << w;
+    ASSERT_EQ(pairs.size(), neighbours.size()) << "window " << w << " has a duplicate";
+    if (expected[w].empty()) {
+      EXPECT_EQ(network.window_graphs[w], 0u);
+      ++empty;
+    }
+  }
+  EXPECT_GT(empty, 40u) << "the quiet stretch has empty windows";
+  EXPECT_EQ(network.graphs.size(), expected.size() - empty + 1);
+}
+
+// With beta 1 and agents infectious for longer than the run, the agents ever infected are exactly those that
+// time-respecting paths reach from the first infected, one hop per window: after the windows,
+// on again from the first (loop) or with no contacts (stop).
+TYPED_TEST(Temporal, InfectionsFollowTimeRespectingPaths) {
+  using Exec = TypeParam;
+  auto const contacts = random_contacts(400, 500, 20000, 11);
+  std::int64_t const window = 100;
+  auto const windows = windows_of(contacts, window);
+  std::vector<std::size_t> reached_by;
+  for (auto after : {AfterLastWindow::loop, AfterLastWindow::stop}) {
+    Exec exec;
+    Simulation<Exec> sim(exec, build_temporal_network(exec, contacts, window, after), 5);
+    SeirParameters p;
+    p.beta = 1.0;
+    int const steps = static_cast<int>(windows.size()) + 60;  // past the last window
+    p.infectious = Period::fixed(steps + 1);
+    p.initial_infected = 3;
+    Seir<typename Exec::memory_space> model(sim.num_agents(), p);
+    model.initialise(sim, sim.num_agents());
+    auto const start = to_vector(model.state.current());
+    std::vector<bool> seeds;
+    for (auto s : start) seeds.push_back(s == Seir<typename Exec::memory_space>::infectious);
+    ASSERT_EQ(std::count(seeds.begin(), seeds.end(), true), 3);
+    run(sim, model, steps);
+    auto const end = to_vector(model.state.current());
+    auto const expected = reachable(windows, seeds, steps, after);
+    std::size_t reached = 0;
+    for (std::size_t i = 0; i < end.size(); ++i) {
+      ASSERT_EQ(end[i] != Seir<typename Exec::memory_space>::susceptible, expected[i])
+          << "agent " << i << (after == AfterLastWindow::loop ? " (loop)" : " (stop)");
+      reached += expected[i] ? 1 : 0;
+    }
+    // Not a trivial case: paths reach far, but not everyone.
+    EXPECT_GT(reached, 20u);
+    EXPECT_LT(reached, 400u);
+    reached_by.push_back(reached);
+  }
+  EXPECT_GT(reached_by[0], reached_by[1]) << "looping reaches more than stopping";
+}
+
+// Step t (from 1) reads window t - 1; after the last window, the first again or none.
+TYPED_TEST(Temporal, StepTReadsWindowTMinusOne) {
+  using Exec = TypeParam;
+  auto const contacts = random_contacts(100, 400, 5000, 23);
+  for (auto after : {AfterLastWindow::loop, AfterLastWindow::stop}) {
+    Exec exec;
+    auto const network = build_temporal_network(exec, contacts, 50, after);
+    Simulation<Exec> sim(exec, network, 1);
+    auto const windows = network.num_windows();
+    for (std::uint32_t t = 1; t <= 2 * windows + 1; ++t) {
+      sim.set_step(t - 1);  // t - 1 steps done: step t is next
+      auto const w = (t - 1) % windows;
+      auto const expected = t > windows && after == AfterLastWindow::stop ? 0u : network.window_graphs[w];
+      ASSERT_EQ(sim.graph().neighbours.data(), network.graphs[expected].neighbours.data()) << "step " << t;
+      ASSERT_EQ(sim.graph().row_offsets.data(), network.graphs[expected].row_offsets.data()) << "step " << t;
+    }
+  }
+}
+
+// Same seed, same bits: stepped in one run or in pieces, and Stepping::automatic pulls.
+TYPED_TEST(Temporal, RunsInPiecesGiveTheSameBits) {
+  using Exec = TypeParam;
+  auto const contacts = random_contacts(500, 8000, 30000, 17);
+  auto const network = build_temporal_network(Exec(), contacts, 60);
+  SeirParameters p;
+  p.beta = 0.3;
+  p.infectious = Period::fixed(20);
+  p.initial_infected = 5;
+  auto const states = [&](std::vector<int> const& pieces) {
+    Exec exec;
+    Simulation<Exec> sim(exec, network, 8);
+    Seir<typename Exec::memory_space> model(sim.num_agents(), p);
+    model.initialise(sim, sim.num_agents());
+    for (int steps : pieces) run(sim, model, steps);
+    return to_vector(model.state.current());
+  };
+  auto const whole = states({700});
+  EXPECT_EQ(states({123, 400, 177}), whole);
+  EXPECT_NE(std::count(whole.begin(), whole.end(), Seir<typename Exec::memory_space>::recovered), 0);
+}
+
+TYPED_TEST(Temporal, ActiveSteppingAndBadWindowsAreRefused) {
+  using Exec = TypeParam;
+  auto const contacts = random_contacts(50, 100, 1000, 1);
+  EXPECT_THROW(build_temporal_network(Exec(), contacts, 0), Error);
+  auto bad = contacts;
+  bad.second[7] = 50;
+  EXPECT_THROW(build_temporal_network(Exec(), bad, 10), Error);
+  Exec exec;
+  EXPECT_THROW(Simulation<Exec>(exec, build_temporal_network(exec, contacts, 10), 1,
+                                herd::test::stepping_options(Stepping::active)),
+               Error);
+}
+
+TEST(TimedContactsFile, ReadsSocioPatternsLines) {
+  auto const c = parse_timed_contacts("# t i j\n31220\t1558\t1567\n31240 1560 1570 1B 1B\n\n31220,1567,1558\n", "tij");
+  EXPECT_EQ(c.num_agents, 4);
+  EXPECT_EQ(c.ids, (std::vector<global_id>{1558, 1560, 1567, 1570}));
+  EXPECT_EQ(c.times, (std::vector<std::int64_t>{31220, 31240, 31220}));
+  EXPECT_EQ(c.first, (std::vector<agent_index>{0, 1, 2}));
+  EXPECT_EQ(c.second, (std::vector<agent_index>{2, 3, 0}));
+}
+
+TEST(TimedContactsFile, NamesTheBadLine) {
+  auto const message = [](std::string const& text) {
+    try {
+      parse_timed_contacts(text, "tij.dat");
+    } catch (Error const& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message("1 2 3\n20 4\n"), "tij.dat:2: expected a time and two agent ids (a line is: time id id)");
+  EXPECT_EQ(message("1 2 3\nx 4 5\n"), "tij.dat:2: the time 'x' is not an integer (a line is: time id id)");
+  EXPECT_EQ(message("1 -2 3\n"), "tij.dat:1: the agent id '-2' is not a non-negative integer (a line is: time id id)");
+  EXPECT_EQ(message("# nothing\n"), "tij.dat: no contacts (a line is: time id id)");
+}
+
+}  // namespace
