@@ -16,6 +16,7 @@
 #include <herd/mpi/distributed_population.hpp>
 #include <herd/mpi/distributed_simulation.hpp>
 #include <herd/mpi/edge_list_reader.hpp>
+#include <herd/mpi/local_snapshots.hpp>
 #include <herd/mpi/repartition.hpp>
 #endif
 #if HERD_ENABLE_HDF5
@@ -432,6 +433,15 @@ Kokkos::View<global_id*, Memory> reorder(Options const& o, Exec const& exec, Gra
   return global_ids_of(exec, permutation);
 }
 
+// The entries a temporal network's snapshots hold over `steps` steps (what the steps read).
+template <class Network>
+double snapshot_entries(Network const& network, int steps) {
+  double entries = 0;
+  for (int t = 1; t <= steps; ++t)
+    entries += static_cast<double>(network.graphs[network.graph_of_step(static_cast<std::uint64_t>(t))].num_edges());
+  return entries;
+}
+
 // The simulation of one run: on a temporal network's snapshots (which it shares with other runs),
 // or on `graph` with its global ids.
 template <class WeightStorage>
@@ -464,12 +474,7 @@ JobResult run_single(Options const& o, Entry, std::function<void(int, int)> cons
   double const setup_seconds = setup.seconds();
   JobResult result = run_model<Entry>(o, sim, inputs, progress, facts, false);
   result.setup_seconds = setup_seconds;
-  if (network) {
-    result.edges_read = 0;
-    for (int t = 1; t <= o.steps; ++t)
-      result.edges_read +=
-          static_cast<double>(network->graphs[network->graph_of_step(static_cast<std::uint64_t>(t))].num_edges());
-  }
+  if (network) result.edges_read = snapshot_entries(*network, o.steps);
   if (steps_active_v<Entry>) record_stepping(result, o, sim, false);
   describe(result, facts, exec, to_string(sim.plan().schedule));
   RankStats only;
@@ -639,13 +644,16 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
   double graph_seconds = 0.0, partition_seconds = 0.0, local_graph_seconds = 0.0;
   bool reads_share = false, reads_rows = false, makes_population = false;
   bool symmetric = false;  // whether every row entry is also stored the other way (PT-Scotch's input)
+  std::optional<TemporalNetwork<Memory, WeightStorage>> network;  // this rank's snapshots, with --window
+  double edges_read = -1.0;
   auto source = mpi::collectively(comm, [&] {
     require(o.reorder == "none", "--reorder applies to one process; under mpiexec the partition decides locality");
     require(o.partition != "ptscotch" || have_ptscotch(),
             "--partition ptscotch: this build of Herd has no PT-Scotch (configure with -DHerd_ENABLE_PTSCOTCH=ON)");
     require(o.stepping != "verify", "--stepping verify runs on one process: it steps each step twice");
     std::optional<EdgeSource<Memory>> share;
-    if (!builds_shares(o, Entry{})) return share;
+    // A temporal network's snapshots are cut from the whole network, which every rank builds.
+    if (o.window > 0 || !builds_shares(o, Entry{})) return share;
     if ((share = edge_source_of(o, exec))) {
       check_share_fits(o, size, static_cast<double>(o.agents), static_cast<double>(o.agents) * o.mean_degree);
       (void)Entry::template make<WeightStorage>(o, 0, share->agents, typename Entry::Inputs{});
@@ -707,6 +715,13 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
     }();
     symmetric = input.graph.symmetric;
     input.graph = {};
+    if (input.temporal) {
+      // Each rank keeps its owned agents' rows of every snapshot, under the partition of every
+      // pair that ever met: its ghosts then cover every snapshot's.
+      edges_read = snapshot_entries(*input.temporal, o.steps);
+      network = mpi::collectively(comm, [&] { return mpi::local_snapshots(exec, *input.temporal, local); });
+      input.temporal.reset();
+    }
     local_graph_seconds = phase.seconds();
   }
   if (o.partition == "ptscotch" && size > 1)
@@ -720,7 +735,10 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
   mpi::Ghosts<Exec, WeightStorage> ghosts(exec, comm, std::move(local), options);
   double const halo_plan_seconds = phase.seconds();
   phase.reset();
-  mpi::DistributedSimulation<Exec, WeightStorage> sim(exec, std::move(ghosts), o.seed, step_options<Entry>(o));
+  auto sim = network ? mpi::DistributedSimulation<Exec, WeightStorage>(exec, std::move(ghosts), *std::move(network),
+                                                                       o.seed, step_options<Entry>(o))
+                     : mpi::DistributedSimulation<Exec, WeightStorage>(exec, std::move(ghosts), o.seed,
+                                                                       step_options<Entry>(o));
   double const simulation_seconds = phase.seconds();
   double const setup_seconds = setup.seconds();
   auto const rank_progress = [&](int step, int steps) {
@@ -730,6 +748,7 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
   // herd command aborts the job.
   JobResult result = run_model<Entry>(o, sim, inputs, rank_progress, facts, true);
   result.setup_seconds = setup_seconds;
+  result.edges_read = edges_read;
   describe(result, facts, exec, to_string(sim.plan().schedule));
   // Whether the pull steps asked for their neighbours' values ahead on some rank: each decides
   // from its own stored agents, and simulate() recorded this rank's choice.
@@ -827,9 +846,6 @@ JobResult run_job(Options const& o, std::function<void(int, int)> const& progres
 #if HERD_ENABLE_MPI
     int size = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size > 1 && o.window > 0)
-      throw mpi::CollectiveError("--window: a temporal network runs on one process, not under mpiexec with " +
-                                 std::to_string(size) + " ranks");
     if (size > 1)
       return o.precision == "half" ? run_distributed<half>(o, entry, progress, MPI_COMM_WORLD)
                                    : run_distributed<float>(o, entry, progress, MPI_COMM_WORLD);

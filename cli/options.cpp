@@ -526,9 +526,12 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
     // A timed-contact file's snapshots are stepped by one process, in their agents' order.
     if (o.graph == "population" || o.graph == "erdos-renyi" || o.graph == "power-law" || o.graph == "watts-strogatz")
       throw UsageError{"--window reads a timed-contact file (t i j): --graph names the generator " + o.graph};
-    for (char const* other : {"--directed", "--transpose", "--reorder", "--attributes", "--partition"})
+    for (char const* other : {"--directed", "--transpose", "--reorder", "--attributes"})
       if (given.count(other)) throw UsageError{std::string(other) + " does not apply to a temporal network (--window)"};
     if (o.command != "run") throw UsageError{"--window belongs to herd run"};
+    if (o.partition == "ptscotch")
+      throw UsageError{
+          "--partition ptscotch: a temporal network's ranks keep the rows of a contiguous or metis partition"};
   }
 #if !HERD_ENABLE_HDF5
   if (!o.checkpoint.empty() || !o.output.empty() || o.command == "resume" || o.command == "convert")
@@ -661,7 +664,7 @@ Run:
                            bits on any backend, rank count and stepping mode (docs/scenarios.md)
   --window DURATION        --graph is a timed-contact file ("t i j" lines, SocioPatterns): step t
                            reads the contacts of window t, of DURATION (20s, 5min, 2h, 1d, or in
-                           the file's units) from the first contact; one process, pull steps
+                           the file's units) from the first contact; steps pull
   --after-last loop|stop   after the last window, the steps read the windows again (loop, the
                            default) or no contacts (stop)
   --threads N              host threads (default: OpenMP's)

@@ -2,7 +2,8 @@
 infectious for longer than the run, each agent is infected exactly at the step when the first
 time-respecting path from the first infected reaches it, one hop per window, as a plain pass over the
 contacts in time order computes here; on a generated file and on a SocioPatterns file (when
-../shared/data is there). Bad files and options: one line, exit status 1 (2 for a usage error).
+../shared/data is there). Resumed runs, ensemble members and runs on 2 and 3 ranks give the single
+run's counts. Bad files and options: one line, exit status 1 (2 for a usage error).
 
 Usage: test_cli_temporal.py HERD [MPIEXEC [MPIEXEC FLAGS...]]"""
 
@@ -154,6 +155,19 @@ class Temporal(hf.Case):
         self.assertEqual(result.returncode, 1, result.stderr)
         self.assertIn("written for another graph with the same counts", result.stderr)
 
+    def test_ranks_give_one_process_counts(self):
+        if not hf.MPIEXEC:  # known once the script has read its arguments
+            self.skipTest("needs mpiexec")
+        path = self.generated()
+        one = self.seir(path, 300)
+        for ranks, partition in [(2, "contiguous"), (3, "metis")]:
+            with self.subTest(ranks=ranks, partition=partition):
+                out = self.path(f"ranks{ranks}.csv")
+                self.ok(ranks, "run", "--model", "seir", "--graph", path, "--window", "2min", "--beta", "0.8",
+                        "--infectious-steps", "100", "--steps", "300", "--initial-infected", "5", "--csv", out,
+                        "--quiet", "--partition", partition)
+                self.assertEqual(hf.read(out), one)
+
     def test_ensemble_members_are_their_single_runs(self):
         path = self.generated()
         import csv
@@ -188,8 +202,8 @@ class Temporal(hf.Case):
         self.assertIn("--reorder does not apply to a temporal network",
                       self.fails("--graph", path, "--window", "20", "--reorder", "bfs", status=2))
         self.assertIn("stepped by pull", self.fails("--graph", path, "--window", "20", "--stepping", "active"))
-        if hf.MPIEXEC:
-            self.assertIn("runs on one process", self.fails("--graph", path, "--window", "20", ranks=2))
+        self.assertIn("--partition ptscotch",
+                      self.fails("--graph", path, "--window", "20", "--partition", "ptscotch", status=2))
 
 
 if __name__ == "__main__":

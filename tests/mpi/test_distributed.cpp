@@ -2,6 +2,7 @@
 #include <herd/mpi/collective.hpp>
 #include <herd/mpi/distributed_simulation.hpp>
 #include <herd/mpi/local_graph.hpp>
+#include <herd/mpi/local_snapshots.hpp>
 
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -166,6 +167,51 @@ TEST(Distributed, TrajectoriesMatchOneProcessForEveryGraphModelAndPartition) {
         expect_same(distributed(graph, kind, 40, method), want,
                     std::string(c.graph) + " " + name(kind) + " " + to_string(method));
       }
+    }
+  }
+}
+
+// A temporal network on ranks: each rank's snapshots are cut from the network every rank holds,
+// under a partition of every pair that ever met, and the steps give one process's bits.
+TEST(Distributed, TemporalNetworksMatchOneProcess) {
+  TimedContacts contacts;
+  contacts.num_agents = 3000;
+  std::uint64_t x = 5;
+  for (int k = 0; k < 100000; ++k) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;  // the same contacts on every rank
+    contacts.times.push_back(static_cast<std::int64_t>(x >> 50));
+    contacts.first.push_back(static_cast<agent_index>((x >> 20) % 3000));
+    contacts.second.push_back(static_cast<agent_index>((x >> 36) % 3000));
+  }
+  Exec exec;
+  auto const network = build_temporal_network(exec, contacts, 1000);
+  ASSERT_EQ(network.num_windows(), 17u);
+  EdgeList<Memory> pairs;
+  pairs.num_agents = contacts.num_agents;
+  pairs.sources = Kokkos::View<global_id*, Memory>("sources", contacts.size());
+  pairs.targets = Kokkos::View<global_id*, Memory>("targets", contacts.size());
+  auto sources = Kokkos::create_mirror_view(pairs.sources);
+  auto targets = Kokkos::create_mirror_view(pairs.targets);
+  for (std::size_t k = 0; k < contacts.size(); ++k) {
+    sources(k) = contacts.first[k];
+    targets(k) = contacts.second[k];
+  }
+  Kokkos::deep_copy(pairs.sources, sources);
+  Kokkos::deep_copy(pairs.targets, targets);
+  auto const met = build_csr(exec, pairs);
+  for (Kind kind : {Kind::sir, Kind::seir}) {
+    Simulation<Exec> one(exec, network, 99);
+    auto const want = simulate(one, kind, 150);
+    std::int64_t touched = 0;
+    for (auto s : want.state) touched += s != Seir<>::susceptible;
+    EXPECT_GT(touched, 300) << name(kind);
+    for (auto method : {PartitionMethod::contiguous, PartitionMethod::metis}) {
+      if (method == PartitionMethod::metis && !have_metis()) continue;
+      auto local = mpi::distribute(exec, MPI_COMM_WORLD, met, method);
+      auto snapshots = mpi::local_snapshots(exec, network, local);
+      mpi::DistributedSimulation<Exec> sim(exec, mpi::Ghosts<Exec>(exec, MPI_COMM_WORLD, std::move(local)),
+                                           std::move(snapshots), 99);
+      expect_same(simulate(sim, kind, 150), want, "temporal " + name(kind) + " " + to_string(method));
     }
   }
 }

@@ -79,16 +79,22 @@ class Simulation {
   /// every agent, so there is no active set to carry over. Global ids are the indices.
   template <class D = Distribution,
             std::enable_if_t<std::is_same_v<D, SingleProcess<ExecutionSpace, WeightStorage>>, int> = 0>
-  Simulation(ExecutionSpace const& exec, TemporalNetwork<memory_space, WeightStorage> network, std::uint64_t seed,
-             StepOptions options = {})
-      : Simulation(exec, D(first_snapshot(network)), seed, pulled(options)) {
+  Simulation(ExecutionSpace const& exec, TemporalNetwork<memory_space, WeightStorage> const& network,
+             std::uint64_t seed, StepOptions const& options = {})
+      : Simulation(exec, D(first_snapshot(network)), network, seed, options) {}
+
+  /// The agents that `distribution` places, on a temporal network whose snapshots hold the rows
+  /// of the owned agents in the distribution's numbering (mpi::local_snapshots makes a rank's):
+  /// step t reads network.graph_of_step(t), pulled, as on one process.
+  Simulation(ExecutionSpace const& exec, Distribution distribution,
+             TemporalNetwork<memory_space, WeightStorage> network, std::uint64_t seed, StepOptions const& options = {})
+      : Simulation(exec, std::move(distribution), seed, pulled(options)) {
     for (auto const& g : network.graphs)
-      require(g.num_agents() == num_agents() && !g.weighted(),
-              "temporal network: every snapshot holds the same agents, unweighted");
+      require(g.num_agents() == num_owned() && !g.weighted(),
+              "temporal network: every snapshot holds the rows of the owned agents, unweighted");
     timeline_.emplace();
     timeline_->network = std::move(network);
     make_plans(options_.schedule);
-    follow_timeline();
   }
 
   /// The agents that `distribution` places (mpi::Ghosts: this rank's share of a distributed
@@ -351,16 +357,22 @@ class Simulation {
   // Rows [0, interior) read no ghosts and step while the ghosts are in flight; the boundary rows
   // after them once the ghosts arrived. On one process every row is interior.
   void make_plans(Schedule schedule) {
+    agent_index const interior = where_.interior();
     if (timeline_) {
-      // A plan per snapshot, made once: switching snapshots allocates nothing.
-      timeline_->plans.clear();
-      for (auto const& g : timeline_->network.graphs)
-        timeline_->plans.push_back(make_step_plan(exec_, g, schedule, default_hub_threshold()));
+      // Plans per snapshot, made once: switching snapshots allocates nothing. A snapshot's rows
+      // read no more ghosts than the whole network's, whose interior the distribution knows.
+      timeline_->interior.clear();
+      timeline_->boundary.clear();
+      for (auto const& g : timeline_->network.graphs) {
+        timeline_->interior.push_back(make_step_plan(exec_, g, schedule, default_hub_threshold(), {0, interior}));
+        if (interior < num_owned())
+          timeline_->boundary.push_back(
+              make_step_plan(exec_, g, schedule, default_hub_threshold(), {interior, num_owned() - interior}));
+      }
       timeline_->current = static_cast<std::uint32_t>(-1);
       follow_timeline();
       return;
     }
-    agent_index const interior = where_.interior();
     interior_ = make_step_plan(exec_, graph(), schedule, default_hub_threshold(), {0, interior});
     boundary_.reset();
     if (interior < num_owned())
@@ -370,14 +382,13 @@ class Simulation {
   // Moves to the snapshot of the step under way (step_ + 1) on a temporal network: two Views and
   // a plan change hands, on the host.
   void follow_timeline() {
-    if constexpr (std::is_same_v<Distribution, SingleProcess<ExecutionSpace, WeightStorage>>) {
-      if (!timeline_) return;
-      auto const k = timeline_->network.graph_of_step(std::uint64_t{step_} + 1);
-      if (k == timeline_->current) return;
-      where_.use_graph(timeline_->network.graphs[k]);
-      interior_ = timeline_->plans[k];
-      timeline_->current = k;
-    }
+    if (!timeline_) return;
+    auto const k = timeline_->network.graph_of_step(std::uint64_t{step_} + 1);
+    if (k == timeline_->current) return;
+    where_.use_graph(timeline_->network.graphs[k]);
+    interior_ = timeline_->interior[k];
+    if (!timeline_->boundary.empty()) boundary_ = timeline_->boundary[k];
+    timeline_->current = k;
   }
   static graph_type first_snapshot(TemporalNetwork<memory_space, WeightStorage> const& network) {
     require(!network.graphs.empty(), "temporal network: no snapshots");
@@ -525,7 +536,7 @@ class Simulation {
   // A temporal network's snapshots, their plans, and the snapshot in use.
   struct Timeline {
     TemporalNetwork<memory_space, WeightStorage> network;
-    std::vector<StepPlan<memory_space>> plans;
+    std::vector<StepPlan<memory_space>> interior, boundary;  // each snapshot's plans
     std::uint32_t current = static_cast<std::uint32_t>(-1);
   };
   std::optional<Timeline> timeline_;

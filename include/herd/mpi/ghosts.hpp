@@ -63,6 +63,9 @@ class Ghosts {
   }
 
   graph_type const& graph() const { return local_.graph; }
+  /// Steps read `graph` from now on (a temporal network's next snapshot): rows of the same owned
+  /// agents, whose entries name no agent beyond this rank's owned agents and ghosts.
+  void use_graph(graph_type const& graph) { local_.graph = graph; }
   Kokkos::View<global_id*, memory_space> const& global_ids() const { return local_.ids; }
   /// Owned agents, then ghosts.
   agent_index stored() const { return local_.local(); }
