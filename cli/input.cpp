@@ -1,5 +1,6 @@
 #include "input.hpp"
 #include "memory_budget.hpp"
+#include "report.hpp"
 
 #include <herd/herd.hpp>
 #if HERD_ENABLE_HDF5
@@ -119,25 +120,13 @@ bool is_edge_list_file(Options const& o) {
 
 namespace {
 
-std::string with_digits(long long n) {
-  auto text = std::to_string(n);
-  for (auto k = text.size(); k > 3; k -= 3) text.insert(k - 3, ",");
-  return text;
-}
-
 // A timed-contact file cut into --window windows: the snapshots, and the graph of every pair that
 // ever met (for the report and the models' inputs). Refused before it is built when the windows
 // with contacts times the agents, the rows the build holds, cannot fit.
 template <class WeightStorage>
 Input<WeightStorage> temporal_graph_of(Options const& o, Exec const& exec) {
   auto const contacts = read_timed_contacts(o.graph);
-  auto const earliest = *std::min_element(contacts.times.begin(), contacts.times.end());
-  std::vector<std::uint64_t> windows(contacts.size());
-  for (std::size_t k = 0; k < contacts.size(); ++k)
-    windows[k] = (static_cast<std::uint64_t>(contacts.times[k]) - static_cast<std::uint64_t>(earliest)) /
-                 static_cast<std::uint64_t>(o.window);
-  std::sort(windows.begin(), windows.end());
-  auto const busy = static_cast<double>(std::unique(windows.begin(), windows.end()) - windows.begin());
+  auto const busy = static_cast<double>(windows_with_contacts(contacts, o.window));
   check_fits(o.graph + " in windows of " + std::to_string(o.window), busy * contacts.num_agents,
              2.0 * static_cast<double>(contacts.size()), o.max_memory);
   Input<WeightStorage> input;
@@ -149,8 +138,8 @@ Input<WeightStorage> temporal_graph_of(Options const& o, Exec const& exec) {
   pairs.targets.assign(contacts.second.begin(), contacts.second.end());
   input.graph = build_csr<WeightStorage>(exec, to_device(exec, pairs));
   auto const& t = *input.temporal;
-  input.name = o.graph + ", " + with_digits(static_cast<long long>(t.num_windows())) + " windows of " +
-               std::to_string(o.window) + " (" + with_digits(static_cast<long long>(t.graphs.size() - 1)) +
+  input.name = o.graph + ", " + with_commas(static_cast<long long>(t.num_windows())) + " windows of " +
+               std::to_string(o.window) + " (" + with_commas(static_cast<long long>(t.graphs.size() - 1)) +
                " with contacts), then " + o.after_last;
   return input;
 }

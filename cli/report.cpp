@@ -18,11 +18,6 @@
 
 namespace herd::cli {
 
-namespace {
-
-// Keys in the order written, as a reader of the file expects them.
-using Json = nlohmann::ordered_json;
-
 std::string with_commas(long long value) {
   std::string digits = std::to_string(value < 0 ? -value : value), out;
   for (std::size_t i = 0; i < digits.size(); ++i) {
@@ -31,6 +26,11 @@ std::string with_commas(long long value) {
   }
   return value < 0 ? "-" + out : out;
 }
+
+namespace {
+
+// Keys in the order written, as a reader of the file expects them.
+using Json = nlohmann::ordered_json;
 
 std::string engineering(double value) {
   std::ostringstream s;

@@ -24,6 +24,9 @@ class Progress {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
+/// "1,234,567": a count with its thousands separated.
+std::string with_commas(long long value);
+
 /// The summary table printed at the end of a run.
 std::string summary_table(Options const& options, JobResult const& result);
 /// The time series: one row per step, one column per state.

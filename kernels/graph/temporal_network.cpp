@@ -12,6 +12,7 @@
 #include <limits>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace herd {
 
@@ -75,15 +76,33 @@ void build_batch(ExecutionSpace const& exec, TimedContacts const& contacts, std:
   }
 }
 
+// Each contact's window: (time - earliest) / window, in unsigned arithmetic (the span of 64-bit
+// times may exceed what a signed one holds).
+std::vector<std::uint64_t> window_indices(TimedContacts const& contacts, std::int64_t window) {
+  require(window > 0, "temporal network: the window must be positive, not " + std::to_string(window));
+  std::vector<std::uint64_t> windows(contacts.size());
+  if (contacts.size() == 0) return windows;
+  auto const earliest = static_cast<std::uint64_t>(*std::min_element(contacts.times.begin(), contacts.times.end()));
+  for (std::size_t k = 0; k < contacts.size(); ++k)
+    windows[k] = (static_cast<std::uint64_t>(contacts.times[k]) - earliest) / static_cast<std::uint64_t>(window);
+  return windows;
+}
+
 }  // namespace Details
+
+std::size_t windows_with_contacts(TimedContacts const& contacts, std::int64_t window) {
+  auto windows = Details::window_indices(contacts, window);
+  std::sort(windows.begin(), windows.end());
+  return static_cast<std::size_t>(std::unique(windows.begin(), windows.end()) - windows.begin());
+}
 
 template <class WeightStorage, class ExecutionSpace>
 TemporalNetwork<typename ExecutionSpace::memory_space, WeightStorage> build_temporal_network(
     ExecutionSpace const& exec, TimedContacts const& contacts, std::int64_t window, AfterLastWindow after_last) {
   using memory_space = typename ExecutionSpace::memory_space;
   Details::ProfilingRegion const region("herd::build_temporal_network");
-  require(window > 0, "temporal network: the window must be positive, not " + std::to_string(window));
   auto const count = contacts.size();
+  auto const window_of = Details::window_indices(contacts, window);
   require(contacts.first.size() == count && contacts.second.size() == count,
           "temporal network: " + std::to_string(count) + " times for " + std::to_string(contacts.first.size()) +
               " and " + std::to_string(contacts.second.size()) + " agents");
@@ -105,17 +124,11 @@ TemporalNetwork<typename ExecutionSpace::memory_space, WeightStorage> build_temp
   if (count == 0) return network;
   auto const [earliest, latest] = std::minmax_element(contacts.times.begin(), contacts.times.end());
   network.start = *earliest;
-  // Windows in unsigned arithmetic: the span of 64-bit times may exceed what a signed one holds.
-  auto const span = static_cast<std::uint64_t>(*latest) - static_cast<std::uint64_t>(*earliest);
-  auto const windows = span / static_cast<std::uint64_t>(window) + 1;
+  auto const windows = *std::max_element(window_of.begin(), window_of.end()) + 1;
   require(windows <= std::uint64_t{1} << 31, "temporal network: " + std::to_string(windows) + " windows of " +
                                                  std::to_string(window) + " from " + std::to_string(*earliest) +
                                                  " to " + std::to_string(*latest) +
                                                  " are more than 2^31; choose a longer window");
-  std::vector<std::uint64_t> window_of(count);
-  for (std::size_t k = 0; k < count; ++k)
-    window_of[k] = (static_cast<std::uint64_t>(contacts.times[k]) - static_cast<std::uint64_t>(*earliest)) /
-                   static_cast<std::uint64_t>(window);
   // The contacts in window order (stable: the CSR does not depend on it, but the batches do).
   std::vector<std::size_t> order(count);
   std::iota(order.begin(), order.end(), std::size_t{0});

@@ -51,6 +51,11 @@ struct TemporalNetwork {
   }
 };
 
+/// How many windows of `window` time units from the earliest contact hold contacts: the snapshots
+/// build_temporal_network makes besides the empty one, each (agents + 1) row offsets. Throws
+/// herd::Error for a window that is not positive.
+std::size_t windows_with_contacts(TimedContacts const& contacts, std::int64_t window);
+
 /// Builds the snapshots of `contacts` for windows of `window` time units from the earliest
 /// contact, on the device: the contacts of a batch of windows become one CSR of (window, agent)
 /// rows (build_csr, in parallel), which is then cut into its windows' graphs without copying their
