@@ -186,19 +186,12 @@ TEST(Distributed, TemporalNetworksMatchOneProcess) {
   Exec exec;
   auto const network = build_temporal_network(exec, contacts, 1000);
   ASSERT_EQ(network.num_windows(), 17u);
-  EdgeList<Memory> pairs;
+  // Every pair that ever met: the graph the ranks are partitioned by.
+  HostEdgeList pairs;
   pairs.num_agents = contacts.num_agents;
-  pairs.sources = Kokkos::View<global_id*, Memory>("sources", contacts.size());
-  pairs.targets = Kokkos::View<global_id*, Memory>("targets", contacts.size());
-  auto sources = Kokkos::create_mirror_view(pairs.sources);
-  auto targets = Kokkos::create_mirror_view(pairs.targets);
-  for (std::size_t k = 0; k < contacts.size(); ++k) {
-    sources(k) = contacts.first[k];
-    targets(k) = contacts.second[k];
-  }
-  Kokkos::deep_copy(pairs.sources, sources);
-  Kokkos::deep_copy(pairs.targets, targets);
-  auto const met = build_csr(exec, pairs);
+  pairs.sources.assign(contacts.first.begin(), contacts.first.end());
+  pairs.targets.assign(contacts.second.begin(), contacts.second.end());
+  auto const met = build_csr(exec, to_device(exec, pairs));
   for (Kind kind : {Kind::sir, Kind::seir}) {
     Simulation<Exec> one(exec, network, 99);
     auto const want = simulate(one, kind, 150);
