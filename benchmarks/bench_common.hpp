@@ -175,7 +175,8 @@ inline void add_build_context() {
 
 /// Bytes a SEIR-family step on `g` must move, counted as the minimum (each array element once):
 /// per agent the row offset (8), the state and timer read (3) and written (3); per edge the
-/// neighbour index (4), the neighbour's state byte (1) and the weight if any (4 or 2).
+/// neighbour index (4), the neighbour's state byte (1) and the weight if any (4 or 2). A layered
+/// graph's layer byte is not counted: the sums by weight code do not read it.
 template <class WeightStorage>
 double seir_step_bytes(CsrGraph<Memory, WeightStorage> const& g) {
   double const per_edge = 4.0 + 1.0 + (g.weighted() ? sizeof(WeightStorage) : 0);

@@ -1,6 +1,5 @@
-// What a scenario's events cost a step: SIR's pulled step alone, against the same step after a
-// vaccination campaign's turn (a pass over the agents with two draws each, then the simulation
-// forgets its active set), timed in pairs in one run, mid-epidemic on Erdős–Rényi.
+// What a scenario's events cost a step, timed in pairs in one run, mid-epidemic: a vaccination
+// campaign's turn on Erdős–Rényi, and layer factors on the layered population.
 
 #include "bench_common.hpp"
 
@@ -60,6 +59,72 @@ BENCHMARK(scenario_vaccination_step)
     ->Arg(1000000)
     ->ArgName("agents")
     ->Iterations(40)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
+// What layer factors cost a step: SIR's pulled step on the layered population, mid-epidemic,
+// against the same step on the same edges without their layers (the graph as Herd kept it before
+// it had layers), timed in pairs. The layered step follows a scenario whose factors change before
+// every step: school closed on alternate steps, workplaces and the community at 0.2 on the others.
+// `codes` 1: the sums add by weight code (the population's path); 0: edge by edge, reading each
+// edge's layer and its factor.
+void scenario_layer_step(benchmark::State& state) {
+  auto const agents = static_cast<agent_index>(state.range(0));
+  bool const codes = state.range(1) != 0;
+  auto const& layered = graph(population, agents, Ordering::none);
+  auto plain = layered;
+  plain.layers = {};
+  StepOptions options;
+  options.stepping = Stepping::pull;
+  options.weight_codes = codes;
+  SeirParameters p;
+  p.beta = 1e-3;
+  p.infectious = Period::fixed(60000);
+  p.initial_infected = 0;
+  Simulation<Exec> plain_sim(Exec(), plain, 7, options), sim(Exec(), layered, 7, options);
+  Seir<Memory> plain_model(agents, p), model(agents, p);
+  auto const make = [&](Simulation<Exec>& s, Seir<Memory>& m) {
+    m.initialise(s, s.num_agents());
+    put_mid_epidemic(s, m, 60, 0, 10);
+    s.prepare(m);
+  };
+  make(plain_sim, plain_model);
+  make(sim, model);
+  int const steps = 100000;
+  ScenarioEvent closed, lockdown;
+  closed.kind = lockdown.kind = ScenarioEvent::Kind::layer;
+  closed.first = lockdown.first = 1;
+  closed.last = lockdown.last = steps;
+  closed.period = lockdown.period = 2;
+  closed.days = 1;
+  lockdown.days = 2;
+  closed.layers = {{"school", 0.0}};
+  lockdown.layers = {{"workplace", 0.2}, {"community", 0.2}};
+  Scenario scenario;
+  scenario.layer_names = population_layer_names();
+  scenario.events = {closed, lockdown};
+  Interventions<Simulation<Exec>, Seir<Memory>> events(sim, model, scenario, steps);
+  int step = 0;
+  timed_pairs(
+      state, "unlayered",
+      [&] {
+        plain_sim.run_step(plain_model);
+        plain_sim.end_step();
+      },
+      "layers",
+      [&] {
+        if (events(sim, model, ++step % steps + 1)) sim.prepare(model);
+        sim.run_step(model);
+        sim.end_step();
+      });
+  state.counters["layers_cost"] = state.counters["layers_ms"] / state.counters["unlayered_ms"] - 1.0;
+  state.SetLabel(std::string("population sir, mid-epidemic, pull, ") + (codes ? "weight codes" : "edge by edge") +
+                 ", layer factors changed every step");
+}
+BENCHMARK(scenario_layer_step)
+    ->ArgsProduct({{1000000, 10000000}, {1, 0}})
+    ->ArgNames({"agents", "codes"})
+    ->Iterations(30)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 

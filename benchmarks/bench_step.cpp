@@ -118,6 +118,7 @@ void seir_against_sir(benchmark::State& state) {
   if (variant == 0) {
     CsrGraph<Memory> unweighted = graph(population, agents, Ordering::none);
     unweighted.weights = {};
+    unweighted.layers = {};
     read = time_seir_mid_epidemic(state, unweighted, false, bits, codes);
   } else if (variant == 1) {
     read = time_seir_mid_epidemic(state, graph(population, agents, Ordering::none), true, bits, codes);

@@ -30,7 +30,9 @@ Converted build(Options const& o, Comm comm) {
   }
   if (is_generator(o.graph)) {
     require(!o.relabel, "--relabel: " + o.graph + " is a generator; its agents are numbered already");
-    out.graph = to_host(exec, make_graph<float>(o, exec, comm).graph);
+    auto input = make_graph<float>(o, exec, comm);
+    out.graph = to_host(exec, input.graph);
+    out.graph.layer_names = std::move(input.layer_names);
     out.info.source =
         o.graph + " generator, " + std::to_string(o.agents) + " agents, seed " + std::to_string(o.graph_seed);
   } else {

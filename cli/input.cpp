@@ -163,12 +163,13 @@ Input<WeightStorage> graph_of(Options const& o, Exec const& exec, Comm comm, Att
     return {build_csr<WeightStorage>(exec, generate_population(exec, spec, o.graph_seed).edges, build),
             "population",
             {},
-            {}};
+            {},
+            population_layer_names()};
   }
   if (auto source = edge_source_of(o, exec)) {
     auto const edges = source->slice(0, source->edges);
     source.reset();  // before the build: a power-law source holds 8 bytes per agent
-    return {build_csr<WeightStorage>(exec, edges, build), o.graph, {}, {}};
+    return {build_csr<WeightStorage>(exec, edges, build), o.graph, {}, {}, {}};
   }
   // Anything else names a file: a population file in HDF5, or an edge list.
 #if HERD_ENABLE_HDF5
@@ -178,7 +179,9 @@ Input<WeightStorage> graph_of(Options const& o, Exec const& exec, Comm comm, Att
     require(o.attributes.empty(), "--attributes: " + o.graph + " is a population file, which holds its attributes");
     auto const size = io::population_size(o.graph, comm);
     check_fits(o.graph, static_cast<double>(size.agents), static_cast<double>(size.entries), o.max_memory);
-    return {to_device<WeightStorage>(exec, io::read_population_graph(o.graph, comm)), o.graph, {}, {}};
+    auto host = io::read_population_graph(o.graph, comm);
+    auto names = std::move(host.layer_names);
+    return {to_device<WeightStorage>(exec, host), o.graph, {}, {}, std::move(names)};
   }
 #else
   (void)comm;
@@ -186,10 +189,21 @@ Input<WeightStorage> graph_of(Options const& o, Exec const& exec, Comm comm, Att
   auto edges = read_edge_list(o.graph);
   if (!o.attributes.empty()) cover_table_agents(edges, table, o.attributes);
   check_edge_list_fits(o, edges);
-  return {graph_of_edges<WeightStorage>(o, exec, edges), o.graph, {}, {}};
+  return {graph_of_edges<WeightStorage>(o, exec, edges), o.graph, {}, {}, {}};
 }
 
 }  // namespace
+
+std::vector<std::string> layer_names_of(Options const& o, Comm comm) {
+  if (o.graph == "population") return population_layer_names();
+#if HERD_ENABLE_HDF5
+  if (!is_generator(o.graph) && o.window == 0 && io::is_hdf5_file(o.graph))
+    return io::population_layer_names(o.graph, comm);
+#else
+  (void)comm;
+#endif
+  return {};
+}
 
 template <class WeightStorage>
 Input<WeightStorage> make_graph(Options const& o, Exec const& exec, Comm comm) {

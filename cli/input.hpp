@@ -17,6 +17,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace herd::cli {
 
@@ -35,7 +36,13 @@ struct Input {
   AttributeTable attributes;
   /// With --window: the snapshots the steps read; `graph` is then every pair that ever met.
   std::optional<TemporalNetwork<Memory, WeightStorage>> temporal;
+  /// The names of the graph's contact layers, by number (none: a graph without layers).
+  std::vector<std::string> layer_names;
 };
+
+/// The names of the contact layers of the graph --graph names: the population's, a population
+/// file's (read from it, collective over `comm`), none for other graphs.
+std::vector<std::string> layer_names_of(Options const& options, Comm comm);
 
 /// Whether `graph` names a built-in generator rather than a file.
 bool is_generator(std::string const& graph);

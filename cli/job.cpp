@@ -151,8 +151,20 @@ std::vector<EventRun> event_runs(Scenario const& scenario, Counts const& counts,
   std::vector<EventRun> runs;
   for (std::size_t k = 0; k < scenario.events.size(); ++k) {
     auto const& e = scenario.events[k];
-    EventRun r{event_name(scenario, k), to_string(e.kind), e.first, e.last, e.parameter, e.value, e.reverts, {}};
-    if (e.kind != ScenarioEvent::Kind::set)
+    EventRun r{event_name(scenario, k),
+               to_string(e.kind),
+               e.first,
+               e.last,
+               e.parameter,
+               e.value,
+               e.reverts,
+               {},
+               e.layers,
+               e.period,
+               {}};
+    for (int d = 1; d <= e.period; ++d)
+      if ((e.days >> (d - 1)) & 1u) r.days.push_back(d);
+    if (e.kind != ScenarioEvent::Kind::set && e.kind != ScenarioEvent::Kind::layer)
       for (int t = std::max(e.first, start + 1); t <= std::min(e.last, static_cast<int>(host.extent(0)) - 1); ++t)
         r.agents.push_back(host(static_cast<std::size_t>(t), k));
     runs.push_back(std::move(r));
@@ -163,13 +175,13 @@ std::vector<EventRun> event_runs(Scenario const& scenario, Counts const& counts,
 template <class Model, class Sim>
 JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> const& shown,
                    std::function<void(int, int)> const& progress, std::uint64_t edges, std::uint64_t hash,
-                   bool distributed) {
+                   bool distributed, std::vector<std::string> const& layer_names) {
   JobResult result;
   RunFiles<Sim, Model> files(o, sim, model, edges, hash, world(), distributed);
   // Before a checkpoint is loaded: every value the scenario sets is a valid one for its states.
   std::optional<Interventions<Sim, Model>> events;
   if (!o.scenario.empty()) {
-    auto scenario = read_scenario(o.scenario, o.steps, !o.checkpoint.empty());
+    auto scenario = read_scenario(o.scenario, o.steps, !o.checkpoint.empty(), layer_names);
     try {
       events.emplace(sim, model, std::move(scenario), o.steps);
     } catch (Error const& e) {
@@ -221,7 +233,8 @@ struct GraphFacts {
   double mean_degree = 0.0;
   int max_degree = 0;
   bool weighted = false;
-  std::uint64_t hash = 0;  ///< herd::graph_hash, which checkpoints record (0 in a run without them)
+  std::uint64_t hash = 0;                ///< herd::graph_hash, which checkpoints record (0 in a run without them)
+  std::vector<std::string> layer_names;  ///< the names of its contact layers, by number
 };
 
 template <class WeightStorage>
@@ -237,7 +250,8 @@ GraphFacts graph_facts(Options const& o, Input<WeightStorage> const& input, Exec
           input.graph.weighted(),
           !checkpointed    ? 0
           : input.temporal ? graph_hash(exec, *input.temporal)
-                           : graph_hash(exec, input.graph)};
+                           : graph_hash(exec, input.graph),
+          input.layer_names};
 }
 
 #if HERD_ENABLE_MPI
@@ -347,7 +361,8 @@ GraphFacts share_facts(Options const& o, Exec const& exec, MPI_Comm comm,
           static_cast<double>(entries) / static_cast<double>(local.global_agents),
           max_degree,
           local.graph.weighted(),
-          checkpointed ? mpi::graph_hash(exec, comm, local) : 0};
+          checkpointed ? mpi::graph_hash(exec, comm, local) : 0,
+          layer_names_of(o, comm)};
 }
 #endif
 
@@ -357,7 +372,7 @@ JobResult run_model(Options const& o, Sim& sim, typename Entry::Inputs const& in
                     std::function<void(int, int)> const& progress, GraphFacts const& graph, bool distributed) {
   auto model =
       Entry::template make<typename Sim::graph_type::weight_storage>(o, sim.num_agents(), sim.num_global(), inputs);
-  return simulate(o, sim, model, Entry::shown(o), progress, graph.edges, graph.hash, distributed);
+  return simulate(o, sim, model, Entry::shown(o), progress, graph.edges, graph.hash, distributed, graph.layer_names);
 }
 
 void describe(JobResult& result, GraphFacts const& graph, Exec const& exec, std::string const& schedule) {
@@ -818,7 +833,7 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
 // a model of no agents, as the run's Interventions try them.
 template <class Entry>
 void check_scenario(Options const& o) {
-  auto const scenario = read_scenario(o.scenario, o.steps, !o.checkpoint.empty());
+  auto const scenario = read_scenario(o.scenario, o.steps, !o.checkpoint.empty(), layer_names_of(o, world()));
   for (std::size_t k = 0; k < scenario.events.size(); ++k)
     if (scenario.events[k].by_priority && !model_has_age_groups(o.model))
       throw Error(o.scenario + ": " + event_name(scenario, k) + ": the order oldest-first needs agents' ages, which " +

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace herd::cli {
@@ -72,12 +73,15 @@ struct MemberRun {
 /// What one event of a scenario did: the agents it changed before each step of its own.
 struct EventRun {
   std::string name;  ///< the file's key: events[k], or events[k].set.NAME
-  std::string kind;  ///< set, import or vaccinate
+  std::string kind;  ///< set, import, vaccinate or layer
   int first = 0, last = 0;
   std::string parameter;          ///< set
   double value = 0.0;             ///< set
   bool reverts = false;           ///< set: the parameter returns to its earlier value after `last`
   std::vector<long long> agents;  ///< import, vaccinate: per step from `first` (on a resumed run, the steps it ran)
+  std::vector<std::pair<std::string, double>> layers;  ///< layer: each layer's factor
+  int cycle = 0;                                       ///< layer: the cycle's steps, where it acts on days of one
+  std::vector<int> days;                               ///< layer: the days of the cycle it acts on
 };
 
 /// What a run produced, for the summary table, the CSV and the JSON.

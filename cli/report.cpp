@@ -218,6 +218,17 @@ std::string events_table(std::vector<EventRun> const& events) {
       s << e.parameter << " = " << number_text(e.value) << (e.reverts ? ", then as before" : "") << "\n";
       continue;
     }
+    if (e.kind == "layer") {
+      for (std::size_t l = 0; l < e.layers.size(); ++l)
+        s << (l ? ", " : "") << e.layers[l].first << " weights x " << number_text(e.layers[l].second);
+      if (e.cycle > 0) {
+        s << " on days";
+        for (std::size_t d = 0; d < e.days.size(); ++d) s << (d ? "," : " ") << e.days[d];
+        s << " of each " << e.cycle;
+      }
+      s << "\n";
+      continue;
+    }
     long long total = 0;
     for (long long a : e.agents) total += a;
     s << with_commas(total) << " agents " << (e.kind == "import" ? "infected" : "immunised") << "\n";
@@ -233,6 +244,13 @@ Json events_json(std::vector<EventRun> const& events) {
       j["parameter"] = e.parameter;
       j["value"] = e.value;
       j["reverts"] = e.reverts;
+    } else if (e.kind == "layer") {
+      j["layers"] = Json::object();
+      for (auto const& [layer, factor] : e.layers) j["layers"][layer] = factor;
+      if (e.cycle > 0) {
+        j["cycle"] = e.cycle;
+        j["days"] = e.days;
+      }
     } else {
       j["agents"] = e.agents;
     }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstdint>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -72,15 +73,47 @@ void only_keys(Json const& object, std::string const& key, std::initializer_list
   }
 }
 
+// A layer event: "layers": {"name": factor, ...}, and on which days of a cycle it acts: "days":
+// [d, ...] of a "cycle" of steps (7 unless given).
+void read_layers(Json const& event, std::string const& key, ScenarioEvent& e) {
+  auto const& layers = event["layers"];
+  if (!layers.is_object() || layers.empty())
+    throw Error(key + ".layers: expected {\"layer\": factor, ...}, got " + layers.dump());
+  e.kind = ScenarioEvent::Kind::layer;
+  for (auto const& item : layers.items()) {
+    double const factor = number(item.value(), key + ".layers." + item.key());
+    if (!(factor >= 0.0 && std::isfinite(factor)))
+      throw Error(key + ".layers." + item.key() + ": expected a factor >= 0, got " + item.value().dump());
+    e.layers.emplace_back(item.key(), factor);
+  }
+  if (event.contains("cycle") && !event.contains("days")) throw Error(key + ": \"cycle\" needs \"days\"");
+  if (!event.contains("days")) return;
+  e.period = event.contains("cycle") ? static_cast<int>(whole(event["cycle"], key + ".cycle", 1, 64)) : 7;
+  auto const& days = event["days"];
+  if (!days.is_array() || days.empty())
+    throw Error(key + ".days: expected a list of days of the cycle, got " + days.dump());
+  for (std::size_t d = 0; d < days.size(); ++d) {
+    auto const day = whole(days[d], key + ".days[" + std::to_string(d) + "]", 1, e.period);
+    e.days |= std::uint64_t{1} << (day - 1);
+  }
+}
+
 void read_event(Json const& event, std::string const& key, int steps, bool continued, Scenario& scenario) {
   if (!event.is_object()) throw Error(key + ": expected an object, got " + event.dump());
-  only_keys(event, key, {"step", "steps", "set", "import", "vaccinate", "note"});
+  only_keys(event, key, {"step", "steps", "set", "import", "vaccinate", "layers", "days", "cycle", "note"});
   int actions = 0;
-  for (char const* action : {"set", "import", "vaccinate"}) actions += event.contains(action);
-  if (actions != 1) throw Error(key + ": give one of \"set\", \"import\" or \"vaccinate\"");
+  for (char const* action : {"set", "import", "vaccinate", "layers"}) actions += event.contains(action);
+  if (actions != 1) throw Error(key + ": give one of \"set\", \"import\", \"vaccinate\" or \"layers\"");
   ScenarioEvent e;
   e.label = key;
   read_steps(event, key, steps, continued, e);
+  if (event.contains("layers")) {
+    read_layers(event, key, e);
+    scenario.events.push_back(e);
+    return;
+  }
+  if (event.contains("days") || event.contains("cycle"))
+    throw Error(key + ": \"days\" and \"cycle\" belong to \"layers\" events");
   if (event.contains("set")) {
     auto const& set = event["set"];
     if (!set.is_object() || set.empty())
@@ -125,7 +158,8 @@ void read_event(Json const& event, std::string const& key, int steps, bool conti
 
 }  // namespace
 
-Scenario read_scenario(std::string const& path, int steps, bool continued) {
+Scenario read_scenario(std::string const& path, int steps, bool continued,
+                       std::vector<std::string> const& layer_names) {
   std::ifstream in(path);
   if (!in) throw Error(path + ": cannot open the scenario file");
   std::stringstream text;
@@ -140,6 +174,7 @@ Scenario read_scenario(std::string const& path, int steps, bool continued) {
     throw Error(path + ": malformed JSON at " + (at == std::string::npos ? what : what.substr(at)));
   }
   Scenario scenario;
+  scenario.layer_names = layer_names;
   try {
     if (!json.is_object()) throw Error("expected an object with \"events\"");
     only_keys(json, "the scenario", {"events", "description"});

@@ -41,6 +41,7 @@ struct Entry {
   agent_index row;
   agent_index neighbour;
   float weight;
+  layer_index layer;
 };
 
 KOKKOS_INLINE_FUNCTION int bit_count(std::uint32_t word) {
@@ -116,7 +117,7 @@ void pack_by_atomics(ExecutionSpace const& exec,
   Kokkos::View<std::size_t*, memory_space> per_rank("herd::distributed_graph::per_rank", parts + 1);
   Kokkos::parallel_for(
       "herd::distributed_graph::count_sends", policy(exec, 0, count), KOKKOS_LAMBDA(std::size_t e) {
-        entries(e, [&](agent_index row, agent_index, float) {
+        entries(e, [&](agent_index row, agent_index, float, layer_index) {
           Kokkos::atomic_add(&per_rank(blocks.owner(row)), std::size_t{1});
         });
       });
@@ -130,8 +131,9 @@ void pack_by_atomics(ExecutionSpace const& exec,
   auto send = packed.entries;
   Kokkos::parallel_for(
       "herd::distributed_graph::pack", policy(exec, 0, count), KOKKOS_LAMBDA(std::size_t e) {
-        entries(e, [&](agent_index row, agent_index neighbour, float weight) {
-          send(Kokkos::atomic_fetch_add(&per_rank(blocks.owner(row)), std::size_t{1})) = Entry{row, neighbour, weight};
+        entries(e, [&](agent_index row, agent_index neighbour, float weight, layer_index layer) {
+          send(Kokkos::atomic_fetch_add(&per_rank(blocks.owner(row)), std::size_t{1})) =
+              Entry{row, neighbour, weight, layer};
         });
       });
 }
@@ -157,7 +159,7 @@ void pack_by_workers(ExecutionSpace const& exec,
       "herd::distributed_graph::count_sends", policy(exec, 0, workers), KOKKOS_LAMBDA(int w) {
         auto const v = static_cast<std::size_t>(w), all = static_cast<std::size_t>(workers);
         for (std::size_t e = count * v / all; e < count * (v + 1) / all; ++e)
-          entries(e, [&](agent_index row, agent_index, float) { ++cursors(w, blocks.owner(row)); });
+          entries(e, [&](agent_index row, agent_index, float, layer_index) { ++cursors(w, blocks.owner(row)); });
       });
   exec.fence();
   // Rank q's entries: those of worker 0, then worker 1, ...
@@ -178,8 +180,8 @@ void pack_by_workers(ExecutionSpace const& exec,
       "herd::distributed_graph::pack", policy(exec, 0, workers), KOKKOS_LAMBDA(int w) {
         auto const v = static_cast<std::size_t>(w), all = static_cast<std::size_t>(workers);
         for (std::size_t e = count * v / all; e < count * (v + 1) / all; ++e)
-          entries(e, [&](agent_index row, agent_index neighbour, float weight) {
-            send(cursors(w, blocks.owner(row))++) = Entry{row, neighbour, weight};
+          entries(e, [&](agent_index row, agent_index neighbour, float weight, layer_index layer) {
+            send(cursors(w, blocks.owner(row))++) = Entry{row, neighbour, weight, layer};
           });
       });
 }
@@ -199,11 +201,13 @@ Packed<typename ExecutionSpace::memory_space> pack_round(
   if (count == 0) return packed;
   auto const edges = source.slice(rounds.first + begin, count);
   exec.fence();
-  herd::require(
-      edges.size() == count && edges.num_agents == source.agents && (edges.weights.extent(0) != 0) == source.weighted,
-      "edge source: a slice of " + std::to_string(count) + " edges held " + std::to_string(edges.size()) +
-          " edges of " + std::to_string(edges.num_agents) + " agents" +
-          ((edges.weights.extent(0) != 0) == source.weighted ? "" : ", weights unlike the source's `weighted`"));
+  bool const weights_as_said = (edges.weights.extent(0) != 0) == source.weighted;
+  bool const layers_as_said = (edges.layers.extent(0) != 0) == source.layered;
+  herd::require(edges.size() == count && edges.num_agents == source.agents && weights_as_said && layers_as_said,
+                "edge source: a slice of " + std::to_string(count) + " edges held " + std::to_string(edges.size()) +
+                    " edges of " + std::to_string(edges.num_agents) + " agents" +
+                    (weights_as_said ? "" : ", weights unlike the source's `weighted`") +
+                    (layers_as_said ? "" : ", layers unlike the source's `layered`"));
   herd::Details::check_edges(exec, edges, rounds.first + begin);
   herd::Details::EdgeEntries<memory_space> const entries{edges, options.drop_self_loops, options.symmetrise};
   if constexpr (herd::Details::runs_on_host_v<ExecutionSpace>)
@@ -331,8 +335,9 @@ void place_round(ExecutionSpace const& exec, Kokkos::View<Entry*, typename Execu
                  CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& graph, global_id first) {
   auto neighbours = graph.neighbours;
   auto weights = graph.weights;
+  auto layers = graph.layers;
   auto offsets = graph.row_offsets;
-  bool const weighted = graph.weighted();
+  bool const weighted = graph.weighted(), layered = graph.layered();
   Kokkos::parallel_for(
       "herd::distributed_graph::place_entries", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, received.extent(0)),
       KOKKOS_LAMBDA(std::size_t k) {
@@ -343,6 +348,7 @@ void place_round(ExecutionSpace const& exec, Kokkos::View<Entry*, typename Execu
         if (slot >= offsets(r + 1)) return;
         neighbours(slot) = entry.neighbour;
         if (weighted) weights(slot) = storage_traits<WeightStorage>::store(entry.weight);
+        if (layered) layers(slot) = entry.layer;
       });
 }
 
@@ -357,7 +363,8 @@ void close_gaps(ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::me
   auto offsets = graph.row_offsets;
   auto neighbours = graph.neighbours;
   auto weights = graph.weights;
-  bool const weighted = graph.weighted();
+  auto layers = graph.layers;
+  bool const weighted = graph.weighted(), layered = graph.layered();
   edge_offset const nnz = herd::Details::last_entry(exec, kept);
   auto const all = Kokkos::make_pair(edge_offset{0}, nnz);
   if constexpr (herd::Details::runs_on_host_v<ExecutionSpace>) {
@@ -365,24 +372,30 @@ void close_gaps(ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::me
       auto const length = static_cast<std::size_t>(kept(r + 1) - kept(r));
       std::memmove(neighbours.data() + kept(r), neighbours.data() + offsets(r), length * sizeof(agent_index));
       if (weighted) std::memmove(weights.data() + kept(r), weights.data() + offsets(r), length * sizeof(WeightStorage));
+      if (layered) std::memmove(layers.data() + kept(r), layers.data() + offsets(r), length * sizeof(layer_index));
     }
     graph.neighbours = Kokkos::subview(neighbours, all);
     if (weighted) graph.weights = Kokkos::subview(weights, all);
+    if (layered) graph.layers = Kokkos::subview(layers, all);
   } else {
     Kokkos::View<agent_index*, memory_space> moved(Kokkos::ViewAllocateWithoutInitializing("herd::local::neighbours"),
                                                    nnz);
     Kokkos::View<WeightStorage*, memory_space> moved_weights(
         Kokkos::ViewAllocateWithoutInitializing("herd::local::weights"), weighted ? nnz : 0);
+    Kokkos::View<layer_index*, memory_space> moved_layers(
+        Kokkos::ViewAllocateWithoutInitializing("herd::local::layers"), layered ? nnz : 0);
     Kokkos::parallel_for(
         "herd::distributed_graph::close_gaps", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, rows),
         KOKKOS_LAMBDA(std::size_t r) {
           for (edge_offset k = 0; k < kept(r + 1) - kept(r); ++k) {
             moved(kept(r) + k) = neighbours(offsets(r) + k);
             if (weighted) moved_weights(kept(r) + k) = weights(offsets(r) + k);
+            if (layered) moved_layers(kept(r) + k) = layers(offsets(r) + k);
           }
         });
     graph.neighbours = moved;
     graph.weights = moved_weights;
+    graph.layers = moved_layers;
   }
   graph.row_offsets = kept;
 }
@@ -500,9 +513,13 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_share(
   graph.row_offsets = offsets;
   graph.neighbours = Kokkos::View<agent_index*, memory_space>(
       Kokkos::ViewAllocateWithoutInitializing("herd::local::neighbours"), stored);
-  if (source.weighted)
+  // A layered graph is weighted (build_csr's rule): weights 1 where the edges have none.
+  if (source.weighted || source.layered)
     graph.weights = Kokkos::View<WeightStorage*, memory_space>(
         Kokkos::ViewAllocateWithoutInitializing("herd::local::weights"), stored);
+  if (source.layered)
+    graph.layers = Kokkos::View<layer_index*, memory_space>(
+        Kokkos::ViewAllocateWithoutInitializing("herd::local::layers"), stored);
   {
     Kokkos::View<edge_offset*, memory_space> cursor(
         Kokkos::ViewAllocateWithoutInitializing("herd::distributed_graph::cursor"), owned);
@@ -525,11 +542,12 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_share(
     });
   }
 
-  // 4. Each row sorted by global neighbour (duplicates by weight, largest first), as build_csr
-  //    sorts it; then duplicates dropped and neighbours renumbered to local indices in place.
+  // 4. Each row sorted by global neighbour (then layer, repeats by weight, largest first), as
+  //    build_csr sorts it; then repeats dropped and neighbours renumbered to local indices in place.
   auto neighbours = graph.neighbours;
   auto weights = graph.weights;
-  bool const weighted = graph.weighted();
+  auto layers = graph.layers;
+  bool const weighted = graph.weighted(), layered = graph.layered();
   bool const unique = options.drop_duplicates;
   Kokkos::View<edge_offset*, memory_space> kept("herd::local::row_offsets", owned + 1);
   edge_offset cut = 0;
@@ -538,21 +556,21 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_share(
       Kokkos::RangePolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec, 0, owned),
       KOKKOS_LAMBDA(agent_index r, edge_offset & cut_sum) {
         edge_offset const row = offsets(r), length = offsets(r + 1) - row;
-        if (weighted)
-          herd::Details::sort_row(
-              herd::Details::WeightedRow<WeightStorage>{neighbours.data() + row, weights.data() + row}, length);
-        else
-          herd::Details::sort_row(herd::Details::NeighbourRow{neighbours.data() + row}, length);
+        herd::Details::sort_row_at<WeightStorage>(neighbours, layers, weights, row, length);
         // Entries are renumbered where they lie, so the previous global id is kept aside.
         edge_offset out = row;
         agent_index previous = 0;
+        layer_index previous_layer = 0;
         for (edge_offset e = row; e < row + length; ++e) {
           agent_index const j = neighbours(e);
-          if (unique && e != row && j == previous) continue;
+          layer_index const l = layered ? layers(e) : layer_index{0};
+          if (unique && e != row && j == previous && l == previous_layer) continue;
           previous = j;
+          previous_layer = l;
           bool const is_owned = j >= first && j < end;
           neighbours(out) = is_owned ? local_of(static_cast<std::size_t>(j - first)) : owned + ghost_bits.rank(j);
           if (weighted) weights(out) = weights(e);
+          if (layered) layers(out) = l;
           if (!is_owned) ++cut_sum;
           ++out;
         }
@@ -588,8 +606,8 @@ namespace Details {
 template <class WeightStorage, class ExecutionSpace, class Slice>
 LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_held(ExecutionSpace const& exec, MPI_Comm comm,
                                                                             agent_index agents, std::size_t count,
-                                                                            std::size_t weights, Slice slice,
-                                                                            BuildOptions const& options,
+                                                                            std::size_t weights, std::size_t layers,
+                                                                            Slice slice, BuildOptions const& options,
                                                                             std::size_t round_edges) {
   std::uint64_t const held = count;
   std::uint64_t below = 0, total = 0, most = 0;
@@ -599,21 +617,26 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_held(Exec
   MPI_Allreduce(&held, &most, 1, MPI_UINT64_T, MPI_MAX, comm);
   int extent[2] = {-agents, agents};
   MPI_Allreduce(MPI_IN_PLACE, extent, 2, MPI_INT, MPI_MAX, comm);
-  // Whether ranks hold edges with weights (2) and without (1); a rank without edges says neither.
-  int kinds = count == 0 ? 0 : (weights != 0 ? 2 : 1);
+  // Whether ranks hold edges with weights (2) and without (1), with layers (8) and without (4); a
+  // rank without edges says neither.
+  int kinds = count == 0 ? 0 : (weights != 0 ? 2 : 1) | (layers != 0 ? 8 : 4);
   MPI_Allreduce(MPI_IN_PLACE, &kinds, 1, MPI_INT, MPI_BOR, comm);
   collectively(comm, [&] {
     herd::require(-extent[0] == extent[1], "build_local_graph: the ranks' edge lists are of " +
                                                std::to_string(-extent[0]) + " to " + std::to_string(extent[1]) +
                                                " agents; they must all name the graph's agent count");
-    herd::require(kinds != 3, "build_local_graph: some ranks' edges have weights and others' have none");
+    herd::require((kinds & 3) != 3, "build_local_graph: some ranks' edges have weights and others' have none");
+    herd::require((kinds & 12) != 12, "build_local_graph: some ranks' edges have layers and others' have none");
     herd::require(weights == 0 || weights == count,
                   "build_local_graph: " + std::to_string(weights) + " weights for " + std::to_string(count) + " edges");
+    herd::require(layers == 0 || layers == count,
+                  "build_local_graph: " + std::to_string(layers) + " layers for " + std::to_string(count) + " edges");
   });
   EdgeSource<typename ExecutionSpace::memory_space> source;
   source.agents = agents;
   source.edges = static_cast<std::size_t>(total);
-  source.weighted = kinds == 2;
+  source.weighted = (kinds & 2) != 0;
+  source.layered = (kinds & 8) != 0;
   auto const offset = static_cast<std::size_t>(below);
   source.slice = [slice, offset](std::size_t first, std::size_t n) { return slice(first - offset, n); };
   auto const rounds = rounds_of(offset, count, static_cast<std::size_t>(most), size_of(comm), round_edges);
@@ -635,10 +658,11 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_gra
     part.sources = Kokkos::subview(edges.sources, range);
     part.targets = Kokkos::subview(edges.targets, range);
     if (edges.weights.extent(0) != 0) part.weights = Kokkos::subview(edges.weights, range);
+    if (edges.layers.extent(0) != 0) part.layers = Kokkos::subview(edges.layers, range);
     return part;
   };
-  return Details::build_held<WeightStorage>(exec, comm, edges.num_agents, edges.size(), edges.weights.extent(0), slice,
-                                            options, round_edges);
+  return Details::build_held<WeightStorage>(exec, comm, edges.num_agents, edges.size(), edges.weights.extent(0),
+                                            edges.layers.extent(0), slice, options, round_edges);
 }
 
 template <class WeightStorage, class ExecutionSpace>
@@ -647,7 +671,7 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_gra
     BuildOptions const& options, std::size_t round_edges) {
   herd::Details::ProfilingRegion const region("herd::build_local_graph");
   return Details::build_held<WeightStorage>(exec, comm, part.agents, part.edges, part.weighted ? part.edges : 0,
-                                            part.slice, options, round_edges);
+                                            part.layered ? part.edges : 0, part.slice, options, round_edges);
 }
 
 template <class WeightStorage, class ExecutionSpace>
@@ -678,6 +702,9 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_gra
       if (!edges.weights.empty())
         part.weights = Kokkos::View<float*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
             const_cast<float*>(edges.weights.data() + first), n);
+      if (!edges.layers.empty())
+        part.layers = Kokkos::View<layer_index*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+            const_cast<layer_index*>(edges.layers.data() + first), n);
     } else {
       part.sources = Kokkos::View<global_id*, memory_space>(
           Kokkos::ViewAllocateWithoutInitializing("herd::distributed_graph::round_sources"), n);
@@ -690,11 +717,16 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_gra
             Kokkos::ViewAllocateWithoutInitializing("herd::distributed_graph::round_weights"), n);
         Kokkos::deep_copy(exec, part.weights, view_of(edges.weights));
       }
+      if (!edges.layers.empty()) {
+        part.layers = Kokkos::View<layer_index*, memory_space>(
+            Kokkos::ViewAllocateWithoutInitializing("herd::distributed_graph::round_layers"), n);
+        Kokkos::deep_copy(exec, part.layers, view_of(edges.layers));
+      }
     }
     return part;
   };
   return Details::build_held<WeightStorage>(exec, comm, edges.num_agents, edges.sources.size(), edges.weights.size(),
-                                            slice, options, round_edges);
+                                            edges.layers.size(), slice, options, round_edges);
 }
 
 template <class ExecutionSpace, class WeightStorage>
@@ -747,10 +779,12 @@ std::uint64_t graph_hash(ExecutionSpace const& exec, MPI_Comm comm,
         edge_offset const global_start = base + start(static_cast<std::size_t>(ids(r) - lowest));
         for (edge_offset k = 0; k < offsets(r + 1) - offsets(r); ++k) {
           edge_offset const e = offsets(r) + k;
-          std::uint64_t const w = herd::Details::bit_cast<std::uint32_t>(graph.weight(e));
+          // As herd::graph_hash hashes an entry.
+          std::uint64_t const w = herd::Details::bit_cast<std::uint32_t>(graph.stored_weight(e));
           auto const neighbour = static_cast<std::uint64_t>(ids(graph.neighbours(e)));
-          sum += herd::Details::mix64((static_cast<std::uint64_t>(global_start + k) << 1) ^
-                                      herd::Details::mix64(neighbour << 32 | w));
+          std::uint64_t entry = herd::Details::mix64(neighbour << 32 | w);
+          if (graph.layered()) entry = herd::Details::mix64(entry ^ (std::uint64_t{graph.layers(e)} + 1));
+          sum += herd::Details::mix64((static_cast<std::uint64_t>(global_start + k) << 1) ^ entry);
         }
       },
       sums[1]);

@@ -98,9 +98,12 @@ EdgeList<typename ExecutionSpace::memory_space> part_edges(ExecutionSpace const&
       Kokkos::ViewAllocateWithoutInitializing("herd::population_part::targets"), count);
   edges.weights = Kokkos::View<float*, memory_space>(
       Kokkos::ViewAllocateWithoutInitializing("herd::population_part::weights"), count);
+  edges.layers = Kokkos::View<layer_index*, memory_space>(
+      Kokkos::ViewAllocateWithoutInitializing("herd::population_part::layers"), count);
   auto sources = edges.sources;
   auto targets = edges.targets;
   auto weights = edges.weights;
+  auto layers = edges.layers;
   std::size_t const school = make.school.edges(), work = make.work.edges();
   std::size_t const households = make.first.extent(0) - 1;
   auto const n = static_cast<std::uint64_t>(make.agents);
@@ -110,6 +113,7 @@ EdgeList<typename ExecutionSpace::memory_space> part_edges(ExecutionSpace const&
         std::size_t const j = first + i;
         global_id source = 0, target = 0;
         float weight = 0.0f;
+        auto layer = PopulationLayer::household;
         if (j < homes) {
           // Pair p of household k: its members' pairs (a, b), a < b, in order.
           std::size_t const k = last_at_most(make.pair_start, households, j);
@@ -124,18 +128,22 @@ EdgeList<typename ExecutionSpace::memory_space> part_edges(ExecutionSpace const&
         } else if (j < homes + school) {
           group_edge(make.school, make.rng, j - homes, source, target);
           weight = make.school.weight;
+          layer = PopulationLayer::school;
         } else if (j < homes + school + work) {
           group_edge(make.work, make.rng, j - homes - school, source, target);
           weight = make.work.weight;
+          layer = PopulationLayer::workplace;
         } else {
           global_id const id = make.community_first + static_cast<global_id>(j - homes - school - work);
           source = herd::Details::random_end(make.rng, id, herd::Details::community, 0, n);
           target = herd::Details::random_end(make.rng, id, herd::Details::community, 1, n);
           weight = make.community_weight;
+          layer = PopulationLayer::community;
         }
         sources(i) = source;
         targets(i) = target;
         weights(i) = weight;
+        layers(i) = static_cast<layer_index>(layer);
       });
   return edges;
 }
@@ -351,6 +359,7 @@ PopulationPart<typename ExecutionSpace::memory_space> population_part(ExecutionS
   part.edges.agents = spec.agents;
   part.edges.edges = homes + make.school.edges() + make.work.edges() + make.community_count;
   part.edges.weighted = true;
+  part.edges.layered = true;
   part.edges.slice = [exec, make, homes](std::size_t first, std::size_t count) {
     return Details::part_edges(exec, make, homes, first, count);
   };

@@ -133,8 +133,13 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> extract_local_g
   if (global.weighted())
     local_weights = Kokkos::View<WeightStorage*, memory_space>(
         Kokkos::ViewAllocateWithoutInitializing("herd::local::weights"), entries);
+  Kokkos::View<layer_index*, memory_space> local_layers;
+  if (global.layered())
+    local_layers = Kokkos::View<layer_index*, memory_space>(
+        Kokkos::ViewAllocateWithoutInitializing("herd::local::layers"), entries);
   auto weights = global.weights;
-  bool const weighted = global.weighted();
+  auto layers = global.layers;
+  bool const weighted = global.weighted(), layered = global.layered();
   edge_offset cut = 0;
   Kokkos::parallel_reduce(
       "herd::local::entries", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, owned),
@@ -145,6 +150,7 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> extract_local_g
           agent_index const l = local_of(neighbours(e));
           local_neighbours(out) = l;
           if (weighted) local_weights(out) = weights(e);
+          if (layered) local_layers(out) = layers(e);
           if (l >= owned) ++cut_sum;
         }
       },
@@ -153,6 +159,7 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> extract_local_g
   local.graph.row_offsets = row_offsets;
   local.graph.neighbours = local_neighbours;
   local.graph.weights = local_weights;
+  local.graph.layers = local_layers;
   exec.fence();
   return local;
 }

@@ -68,9 +68,14 @@ void metis_partition(Kokkos::View<edge_offset const*, Kokkos::HostSpace> offsets
   // METIS takes its own index type; the copies cost two passes over the graph, once.
   std::vector<idx_t> xadj(n + 1), adjncy, part(n);
   if (symmetric) {
-    adjncy.resize(neighbours.extent(0));
-    for (std::size_t i = 0; i <= n; ++i) xadj[i] = static_cast<idx_t>(offsets(i));
-    for (std::size_t e = 0; e < adjncy.size(); ++e) adjncy[e] = static_cast<idx_t>(neighbours(e));
+    // A layered graph's row lists a neighbour once per layer, in a run: METIS takes it once.
+    adjncy.reserve(neighbours.extent(0));
+    for (std::size_t i = 0; i < n; ++i) {
+      xadj[i] = static_cast<idx_t>(adjncy.size());
+      for (auto e = offsets(i); e < offsets(i + 1); ++e)
+        if (e == offsets(i) || neighbours(e) != neighbours(e - 1)) adjncy.push_back(static_cast<idx_t>(neighbours(e)));
+    }
+    xadj[n] = static_cast<idx_t>(adjncy.size());
   } else {
     symmetrise(offsets, neighbours, xadj, adjncy);
   }

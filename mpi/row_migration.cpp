@@ -96,9 +96,11 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> migrate_rows(
   auto const offsets = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), share.graph.row_offsets);
   auto const neighbours = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), share.graph.neighbours);
   auto const weights = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), share.graph.weights);
-  // A rank whose rows hold no entry has no weights even when the graph has them.
-  int weighted = share.graph.weighted() ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &weighted, 1, MPI_INT, MPI_MAX, comm);
+  auto const layers = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), share.graph.layers);
+  // A rank whose rows hold no entry has no weights or layers even when the graph has them.
+  int kinds[2] = {share.graph.weighted() ? 1 : 0, share.graph.layered() ? 1 : 0};
+  MPI_Allreduce(MPI_IN_PLACE, kinds, 2, MPI_INT, MPI_MAX, comm);
+  bool const weighted = kinds[0] != 0, layered = kinds[1] != 0;
 
   // The directory: the part of each agent of this rank's block, which readers of it will ask for.
   std::vector<int> part_of_block(owned);
@@ -114,6 +116,7 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> migrate_rows(
   std::vector<RowHead> heads(owned);
   std::vector<global_id> entries(entry_begin[size]);
   std::vector<WeightStorage> entry_weights(weighted ? entries.size() : 0);
+  std::vector<layer_index> entry_layers(layered ? entries.size() : 0);
   {
     auto row_cursor = row_begin, entry_cursor = entry_begin;
     for (std::size_t l = 0; l < owned; ++l) {
@@ -122,6 +125,7 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> migrate_rows(
       for (auto e = offsets(l); e < offsets(l + 1); ++e, ++entry_cursor[q]) {
         entries[entry_cursor[q]] = ids(neighbours(e));
         if (weighted) entry_weights[entry_cursor[q]] = weights(e);
+        if (layered) entry_layers[entry_cursor[q]] = layers(e);
       }
     }
   }
@@ -130,9 +134,12 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> migrate_rows(
   auto const in_entries = Details::exchange(comm, entries, entry_begin, from, "migrate_rows");
   std::vector<WeightStorage> in_weights;
   if (weighted) in_weights = Details::exchange(comm, entry_weights, entry_begin, from, "migrate_rows");
+  std::vector<layer_index> in_layers;
+  if (layered) in_layers = Details::exchange(comm, entry_layers, entry_begin, from, "migrate_rows");
   heads = {};
   entries = {};
   entry_weights = {};
+  entry_layers = {};
 
   // The rows received, by ascending id, and where each one's entries begin.
   std::size_t const rows = in_heads.size();
@@ -213,6 +220,8 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> migrate_rows(
       Kokkos::ViewAllocateWithoutInitializing("herd::migrate::neighbours"), in_entries.size());
   Kokkos::View<WeightStorage*, Kokkos::HostSpace> local_weights(
       Kokkos::ViewAllocateWithoutInitializing("herd::migrate::weights"), in_weights.size());
+  Kokkos::View<layer_index*, Kokkos::HostSpace> local_layers(
+      Kokkos::ViewAllocateWithoutInitializing("herd::migrate::layers"), in_layers.size());
   edge_offset cut = 0;
   for (std::size_t l = 0; l < rows; ++l) {
     auto out = local_offsets(l);
@@ -220,6 +229,7 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> migrate_rows(
       agent_index const j = local_of[mine.position(in_entries[e])];
       local_neighbours(out) = j;
       if (weighted) local_weights(out) = in_weights[e];
+      if (layered) local_layers(out) = in_layers[e];
       cut += static_cast<std::size_t>(j) >= rows ? 1 : 0;
     }
   }
@@ -228,6 +238,7 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> migrate_rows(
   local.graph.row_offsets = Kokkos::create_mirror_view_and_copy(memory_space(), local_offsets);
   local.graph.neighbours = Kokkos::create_mirror_view_and_copy(memory_space(), local_neighbours);
   local.graph.weights = Kokkos::create_mirror_view_and_copy(memory_space(), local_weights);
+  local.graph.layers = Kokkos::create_mirror_view_and_copy(memory_space(), local_layers);
   local.graph.symmetric = share.graph.symmetric;
   exec.fence();
   return local;

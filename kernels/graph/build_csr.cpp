@@ -32,6 +32,9 @@ void check_edges(ExecutionSpace const& exec, EdgeList<typename ExecutionSpace::m
   require(!weighted || edges.weights.extent(0) == edges.size(),
           "edge list: " + std::to_string(edges.size()) + " edges but " + std::to_string(edges.weights.extent(0)) +
               " weights");
+  require(edges.layers.extent(0) == 0 || edges.layers.extent(0) == edges.size(),
+          "edge list: " + std::to_string(edges.size()) + " edges but " + std::to_string(edges.layers.extent(0)) +
+              " layers");
   auto const n = static_cast<global_id>(edges.num_agents);
   auto sources = edges.sources;
   auto targets = edges.targets;
@@ -61,31 +64,47 @@ void check_edges(ExecutionSpace const& exec, EdgeList<typename ExecutionSpace::m
 }
 
 // Where each entry goes, for the row sort: the rows' offsets (n + 1, the last the entry count), and
-// each entry's neighbour and weight (weights only when the edges have them) in its row's slots, in
-// an order that depends on thread timing.
+// each entry's neighbour, weight and layer (weights where the edges have weights or layers, layers
+// where they have layers) in its row's slots, in an order that depends on thread timing.
 template <class MemorySpace>
 struct PlacedEntries {
   Kokkos::View<edge_offset*, MemorySpace> offsets;
   Kokkos::View<agent_index*, MemorySpace> neighbours;
   Kokkos::View<float*, MemorySpace> weights;
+  Kokkos::View<layer_index*, MemorySpace> layers;
   /// Puts an entry in slot k.
-  KOKKOS_INLINE_FUNCTION void put(edge_offset k, agent_index neighbour, float weight) const {
+  KOKKOS_INLINE_FUNCTION void put(edge_offset k, agent_index neighbour, float weight, layer_index layer) const {
     neighbours(k) = neighbour;
     if (weights.extent(0)) weights(k) = weight;
+    if (layers.extent(0)) layers(k) = layer;
+  }
+};
+
+// Whether sorted entry e (not a row's first) repeats the one before: the same neighbour in the same
+// layer.
+template <class MemorySpace>
+struct Repeats {
+  Kokkos::View<agent_index*, MemorySpace> neighbours;
+  Kokkos::View<layer_index*, MemorySpace> layers;
+  KOKKOS_INLINE_FUNCTION bool operator()(edge_offset e) const {
+    return neighbours(e) == neighbours(e - 1) && (layers.extent(0) == 0 || layers(e) == layers(e - 1));
   }
 };
 
 template <class ExecutionSpace>
 PlacedEntries<typename ExecutionSpace::memory_space> allocate_slots(
     ExecutionSpace const& exec, Kokkos::View<edge_offset*, typename ExecutionSpace::memory_space> offsets,
-    bool weighted) {
+    EdgeList<typename ExecutionSpace::memory_space> const& edges) {
   using memory_space = typename ExecutionSpace::memory_space;
   edge_offset const stored = last_entry(exec, offsets);
+  bool const layered = edges.layers.extent(0) != 0, weighted = layered || edges.weights.extent(0) != 0;
   return {offsets,
           Kokkos::View<agent_index*, memory_space>(Kokkos::ViewAllocateWithoutInitializing("herd::graph::neighbours"),
                                                    stored),
           Kokkos::View<float*, memory_space>(Kokkos::ViewAllocateWithoutInitializing("herd::build_csr::weights"),
-                                             weighted ? stored : 0)};
+                                             weighted ? stored : 0),
+          Kokkos::View<layer_index*, memory_space>(Kokkos::ViewAllocateWithoutInitializing("herd::build_csr::layers"),
+                                                   layered ? stored : 0)};
 }
 
 // Counts and places entries with atomic increments of one counter per row: what a GPU does well.
@@ -98,17 +117,19 @@ PlacedEntries<typename ExecutionSpace::memory_space> place_by_atomics(
   Kokkos::View<edge_offset*, memory_space> offsets("herd::graph::row_offsets", n + 1);
   Kokkos::parallel_for(
       "herd::build_csr::count", policy(exec, 0, entries.edges.size()), KOKKOS_LAMBDA(std::size_t e) {
-        entries(e, [&](agent_index row, agent_index, float) { Kokkos::atomic_add(&offsets(row), edge_offset{1}); });
+        entries(e, [&](agent_index row, agent_index, float, layer_index) {
+          Kokkos::atomic_add(&offsets(row), edge_offset{1});
+        });
       });
   exclusive_scan(exec, offsets, "herd::build_csr::scan_degrees");
-  auto placed = allocate_slots(exec, offsets, entries.edges.weights.extent(0) != 0);
+  auto placed = allocate_slots(exec, offsets, entries.edges);
   Kokkos::View<edge_offset*, memory_space> cursor(Kokkos::ViewAllocateWithoutInitializing("herd::build_csr::cursor"),
                                                   n);
   Kokkos::deep_copy(exec, cursor, Kokkos::subview(offsets, Kokkos::make_pair(std::size_t{0}, n)));
   Kokkos::parallel_for(
       "herd::build_csr::scatter", policy(exec, 0, entries.edges.size()), KOKKOS_LAMBDA(std::size_t e) {
-        entries(e, [&](agent_index row, agent_index neighbour, float w) {
-          placed.put(Kokkos::atomic_fetch_add(&cursor(row), edge_offset{1}), neighbour, w);
+        entries(e, [&](agent_index row, agent_index neighbour, float w, layer_index l) {
+          placed.put(Kokkos::atomic_fetch_add(&cursor(row), edge_offset{1}), neighbour, w, l);
         });
       });
   return placed;
@@ -137,7 +158,7 @@ PlacedEntries<typename ExecutionSpace::memory_space> place_by_workers(
       "herd::build_csr::count", policy(exec, 0, workers), KOKKOS_LAMBDA(int w) {
         auto const range = share(edges, workers, w);
         for (std::size_t e = range.first; e < range.second; ++e)
-          entries(e, [&](agent_index row, agent_index, float) { ++cursors(w, row); });
+          entries(e, [&](agent_index row, agent_index, float, layer_index) { ++cursors(w, row); });
       });
   Kokkos::View<edge_offset*, memory_space> offsets("herd::graph::row_offsets", n + 1);
   Kokkos::parallel_for(
@@ -147,7 +168,7 @@ PlacedEntries<typename ExecutionSpace::memory_space> place_by_workers(
         offsets(i) = degree;
       });
   exclusive_scan(exec, offsets, "herd::build_csr::scan_degrees");
-  auto placed = allocate_slots(exec, offsets, entries.edges.weights.extent(0) != 0);
+  auto placed = allocate_slots(exec, offsets, entries.edges);
   // Worker w's entries of row i go after those of workers 0 .. w-1.
   Kokkos::parallel_for(
       "herd::build_csr::cursors", policy(exec, 0, n), KOKKOS_LAMBDA(std::size_t i) {
@@ -162,8 +183,8 @@ PlacedEntries<typename ExecutionSpace::memory_space> place_by_workers(
       "herd::build_csr::scatter", policy(exec, 0, workers), KOKKOS_LAMBDA(int w) {
         auto const range = share(edges, workers, w);
         for (std::size_t e = range.first; e < range.second; ++e)
-          entries(e, [&](agent_index row, agent_index neighbour, float weight) {
-            placed.put(cursors(w, row)++, neighbour, weight);
+          entries(e, [&](agent_index row, agent_index neighbour, float weight, layer_index layer) {
+            placed.put(cursors(w, row)++, neighbour, weight, layer);
           });
       });
   return placed;
@@ -196,7 +217,6 @@ CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> build_csr(
   Details::check_edges(exec, edges, 0);
 
   auto const n = static_cast<std::size_t>(edges.num_agents);
-  bool const weighted = edges.weights.extent(0) != 0;
 
   // 1. Count each row's entries, scan, and place every entry in its row.
   Details::EdgeEntries<memory_space> const entries{edges, options.drop_self_loops, options.symmetrise};
@@ -206,29 +226,28 @@ CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> build_csr(
   auto const offsets = placed.offsets;
   auto const slots = placed.neighbours;
   auto const slot_weights = placed.weights;
+  auto const slot_layers = placed.layers;
   auto const stored = static_cast<edge_offset>(slots.extent(0));
+  bool const weighted = slot_weights.extent(0) != 0, layered = edges.layers.extent(0) != 0;
 
-  // 2. Sort every row (by neighbour, duplicates by weight descending); dynamic scheduling keeps
-  //    hub rows from stalling a static chunk.
+  // 2. Sort every row (by neighbour, then layer, repeats by weight descending); dynamic scheduling
+  //    keeps hub rows from stalling a static chunk.
   Kokkos::parallel_for(
       "herd::build_csr::sort_rows", Kokkos::RangePolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec, 0, n),
       KOKKOS_LAMBDA(std::size_t i) {
-        edge_offset const first = offsets(i), length = offsets(i + 1) - offsets(i);
-        if (weighted)
-          Details::sort_row(Details::WeightedRow<float>{slots.data() + first, slot_weights.data() + first}, length);
-        else
-          Details::sort_row(Details::NeighbourRow{slots.data() + first}, length);
+        Details::sort_row_at<float>(slots, slot_layers, slot_weights, offsets(i), offsets(i + 1) - offsets(i));
       });
 
-  // 3. Count what each row keeps (the first of each run of duplicates, which carries the largest
+  // 3. Count what each row keeps (the first of each run of repeats, which carries the largest
   //    weight), scan, and compact.
   bool const unique = options.drop_duplicates;
+  Details::Repeats<memory_space> const repeats{slots, slot_layers};
   Kokkos::View<edge_offset*, memory_space> kept("herd::graph::row_offsets", n + 1);
   Kokkos::parallel_for(
       "herd::build_csr::count_kept", policy(exec, 0, n), KOKKOS_LAMBDA(std::size_t i) {
         edge_offset count = 0;
         for (edge_offset e = offsets(i); e < offsets(i + 1); ++e)
-          if (!unique || e == offsets(i) || slots(e) != slots(e - 1)) ++count;
+          if (!unique || e == offsets(i) || !repeats(e)) ++count;
         kept(i) = count;
       });
   Details::exclusive_scan(exec, kept, "herd::build_csr::scan_kept");
@@ -245,16 +264,22 @@ CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> build_csr(
   if (weighted)
     graph.weights = Kokkos::View<WeightStorage*, memory_space>(
         Kokkos::ViewAllocateWithoutInitializing("herd::graph::weights"), nnz);
+  if (layered)
+    graph.layers = compact ? Kokkos::View<layer_index*, memory_space>(
+                                 Kokkos::ViewAllocateWithoutInitializing("herd::graph::layers"), nnz)
+                           : slot_layers;
   auto out_neighbours = graph.neighbours;
   auto out_weights = graph.weights;
+  auto out_layers = graph.layers;
   if (compact) {
     Kokkos::parallel_for(
         "herd::build_csr::compact", policy(exec, 0, n), KOKKOS_LAMBDA(std::size_t i) {
           edge_offset out = kept(i);
           for (edge_offset e = offsets(i); e < offsets(i + 1); ++e) {
-            if (unique && e != offsets(i) && slots(e) == slots(e - 1)) continue;
+            if (unique && e != offsets(i) && repeats(e)) continue;
             out_neighbours(out) = slots(e);
             if (weighted) out_weights(out) = storage_traits<WeightStorage>::store(slot_weights(e));
+            if (layered) out_layers(out) = slot_layers(e);
             ++out;
           }
         });
@@ -279,6 +304,9 @@ void validate(ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::memo
   bool const weighted = graph.weighted();
   require(!weighted || weights.extent(0) == nnz,
           what + ": " + std::to_string(nnz) + " neighbours but " + std::to_string(weights.extent(0)) + " weights");
+  require(!graph.layered() || graph.layers.extent(0) == nnz,
+          what + ": " + std::to_string(nnz) + " neighbours but " + std::to_string(graph.layers.extent(0)) + " layers");
+  require(!graph.layered() || weighted, what + ": layers without weights (a layered graph has weights)");
   edge_offset first{}, last{};
   Kokkos::deep_copy(first, Kokkos::subview(offsets, 0));
   Kokkos::deep_copy(last, Kokkos::subview(offsets, n));

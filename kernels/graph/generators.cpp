@@ -139,17 +139,21 @@ CsrGraph<typename ExecutionSpace::memory_space> memberships(
   return graph;
 }
 
+// The parts' edges one after the other, part p's in layer p.
 template <class MemorySpace>
 EdgeList<MemorySpace> concatenate(agent_index agents, EdgeList<MemorySpace> const* parts, int count) {
   std::size_t total = 0;
   for (int p = 0; p < count; ++p) total += parts[p].size();
   auto all = allocate_edges<MemorySpace>(agents, total, true, "population");
+  all.layers = Kokkos::View<layer_index*, MemorySpace>(
+      Kokkos::ViewAllocateWithoutInitializing("herd::population::layers"), total);
   std::size_t at = 0;
   for (int p = 0; p < count; ++p) {
     auto const range = Kokkos::make_pair(at, at + parts[p].size());
     Kokkos::deep_copy(Kokkos::subview(all.sources, range), parts[p].sources);
     Kokkos::deep_copy(Kokkos::subview(all.targets, range), parts[p].targets);
     Kokkos::deep_copy(Kokkos::subview(all.weights, range), parts[p].weights);
+    Kokkos::deep_copy(Kokkos::subview(all.layers, range), static_cast<layer_index>(p));
     at += parts[p].size();
   }
   return all;

@@ -119,9 +119,10 @@ CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> permute(
   auto in_offsets = graph.row_offsets;
   auto in_neighbours = graph.neighbours;
   auto in_weights = graph.weights;
+  auto in_layers = graph.layers;
   auto new_of_old = permutation.new_of_old;
   auto old_of_new = permutation.old_of_new;
-  bool const weighted = graph.weighted();
+  bool const weighted = graph.weighted(), layered = graph.layered();
 
   CsrGraph<memory_space, WeightStorage> out;
   out.symmetric = graph.symmetric;
@@ -138,8 +139,12 @@ CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> permute(
   if (weighted)
     out.weights = Kokkos::View<WeightStorage*, memory_space>(
         Kokkos::ViewAllocateWithoutInitializing("herd::graph::weights"), graph.num_edges());
+  if (layered)
+    out.layers = Kokkos::View<layer_index*, memory_space>(
+        Kokkos::ViewAllocateWithoutInitializing("herd::graph::layers"), graph.num_edges());
   auto neighbours = out.neighbours;
   auto weights = out.weights;
+  auto layers = out.layers;
   // Relabel each row into its new place, keeping its order: a model that picks a neighbour by its
   // place in the row (the voter model) then picks the same one whatever the labels.
   Kokkos::parallel_for(
@@ -149,6 +154,8 @@ CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> permute(
         for (edge_offset k = 0; k < length; ++k) neighbours(to + k) = new_of_old(in_neighbours(from + k));
         if (weighted)
           for (edge_offset k = 0; k < length; ++k) weights(to + k) = in_weights(from + k);
+        if (layered)
+          for (edge_offset k = 0; k < length; ++k) layers(to + k) = in_layers(from + k);
       });
   exec.fence();
   return out;

@@ -46,6 +46,32 @@ struct WeightedRow {
   }
 };
 
+// A row of neighbours with their layers and weights, ordered by neighbour, then layer, then weight
+// descending: the first of a run of repeats within a layer carries the largest weight, and edges
+// to one neighbour in two layers are not repeats.
+template <class WeightStorage>
+struct LayeredRow {
+  struct entry {
+    agent_index neighbour;
+    layer_index layer;
+    WeightStorage weight;
+  };
+  agent_index* neighbours;
+  layer_index* layers;
+  WeightStorage* weights;
+  KOKKOS_INLINE_FUNCTION entry get(edge_offset k) const { return {neighbours[k], layers[k], weights[k]}; }
+  KOKKOS_INLINE_FUNCTION void put(edge_offset k, entry const& v) const {
+    neighbours[k] = v.neighbour;
+    layers[k] = v.layer;
+    weights[k] = v.weight;
+  }
+  KOKKOS_INLINE_FUNCTION static bool before(entry const& a, entry const& b) {
+    if (a.neighbour != b.neighbour) return a.neighbour < b.neighbour;
+    if (a.layer != b.layer) return a.layer < b.layer;
+    return storage_traits<WeightStorage>::load(a.weight) > storage_traits<WeightStorage>::load(b.weight);
+  }
+};
+
 template <class Row>
 KOKKOS_INLINE_FUNCTION void sift_down(Row const& row, edge_offset root, edge_offset n) {
   while (2 * root + 1 < n) {
@@ -77,6 +103,20 @@ KOKKOS_INLINE_FUNCTION void sort_row(Row const& row, edge_offset n) {
     row.put(end, first);
     sift_down(row, 0, end);
   }
+}
+
+// Sorts `length` entries from `first` of a row whose layers and weights (either may be empty) lie
+// beside its neighbours, in the order of the row types above.
+template <class WeightStorage, class Neighbours, class Layers, class Weights>
+KOKKOS_INLINE_FUNCTION void sort_row_at(Neighbours const& neighbours, Layers const& layers, Weights const& weights,
+                                        edge_offset first, edge_offset length) {
+  if (layers.extent(0))
+    sort_row(LayeredRow<WeightStorage>{neighbours.data() + first, layers.data() + first, weights.data() + first},
+             length);
+  else if (weights.extent(0))
+    sort_row(WeightedRow<WeightStorage>{neighbours.data() + first, weights.data() + first}, length);
+  else
+    sort_row(NeighbourRow{neighbours.data() + first}, length);
 }
 
 }  // namespace herd::Details

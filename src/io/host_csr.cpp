@@ -25,10 +25,15 @@ void check_csr(HostCsr const& g, std::string const& what) {
   require(g.weights.empty() || g.weights.size() == entries, what + ": " + std::to_string(entries) +
                                                                 " neighbour entries but " +
                                                                 std::to_string(g.weights.size()) + " weights");
-  auto const problem = first_bad_row({0, static_cast<std::size_t>(n), offsets.data(), g.neighbours.data(),
-                                      g.weights.empty() ? nullptr : g.weights.data()},
-                                     n, entries, what)
-                           .second;
+  require(
+      g.layers.empty() || g.layers.size() == entries,
+      what + ": " + std::to_string(entries) + " neighbour entries but " + std::to_string(g.layers.size()) + " layers");
+  require(g.layers.empty() || !g.weights.empty(), what + ": layers without weights (a layered graph has weights)");
+  auto const problem =
+      first_bad_row({0, static_cast<std::size_t>(n), offsets.data(), g.neighbours.data(),
+                     g.weights.empty() ? nullptr : g.weights.data(), g.layers.empty() ? nullptr : g.layers.data()},
+                    n, entries, what)
+          .second;
   if (!problem.empty()) throw Error(problem);
 }
 
@@ -48,9 +53,20 @@ std::pair<std::int64_t, std::string> first_bad_row(CsrRows const& rows, std::int
       if (j < 0 || j >= n)
         return {i, what + ": agent " + std::to_string(i) + " has neighbour " + std::to_string(j) + ", outside [0, " +
                        std::to_string(n) + ")"};
-      if (e > begin && rows.neighbours[e - 1 - base] >= j)
-        return {i, what + ": the neighbours of agent " + std::to_string(i) + " are not in strictly increasing order (" +
-                       std::to_string(rows.neighbours[e - 1 - base]) + " then " + std::to_string(j) + ")"};
+      // With layers a neighbour may repeat, in increasing layers: the pair meets in each.
+      if (e > begin) {
+        auto const before = rows.neighbours[e - 1 - base];
+        bool const repeat =
+            before == j && (rows.layers == nullptr || rows.layers[e - 1 - base] >= rows.layers[e - base]);
+        if (before > j || (repeat && rows.layers == nullptr))
+          return {i, what + ": the neighbours of agent " + std::to_string(i) +
+                         " are not in strictly increasing order (" + std::to_string(before) + " then " +
+                         std::to_string(j) + ")"};
+        if (repeat)
+          return {i, what + ": agent " + std::to_string(i) + " lists neighbour " + std::to_string(j) +
+                         " again in layer " + std::to_string(rows.layers[e - base]) + " after layer " +
+                         std::to_string(rows.layers[e - 1 - base]) + " (a neighbour's layers must increase)"};
+      }
       if (rows.weights != nullptr && !(std::isfinite(rows.weights[e - base]) && rows.weights[e - base] >= 0.0f))
         return {i, what + ": the weight of agent " + std::to_string(i) + "'s neighbour " + std::to_string(j) + " is " +
                        number_text(rows.weights[e - base]) + "; weights must be finite and non-negative"};

@@ -126,6 +126,56 @@ class Scenario(hf.Case):
         self.assertEqual(len(events[2]["agents"]), 6)
         self.assertGreater(sum(events[2]["agents"]), 0)
 
+    def test_layer_events_scale_the_populations_layers(self):
+        population = ["--model", "sir", "--graph", "population", "--agents", "20000", "--beta", "0.3",
+                      "--infectious-steps", "5", "--steps", "40", "--quiet"]
+        closed = self.scenario([{"steps": [1, 40], "layers": {"school": 0, "workplace": 0, "community": 0}}],
+                               "closed.json")
+        self.ok(0, "run", *population, "--scenario", closed, "--csv", self.path("closed.csv"))
+        self.ok(0, "run", *population, "--csv", self.path("open.csv"))
+        # Only households transmit: far fewer infections than with every layer open.
+        self.assertLess(20000 - counts(self.path("closed.csv"))[-1]["S"],
+                        (20000 - counts(self.path("open.csv"))[-1]["S"]) / 4)
+        week = self.scenario([{"steps": [1, 40], "layers": {"school": 0, "workplace": 0.5}, "days": [6, 7]},
+                              {"steps": [10, 25], "layers": {"community": 0.2}, "note": "lockdown"}], "week.json")
+        self.ok(0, "run", *population, "--scenario", week, "--stepping", "pull", "--csv", self.path("week.csv"),
+                "--json", self.path("report.json"))
+        with open(self.path("report.json")) as f:
+            events = json.load(f)["events"]
+        self.assertEqual(events[0]["kind"], "layer")
+        self.assertEqual(events[0]["layers"], {"school": 0, "workplace": 0.5})
+        self.assertEqual((events[0]["cycle"], events[0]["days"]), (7, [6, 7]))
+        self.assertEqual(events[1]["layers"], {"community": 0.2})
+        pulled = hf.read(self.path("week.csv"))
+        self.ok(0, "run", *population, "--scenario", week, "--stepping", "active", "--csv", self.path("active.csv"))
+        self.assertEqual(hf.read(self.path("active.csv")), pulled)
+        if hf.MPIEXEC:
+            self.ok(3, "run", *population, "--scenario", week, "--csv", self.path("ranks.csv"))
+            self.assertEqual(hf.read(self.path("ranks.csv")), pulled)
+        if os.environ.get("HERD_HAS_HDF5") == "1":
+            # A population file keeps the layers and their names; a checkpoint resumes the schedule.
+            self.ok(0, "convert", "--graph", "population", "--agents", "20000", "--output", self.path("pop.h5"))
+            from_file = [a if a != "population" else self.path("pop.h5") for a in population]
+            self.ok(0, "run", *from_file, "--scenario", week, "--csv", self.path("file.csv"))
+            self.assertEqual(hf.read(self.path("file.csv")), pulled)
+            args = [a if a != "40" else "17" for a in population]
+            self.ok(0, "run", *args, "--scenario", week, "--checkpoint", self.path("c.h5"))
+            self.ok(0, "resume", self.path("c.h5"), "--steps", "40", "--csv", self.path("resumed.csv"))
+            self.assertEqual(hf.read(self.path("resumed.csv")), pulled)
+        bad = self.scenario([{"step": 2, "layers": {"schools": 0}}], "bad.json")
+        result = hf.herd(0, "run", *population, "--scenario", bad)
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
+        self.assertIn("events[0]: unknown layer 'schools' (the graph's layers: household, school, workplace, "
+                      "community)", result.stderr)
+
+    def test_the_example_scenarios_run(self):
+        examples = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "scenarios")
+        for name in sorted(os.listdir(examples)):
+            with self.subTest(example=name):
+                self.ok(0, "run", "--model", "seir", "--graph", "population", "--agents", "5000", "--steps", "200",
+                        "--quiet", "--scenario", os.path.join(examples, name))
+
     def test_bad_files_are_refused_with_one_line_and_nothing_written(self):
         cases = [
             ('{"events": [{"step": 3, "set": {"beta": 0.1}},]}', "line 1, column"),
@@ -148,6 +198,11 @@ class Scenario(hf.Case):
             ([{"step": 3, "vaccinate": {"per_step": 10, "order": "oldest-first"}}],
              "events[0]: the order oldest-first needs agents' ages, which sir does not keep"),
             ([{"step": 3, "closes": "school"}], "events[0]: unknown key \"closes\""),
+            ([{"step": 3, "layers": {"school": 0}}], "events[0]: unknown layer 'school' (the graph has no layers)"),
+            ([{"step": 3, "layers": {"school": -1}}], "events[0].layers.school: expected a factor >= 0"),
+            ([{"step": 3, "import": 2, "days": [1]}], "events[0]: \"days\" and \"cycle\" belong to \"layers\" events"),
+            ([{"steps": [1, 9], "layers": {"school": 0}, "days": [8]}],
+             "events[0].days[0]: expected a whole number from 1 to 7"),
         ]
         for text, says in cases:
             with self.subTest(says=says):

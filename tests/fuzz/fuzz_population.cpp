@@ -11,7 +11,8 @@
 //           adds a categories attribute;
 //   byte 3: agents + 1 offsets (0-15); byte 4: entries (0-63), bit 7 makes neighbours 2-D;
 //   byte 5: the stated version or a bias for the stated counts; byte 6: checksum damage (bit 0
-//           overwrites every dataset's checksum with byte 7);
+//           overwrites every dataset's checksum with byte 7), bit 1 adds /graph/layers of the
+//           type in its high nibble, bit 2 their names;
 //   then one byte per value: integers are the signed byte, 0x80 standing for 2^40 and 0x7f for
 //   -2^40; reals are the byte / 16, 255 NaN and 254 -1.
 
@@ -94,6 +95,11 @@ void write_file(Bytes& in) {
     datasets.push_back("/graph/weights");
     write_values(file, datasets.back(), type_from(more_types & 15), {entries}, in);
   }
+  if (damage & 2) {
+    datasets.push_back("/graph/layers");
+    write_values(file, datasets.back(), type_from(damage >> 4), {entries}, in);
+    if (damage & 4) file.set_attribute(datasets.back(), "names", std::string("home\nwork"));
+  }
   if (parts & 128) {
     file.create_group("/agents");
     datasets.push_back("/agents/x");
@@ -110,13 +116,16 @@ void write_file(Bytes& in) {
 void walk(herd::HostCsr const& g) {
   auto const n = g.num_agents();
   if (g.row_offsets.size() != static_cast<std::size_t>(n) + 1 || g.row_offsets.front() != 0 ||
-      g.row_offsets.back() != g.neighbours.size() || (!g.weights.empty() && g.weights.size() != g.neighbours.size()))
+      g.row_offsets.back() != g.neighbours.size() || (!g.weights.empty() && g.weights.size() != g.neighbours.size()) ||
+      (!g.layers.empty() && (g.weights.empty() || g.layers.size() != g.neighbours.size())))
     std::abort();
   for (herd::agent_index i = 0; i < n; ++i) {
     auto const begin = g.row_offsets[static_cast<std::size_t>(i)], end = g.row_offsets[static_cast<std::size_t>(i) + 1];
     if (end < begin) std::abort();
     for (auto e = begin; e < end; ++e) {
       if (g.neighbours[e] < 0 || g.neighbours[e] >= n) std::abort();
+      if (e > begin && g.neighbours[e - 1] == g.neighbours[e] && (g.layers.empty() || g.layers[e - 1] >= g.layers[e]))
+        std::abort();
       if (!g.weights.empty() && !(std::isfinite(g.weights[e]) && g.weights[e] >= 0.0f)) std::abort();
     }
   }

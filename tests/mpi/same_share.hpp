@@ -45,7 +45,8 @@ void expect_share_under(CsrGraph<Memory, WeightStorage> const& global, Partition
               built.ghost_offsets == expected.ghost_offsets && built.cut_edges == expected.cut_edges &&
               to_vector(built.ids) == to_vector(expected.ids) &&
               to_vector(built.graph.row_offsets) == to_vector(expected.graph.row_offsets) &&
-              to_vector(built.graph.neighbours) == to_vector(expected.graph.neighbours);
+              to_vector(built.graph.neighbours) == to_vector(expected.graph.neighbours) &&
+              to_vector(built.graph.layers) == to_vector(expected.graph.layers);
   auto const weights = to_vector(built.graph.weights), expected_weights = to_vector(expected.graph.weights);
   bool same_weights = weights.size() == expected_weights.size();
   for (std::size_t k = 0; same_weights && k < weights.size(); ++k)

@@ -209,6 +209,58 @@ TEST(Distributed, TemporalNetworksMatchOneProcess) {
   }
 }
 
+// SIR on the layered population with a weekly school closure (days 6 and 7) and a lockdown of
+// workplaces and the community: the factors the steps read change on ranks as on one process.
+template <class Sim>
+Trajectory with_layer_events(Sim& sim, int steps) {
+  ScenarioEvent weekend;
+  weekend.kind = ScenarioEvent::Kind::layer;
+  weekend.first = 1;
+  weekend.last = steps;
+  weekend.layers = {{"school", 0.0}};
+  weekend.period = 7;
+  weekend.days = (1u << 5) | (1u << 6);
+  ScenarioEvent lockdown = weekend;
+  lockdown.first = 10;
+  lockdown.last = 25;
+  lockdown.period = 0;
+  lockdown.days = 0;
+  lockdown.layers = {{"workplace", 0.2}, {"community", 0.3}};
+  Scenario scenario;
+  scenario.layer_names = population_layer_names();
+  scenario.events = {weekend, lockdown};
+  Seir<Memory> model(sim.num_agents(), seir_parameters(false));
+  model.initialise(sim, sim.num_global());
+  Interventions<Sim, Seir<Memory>> events(sim, model, scenario, steps);
+  Trajectory t;
+  t.history = to_vector(run_scenario(sim, model, steps, events));
+  t.state.assign(static_cast<std::size_t>(sim.num_global()), -1);
+  auto const ids = to_vector(sim.global_ids());
+  auto const values = to_vector(model.state.current());
+  for (agent_index r = 0; r < sim.num_owned(); ++r)
+    t.state[ids.empty() ? r : ids[r]] = values[static_cast<std::size_t>(r)];
+  return t;
+}
+
+TEST(Distributed, LayerEventsMatchOneProcess) {
+  auto const graph = population();
+  Simulation<Exec> one(Exec(), graph, 99);
+  auto const want = with_layer_events(one, 40);
+  std::int64_t touched = 0;
+  for (auto s : want.state) touched += s != Seir<>::susceptible;
+  EXPECT_GT(touched, 300) << "the epidemic must spread";
+  for (auto method : {PartitionMethod::contiguous, PartitionMethod::metis}) {
+    if (method == PartitionMethod::metis && !have_metis()) continue;
+    for (Stepping stepping : {Stepping::pull, Stepping::active}) {
+      StepOptions step;
+      step.stepping = stepping;
+      mpi::DistributedSimulation<Exec> sim(Exec(), share_of(graph, method), 99, step);
+      expect_same(with_layer_events(sim, 40), want,
+                  "layer events, " + to_string(method) + (stepping == Stepping::pull ? " pull" : " active"));
+    }
+  }
+}
+
 TEST(Distributed, OverlapSchedulesAndStagingDoNotChangeTheTrajectory) {
   auto const graph = power_law();
   auto const want = reference(graph, Kind::seir, 30);

@@ -86,6 +86,26 @@ TEST(PopulationRows, EachRankBuildsItsShareOfTheGraphAsStored) {
     MPI_Barrier(MPI_COMM_WORLD);
     if (mpi::rank_of(MPI_COMM_WORLD) == 0) std::remove(path.c_str());
   }
+  // The layered population, whose rows list a neighbour once in each layer they share: its layers
+  // and their names come back.
+  {
+    LayeredPopulation spec;
+    spec.agents = 4000;
+    auto const global = build_csr<float>(exec, generate_population(exec, spec, 17).edges);
+    auto host = to_host(exec, global);
+    host.layer_names = population_layer_names();
+    auto const path = scratch("layered");
+    io::write_population(path, host, {}, MPI_COMM_WORLD);
+    auto const rows = io::read_population_rows(path, MPI_COMM_WORLD);
+    EXPECT_EQ(rows.layer_names, population_layer_names());
+    test::expect_share_of(global, mpi::build_local_graph<float>(exec, MPI_COMM_WORLD, rows, as_stored()), "layered");
+    auto const whole = io::read_population_graph(path, MPI_COMM_WORLD);
+    EXPECT_EQ(whole.layers, host.layers);
+    EXPECT_EQ(whole.layer_names, population_layer_names());
+    EXPECT_EQ(io::population_layer_names(path, MPI_COMM_WORLD), population_layer_names());
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (mpi::rank_of(MPI_COMM_WORLD) == 0) std::remove(path.c_str());
+  }
   // Unweighted, and the lower ranks' rows all empty: they read no entry, yet take part in the read.
   auto const host = upper_half_graph(3000);
   auto const path = scratch("upper-half");

@@ -113,6 +113,10 @@ TEST(Repartition, RowsMovedToAnyPartsAreTheOneProcessShare) {
   BuildOptions one_way;
   one_way.symmetrise = false;
   expect_moved(build_csr<float>(exec, pairs, one_way), scattered, "weighted pairs, directed");
+  LayeredPopulation population;
+  population.agents = 3000;
+  expect_moved(build_csr<float>(exec, generate_population(exec, population, 32).edges), scattered,
+               "population, layered");
 }
 
 TEST(Repartition, APartOutOfRangeFailsOnEveryRank) {

@@ -158,7 +158,7 @@ std::vector<std::uint64_t> row_sums_every_way(Model const& model, Graph const& g
   auto const coded = Details::make_weight_codes(Exec(), graph);
   EXPECT_FALSE(coded.empty());
   Kokkos::View<std::uint64_t*, Exec::memory_space> by_code("by_code", Details::max_weight_codes);
-  Details::fill_contribution_by_code(Exec(), model, coded.palette, by_code);
+  Details::fill_contribution_by_code(Exec(), model, coded, by_code);
   Details::SpreaderViews<Exec::memory_space> const counts{bits, coded.codes, by_code};
   // Row by row in memory, as the caller reads them, on every backend.
   Kokkos::View<std::uint64_t* [4], Kokkos::LayoutRight, Exec::memory_space> sums("sums", graph.num_agents());

@@ -254,15 +254,17 @@ TEST(Generators, LayeredPopulationHasItsLayers) {
   EXPECT_GT(per_age[0], 15000);  // children
   EXPECT_GT(per_age[1], 50000);  // adults
   EXPECT_GT(per_age[2], 5000);   // elders
-  // Household members are linked with the household weight, and households have at most 6.
+  // Household members are linked in the household layer with its weight (and may meet in other
+  // layers too), and households have at most 6.
   auto offsets = to_vector(g.row_offsets);
   auto neighbours = to_vector(g.neighbours);
   auto weights = to_vector(g.weights);
+  auto layers = to_vector(g.layers);
   for (agent_index i = 0; i + 1 < 2000; ++i) {
     if (homes[i] != homes[i + 1]) continue;
     bool found = false;
     for (auto e = offsets[i]; e < offsets[i + 1]; ++e)
-      if (neighbours[e] == i + 1) found = weights[e] == spec.household_weight;
+      found = found || (neighbours[e] == i + 1 && layers[e] == 0 && weights[e] == spec.household_weight);
     EXPECT_TRUE(found) << i;
   }
   std::map<agent_index, int> household_size;

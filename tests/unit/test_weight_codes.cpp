@@ -77,6 +77,51 @@ TEST(WeightCodes, TakeUpTo256Weights) {
   EXPECT_EQ(too_many.codes.extent(0), 0u);
 }
 
+// On a layered graph a code stands for a (weight, layer) pair: one weight in two layers has two
+// codes, and a code's weight times its layer's factor is, to the bit, what the edge's weight()
+// reads (weights and factors whose products round).
+
+Kokkos::View<float*, Kokkos::DefaultExecutionSpace::memory_space> weights_read(
+    CsrGraph<Kokkos::DefaultExecutionSpace::memory_space> const& graph,
+    Details::WeightCodes<Kokkos::DefaultExecutionSpace::memory_space> const& coded) {
+  using Exec = Kokkos::DefaultExecutionSpace;
+  Kokkos::View<float*, Exec::memory_space> mismatch("mismatch", graph.num_edges());
+  Kokkos::parallel_for(
+      Kokkos::RangePolicy<Exec>(0, graph.num_edges()),
+      KOKKOS_LAMBDA(edge_offset e) { mismatch(e) = coded.weight(coded.codes(e)) - graph.weight(e); });
+  return mismatch;
+}
+
+TEST(WeightCodes, StandForWeightAndLayerPairs) {
+  using Exec = Kokkos::DefaultExecutionSpace;
+  std::vector<global_id> sources, targets;
+  std::vector<float> weights;
+  std::vector<layer_index> layers;
+  for (global_id i = 0; i < 300; ++i)
+    for (global_id k = 1; k <= 4; ++k) {
+      sources.push_back(i);
+      targets.push_back((i + 11 * k) % 300);
+      weights.push_back(k % 2 ? 0.7f : 0.3f);
+      layers.push_back(static_cast<layer_index>(k == 4 ? 200 : k));
+    }
+  HostEdgeList host;
+  host.num_agents = 300;
+  host.sources = sources;
+  host.targets = targets;
+  host.weights = weights;
+  host.layers = layers;
+  auto graph = build_csr(Exec(), to_device(Exec(), host));
+  graph.layer_factors = Kokkos::View<float*, Exec::memory_space>("factors", max_layers);
+  auto factors = Kokkos::create_mirror_view(graph.layer_factors);
+  for (int l = 0; l < max_layers; ++l) factors(l) = 1.0f / static_cast<float>(l + 1);
+  Kokkos::deep_copy(graph.layer_factors, factors);
+  auto const coded = Details::make_weight_codes(Exec(), graph);
+  ASSERT_FALSE(coded.empty());
+  EXPECT_EQ(to_vector(coded.palette), (std::vector<float>{0.3f, 0.3f, 0.7f, 0.7f}));
+  EXPECT_EQ(to_vector(coded.layers), (std::vector<layer_index>{2, 200, 1, 3}));
+  for (float m : to_vector(weights_read(graph, coded))) ASSERT_EQ(m, 0.0f);
+}
+
 TEST(WeightCodes, NoneWithoutWeights) {
   using Exec = Kokkos::DefaultExecutionSpace;
   auto graph = graph_weighing({0.5f});

@@ -57,8 +57,11 @@ class Agent {
   KOKKOS_INLINE_FUNCTION agent_index neighbour(agent_index k) const {
     return graph_.neighbours(graph_.row_offsets(index_) + k);
   }
-  /// Weight of the edge to the k-th neighbour (1 in an unweighted graph).
+  /// Weight of the edge to the k-th neighbour (1 in an unweighted graph), times its layer's factor
+  /// on a layered graph.
   KOKKOS_INLINE_FUNCTION float weight(agent_index k) const { return graph_.weight(graph_.row_offsets(index_) + k); }
+  /// Contact layer of the edge to the k-th neighbour (0 in a graph without layers).
+  KOKKOS_INLINE_FUNCTION layer_index layer(agent_index k) const { return graph_.layer(graph_.row_offsets(index_) + k); }
 
   /// Sum of f(neighbour, weight) over all neighbours. T must be an integer type, so that the sum
   /// is the same whatever order the lanes add in.

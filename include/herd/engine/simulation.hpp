@@ -102,6 +102,7 @@ class Simulation {
   /// on it what the phase kernels wrote.
   Simulation(ExecutionSpace const& exec, Distribution distribution, std::uint64_t seed, StepOptions const& options = {})
       : exec_(exec), where_(std::move(distribution)), rng_{seed} {
+    own_layer_factors();
     spreaders_ = Details::SpreaderBits<ExecutionSpace>(graph(), num_agents());
     apply_options(options, true);
   }
@@ -143,6 +144,33 @@ class Simulation {
     step_ = step;
     follow_timeline();
   }
+  /// Sets the factor that multiplies the weights of each layer's edges from the next step on:
+  /// factors[l] for layer l, 1 for layers past the end. The graph must have layers (a rank whose
+  /// rows hold no entry has none to weigh: nothing to do). Copies the table to the device (at most
+  /// max_layers floats) and waits for it; allocates nothing. The steps' active set is not told:
+  /// call prepare() before the next step, as run_scenario does after an event.
+  void set_layer_factors(std::vector<float> const& factors) {
+    if (!graph().layered()) {
+      require(graph().num_edges() == 0, "layer factors: the graph has no layers");
+      return;
+    }
+    require(factors.size() <= static_cast<std::size_t>(max_layers), "layer factors: " + std::to_string(factors.size()) +
+                                                                        " factors for at most " +
+                                                                        std::to_string(max_layers) + " layers");
+    for (std::size_t l = 0; l < host_factors_.extent(0); ++l) {
+      float const f = l < factors.size() ? factors[l] : 1.0f;
+      require(f >= 0.0f && f <= 3.4e38f, "layer factors: layer " + std::to_string(l) + "'s factor " + number_text(f) +
+                                             " is negative or not finite");
+      host_factors_(l) = f;
+    }
+    Kokkos::deep_copy(exec_, graph().layer_factors, host_factors_);
+    exec_.fence();
+  }
+  /// Each layer's factor now (max_layers of them; empty on a graph without layers).
+  std::vector<float> layer_factors() const {
+    return std::vector<float>(host_factors_.data(), host_factors_.data() + host_factors_.extent(0));
+  }
+
   /// The temporal network the steps read, if the simulation was made on one.
   TemporalNetwork<memory_space, WeightStorage> const* temporal_network() const {
     return timeline_ ? &timeline_->network : nullptr;
@@ -338,7 +366,8 @@ class Simulation {
     std::size_t const plans = interior_.bytes() + (boundary_ ? boundary_->bytes() : 0);
     f.bytes_per_agent += static_cast<double>(sizeof(edge_offset)) + static_cast<double>(plans) / agents + 1.0 / 8;
     if (global_ids().extent(0) != 0) f.bytes_per_agent += sizeof(global_id);
-    double const edge = static_cast<double>(sizeof(agent_index) + (graph().weighted() ? sizeof(WeightStorage) : 0));
+    double const edge = static_cast<double>(sizeof(agent_index) + (graph().weighted() ? sizeof(WeightStorage) : 0) +
+                                            (graph().layered() ? sizeof(layer_index) : 0));
     f.bytes_per_edge = edge + code_bytes_per_edge();
     if constexpr (declares_activity_v<Model>) {
       if (options_.stepping != Stepping::pull) {
@@ -377,6 +406,20 @@ class Simulation {
     boundary_.reset();
     if (interior < num_owned())
       boundary_ = make_step_plan(exec_, graph(), schedule, default_hub_threshold(), {interior, num_owned() - interior});
+  }
+
+  // A layered graph's layer factors, 1 to start with, of this simulation's own: another one on the
+  // same graph (an ensemble's next member) sets its own. Before the plans, the codes and the push
+  // graph are made, which copy the graph with them.
+  void own_layer_factors() {
+    if (!graph().layered()) return;
+    auto g = graph();
+    g.layer_factors = Kokkos::View<float*, memory_space>("herd::layer_factors", max_layers);
+    host_factors_ = Kokkos::View<float*, Kokkos::HostSpace>("herd::layer_factors::host", max_layers);
+    Kokkos::deep_copy(host_factors_, 1.0f);
+    Kokkos::deep_copy(exec_, g.layer_factors, host_factors_);
+    exec_.fence();
+    where_.use_graph(g);
   }
 
   // Moves to the snapshot of the step under way (step_ + 1) on a temporal network: two Views and
@@ -527,6 +570,7 @@ class Simulation {
   std::optional<StepPlan<memory_space>> boundary_;
   Details::ActiveStepping<ExecutionSpace, WeightStorage> active_;
   Details::SpreaderBits<ExecutionSpace> spreaders_;
+  Kokkos::View<float*, Kokkos::HostSpace> host_factors_;  ///< the layer factors set last (a layered graph)
   std::uint32_t step_ = 0;
   std::uint32_t phase_ = 0;
   bool pulling_ = false;  // Stepping::verify's second run of a step

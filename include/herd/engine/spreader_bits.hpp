@@ -71,16 +71,16 @@ void mark_spreaders(ExecutionSpace const& exec, Phase const& phase, agent_index 
       });
 }
 
-/// Sets by_code(c) to what a spreading neighbour contributes over an edge of weight palette(c).
-/// Does not wait.
+/// Sets by_code(c) to what a spreading neighbour contributes over an edge of code c's weight (times
+/// its layer's factor now). Does not wait.
 template <class ExecutionSpace, class Phase>
 void fill_contribution_by_code(ExecutionSpace const& exec, Phase const& phase,
-                               Kokkos::View<float*, typename ExecutionSpace::memory_space> const& palette,
+                               WeightCodes<typename ExecutionSpace::memory_space> const& codes,
                                Kokkos::View<std::uint64_t*, typename ExecutionSpace::memory_space> const& by_code) {
   Kokkos::parallel_for(
       "herd::step::contribution_by_code",
-      Kokkos::RangePolicy<ExecutionSpace>(exec, 0, static_cast<int>(palette.extent(0))),
-      KOKKOS_LAMBDA(int c) { by_code(c) = static_cast<std::uint64_t>(phase.spreader_contribution(palette(c))); });
+      Kokkos::RangePolicy<ExecutionSpace>(exec, 0, static_cast<int>(codes.palette.extent(0))),
+      KOKKOS_LAMBDA(int c) { by_code(c) = static_cast<std::uint64_t>(phase.spreader_contribution(codes.weight(c))); });
 }
 
 /// The bits of a simulation's stored agents, marked before each pulled phase that counts its
@@ -165,7 +165,7 @@ class SpreaderBits {
       mark_spreaders(exec, phase, from, to, stored_, bits_);
       if (!adds_by_code<Phase>()) return {bits_, {}, {}};
       if constexpr (counts_weighted_spreaders_v<Phase>) {
-        if (from == 0) fill_contribution_by_code(exec, phase, codes_.palette, by_code_);
+        if (from == 0) fill_contribution_by_code(exec, phase, codes_, by_code_);
       }
       return {bits_, codes_.codes, by_code_};
     } else {

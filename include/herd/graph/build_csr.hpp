@@ -9,8 +9,10 @@ namespace herd {
 /// Builds a CSR graph on the device from an edge list: degrees counted (by atomics on GPUs, by
 /// each CPU thread in counters of its own), offsets by a parallel scan, entries placed in their rows
 /// and each row sorted in parallel (so the result does not depend on thread timing), then self-loops
-/// and duplicates dropped as `options` asks. Throws herd::Error naming the first edge
-/// with an id out of [0, num_agents) or a weight that is negative or not finite.
+/// and duplicates dropped as `options` asks. Edges with layers make a layered graph (weights 1
+/// where the edges have none) whose duplicates are repeats within a layer. Throws herd::Error
+/// naming the first edge with an id out of [0, num_agents) or a weight that is negative or not
+/// finite.
 template <class WeightStorage = float, class ExecutionSpace>
 CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> build_csr(
     ExecutionSpace const& exec, EdgeList<typename ExecutionSpace::memory_space> const& edges,

@@ -14,6 +14,12 @@ namespace herd {
 /// neighbours(row_offsets(i)) ... neighbours(row_offsets(i+1) - 1), in ascending order.
 /// An undirected contact network stores each edge in both rows. Weights are optional (an empty
 /// `weights` View means every edge weighs 1) and may be stored as float or a 16-bit type.
+///
+/// A layered graph also keeps each edge's contact layer, one byte (`layers`), and always has
+/// weights (1 where its edges came without). An edge weighs its weight times its layer's factor:
+/// a table of max_layers floats that a Simulation owns and a scenario changes between steps, so
+/// that closing a layer rewrites no edge. Edges between one pair in two layers are both kept
+/// (build_csr drops repeats within a layer only), so closing one layer leaves the other.
 template <class MemorySpace, class WeightStorage = float>
 struct CsrGraph {
   using memory_space = MemorySpace;
@@ -22,6 +28,9 @@ struct CsrGraph {
   Kokkos::View<edge_offset*, MemorySpace> row_offsets;
   Kokkos::View<agent_index*, MemorySpace> neighbours;
   Kokkos::View<WeightStorage*, MemorySpace> weights;
+  Kokkos::View<layer_index*, MemorySpace> layers;  ///< empty, or one layer per entry
+  /// Empty, or a factor per layer (max_layers of them) multiplying the weights of its edges.
+  Kokkos::View<float*, MemorySpace> layer_factors;
   /// Whether every edge is stored in both directions with the same weight (as build_csr's
   /// symmetrise makes it): active-set stepping then pushes along the rows, without a transpose.
   /// False when unknown.
@@ -32,21 +41,32 @@ struct CsrGraph {
   }
   KOKKOS_INLINE_FUNCTION edge_offset num_edges() const { return neighbours.extent(0); }
   KOKKOS_INLINE_FUNCTION bool weighted() const { return weights.extent(0) != 0; }
+  KOKKOS_INLINE_FUNCTION bool layered() const { return layers.extent(0) != 0; }
+  /// Layer of entry e (0 in a graph without layers).
+  KOKKOS_INLINE_FUNCTION layer_index layer(edge_offset e) const { return layered() ? layers(e) : layer_index{0}; }
+  /// The weight entry e stores, without its layer's factor.
+  KOKKOS_INLINE_FUNCTION float stored_weight(edge_offset e) const {
+    return weighted() ? storage_traits<WeightStorage>::load(weights(e)) : 1.0f;
+  }
   KOKKOS_INLINE_FUNCTION agent_index degree(agent_index i) const {
     return static_cast<agent_index>(row_offsets(i + 1) - row_offsets(i));
   }
+  /// The weight steps read: the stored weight times the layer's factor, where factors are set.
   KOKKOS_INLINE_FUNCTION float weight(edge_offset e) const {
-    return weighted() ? storage_traits<WeightStorage>::load(weights(e)) : 1.0f;
+    float const w = stored_weight(e);
+    return layer_factors.extent(0) != 0 && layered() ? w * layer_factors(layers(e)) : w;
   }
 };
 
-/// The input of graph construction: one directed edge source -> target (and weight) per entry.
+/// The input of graph construction: one directed edge source -> target (and weight, and layer)
+/// per entry.
 template <class MemorySpace>
 struct EdgeList {
   agent_index num_agents = 0;
   Kokkos::View<global_id*, MemorySpace> sources;
   Kokkos::View<global_id*, MemorySpace> targets;
-  Kokkos::View<float*, MemorySpace> weights;  ///< empty, or one weight per edge
+  Kokkos::View<float*, MemorySpace> weights;       ///< empty, or one weight per edge
+  Kokkos::View<layer_index*, MemorySpace> layers;  ///< empty, or one layer per edge
 
   std::size_t size() const { return sources.extent(0); }
 };
@@ -55,7 +75,9 @@ struct EdgeList {
 struct BuildOptions {
   bool symmetrise = true;       ///< store every edge in both directions (contact networks)
   bool drop_self_loops = true;  ///< drop edges i -> i
-  bool drop_duplicates = true;  ///< keep one of each repeated edge: the one with the largest weight
+  /// Keep one of each repeated edge: the one with the largest weight. Edges between one pair in
+  /// two layers are not repeats.
+  bool drop_duplicates = true;
 };
 
 namespace Details {

@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <string>
+#include <vector>
 
 namespace herd {
 
@@ -37,8 +39,8 @@ struct WattsStrogatz {
 };
 
 /// A synthetic population in layers: households (cliques), schools split into classes, workplaces,
-/// and random community contacts. Each layer's edges carry the layer's weight, and an agent keeps
-/// the largest weight when two layers join the same pair.
+/// and random community contacts. Each layer's edges carry the layer's weight and its layer
+/// (PopulationLayer); a pair that two layers join keeps an edge in each.
 struct LayeredPopulation {
   agent_index agents = 0;
   agent_index school_size = 500;
@@ -54,12 +56,18 @@ struct LayeredPopulation {
   float community_weight = 0.1f;
 };
 
+/// The layers of the layered population, as its edges number them.
+enum class PopulationLayer : std::uint8_t { household = 0, school = 1, workplace = 2, community = 3 };
+
+/// The names of PopulationLayer's layers, by number: how scenarios and population files name them.
+inline std::vector<std::string> population_layer_names() { return {"household", "school", "workplace", "community"}; }
+
 /// Age groups of the layered population.
 enum class AgeGroup : std::uint8_t { child = 0, adult = 1, elder = 2 };
 
 template <class MemorySpace>
 struct Population {
-  EdgeList<MemorySpace> edges;                         ///< weighted, one direction per contact
+  EdgeList<MemorySpace> edges;                         ///< weighted and layered, one direction per contact
   Kokkos::View<std::uint8_t*, MemorySpace> age_group;  ///< herd::AgeGroup of each agent
   Kokkos::View<agent_index*, MemorySpace> household;   ///< household index of each agent
 };
@@ -72,6 +80,7 @@ struct EdgeSource {
   agent_index agents = 0;
   std::size_t edges = 0;  ///< the edges' ids are 0 ... edges - 1
   bool weighted = false;  ///< whether the slices carry weights
+  bool layered = false;   ///< whether the slices carry layers
   /// The edges with ids first ... first + count - 1, in id order, as an edge list of `agents`.
   std::function<EdgeList<MemorySpace>(std::size_t first, std::size_t count)> slice;
 };

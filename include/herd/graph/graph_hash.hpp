@@ -23,9 +23,10 @@ KOKKOS_INLINE_FUNCTION std::uint64_t mix64(std::uint64_t x) {
 }
 }  // namespace Details
 
-/// The sum over entries of a hash of (place, neighbour, weight bits) and over rows of a hash of
-/// (row, its end): the same for the same CSR arrays on any backend or thread count, and different,
-/// but for a collision, when any neighbour, weight or row length differs.
+/// The sum over entries of a hash of (place, neighbour, stored weight bits, layer if any) and over
+/// rows of a hash of (row, its end): the same for the same CSR arrays on any backend or thread
+/// count, and different, but for a collision, when any neighbour, weight, layer or row length
+/// differs. The layers' factors, which a scenario changes, are not part of it.
 template <class ExecutionSpace, class WeightStorage>
 std::uint64_t graph_hash(ExecutionSpace const& exec,
                          CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& graph) {
@@ -41,9 +42,10 @@ std::uint64_t graph_hash(ExecutionSpace const& exec,
   Kokkos::parallel_reduce(
       "herd::graph_hash::entries", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, graph.num_edges()),
       KOKKOS_LAMBDA(edge_offset e, std::uint64_t & sum) {
-        std::uint64_t const w = Details::bit_cast<std::uint32_t>(g.weight(e));
-        sum += Details::mix64((static_cast<std::uint64_t>(e) << 1) ^
-                              Details::mix64(static_cast<std::uint64_t>(g.neighbours(e)) << 32 | w));
+        std::uint64_t const w = Details::bit_cast<std::uint32_t>(g.stored_weight(e));
+        std::uint64_t entry = Details::mix64(static_cast<std::uint64_t>(g.neighbours(e)) << 32 | w);
+        if (g.layered()) entry = Details::mix64(entry ^ (std::uint64_t{g.layers(e)} + 1));
+        sum += Details::mix64((static_cast<std::uint64_t>(e) << 1) ^ entry);
       },
       entries);
   return Details::mix64(rows) ^ entries;

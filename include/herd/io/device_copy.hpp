@@ -43,6 +43,7 @@ EdgeList<typename ExecutionSpace::memory_space> to_device(ExecutionSpace const& 
   edges.targets = Details::copy_to<memory_space>(exec, host.targets, "herd::edge_list::targets");
   if (!host.weights.empty())
     edges.weights = Details::copy_to<memory_space>(exec, host.weights, "herd::edge_list::weights");
+  if (!host.layers.empty()) edges.layers = Details::copy_to<memory_space>(exec, host.layers, "herd::edge_list::layers");
   exec.fence();
   return edges;
 }
@@ -65,11 +66,12 @@ CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> to_device(Executi
         "herd::graph::store_weights", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, host.weights.size()),
         KOKKOS_LAMBDA(std::size_t e) { stored(e) = storage_traits<WeightStorage>::store(weights(e)); });
   }
+  if (!host.layers.empty()) graph.layers = Details::copy_to<memory_space>(exec, host.layers, "herd::graph::layers");
   exec.fence();
   return graph;
 }
 
-/// Copies a graph to the host, weights as float.
+/// Copies a graph to the host, weights as float (stored weights: without the layers' factors).
 template <class ExecutionSpace, class WeightStorage>
 HostCsr to_host(ExecutionSpace const& exec,
                 CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& graph) {
@@ -87,6 +89,7 @@ HostCsr to_host(ExecutionSpace const& exec,
     exec.fence();
     host.weights = Details::copy_from<float>(weights);
   }
+  if (graph.layered()) host.layers = Details::copy_from<layer_index>(graph.layers);
   return host;
 }
 

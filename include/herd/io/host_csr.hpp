@@ -16,15 +16,18 @@ namespace herd {
 /// A CSR neighbour graph on the host: row i lists the agents whose state agent i reads.
 struct HostCsr {
   std::vector<edge_offset> row_offsets;  ///< num_agents + 1 entries, from 0 to the entry count
-  std::vector<agent_index> neighbours;   ///< each row in strictly increasing order
+  std::vector<agent_index> neighbours;   ///< each row in strictly increasing order (of layer, with layers)
   std::vector<float> weights;            ///< empty, or one finite non-negative weight per entry
+  std::vector<layer_index> layers;       ///< empty, or one layer per entry (then weights are given too)
+  std::vector<std::string> layer_names;  ///< what the layers are, by number (may be empty)
 
   agent_index num_agents() const { return row_offsets.empty() ? 0 : static_cast<agent_index>(row_offsets.size() - 1); }
 };
 
 /// Checks that `graph` is a valid CSR graph of at least one agent: offsets from 0 to the entry
 /// count and never decreasing, neighbours inside [0, num_agents) and strictly increasing within a
-/// row (no repeats), weights (if any) one per entry, finite and non-negative. Throws herd::Error
+/// row (no repeats; with layers, (neighbour, layer) pairs strictly increasing), weights (if any) one
+/// per entry, finite and non-negative, layers (if any) one per entry, with weights. Throws herd::Error
 /// starting with `what` and naming the first offending row or entry.
 void check_csr(HostCsr const& graph, std::string const& what);
 
@@ -35,7 +38,8 @@ struct CsrRows {
   std::size_t count = 0;
   edge_offset const* offsets = nullptr;
   agent_index const* neighbours = nullptr;
-  float const* weights = nullptr;  ///< nullptr when the graph has none
+  float const* weights = nullptr;       ///< nullptr when the graph has none
+  layer_index const* layers = nullptr;  ///< nullptr when the graph has none
 };
 
 /// The first of `rows` at fault as check_csr finds it, in a graph of `agents` agents and `entries`

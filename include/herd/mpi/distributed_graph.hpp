@@ -33,6 +33,7 @@ struct EdgePart {
   agent_index agents = 0;
   std::size_t edges = 0;  ///< this rank's edges, numbered 0 ... edges - 1
   bool weighted = false;
+  bool layered = false;  ///< whether the slices carry layers
   std::function<EdgeList<MemorySpace>(std::size_t first, std::size_t count)> slice;
 };
 

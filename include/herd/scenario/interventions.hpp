@@ -6,7 +6,9 @@
 //   herd::Error for a name or value the model does not take;
 // - `import`: model.infect(i), on the device: agent i (a stored index) becomes infected if it is
 //   susceptible, and says whether it changed;
-// - `vaccinate`: model.immunise(i), likewise: agent i, if susceptible, becomes immune.
+// - `vaccinate`: model.immunise(i), likewise: agent i, if susceptible, becomes immune;
+// - `layer`: any model, on a graph with layers: the simulation's layer factors
+//   (Simulation::set_layer_factors), which multiply the weights the steps read.
 // The draws come from the stream herd::streams::scenario, keyed on global ids and the event's
 // position, so every backend, schedule and rank count picks the same agents.
 
@@ -117,6 +119,7 @@ class Interventions {
     steps_ = steps;
     campaigns_.assign(scenario_.events.size(), Campaign());
     make_campaigns(sim, false);
+    number_layers(sim);
     if (priority) set_priority(sim, std::move(*priority));
   }
 
@@ -155,10 +158,11 @@ class Interventions {
                                 " steps the events were made for");
     done_ = step;
     bool acted = set_parameters(model, step);
+    acted = set_layer_factors(sim, step) || acted;
     bool changed = false;
     for (std::size_t k = 0; k < scenario_.events.size(); ++k) {
       auto const& e = scenario_.events[k];
-      if (e.kind == ScenarioEvent::Kind::set || step < e.first || step > e.last) continue;
+      if (e.kind == ScenarioEvent::Kind::set || e.kind == ScenarioEvent::Kind::layer || !e.acts_on(step)) continue;
       if (!changed) sim.wait_for_ghosts();
       changed = true;
       // Refused at construction for a model without the hook.
@@ -202,6 +206,42 @@ class Interventions {
       acted = true;
     }
     return acted;
+  }
+
+  // Each layer event's layers by number; refuses layer events on a graph without layers (a rank
+  // whose rows hold no entry has no layers to read, and takes them).
+  void number_layers(Simulation const& sim) {
+    layers_of_.assign(scenario_.events.size(), {});
+    for (std::size_t k = 0; k < scenario_.events.size(); ++k) {
+      auto const& e = scenario_.events[k];
+      if (e.kind != ScenarioEvent::Kind::layer) continue;
+      require(sim.graph().layered() || sim.graph().num_edges() == 0,
+              event_name(scenario_, k) + ": the graph has no layers");
+      for (auto const& layer : e.layers) layers_of_[k].push_back(layer_number(scenario_, k, layer.first));
+      has_layer_events_ = true;
+    }
+    auto const layers = std::min(scenario_.layer_names.size(), static_cast<std::size_t>(max_layers));
+    factors_now_.assign(layers, 1.0f);
+    factors_.assign(layers, 1.0f);
+    products_.assign(layers, 1.0);
+  }
+
+  // Sets the layer factors of step `step` where they differ from those in effect: each layer's
+  // product of the factors of the layer events acting on the step. Returns whether it set them.
+  // Allocates nothing: the tables are the size of the layers from the start.
+  bool set_layer_factors(Simulation& sim, int step) {
+    if (!has_layer_events_) return false;
+    std::fill(products_.begin(), products_.end(), 1.0);
+    for (std::size_t k = 0; k < scenario_.events.size(); ++k) {
+      auto const& e = scenario_.events[k];
+      if (e.kind != ScenarioEvent::Kind::layer || !e.acts_on(step)) continue;
+      for (std::size_t i = 0; i < e.layers.size(); ++i) products_[layers_of_[k][i]] *= e.layers[i].second;
+    }
+    std::copy(products_.begin(), products_.end(), factors_.begin());
+    if (factors_ == factors_now_) return false;
+    sim.set_layer_factors(factors_);
+    factors_now_ = factors_;
+    return true;
   }
 
   // The agents each import event draws at each of its steps, in one View: Floyd's choice
@@ -363,7 +403,12 @@ class Interventions {
   std::vector<std::vector<std::size_t>> import_start_;  ///< per import event: where each step's agents start
   Kokkos::View<std::int64_t*, memory_space> classes_;   ///< agents before each class, then each class's agents
   std::vector<Campaign> campaigns_;                     ///< per vaccination event: its agents by turn
-  bool has_classes_ = false;                            ///< set_priority was called
+  std::vector<std::vector<layer_index>> layers_of_;     ///< per layer event: its layers by number
+  std::vector<float> factors_now_;                      ///< the layer factors in effect, by layer
+  std::vector<float> factors_;                          ///< a step's layer factors, by layer
+  std::vector<double> products_;                        ///< their products, as they are made
+  bool has_layer_events_ = false;
+  bool has_classes_ = false;  ///< set_priority was called
   int steps_ = 0;
 };
 

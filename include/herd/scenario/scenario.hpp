@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace herd {
@@ -21,6 +22,7 @@ struct ScenarioEvent {
     set,          ///< `parameter` takes `value` from step `first`; with `reverts`, its earlier value after `last`
     importation,  ///< `import`: `count` agents, drawn anew each step, are infected if susceptible
     vaccinate,    ///< `count` agents a step, in priority order, are immunised with probability `efficacy`
+    layer,        ///< the weights of each layer of `layers` are multiplied by its factor on the steps it acts
   };
   Kind kind = Kind::set;
   int first = 1;
@@ -31,12 +33,28 @@ struct ScenarioEvent {
   global_id count = 0;       ///< import, vaccinate: agents a step
   double efficacy = 1.0;     ///< vaccinate: the share of doses that protect (all or nothing)
   bool by_priority = false;  ///< vaccinate: the priority classes first (Interventions' classes), else all at random
-  std::string label;         ///< how errors name the event (empty: "event k (kind)")
+  /// layer: (layer name, factor) pairs. A layer's factor on a step is the product of the factors
+  /// that the layer events acting on it give the layer (1 where none acts).
+  std::vector<std::pair<std::string, double>> layers;
+  /// layer: where not 0, the event acts only on some steps of a repeating cycle of `period` steps
+  /// (a week of 7): step t is day (t - 1) % period + 1 of its cycle, and the event acts on day d
+  /// when bit d - 1 of `days` is set.
+  int period = 0;
+  std::uint64_t days = 0;
+  std::string label;  ///< how errors name the event (empty: "event k (kind)")
+
+  /// Whether the event acts on step `step` (its steps, and its days of a cycle).
+  bool acts_on(int step) const {
+    if (step < first || step > last) return false;
+    return period == 0 || ((days >> ((step - 1) % period)) & 1u) != 0;
+  }
 };
 
 /// Timed events, in the order they act within a step (the order of the file).
 struct Scenario {
   std::vector<ScenarioEvent> events;
+  /// The names of the graph's layers, by number, that `layer` events name.
+  std::vector<std::string> layer_names;
   bool empty() const { return events.empty(); }
 };
 
@@ -48,6 +66,8 @@ inline char const* to_string(ScenarioEvent::Kind kind) {
       return "import";
     case ScenarioEvent::Kind::vaccinate:
       return "vaccinate";
+    case ScenarioEvent::Kind::layer:
+      return "layer";
   }
   return "?";
 }
@@ -58,10 +78,32 @@ inline std::string event_name(Scenario const& scenario, std::size_t k) {
   return e.label.empty() ? "event " + std::to_string(k) + " (" + to_string(e.kind) + ")" : e.label;
 }
 
-/// Checks the events: steps from 1 up, first <= last, no negative count, an efficacy in [0, 1].
+/// The number of the layer `name` among `scenario.layer_names`. Throws herd::Error naming the event
+/// and the layers there are.
+inline layer_index layer_number(Scenario const& scenario, std::size_t k, std::string const& name) {
+  auto const& names = scenario.layer_names;
+  for (std::size_t l = 0; l < names.size() && l < static_cast<std::size_t>(max_layers); ++l)
+    if (names[l] == name) return static_cast<layer_index>(l);
+  std::string known;
+  for (auto const& n : names) known += (known.empty() ? "" : ", ") + n;
+  throw Error(event_name(scenario, k) + ": unknown layer '" + name + "' (" +
+              (names.empty() ? std::string("the graph has no layers") : "the graph's layers: " + known) + ")");
+}
+
+/// Checks the events: steps from 1 up, first <= last, no negative count, an efficacy in [0, 1],
+/// layers the graph has with factors >= 0 whose products stay floats, a cycle of 1 to 64 days with
+/// some day in it.
 /// Throws herd::Error naming the event (event_name) and what is wrong. A model's own parameters
 /// are checked when they are set (herd::Interventions).
 inline void check(Scenario const& scenario) {
+  auto const layer_problem = [](std::string const& event, std::string const& layer, std::string const& problem) {
+    return event + ": layer " + layer + problem;
+  };
+  require(scenario.layer_names.size() <= static_cast<std::size_t>(max_layers),
+          "scenario: " + std::to_string(scenario.layer_names.size()) + " layer names for at most " +
+              std::to_string(max_layers) + " layers");
+  // Each layer's largest product: of its factors above 1, were every event to act on one step.
+  std::vector<double> largest(scenario.layer_names.size(), 1.0);
   for (std::size_t k = 0; k < scenario.events.size(); ++k) {
     auto const& e = scenario.events[k];
     std::string const name = event_name(scenario, k);
@@ -75,6 +117,25 @@ inline void check(Scenario const& scenario) {
     if (e.kind == ScenarioEvent::Kind::vaccinate)
       require(e.efficacy >= 0.0 && e.efficacy <= 1.0,
               name + ": the efficacy must lie in [0, 1], got " + number_text(e.efficacy));
+    if (e.kind == ScenarioEvent::Kind::layer) {
+      require(!e.layers.empty(), name + ": names no layer");
+      for (auto const& [layer, factor] : e.layers) {
+        auto const l = layer_number(scenario, k, layer);
+        require(factor >= 0.0 && factor <= 3.4e38,
+                layer_problem(name, layer, "'s factor must lie in [0, 3.4e38], got " + number_text(factor)));
+        if (factor > 1.0) largest[l] *= factor;
+        require(largest[l] <= 3.4e38,
+                layer_problem(name, layer, "'s factors could multiply past the largest float on a step"));
+      }
+    }
+    if (e.period != 0) {
+      require(e.kind == ScenarioEvent::Kind::layer, name + ": only layer events act on days of a cycle");
+      require(e.period >= 1 && e.period <= 64,
+              name + ": a cycle must last 1 to 64 steps, got " + std::to_string(e.period));
+      require((e.days & (e.period == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << e.period) - 1)) != 0 &&
+                  (e.period == 64 || (e.days >> e.period) == 0),
+              name + ": its days must lie in 1 ... " + std::to_string(e.period) + ", at least one");
+    }
   }
 }
 

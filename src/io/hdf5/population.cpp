@@ -24,6 +24,26 @@ std::string joined_lines(std::vector<std::string> const& parts) {
   return out;
 }
 
+// The lines of a text attribute (one name a line).
+std::vector<std::string> split_lines(std::string const& text) {
+  std::vector<std::string> lines;
+  for (std::size_t start = 0; start <= text.size();) {
+    auto const end = std::min(text.find('\n', start), text.size());
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
+}
+
+// The names a population file gives its layers: its attribute, or without one the layers'
+// numbers ("0" ... "255"), which scenarios can name them by.
+std::vector<std::string> layer_names_in(h5::File const& file) {
+  if (file.has_attribute("/graph/layers", "names")) return split_lines(file.string_attribute("/graph/layers", "names"));
+  std::vector<std::string> numbers(max_layers);
+  for (int l = 0; l < max_layers; ++l) numbers[static_cast<std::size_t>(l)] = std::to_string(l);
+  return numbers;
+}
+
 // Writes one value per agent (a vector of the whole population) as this rank's block of rows.
 template <class T>
 void write_per_agent(h5::File& file, std::string const& dataset, std::vector<T> const& values) {
@@ -106,6 +126,23 @@ std::vector<agent_index> read_neighbours(h5::File const& file, std::uint64_t ent
   return read_all<agent_index>(file, "/graph/neighbours", entries, false, first);
 }
 
+// Entries [first, first + entries) of /graph/layers, read as int64 and checked, so that a value
+// past a byte is reported as it is rather than clamped.
+std::vector<layer_index> read_layers(h5::File const& file, std::uint64_t entries, std::uint64_t first = 0) {
+  // Herd writes bytes: read as they are, without a wider copy.
+  if (file.type("/graph/layers") == h5::Type::u8)
+    return read_all<layer_index>(file, "/graph/layers", entries, false, first);
+  auto const wide = read_all<std::int64_t>(file, "/graph/layers", entries, true, first);
+  std::vector<layer_index> layers(wide.size());
+  for (std::size_t e = 0; e < wide.size(); ++e) {
+    if (wide[e] < 0 || wide[e] >= max_layers)
+      throw Error(file.path() + ": /graph/layers: entry " + std::to_string(first + e) + " is layer " +
+                  std::to_string(wide[e]) + ", outside [0, " + std::to_string(max_layers) + ")");
+    layers[e] = static_cast<layer_index>(wide[e]);
+  }
+  return layers;
+}
+
 // An attribute of /graph that must say what the datasets show.
 void check_graph_attribute(h5::File const& file, char const* name, std::int64_t expected, std::string const& shown) {
   require(file.has_attribute("/graph", name), file.path() + ": /graph has no attribute '" + name + "'");
@@ -119,6 +156,7 @@ struct GraphLayout {
   std::uint64_t rows = 0;  ///< agents + 1
   std::uint64_t entries = 0;
   bool weighted = false;
+  bool layered = false;
   bool signed_offsets = false;
 };
 
@@ -135,6 +173,13 @@ GraphLayout graph_layout(h5::File const& file, std::string const& path) {
     auto const weights = length_of(file, "/graph/weights", true);
     require(weights == entries, path + ": /graph/weights holds " + std::to_string(weights) + " values for " +
                                     std::to_string(entries) + " neighbour entries");
+  }
+  layout.layered = file.exists("/graph/layers");
+  if (layout.layered) {
+    auto const layers = length_of(file, "/graph/layers", false);
+    require(layers == entries, path + ": /graph/layers holds " + std::to_string(layers) + " values for " +
+                                   std::to_string(entries) + " neighbour entries");
+    require(layout.weighted, path + ": /graph/layers needs /graph/weights beside it");
   }
   // The last offset must count the entries: checked before anything the size of the graph is
   // read, as a file may claim far more entries than it stores.
@@ -196,6 +241,11 @@ void write_population(std::string const& path, HostCsr const& graph, PopulationI
       file.create_dataset("/graph/weights", h5::Type::f32, {graph.weights.size()});
       file.write_rows("/graph/weights", h5::Type::f32, begin, end - begin, graph.weights.data() + begin);
     }
+    if (!graph.layers.empty()) {
+      file.create_dataset("/graph/layers", h5::Type::u8, {graph.layers.size()});
+      file.write_rows("/graph/layers", h5::Type::u8, begin, end - begin, graph.layers.data() + begin);
+      if (!graph.layer_names.empty()) file.set_attribute("/graph/layers", "names", joined_lines(graph.layer_names));
+    }
     file.create_group("/agents");
     if (!info.original_ids.empty()) write_per_agent(file, "/agents/original_id", info.original_ids);
     if (!info.attributes.columns.empty()) write_attributes(file, info.attributes, agents, path);
@@ -212,6 +262,12 @@ PopulationSize population_size(std::string const& path, MPI_Comm comm) {
   require(file.exists("/graph"), path + ": the /graph group is missing");
   auto const rows = length_of(file, "/graph/row_offsets", false);
   return {rows > 0 ? rows - 1 : 0, length_of(file, "/graph/neighbours", false)};
+}
+
+std::vector<std::string> population_layer_names(std::string const& path, MPI_Comm comm) {
+  auto file = h5::File::open(path, comm);
+  check_format(file, kind);
+  return file.exists("/graph/layers") ? layer_names_in(file) : std::vector<std::string>();
 }
 
 HostCsr read_population_graph(std::string const& path, MPI_Comm comm, bool* directed) {
@@ -231,6 +287,10 @@ HostCsr read_population_graph(std::string const& path, MPI_Comm comm, bool* dire
   bool const one_way = graph_attributes(file, layout, path);
   graph.neighbours = read_neighbours(file, entries, rows - 1);
   if (layout.weighted) graph.weights = read_all<float>(file, "/graph/weights", entries);
+  if (layout.layered) {
+    graph.layers = read_layers(file, entries);
+    graph.layer_names = layer_names_in(file);
+  }
   if (directed) *directed = one_way;
   file.close();
   check_csr(graph, path + ": /graph");
@@ -289,7 +349,8 @@ HostEdgeList read_population_rows(std::string const& path, MPI_Comm comm) {
   std::uint64_t const begin = readable > 0 ? offsets[0] : 0, span = readable > 0 ? offsets[readable] - offsets[0] : 0;
   std::vector<agent_index> neighbours;
   std::vector<float> weights;
-  // Every rank takes part in both reads, whatever the first found.
+  std::vector<layer_index> layers;
+  // Every rank takes part in every read, whatever the first found.
   problem.clear();
   auto attempt = [&](auto&& read) {
     try {
@@ -300,7 +361,10 @@ HostEdgeList read_population_rows(std::string const& path, MPI_Comm comm) {
   };
   attempt([&] { neighbours = read_neighbours(*file, span, agents, begin); });
   if (layout.weighted) attempt([&] { weights = read_all<float>(*file, "/graph/weights", span, false, begin); });
+  if (layout.layered) attempt([&] { layers = read_layers(*file, span, begin); });
   mpi::raise_first_failure(comm, 0, problem);  // the lowest rank's entries come first
+  std::vector<std::string> layer_names;
+  if (layout.layered) layer_names = layer_names_in(*file);
   file.reset();
 
   // 3. The rows checked as check_csr checks the whole graph; the first agent at fault is named.
@@ -310,7 +374,7 @@ HostEdgeList read_population_rows(std::string const& path, MPI_Comm comm) {
   } else {
     auto const n = static_cast<std::int64_t>(agents);
     auto found = first_bad_row({static_cast<std::int64_t>(first), readable, offsets.data(), neighbours.data(),
-                                layout.weighted ? weights.data() : nullptr},
+                                layout.weighted ? weights.data() : nullptr, layout.layered ? layers.data() : nullptr},
                                n, entries, what);
     if (found.second.empty() && readable < count && unsound == first + readable)  // the row that stopped the reading
       found = first_bad_row({static_cast<std::int64_t>(unsound), 1, offsets.data() + readable, nullptr, nullptr}, n,
@@ -330,6 +394,8 @@ HostEdgeList read_population_rows(std::string const& path, MPI_Comm comm) {
   for (std::size_t k = 0; k < count; ++k)
     edges.sources.insert(edges.sources.end(), offsets[k + 1] - offsets[k], static_cast<global_id>(first + k));
   edges.weights = std::move(weights);
+  edges.layers = std::move(layers);
+  edges.layer_names = std::move(layer_names);
   return edges;
 }
 #endif
@@ -356,12 +422,7 @@ std::optional<AttributeColumn> read_population_attribute(std::string const& path
     column.integers = read_all<std::int64_t>(file, dataset, length, true);
     if (file.has_attribute(dataset, "categories")) {
       column.kind = AttributeColumn::Kind::category;
-      auto const text = file.string_attribute(dataset, "categories");
-      for (std::size_t start = 0; start <= text.size();) {
-        auto const end = std::min(text.find('\n', start), text.size());
-        column.categories.push_back(text.substr(start, end - start));
-        start = end + 1;
-      }
+      column.categories = split_lines(file.string_attribute(dataset, "categories"));
       auto const& codes = column.integers;
       auto const bad = std::find_if(codes.begin(), codes.end(), [&](std::int64_t code) {
         return code < 0 || static_cast<std::size_t>(code) >= column.categories.size();

@@ -18,8 +18,10 @@ struct HostEdgeList {
   agent_index num_agents = 0;
   std::vector<global_id> sources;
   std::vector<global_id> targets;
-  std::vector<float> weights;  ///< empty unless the file has a third column
-  bool directed = false;       ///< the file says its edges are one-way (an .lg header "nv,ne,d,name")
+  std::vector<float> weights;            ///< empty unless the file has a third column
+  std::vector<layer_index> layers;       ///< empty, or one layer per edge
+  std::vector<std::string> layer_names;  ///< what the layers are, by number (may be empty)
+  bool directed = false;                 ///< the file says its edges are one-way (an .lg header "nv,ne,d,name")
 };
 
 /// How a parser treats agent ids.
