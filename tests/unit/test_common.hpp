@@ -110,12 +110,14 @@ std::vector<typename View::non_const_value_type> to_vector(View const& view) {
 template <class ExecutionSpace>
 EdgeList<typename ExecutionSpace::memory_space> edge_list(agent_index agents, std::vector<global_id> const& sources,
                                                           std::vector<global_id> const& targets,
-                                                          std::vector<float> const& weights = {}) {
+                                                          std::vector<float> const& weights = {},
+                                                          std::vector<layer_index> const& layers = {}) {
   HostEdgeList host;
   host.num_agents = agents;
   host.sources = sources;
   host.targets = targets;
   host.weights = weights;
+  host.layers = layers;
   return to_device(ExecutionSpace(), host);
 }
 

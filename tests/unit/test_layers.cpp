@@ -14,20 +14,6 @@ using herd::test::to_vector;
 
 constexpr std::uint64_t seed = 23;
 
-template <class Exec>
-EdgeList<typename Exec::memory_space> layered_edges(agent_index agents, std::vector<global_id> const& sources,
-                                                    std::vector<global_id> const& targets,
-                                                    std::vector<float> const& weights,
-                                                    std::vector<layer_index> const& layers) {
-  HostEdgeList host;
-  host.num_agents = agents;
-  host.sources = sources;
-  host.targets = targets;
-  host.weights = weights;
-  host.layers = layers;
-  return to_device(Exec(), host);
-}
-
 // Every entry of a graph as (row's id, neighbour's id, layer, weight), ids through `ids` (none:
 // the indices), in a set: what a relabelling must keep.
 template <class Graph>
@@ -53,8 +39,8 @@ TYPED_TEST_SUITE(Layers, herd::test::ExecutionSpaces);
 // pair repeated within a layer keeps its largest weight; edges given without weights weigh 1.
 TYPED_TEST(Layers, APairKeepsAnEdgeInEachLayer) {
   using Exec = TypeParam;
-  auto const graph = build_csr(Exec(), layered_edges<Exec>(3, {0, 1, 0, 0, 2}, {1, 0, 1, 2, 0},
-                                                           {0.5f, 0.9f, 0.3f, 1.0f, 0.2f}, {2, 2, 0, 1, 1}));
+  auto const graph = build_csr(Exec(), herd::test::edge_list<Exec>(3, {0, 1, 0, 0, 2}, {1, 0, 1, 2, 0},
+                                                                   {0.5f, 0.9f, 0.3f, 1.0f, 0.2f}, {2, 2, 0, 1, 1}));
   ASSERT_TRUE(graph.layered());
   ASSERT_TRUE(graph.weighted());
   EXPECT_EQ(to_vector(graph.row_offsets), (std::vector<edge_offset>{0, 3, 5, 6}));
@@ -62,7 +48,7 @@ TYPED_TEST(Layers, APairKeepsAnEdgeInEachLayer) {
   EXPECT_EQ(to_vector(graph.layers), (std::vector<layer_index>{0, 2, 1, 0, 2, 1}));
   EXPECT_EQ(to_vector(graph.weights), (std::vector<float>{0.3f, 0.9f, 1.0f, 0.3f, 0.9f, 1.0f}));
 
-  auto const unweighted = build_csr(Exec(), layered_edges<Exec>(3, {0, 0}, {1, 1}, {}, {3, 1}));
+  auto const unweighted = build_csr(Exec(), herd::test::edge_list<Exec>(3, {0, 0}, {1, 1}, {}, {3, 1}));
   ASSERT_TRUE(unweighted.weighted()) << "a layered graph has weights";
   EXPECT_EQ(to_vector(unweighted.weights), (std::vector<float>(4, 1.0f)));
   EXPECT_EQ(to_vector(unweighted.layers), (std::vector<layer_index>{1, 3, 1, 3}));

@@ -104,13 +104,7 @@ TEST(WeightCodes, StandForWeightAndLayerPairs) {
       weights.push_back(k % 2 ? 0.7f : 0.3f);
       layers.push_back(static_cast<layer_index>(k == 4 ? 200 : k));
     }
-  HostEdgeList host;
-  host.num_agents = 300;
-  host.sources = sources;
-  host.targets = targets;
-  host.weights = weights;
-  host.layers = layers;
-  auto graph = build_csr(Exec(), to_device(Exec(), host));
+  auto graph = build_csr(Exec(), herd::test::edge_list<Exec>(300, sources, targets, weights, layers));
   graph.layer_factors = Kokkos::View<float*, Exec::memory_space>("factors", max_layers);
   auto factors = Kokkos::create_mirror_view(graph.layer_factors);
   for (int l = 0; l < max_layers; ++l) factors(l) = 1.0f / static_cast<float>(l + 1);
