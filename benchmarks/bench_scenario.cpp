@@ -1,5 +1,5 @@
 // What a scenario's events cost a step, timed in pairs in one run, mid-epidemic: a vaccination
-// campaign's turn on Erdős–Rényi, and layer factors on the layered population.
+// campaign's turn on Erdős–Rényi, and layer factors and isolation on the layered population.
 
 #include "bench_common.hpp"
 
@@ -67,10 +67,15 @@ BENCHMARK(scenario_vaccination_step)
 // it had layers), timed in pairs. The layered step follows a scenario whose factors change before
 // every step: school closed on alternate steps, workplaces and the community at 0.2 on the others.
 // `codes` 1: the sums add by weight code (the population's path); 0: edge by edge, reading each
-// edge's layer and its factor.
+// edge's layer and its factor. `detect` d > 0: test-and-isolate too, each infectious agent (10 %
+// of them, infectious for good) detected with probability d / 1000 a step and isolated for 7
+// steps, keeping its household. With d = 50, 2.6 % of the agents are isolated and 0.7 % start or
+// end an isolation before each step; with d = 10, 0.7 % and 0.2 %.
 void scenario_layer_step(benchmark::State& state) {
   auto const agents = static_cast<agent_index>(state.range(0));
   bool const codes = state.range(1) != 0;
+  double const detect = static_cast<double>(state.range(2)) / 1000.0;
+  bool const isolating = detect > 0.0;
   auto const& layered = graph(population, agents, Ordering::none);
   auto plain = layered;
   plain.layers = {};
@@ -103,6 +108,16 @@ void scenario_layer_step(benchmark::State& state) {
   Scenario scenario;
   scenario.layer_names = population_layer_names();
   scenario.events = {closed, lockdown};
+  if (isolating) {
+    ScenarioEvent isolate;
+    isolate.kind = ScenarioEvent::Kind::isolate;
+    isolate.first = 1;
+    isolate.last = steps;
+    isolate.probability = detect;
+    isolate.duration = 7;
+    isolate.keeps = {"household"};
+    scenario.events.push_back(isolate);
+  }
   Interventions<Simulation<Exec>, Seir<Memory>> events(sim, model, scenario, steps);
   int step = 0;
   timed_pairs(
@@ -119,11 +134,12 @@ void scenario_layer_step(benchmark::State& state) {
       });
   state.counters["layers_cost"] = state.counters["layers_ms"] / state.counters["unlayered_ms"] - 1.0;
   state.SetLabel(std::string("population sir, mid-epidemic, pull, ") + (codes ? "weight codes" : "edge by edge") +
-                 ", layer factors changed every step");
+                 ", layer factors changed every step" +
+                 (isolating ? ", test-and-isolate (detection " + std::to_string(state.range(2)) + " per mille)" : ""));
 }
 BENCHMARK(scenario_layer_step)
-    ->ArgsProduct({{1000000, 10000000}, {1, 0}})
-    ->ArgNames({"agents", "codes"})
+    ->ArgsProduct({{1000000, 10000000}, {1, 0}, {0, 10, 50}})
+    ->ArgNames({"agents", "codes", "detect"})
     ->Iterations(30)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);

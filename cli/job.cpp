@@ -161,7 +161,10 @@ std::vector<EventRun> event_runs(Scenario const& scenario, Counts const& counts,
                {},
                e.layers,
                e.period,
-               {}};
+               {},
+               e.probability,
+               e.duration,
+               e.keeps};
     for (int d = 1; d <= e.period; ++d)
       if ((e.days >> (d - 1)) & 1u) r.days.push_back(d);
     if (e.kind != ScenarioEvent::Kind::set && e.kind != ScenarioEvent::Kind::layer)
@@ -188,6 +191,8 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
       throw Error(o.scenario + ": " + e.what());
     }
   }
+  if (events && events->isolates())
+    files.keep_isolation(events->isolation_timers(), [&events, &sim] { events->restore_isolation(sim); });
   auto const first = files.initialise();
   if constexpr (std::is_same_v<Model, Covid<Memory>>)
     if (events) events->set_priority(sim, vaccination_classes(sim, model));
@@ -834,10 +839,14 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
 template <class Entry>
 void check_scenario(Options const& o) {
   auto const scenario = read_scenario(o.scenario, o.steps, !o.checkpoint.empty(), layer_names_of(o, world()));
-  for (std::size_t k = 0; k < scenario.events.size(); ++k)
+  for (std::size_t k = 0; k < scenario.events.size(); ++k) {
     if (scenario.events[k].by_priority && !model_has_age_groups(o.model))
       throw Error(o.scenario + ": " + event_name(scenario, k) + ": the order oldest-first needs agents' ages, which " +
                   o.model + " does not keep (covid does)");
+    if (scenario.events[k].kind == ScenarioEvent::Kind::isolate && scenario.layer_names.empty())
+      throw Error(o.scenario + ": " + event_name(scenario, k) +
+                  ": isolation closes contacts by their layer, and the graph has no layers");
+  }
   auto model = Entry::template make<float>(o, 0, std::numeric_limits<global_id>::max(), typename Entry::Inputs{});
   try {
     herd::check(scenario, model);

@@ -73,7 +73,7 @@ struct MemberRun {
 /// What one event of a scenario did: the agents it changed before each step of its own.
 struct EventRun {
   std::string name;  ///< the file's key: events[k], or events[k].set.NAME
-  std::string kind;  ///< set, import, vaccinate or layer
+  std::string kind;  ///< set, import, vaccinate, layer or isolate
   int first = 0, last = 0;
   std::string parameter;          ///< set
   double value = 0.0;             ///< set
@@ -82,6 +82,9 @@ struct EventRun {
   std::vector<std::pair<std::string, double>> layers;  ///< layer: each layer's factor
   int cycle = 0;                                       ///< layer: the cycle's steps, where it acts on days of one
   std::vector<int> days;                               ///< layer: the days of the cycle it acts on
+  double probability = 0.0;                            ///< isolate: the chance of detection a step
+  int duration = 0;                                    ///< isolate: the steps an isolation lasts
+  std::vector<std::string> keeps;                      ///< isolate: the layers isolated agents keep
 };
 
 /// What a run produced, for the summary table, the CSV and the JSON.

@@ -660,7 +660,8 @@ Run:
                            blocks of readers instead of atomic adds
   --scenario FILE          timed events in JSON (sir, seir, covid): set a parameter (beta, the
                            periods) from a step or over steps, import infections, vaccinate N
-                           agents a step with an efficacy (covid: the oldest first); the same
+                           agents a step with an efficacy (covid: the oldest first), scale a
+                           contact layer's weights, test and isolate the infectious; the same
                            bits on any backend, rank count and stepping mode (docs/scenarios.md)
   --window DURATION        --graph is a timed-contact file ("t i j" lines, SocioPatterns): step t
                            reads the contacts of window t, of DURATION (20s, 5min, 2h, 1d, or in

@@ -231,6 +231,13 @@ std::string events_table(std::vector<EventRun> const& events) {
     }
     long long total = 0;
     for (long long a : e.agents) total += a;
+    if (e.kind == "isolate") {
+      s << with_commas(total) << " agents isolated for " << e.duration << " steps (detected with probability "
+        << number_text(e.probability) << "), keeping ";
+      for (std::size_t l = 0; l < e.keeps.size(); ++l) s << (l ? ", " : "") << e.keeps[l];
+      s << (e.keeps.empty() ? "no contacts\n" : " contacts\n");
+      continue;
+    }
     s << with_commas(total) << " agents " << (e.kind == "import" ? "infected" : "immunised") << "\n";
   }
   return s.str();
@@ -253,6 +260,11 @@ Json events_json(std::vector<EventRun> const& events) {
       }
     } else {
       j["agents"] = e.agents;
+      if (e.kind == "isolate") {
+        j["probability"] = e.probability;
+        j["duration"] = e.duration;
+        j["keeps"] = e.keeps;
+      }
     }
     list.push_back(j);
   }

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,6 +58,14 @@ class RunFiles {
     if (output_) io::discard_file(*output_);
   }
 
+  using Timers = Property<std::uint16_t, typename Sim::memory_space>;
+  /// A scenario's isolation timers: saved with each checkpoint (/scenario/isolation) and, on
+  /// resume, loaded, after which `restore` closes the contacts they say are closed.
+  void keep_isolation(Timers& timers, std::function<void()> restore) {
+    timers_ = &timers;
+    restore_ = std::move(restore);
+  }
+
   /// Sets the initial state: the model's own, or the checkpoint's for a resumed run. Returns the
   /// step the run starts from.
   std::uint32_t initialise() {
@@ -80,11 +89,17 @@ class RunFiles {
             static_cast<std::uint32_t>(o_.steps) >= saved.step,
             path + ": already at step " + std::to_string(saved.step) + ", beyond --steps " + std::to_string(o_.steps));
         io::read_properties(file, "/agents", sim_, model_);
+        if (timers_) {
+          require(file.exists("/scenario/isolation"),
+                  path + ": holds no isolation timers, which this run's scenario needs (its run isolated no one)");
+          io::read_properties(file, "/scenario", sim_, TimerList{*timers_});
+        }
         history_prefix_ = saved.history;
         record_.step = saved.step;
       });
       sim_.set_step(record_.step);
       check_loaded_state();
+      if (restore_) restore_();
     }
     if (!o_.output.empty()) {
       output_.emplace(mpi::collectively(comm_, [&] {
@@ -197,6 +212,10 @@ class RunFiles {
         comm_, [&] { return std::optional<io::h5::File>(io::begin_file(o_.checkpoint, "herd-checkpoint", r, comm_)); });
     try {
       io::write_properties(*file, "/agents", sim_, model_);
+      if (timers_) {
+        file->create_group("/scenario");
+        io::write_properties(*file, "/scenario", sim_, TimerList{*timers_});
+      }
       io::commit_file(*file, o_.checkpoint);
     } catch (...) {
       io::discard_file(*file);  // a failed checkpoint leaves no file behind, and the last one whole
@@ -204,11 +223,22 @@ class RunFiles {
     }
   }
 
+  // The isolation timers as io::write_properties and io::read_properties take a model's.
+  struct TimerList {
+    Timers& timers;
+    template <class F>
+    void for_each_property(F&& f) const {
+      f(timers);
+    }
+  };
+
   Options const& o_;
   Sim& sim_;
   Model& model_;
   MPI_Comm comm_;
   bool partial_;
+  Timers* timers_ = nullptr;
+  std::function<void()> restore_;
   io::RunRecord record_;
   std::vector<std::int64_t> history_prefix_;  // the checkpoint's rows 0..step
   std::optional<io::h5::File> output_;
@@ -227,6 +257,8 @@ class RunFiles {
   template <class History>
   void after_step(int, History const&) {}
   std::vector<std::int64_t> finish(std::vector<std::int64_t> const& history) { return history; }
+  template <class Timers>
+  void keep_isolation(Timers&, std::function<void()> const&) {}
 
  private:
   Sim& sim_;

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <fstream>
@@ -98,12 +99,41 @@ void read_layers(Json const& event, std::string const& key, ScenarioEvent& e) {
   }
 }
 
+// An isolation: "isolate": {"probability": p, "duration": k, "keeps": ["layer", ...]}; without
+// "keeps", isolated agents keep their household contacts where the graph has a layer "household".
+void read_isolation(Json const& event, std::string const& key, Scenario const& scenario, ScenarioEvent& e) {
+  auto const& isolate = event["isolate"];
+  std::string const at = key + ".isolate";
+  if (!isolate.is_object())
+    throw Error(at + ": expected {\"probability\": p, \"duration\": steps}, got " + isolate.dump());
+  only_keys(isolate, at, {"probability", "duration", "keeps"});
+  for (char const* needed : {"probability", "duration"})
+    if (!isolate.contains(needed)) throw Error(at + ": \"" + needed + "\" is missing");
+  e.kind = ScenarioEvent::Kind::isolate;
+  e.probability = number(isolate["probability"], at + ".probability");
+  if (!(e.probability >= 0.0 && e.probability <= 1.0))
+    throw Error(at + ".probability: expected a number in [0, 1], got " + isolate["probability"].dump());
+  e.duration = static_cast<int>(whole(isolate["duration"], at + ".duration", 1, max_isolation_steps));
+  if (!isolate.contains("keeps")) {
+    auto const& names = scenario.layer_names;
+    if (std::find(names.begin(), names.end(), "household") != names.end()) e.keeps = {"household"};
+    return;
+  }
+  auto const& keeps = isolate["keeps"];
+  if (!keeps.is_array()) throw Error(at + ".keeps: expected a list of layers, got " + keeps.dump());
+  for (std::size_t l = 0; l < keeps.size(); ++l) {
+    if (!keeps[l].is_string())
+      throw Error(at + ".keeps[" + std::to_string(l) + "]: expected a layer's name, got " + keeps[l].dump());
+    e.keeps.push_back(keeps[l].get<std::string>());
+  }
+}
+
 void read_event(Json const& event, std::string const& key, int steps, bool continued, Scenario& scenario) {
   if (!event.is_object()) throw Error(key + ": expected an object, got " + event.dump());
-  only_keys(event, key, {"step", "steps", "set", "import", "vaccinate", "layers", "days", "cycle", "note"});
+  only_keys(event, key, {"step", "steps", "set", "import", "vaccinate", "layers", "isolate", "days", "cycle", "note"});
   int actions = 0;
-  for (char const* action : {"set", "import", "vaccinate", "layers"}) actions += event.contains(action);
-  if (actions != 1) throw Error(key + ": give one of \"set\", \"import\", \"vaccinate\" or \"layers\"");
+  for (char const* action : {"set", "import", "vaccinate", "layers", "isolate"}) actions += event.contains(action);
+  if (actions != 1) throw Error(key + ": give one of \"set\", \"import\", \"vaccinate\", \"layers\" or \"isolate\"");
   ScenarioEvent e;
   e.label = key;
   read_steps(event, key, steps, continued, e);
@@ -114,6 +144,11 @@ void read_event(Json const& event, std::string const& key, int steps, bool conti
   }
   if (event.contains("days") || event.contains("cycle"))
     throw Error(key + ": \"days\" and \"cycle\" belong to \"layers\" events");
+  if (event.contains("isolate")) {
+    read_isolation(event, key, scenario, e);
+    scenario.events.push_back(e);
+    return;
+  }
   if (event.contains("set")) {
     auto const& set = event["set"];
     if (!set.is_object() || set.empty())

@@ -783,7 +783,7 @@ std::uint64_t graph_hash(ExecutionSpace const& exec, MPI_Comm comm,
           std::uint64_t const w = herd::Details::bit_cast<std::uint32_t>(graph.stored_weight(e));
           auto const neighbour = static_cast<std::uint64_t>(ids(graph.neighbours(e)));
           std::uint64_t entry = herd::Details::mix64(neighbour << 32 | w);
-          if (graph.layered()) entry = herd::Details::mix64(entry ^ (std::uint64_t{graph.layers(e)} + 1));
+          if (graph.layered()) entry = herd::Details::mix64(entry ^ (std::uint64_t{graph.layer(e)} + 1));
           sum += herd::Details::mix64((static_cast<std::uint64_t>(global_start + k) << 1) ^ entry);
         }
       },

@@ -39,23 +39,30 @@ void check_edges(ExecutionSpace const& exec, EdgeList<typename ExecutionSpace::m
   auto sources = edges.sources;
   auto targets = edges.targets;
   auto weights = edges.weights;
+  auto layers = edges.layers;
+  bool const layered = layers.extent(0) != 0;
   std::size_t first_bad = std::numeric_limits<std::size_t>::max();
   Kokkos::parallel_reduce(
       "herd::build_csr::check_edges", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, edges.size()),
       KOKKOS_LAMBDA(std::size_t e, std::size_t & bad) {
         bool const ok = sources(e) >= 0 && sources(e) < n && targets(e) >= 0 && targets(e) < n &&
-                        (!weighted || (weights(e) >= 0.0f && weights(e) <= 3.4e38f));
+                        (!weighted || (weights(e) >= 0.0f && weights(e) <= 3.4e38f)) &&
+                        (!layered || layers(e) < max_layers);
         if (!ok && e < bad) bad = e;
       },
       Kokkos::Min<std::size_t>(first_bad));
   if (first_bad == std::numeric_limits<std::size_t>::max()) return;
   global_id source, target;
   float weight = 1.0f;
+  layer_index layer = 0;
   Kokkos::deep_copy(source, Kokkos::subview(sources, first_bad));
   Kokkos::deep_copy(target, Kokkos::subview(targets, first_bad));
   if (weighted) Kokkos::deep_copy(weight, Kokkos::subview(weights, first_bad));
+  if (layered) Kokkos::deep_copy(layer, Kokkos::subview(layers, first_bad));
   std::string const where = "edge list: edge " + std::to_string(first_id + first_bad) + " (" + std::to_string(source) +
                             " -> " + std::to_string(target) + ")";
+  require(layer < max_layers,
+          where + " has layer " + std::to_string(layer) + ", outside [0, " + std::to_string(max_layers) + ")");
   for (global_id id : {source, target}) {
     require(id >= 0, where + " has a negative agent id");
     require(id < n, where + " has an agent id not below the agent count " + std::to_string(n));
@@ -301,7 +308,9 @@ void validate(ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::memo
   auto offsets = graph.row_offsets;
   auto neighbours = graph.neighbours;
   auto weights = graph.weights;
+  auto layers = graph.layers;
   bool const weighted = graph.weighted();
+  bool const layered = graph.layered();
   require(!weighted || weights.extent(0) == nnz,
           what + ": " + std::to_string(nnz) + " neighbours but " + std::to_string(weights.extent(0)) + " weights");
   require(!graph.layered() || graph.layers.extent(0) == nnz,
@@ -328,13 +337,18 @@ void validate(ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::memo
       "herd::validate::neighbours", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, nnz),
       KOKKOS_LAMBDA(std::size_t e, std::size_t & bad) {
         float const w = weighted ? storage_traits<WeightStorage>::load(weights(e)) : 1.0f;
-        bool const ok = neighbours(e) >= 0 && neighbours(e) < limit && w >= 0.0f && w <= 3.4e38f;
+        bool const ok = neighbours(e) >= 0 && neighbours(e) < limit && w >= 0.0f && w <= 3.4e38f &&
+                        (!layered || layers(e) < max_layers);
         if (!ok && e < bad) bad = e;
       },
       Kokkos::Min<std::size_t>(bad_edge));
   if (bad_edge == none) return;
   agent_index neighbour{};
   Kokkos::deep_copy(neighbour, Kokkos::subview(neighbours, bad_edge));
+  layer_index layer = 0;
+  if (layered) Kokkos::deep_copy(layer, Kokkos::subview(layers, bad_edge));
+  require(layer < max_layers, what + ": entry " + std::to_string(bad_edge) + " has layer " + std::to_string(layer) +
+                                  ", outside [0, " + std::to_string(max_layers) + ")");
   require(neighbour >= 0 && neighbour < limit, what + ": neighbour entry " + std::to_string(bad_edge) + " is " +
                                                    std::to_string(neighbour) + ", outside [0, " + std::to_string(n) +
                                                    ")");

@@ -67,6 +67,9 @@ std::pair<std::int64_t, std::string> first_bad_row(CsrRows const& rows, std::int
                          " again in layer " + std::to_string(rows.layers[e - base]) + " after layer " +
                          std::to_string(rows.layers[e - 1 - base]) + " (a neighbour's layers must increase)"};
       }
+      if (rows.layers != nullptr && rows.layers[e - base] >= max_layers)
+        return {i, what + ": the layer of agent " + std::to_string(i) + "'s neighbour " + std::to_string(j) + " is " +
+                       std::to_string(rows.layers[e - base]) + ", outside [0, " + std::to_string(max_layers) + ")"};
       if (rows.weights != nullptr && !(std::isfinite(rows.weights[e - base]) && rows.weights[e - base] >= 0.0f))
         return {i, what + ": the weight of agent " + std::to_string(i) + "'s neighbour " + std::to_string(j) + " is " +
                        number_text(rows.weights[e - base]) + "; weights must be finite and non-negative"};

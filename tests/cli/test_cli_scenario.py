@@ -169,6 +169,44 @@ class Scenario(hf.Case):
         self.assertIn("events[0]: unknown layer 'schools' (the graph's layers: household, school, workplace, "
                       "community)", result.stderr)
 
+    def test_isolation_closes_contacts_and_resumes(self):
+        population = ["--model", "seir", "--graph", "population", "--agents", "20000", "--beta", "0.3",
+                      "--infectious-steps", "6", "--steps", "40", "--quiet"]
+        strict = self.scenario([{"steps": [1, 40], "isolate": {"probability": 0.6, "duration": 7}}], "strict.json")
+        self.ok(0, "run", *population, "--scenario", strict, "--stepping", "pull", "--csv", self.path("iso.csv"),
+                "--json", self.path("report.json"))
+        self.ok(0, "run", *population, "--csv", self.path("open.csv"))
+        # Most infectious agents isolated at once, keeping their households: fewer infections.
+        self.assertLess(20000 - counts(self.path("iso.csv"))[-1]["S"],
+                        (20000 - counts(self.path("open.csv"))[-1]["S"]) / 2)
+        with open(self.path("report.json")) as f:
+            event = json.load(f)["events"][0]
+        self.assertEqual((event["kind"], event["probability"], event["duration"], event["keeps"]),
+                         ("isolate", 0.6, 7, ["household"]))
+        self.assertEqual(len(event["agents"]), 40)
+        self.assertGreater(sum(event["agents"]), 10)
+        pulled = hf.read(self.path("iso.csv"))
+        self.ok(0, "run", *population, "--scenario", strict, "--stepping", "active", "--csv", self.path("active.csv"))
+        self.assertEqual(hf.read(self.path("active.csv")), pulled)
+        if hf.MPIEXEC:
+            self.ok(3, "run", *population, "--scenario", strict, "--csv", self.path("ranks.csv"))
+            self.assertEqual(hf.read(self.path("ranks.csv")), pulled)
+        if os.environ.get("HERD_HAS_HDF5") == "1":
+            # A checkpoint holds every agent's timer: the resumed run closes the same contacts.
+            args = [a if a != "40" else "17" for a in population]
+            self.ok(0, "run", *args, "--scenario", strict, "--checkpoint", self.path("c.h5"))
+            self.ok(0, "resume", self.path("c.h5"), "--steps", "40", "--csv", self.path("resumed.csv"))
+            self.assertEqual(hf.read(self.path("resumed.csv")), pulled)
+            if hf.MPIEXEC:
+                self.ok(2, "resume", self.path("c.h5"), "--steps", "40", "--csv", self.path("resumed2.csv"))
+                self.assertEqual(hf.read(self.path("resumed2.csv")), pulled)
+        bad = self.scenario([{"step": 2, "isolate": {"probability": 0.5, "duration": 3, "keeps": ["home"]}}],
+                            "bad.json")
+        result = hf.herd(0, "run", *population, "--scenario", bad)
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
+        self.assertIn("events[0]: unknown layer 'home'", result.stderr)
+
     def test_the_example_scenarios_run(self):
         examples = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "scenarios")
         for name in sorted(os.listdir(examples)):
@@ -203,6 +241,15 @@ class Scenario(hf.Case):
             ([{"step": 3, "import": 2, "days": [1]}], "events[0]: \"days\" and \"cycle\" belong to \"layers\" events"),
             ([{"steps": [1, 9], "layers": {"school": 0}, "days": [8]}],
              "events[0].days[0]: expected a whole number from 1 to 7"),
+            ([{"step": 3, "isolate": {"probability": 0.5, "duration": 3}}],
+             "events[0]: isolation closes contacts by their layer, and the graph has no layers"),
+            ([{"step": 3, "isolate": {"probability": 1.5, "duration": 3}}],
+             "events[0].isolate.probability: expected a number in [0, 1]"),
+            ([{"step": 3, "isolate": {"probability": 0.5, "duration": 0}}],
+             "events[0].isolate.duration: expected a whole number from 1 to 65535"),
+            ([{"step": 3, "isolate": {"probability": 0.5}}], "events[0].isolate: \"duration\" is missing"),
+            ([{"step": 3, "isolate": {"probability": 0.5, "duration": 2, "for": 3}}],
+             "events[0].isolate: unknown key \"for\""),
         ]
         for text, says in cases:
             with self.subTest(says=says):

@@ -39,6 +39,8 @@ extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size
   // neighbour again only in a higher layer.
   auto const n = g.num_agents();
   if (!g.layers.empty() && (g.weights.empty() || g.layers.size() != g.neighbours.size())) std::abort();
+  for (auto layer : g.layers)
+    if (layer >= herd::max_layers) std::abort();
   for (herd::agent_index i = 0; i < n; ++i) {
     double pressure = 0.0;
     for (auto e = g.row_offsets[static_cast<std::size_t>(i)]; e < g.row_offsets[static_cast<std::size_t>(i) + 1]; ++e) {

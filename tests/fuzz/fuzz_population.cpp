@@ -119,6 +119,8 @@ void walk(herd::HostCsr const& g) {
       g.row_offsets.back() != g.neighbours.size() || (!g.weights.empty() && g.weights.size() != g.neighbours.size()) ||
       (!g.layers.empty() && (g.weights.empty() || g.layers.size() != g.neighbours.size())))
     std::abort();
+  for (auto layer : g.layers)
+    if (layer >= herd::max_layers) std::abort();
   for (herd::agent_index i = 0; i < n; ++i) {
     auto const begin = g.row_offsets[static_cast<std::size_t>(i)], end = g.row_offsets[static_cast<std::size_t>(i) + 1];
     if (end < begin) std::abort();

@@ -211,8 +211,11 @@ TEST(Distributed, TemporalNetworksMatchOneProcess) {
 
 // SIR on the layered population with a weekly school closure (days 6 and 7) and a lockdown of
 // workplaces and the community: the factors the steps read change on ranks as on one process.
+// With `isolating`, also test-and-isolate: from step 5 to 30 each infectious agent is detected
+// with probability 0.3 and isolated for 6 steps, keeping its household: closed entries, and the
+// flags of isolated ghosts, change on ranks as on one process.
 template <class Sim>
-Trajectory with_layer_events(Sim& sim, int steps) {
+Trajectory with_layer_events(Sim& sim, int steps, bool isolating = false) {
   ScenarioEvent weekend;
   weekend.kind = ScenarioEvent::Kind::layer;
   weekend.first = 1;
@@ -229,6 +232,16 @@ Trajectory with_layer_events(Sim& sim, int steps) {
   Scenario scenario;
   scenario.layer_names = population_layer_names();
   scenario.events = {weekend, lockdown};
+  if (isolating) {
+    ScenarioEvent isolate;
+    isolate.kind = ScenarioEvent::Kind::isolate;
+    isolate.first = 5;
+    isolate.last = 30;
+    isolate.probability = 0.3;
+    isolate.duration = 6;
+    isolate.keeps = {"household"};
+    scenario.events.push_back(isolate);
+  }
   Seir<Memory> model(sim.num_agents(), seir_parameters(false));
   model.initialise(sim, sim.num_global());
   Interventions<Sim, Seir<Memory>> events(sim, model, scenario, steps);
@@ -242,6 +255,21 @@ Trajectory with_layer_events(Sim& sim, int steps) {
   return t;
 }
 
+// The scenario of with_layer_events on every partition and stepping, against one process.
+void expect_layer_events_match(Graph const& graph, Trajectory const& want, bool isolating) {
+  for (auto method : {PartitionMethod::contiguous, PartitionMethod::metis}) {
+    if (method == PartitionMethod::metis && !have_metis()) continue;
+    for (Stepping stepping : {Stepping::pull, Stepping::active}) {
+      StepOptions step;
+      step.stepping = stepping;
+      mpi::DistributedSimulation<Exec> sim(Exec(), share_of(graph, method), 99, step);
+      expect_same(with_layer_events(sim, 40, isolating), want,
+                  std::string(isolating ? "isolation, " : "layer events, ") + to_string(method) +
+                      (stepping == Stepping::pull ? " pull" : " active"));
+    }
+  }
+}
+
 TEST(Distributed, LayerEventsMatchOneProcess) {
   auto const graph = population();
   Simulation<Exec> one(Exec(), graph, 99);
@@ -249,16 +277,16 @@ TEST(Distributed, LayerEventsMatchOneProcess) {
   std::int64_t touched = 0;
   for (auto s : want.state) touched += s != Seir<>::susceptible;
   EXPECT_GT(touched, 300) << "the epidemic must spread";
-  for (auto method : {PartitionMethod::contiguous, PartitionMethod::metis}) {
-    if (method == PartitionMethod::metis && !have_metis()) continue;
-    for (Stepping stepping : {Stepping::pull, Stepping::active}) {
-      StepOptions step;
-      step.stepping = stepping;
-      mpi::DistributedSimulation<Exec> sim(Exec(), share_of(graph, method), 99, step);
-      expect_same(with_layer_events(sim, 40), want,
-                  "layer events, " + to_string(method) + (stepping == Stepping::pull ? " pull" : " active"));
-    }
-  }
+  expect_layer_events_match(graph, want, false);
+}
+
+TEST(Distributed, IsolationMatchesOneProcess) {
+  auto const graph = population();
+  Simulation<Exec> one(Exec(), graph, 99);
+  auto const want = with_layer_events(one, 40, true);
+  Simulation<Exec> open(Exec(), graph, 99);
+  EXPECT_NE(with_layer_events(open, 40).history, want.history) << "isolation must change the epidemic";
+  expect_layer_events_match(graph, want, true);
 }
 
 TEST(Distributed, OverlapSchedulesAndStagingDoNotChangeTheTrajectory) {

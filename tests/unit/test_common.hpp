@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <set>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -125,6 +126,27 @@ template <class ExecutionSpace, class Spec>
 CsrGraph<typename ExecutionSpace::memory_space> generated_graph(Spec const& spec, std::uint64_t seed) {
   ExecutionSpace exec;
   return build_csr(exec, generate_edges(exec, spec, seed));
+}
+
+/// Where a run's infections lie, from its last household.size() values (every agent's final
+/// state, 0 susceptible): the agents infected, those of them away from `homes`, and the agents
+/// that live in `homes`.
+struct InfectionsAtHome {
+  std::size_t infected = 0, away = 0, living_there = 0;
+};
+template <class Value>
+InfectionsAtHome infections_at_home(std::vector<Value> const& run, std::vector<agent_index> const& household,
+                                    std::set<agent_index> const& homes) {
+  InfectionsAtHome count;
+  auto const n = household.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    bool const home = homes.count(household[i]) != 0;
+    bool const infected = run[run.size() - n + i] != 0;
+    count.living_there += home;
+    count.infected += infected;
+    count.away += infected && !home;
+  }
+  return count;
 }
 
 }  // namespace herd::test

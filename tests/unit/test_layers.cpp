@@ -156,17 +156,10 @@ TYPED_TEST(Layers, ClosingAllButHouseholdsKeepsInfectionsAtHome) {
   std::set<agent_index> homes;
   auto const closed = run_with(scenario, herd::test::stepping_options(Stepping::pull), &homes);
   ASSERT_EQ(homes.size(), 40u);
-  std::size_t infected = 0, seeds = 0;
-  auto const n = static_cast<std::size_t>(graph.num_agents());
-  for (std::size_t i = 0; i < n; ++i) {
-    auto const state = closed[closed.size() - n + i];
-    if (state == Model::susceptible) continue;
-    ++infected;
-    EXPECT_TRUE(homes.count(household[i])) << "agent " << i << " was infected away from the seeds' households";
-  }
-  for (std::size_t i = 0; i < n; ++i) seeds += homes.count(household[i]);
-  EXPECT_GT(infected, 60u) << "the infection spread within the households";
-  EXPECT_LE(infected, seeds);
+  auto const at_home = herd::test::infections_at_home(closed, household, homes);
+  EXPECT_EQ(at_home.away, 0u) << "infections away from the seeds' households";
+  EXPECT_GT(at_home.infected, 60u) << "the infection spread within the households";
+  EXPECT_LE(at_home.infected, at_home.living_there);
 
   StepOptions uncoded;
   uncoded.weight_codes = false;
@@ -174,10 +167,8 @@ TYPED_TEST(Layers, ClosingAllButHouseholdsKeepsInfectionsAtHome) {
   EXPECT_EQ(run_with(scenario, herd::test::stepping_options(Stepping::active), nullptr), closed) << "active";
 
   auto const open = run_with(Scenario{}, herd::test::stepping_options(Stepping::pull), nullptr);
-  std::size_t away = 0;
-  for (std::size_t i = 0; i < n; ++i)
-    away += open[open.size() - n + i] != Model::susceptible && !homes.count(household[i]);
-  EXPECT_GT(away, 100u) << "with the layers open the infection leaves home";
+  EXPECT_GT(herd::test::infections_at_home(open, household, homes).away, 100u)
+      << "with the layers open the infection leaves home";
 }
 
 // A weekly schedule: school closed on days 6 and 7 of every 7 steps, workplaces at half weight

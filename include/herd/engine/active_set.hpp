@@ -115,6 +115,8 @@ class ActiveSet {
   bool counting() const { return counting_; }
   /// Edges of the graph it pushes along (the stepped agents' readers).
   edge_offset push_edges() const { return push_.num_edges(); }
+  /// The graph it pushes along (empty under pull stepping).
+  graph_type const& push_graph() const { return push_; }
 
   /// Whether pushes go through bins (CPUs; see BinnedPush), from the next reserve() or find().
   void set_binned_push(BinnedPush choice) { binned_push_ = choice; }

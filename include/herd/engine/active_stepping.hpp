@@ -67,6 +67,8 @@ class ActiveStepping {
   /// in their marks, keeping no sums (ActiveSet::spreader_counts()).
   bool counts_pushes() const { return stepping_ != Stepping::pull && active_.counting(); }
   SteppingStats const& stats() const { return stats_; }
+  /// The graph listed steps push along: empty under pull stepping.
+  typename active_set::graph_type const& push_graph() const { return active_.push_graph(); }
 
   /// The automatic mode's threshold: the one given to set(), else Herd's default for the model of
   /// the last prepare() (or listed step). At most 0: every step pulls.

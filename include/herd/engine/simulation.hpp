@@ -18,6 +18,7 @@
 #include <herd/core/random.hpp>
 #include <herd/engine/active_stepping.hpp>
 #include <herd/engine/agent.hpp>
+#include <herd/engine/closed_contacts.hpp>
 #include <herd/engine/model_contract.hpp>
 #include <herd/engine/model_traits.hpp>
 #include <herd/engine/phase_kernel.hpp>
@@ -163,8 +164,62 @@ class Simulation {
                                              " is negative or not finite");
       host_factors_(l) = f;
     }
-    Kokkos::deep_copy(exec_, graph().layer_factors, host_factors_);
+    // The slots of closed entries, past max_layers, stay 0.
+    Kokkos::deep_copy(exec_, Kokkos::subview(graph().layer_factors, std::make_pair(0, max_layers)), host_factors_);
     exec_.fence();
+  }
+
+  /// Readies the graph for isolation (herd::Interventions): its entries may then be closed and
+  /// reopened by close_contacts, and the weights' codes come in open and closed twins. The
+  /// simulation takes layer bytes of its own, every entry open (one byte an entry: another
+  /// simulation on the same graph keeps its own contacts), and makes its push graph again. On a
+  /// graph that is not symmetric (a rank's rows), keeps a transpose to find the rows that name an
+  /// agent, unless listed steps push along one. Needs a layered graph (a rank whose rows hold no
+  /// entry has nothing to close). Allocates and waits: call it before the step loop.
+  void allow_closed_contacts() {
+    require(graph().layered() || graph().num_edges() == 0,
+            "isolation closes contacts by their layer, and the graph has no layers");
+    require(!timeline_, "isolation closes contacts of a static graph, not of a temporal network's snapshots");
+    if (closable_) return;
+    closable_ = true;
+    spreaders_.set_closable(true);
+    if (!graph().layered()) return;
+    auto g = graph();
+    auto const shared = g.layers;
+    g.layers = Kokkos::View<layer_index*, memory_space>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "herd::layers::closable"), shared.extent(0));
+    auto const own = g.layers;
+    Kokkos::parallel_for(
+        "herd::layers::open", Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, own.extent(0)),
+        KOKKOS_LAMBDA(std::size_t e) { own(e) = static_cast<layer_index>(shared(e) & 0x7fu); });
+    exec_.fence();
+    where_.use_graph(g);
+    apply_options(options_, true);  // the push graph holds the layers it pushes with
+    if (!where_.pushes_along_rows() && active_.push_graph().num_agents() == 0)
+      readers_ = transpose(exec_, graph(), num_agents());
+  }
+
+  /// Closes and reopens the entries that the changes of `isolation` touch, in this simulation's
+  /// graph, its weight codes and its push graph (see Details::close_contacts). Launches kernels
+  /// (a host backend first reads the count of changes; it allocates where allow_closed_contacts
+  /// was followed by a change to pull stepping).
+  void close_contacts(Details::Isolation<memory_space> const& isolation) {
+    require(closable_, "close_contacts: call allow_closed_contacts before the step loop");
+    if (!graph().layered()) return;
+    auto const& push = active_.push_graph();
+    bool const own_push = push.num_agents() > 0 && push.layers.data() != graph().layers.data();
+    if (!where_.pushes_along_rows() && !own_push && readers_.num_agents() == 0)
+      readers_ = transpose(exec_, graph(), num_agents());
+    graph_type const& readers = where_.pushes_along_rows() ? graph() : own_push ? push : readers_;
+    // A host backend reads how many changed (its kernels have finished when they return); a GPU
+    // launches a thread per agent rather than wait for the count.
+    agent_index launch = num_agents();
+    if constexpr (Details::runs_on_host_v<ExecutionSpace>) {
+      exec_.fence();
+      Kokkos::deep_copy(launch, isolation.count);
+    }
+    Details::close_contacts(exec_, graph(), readers, isolation, launch, spreaders_.codes());
+    if (own_push) Details::close_contacts(exec_, push, graph(), isolation, launch, {});
   }
   /// Each layer's factor now (max_layers of them; empty on a graph without layers).
   std::vector<float> layer_factors() const {
@@ -414,10 +469,15 @@ class Simulation {
   void own_layer_factors() {
     if (!graph().layered()) return;
     auto g = graph();
-    g.layer_factors = Kokkos::View<float*, memory_space>("herd::layer_factors", max_layers);
+    // A graph made by hand may hold layer bytes that build_csr and the readers refuse: from
+    // max_layers up a byte marks a closed entry.
+    int const highest = Details::highest_layer_byte(exec_, g.layers);
+    require(highest < max_layers,
+            "graph: layer " + std::to_string(highest) + ", outside [0, " + std::to_string(max_layers) + ")");
+    g.layer_factors = Kokkos::View<float*, memory_space>("herd::layer_factors", layer_factor_slots);
     host_factors_ = Kokkos::View<float*, Kokkos::HostSpace>("herd::layer_factors::host", max_layers);
     Kokkos::deep_copy(host_factors_, 1.0f);
-    Kokkos::deep_copy(exec_, g.layer_factors, host_factors_);
+    Kokkos::deep_copy(exec_, Kokkos::subview(g.layer_factors, std::make_pair(0, max_layers)), host_factors_);
     exec_.fence();
     where_.use_graph(g);
   }
@@ -571,6 +631,8 @@ class Simulation {
   Details::ActiveStepping<ExecutionSpace, WeightStorage> active_;
   Details::SpreaderBits<ExecutionSpace> spreaders_;
   Kokkos::View<float*, Kokkos::HostSpace> host_factors_;  ///< the layer factors set last (a layered graph)
+  bool closable_ = false;                                 ///< allow_closed_contacts was called
+  graph_type readers_;  ///< where isolation finds the rows naming an agent in neither the graph nor the push graph
   std::uint32_t step_ = 0;
   std::uint32_t phase_ = 0;
   bool pulling_ = false;  // Stepping::verify's second run of a step

@@ -118,6 +118,17 @@ class SpreaderBits {
     if (!on) codes_ = {};
     coded_ = false;
   }
+  /// Whether entries may close (isolation, see closed_layer): the codes then come in open and
+  /// closed twins. Codes made without twins are dropped, and made again by prepare().
+  void set_closable(bool on) {
+    if (on == closable_) return;
+    closable_ = on;
+    codes_ = {};
+    coded_ = false;
+  }
+  /// The weights' codes, once prepare() made them (else empty).
+  WeightCodes<memory_space> const& codes() const { return codes_; }
+
   /// Bytes per edge the weights' codes take: 1 once made, else 0.
   double code_bytes_per_edge() const { return codes_.empty() ? 0.0 : WeightCodes<memory_space>::bytes_per_edge(); }
 
@@ -128,7 +139,7 @@ class SpreaderBits {
   void prepare(ExecutionSpace const& exec, Model const& /*model*/, Graph const& graph) {
     if constexpr (counts_weighted_spreaders_v<Model>) {
       if (weighted_ && codes_on_ && !coded_) {
-        codes_ = make_weight_codes(exec, graph);
+        codes_ = make_weight_codes(exec, graph, closable_);
         coded_ = true;  // once, whether the graph has few enough weights or not
       }
     } else {
@@ -192,6 +203,7 @@ class SpreaderBits {
   bool weighted_ = false;
   bool enabled_ = true;
   bool codes_on_ = true;
+  bool closable_ = false;
   bool coded_ = false;  ///< whether prepare() looked for the codes since they were last dropped
 };
 

@@ -8,8 +8,10 @@
 // by its neighbour's spreader bit. The edge-by-edge sum tests each neighbour's state before it
 // reads the weight and computes a hazard, and mispredicts where spreaders fall at random.
 //
-// On a layered graph a code stands for a (weight, layer) pair, and its contribution is computed
-// from the weight times the layer's factor: closing a layer changes 256 table entries, no edge.
+// On a layered graph a code stands for a (weight, layer byte) pair, and its contribution is
+// computed from the weight times the layer's factor: closing a layer changes 256 table entries, no
+// edge. Where isolation may close entries (the layer byte's closed_layer bit), each open pair has
+// a closed twin, whose factor is 0, and closing an entry swaps its code for its twin's.
 
 #include <herd/core/bit_cast.hpp>
 #include <herd/core/types.hpp>
@@ -46,14 +48,18 @@ KOKKOS_INLINE_FUNCTION std::uint32_t weight_slot(std::uint64_t key) {
 }
 
 /// The weights of a graph's edges as codes: codes(e) is the position of (stored_weight(e),
-/// layer(e)) in (`palette`, `layers`), whose pairs are distinct and ascending. Empty when the graph
-/// has no weights or more than max_weight_codes distinct pairs.
+/// layers(e)) in (`palette`, `layers`), whose pairs are distinct and ascending (a layer byte
+/// includes its closed_layer bit). Empty when the graph has no weights or more than
+/// max_weight_codes distinct pairs.
 template <class MemorySpace>
 struct WeightCodes {
   Kokkos::View<std::uint8_t*, MemorySpace> codes;
   Kokkos::View<float*, MemorySpace> palette;
-  Kokkos::View<layer_index*, MemorySpace> layers;  ///< the codes' layers; empty on a graph without layers
+  Kokkos::View<layer_index*, MemorySpace> layers;  ///< the codes' layer bytes; empty on a graph without layers
   Kokkos::View<float*, MemorySpace> factors;       ///< the graph's layer factors (shared), or empty
+  /// Where entries may close: the code of each code's pair with its closed_layer bit flipped;
+  /// else empty.
+  Kokkos::View<std::uint8_t*, MemorySpace> twins;
 
   bool empty() const { return palette.extent(0) == 0; }
   /// The weight of code c as the graph's weight() gives it: times its layer's factor.
@@ -64,13 +70,15 @@ struct WeightCodes {
   static constexpr double bytes_per_edge() { return sizeof(std::uint8_t); }
 };
 
-/// Finds the distinct (weight, layer) pairs of `graph` and codes its edges; empty codes when it
-/// has no weights or more than max_weight_codes distinct pairs. Weights compare by their bits as
+/// Finds the distinct (weight, layer byte) pairs of `graph` and codes its edges; empty codes when
+/// it has no weights or more than max_weight_codes distinct pairs. Weights compare by their bits as
 /// floats, so a code stands for exactly the float the edge's stored_weight() returns, and its
-/// weight() for the edge's weight(). Allocates and waits for the device: call it before the step
-/// loop.
+/// weight() for the edge's weight(). `closable`, on a layered graph: every pair comes open and
+/// closed, with its twin (WeightCodes::twins), so that isolation can close entries by their codes.
+/// Allocates and waits for the device: call it before the step loop.
 template <class ExecutionSpace, class Graph>
-WeightCodes<typename ExecutionSpace::memory_space> make_weight_codes(ExecutionSpace const& exec, Graph const& graph) {
+WeightCodes<typename ExecutionSpace::memory_space> make_weight_codes(ExecutionSpace const& exec, Graph const& graph,
+                                                                     bool closable = false) {
   using memory_space = typename ExecutionSpace::memory_space;
   WeightCodes<memory_space> result;
   if (!graph.weighted()) return result;
@@ -82,6 +90,7 @@ WeightCodes<typename ExecutionSpace::memory_space> make_weight_codes(ExecutionSp
   // A copy the kernel holds: Kokkos 3.4's CUDA compare-exchange of a 64-bit `unsigned long` takes
   // its operands by reference, which may not bind to a host constant in device code.
   std::uint64_t const empty = no_weight;
+  bool const twinned = closable && graph.layered();
   // 1. Every distinct weight into the set: a slot is read before it is claimed, so that the edges
   // of one weight, most of them, compete for no cache line. Once more weights than codes are
   // found, the other edges stop looking: with weights of many values (contact durations, say)
@@ -95,19 +104,23 @@ WeightCodes<typename ExecutionSpace::memory_space> make_weight_codes(ExecutionSp
           overflow() = 1;
           return;
         }
-        std::uint64_t const key = weight_key(weight, graph.layer(e));
-        std::uint32_t slot = weight_slot(key);
-        for (std::uint32_t probe = 0; probe < weight_code_slots; ++probe) {
-          std::uint64_t const held = slots(slot);
-          if (held == key) return;
-          if (held == no_weight) {
-            std::uint64_t const before = Kokkos::atomic_compare_exchange(&slots(slot), empty, key);
-            if (before == no_weight && Kokkos::atomic_fetch_add(&found(), 1) >= max_weight_codes) overflow() = 1;
-            if (before == no_weight || before == key) return;
+        layer_index const byte = graph.layered() ? graph.layers(e) : layer_index{0};
+        for (int twin = 0; twin < (twinned ? 2 : 1); ++twin) {
+          std::uint64_t const key = weight_key(weight, static_cast<layer_index>(twin ? byte ^ closed_layer : byte));
+          std::uint32_t slot = weight_slot(key);
+          bool placed = false;
+          for (std::uint32_t probe = 0; probe < weight_code_slots && !placed; ++probe) {
+            std::uint64_t const held = slots(slot);
+            placed = held == key;
+            if (!placed && held == no_weight) {
+              std::uint64_t const before = Kokkos::atomic_compare_exchange(&slots(slot), empty, key);
+              if (before == no_weight && Kokkos::atomic_fetch_add(&found(), 1) >= max_weight_codes) overflow() = 1;
+              placed = before == no_weight || before == key;
+            }
+            slot = (slot + 1) % weight_code_slots;
           }
-          slot = (slot + 1) % weight_code_slots;
+          if (!placed) overflow() = 1;
         }
-        overflow() = 1;
       });
   auto const host_slots = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), slots);
   auto const host_overflow = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), overflow);
@@ -148,13 +161,23 @@ WeightCodes<typename ExecutionSpace::memory_space> make_weight_codes(ExecutionSp
                           layers.data(), layers.size()));
     result.factors = graph.layer_factors;
   }
+  if (twinned) {
+    Kokkos::View<std::uint8_t*, Kokkos::HostSpace> twins("herd::codes::twins::host", distinct.size());
+    for (std::size_t c = 0; c < distinct.size(); ++c) {
+      auto const other = std::make_pair(weights[c], static_cast<layer_index>(layers[c] ^ closed_layer));
+      twins(c) =
+          static_cast<std::uint8_t>(std::lower_bound(distinct.begin(), distinct.end(), other) - distinct.begin());
+    }
+    result.twins = Kokkos::create_mirror_view_and_copy(memory_space(), twins);
+  }
   result.codes = Kokkos::View<std::uint8_t*, memory_space>(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "herd::codes"), graph.num_edges());
   auto const codes = result.codes;
   Kokkos::parallel_for(
       "herd::codes::assign", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, graph.num_edges()),
       KOKKOS_LAMBDA(edge_offset e) {
-        std::uint64_t const key = weight_key(graph.stored_weight(e), graph.layer(e));
+        std::uint64_t const key =
+            weight_key(graph.stored_weight(e), graph.layered() ? graph.layers(e) : layer_index{0});
         std::uint32_t slot = weight_slot(key);
         while (slots(slot) != key) slot = (slot + 1) % weight_code_slots;
         codes(e) = static_cast<std::uint8_t>(code_of_slot(slot));

@@ -17,9 +17,13 @@ namespace herd {
 ///
 /// A layered graph also keeps each edge's contact layer, one byte (`layers`), and always has
 /// weights (1 where its edges came without). An edge weighs its weight times its layer's factor:
-/// a table of max_layers floats that a Simulation owns and a scenario changes between steps, so
+/// a table of floats that a Simulation owns and a scenario changes between steps, so
 /// that closing a layer rewrites no edge. Edges between one pair in two layers are both kept
 /// (build_csr drops repeats within a layer only), so closing one layer leaves the other.
+///
+/// A stored layer byte with its top bit set (closed_layer) marks an entry that isolation closed
+/// (herd::Interventions): its factor slot holds 0, so it weighs 0 on every path that reads
+/// weights, until the bit is cleared. layer(e) gives the layer without the bit.
 template <class MemorySpace, class WeightStorage = float>
 struct CsrGraph {
   using memory_space = MemorySpace;
@@ -28,8 +32,9 @@ struct CsrGraph {
   Kokkos::View<edge_offset*, MemorySpace> row_offsets;
   Kokkos::View<agent_index*, MemorySpace> neighbours;
   Kokkos::View<WeightStorage*, MemorySpace> weights;
-  Kokkos::View<layer_index*, MemorySpace> layers;  ///< empty, or one layer per entry
-  /// Empty, or a factor per layer (max_layers of them) multiplying the weights of its edges.
+  Kokkos::View<layer_index*, MemorySpace> layers;  ///< empty, or one layer byte per entry
+  /// Empty, or a factor per layer byte (layer_factor_slots of them: those of closed entries 0)
+  /// multiplying the weights of its edges.
   Kokkos::View<float*, MemorySpace> layer_factors;
   /// Whether every edge is stored in both directions with the same weight (as build_csr's
   /// symmetrise makes it): active-set stepping then pushes along the rows, without a transpose.
@@ -43,7 +48,11 @@ struct CsrGraph {
   KOKKOS_INLINE_FUNCTION bool weighted() const { return weights.extent(0) != 0; }
   KOKKOS_INLINE_FUNCTION bool layered() const { return layers.extent(0) != 0; }
   /// Layer of entry e (0 in a graph without layers).
-  KOKKOS_INLINE_FUNCTION layer_index layer(edge_offset e) const { return layered() ? layers(e) : layer_index{0}; }
+  KOKKOS_INLINE_FUNCTION layer_index layer(edge_offset e) const {
+    return layered() ? static_cast<layer_index>(layers(e) & 0x7fu) : layer_index{0};
+  }
+  /// Whether isolation closed entry e (see closed_layer).
+  KOKKOS_INLINE_FUNCTION bool closed(edge_offset e) const { return layered() && (layers(e) & closed_layer) != 0; }
   /// The weight entry e stores, without its layer's factor.
   KOKKOS_INLINE_FUNCTION float stored_weight(edge_offset e) const {
     return weighted() ? storage_traits<WeightStorage>::load(weights(e)) : 1.0f;

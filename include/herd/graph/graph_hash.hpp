@@ -44,7 +44,7 @@ std::uint64_t graph_hash(ExecutionSpace const& exec,
       KOKKOS_LAMBDA(edge_offset e, std::uint64_t & sum) {
         std::uint64_t const w = Details::bit_cast<std::uint32_t>(g.stored_weight(e));
         std::uint64_t entry = Details::mix64(static_cast<std::uint64_t>(g.neighbours(e)) << 32 | w);
-        if (g.layered()) entry = Details::mix64(entry ^ (std::uint64_t{g.layers(e)} + 1));
+        if (g.layered()) entry = Details::mix64(entry ^ (std::uint64_t{g.layer(e)} + 1));
         sum += Details::mix64((static_cast<std::uint64_t>(e) << 1) ^ entry);
       },
       entries);

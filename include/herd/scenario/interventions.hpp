@@ -8,7 +8,10 @@
 //   susceptible, and says whether it changed;
 // - `vaccinate`: model.immunise(i), likewise: agent i, if susceptible, becomes immune;
 // - `layer`: any model, on a graph with layers: the simulation's layer factors
-//   (Simulation::set_layer_factors), which multiply the weights the steps read.
+//   (Simulation::set_layer_factors), which multiply the weights the steps read;
+// - `isolate`: a model that declares its activity, on a graph with layers: agents whose activity
+//   has `spreads` are detected and isolated, their contacts closed (Simulation::close_contacts)
+//   but for the layers the events keep, and reopened when their timers run out.
 // The draws come from the stream herd::streams::scenario, keyed on global ids and the event's
 // position, so every backend, schedule and rank count picks the same agents.
 
@@ -16,6 +19,9 @@
 #include <herd/core/error.hpp>
 #include <herd/core/random.hpp>
 #include <herd/core/types.hpp>
+#include <herd/engine/activity.hpp>
+#include <herd/engine/closed_contacts.hpp>
+#include <herd/engine/model_traits.hpp>
 #include <herd/models/seeding.hpp>
 #include <herd/scenario/scenario.hpp>
 
@@ -74,6 +80,8 @@ void check(Scenario const& scenario, Model& model) {
       if (e.kind == ScenarioEvent::Kind::importation)
         require(infects_v<Model>, "the model has no infections to import");
       if (e.kind == ScenarioEvent::Kind::vaccinate) require(immunises_v<Model>, "the model has no immunity to give");
+      if (e.kind == ScenarioEvent::Kind::isolate)
+        require(declares_activity_v<Model>, "the model does not say which agents spread (Model::activity)");
       if (e.kind != ScenarioEvent::Kind::set) continue;
       if constexpr (sets_parameters_v<Model>) {
         first.emplace_back(e.parameter, model.parameter(e.parameter));
@@ -120,6 +128,7 @@ class Interventions {
     campaigns_.assign(scenario_.events.size(), Campaign());
     make_campaigns(sim, false);
     number_layers(sim);
+    make_isolation(sim);
     if (priority) set_priority(sim, std::move(*priority));
   }
 
@@ -143,6 +152,32 @@ class Interventions {
 
   Scenario const& scenario() const { return scenario_; }
 
+  /// Whether the scenario isolates agents.
+  bool isolates() const { return isolating_; }
+  /// Each stored agent's isolation timer: the steps of isolation it has left, counting the step
+  /// under way (0: not isolated). What a checkpoint saves (the property "isolation"); after loading
+  /// it, call restore_isolation. Empty when the scenario isolates no one.
+  Property<std::uint16_t, memory_space>& isolation_timers() { return timers_; }
+  Property<std::uint16_t, memory_space> const& isolation_timers() const { return timers_; }
+  /// Closes the contacts of the agents whose timers (every stored agent's, as a checkpoint loads
+  /// them) say they are isolated, on a graph whose contacts are all open. Waits for the device.
+  void restore_isolation(Simulation& sim) {
+    if (!isolating_) return;
+    auto const iso = isolation_;
+    auto const timers = timers_.current();
+    Kokkos::deep_copy(sim.execution_space_instance(), iso.count, agent_index{0});
+    Kokkos::parallel_for(
+        "herd::scenario::restore_isolation",
+        Kokkos::RangePolicy<execution_space>(sim.execution_space_instance(), 0, sim.num_agents()),
+        KOKKOS_LAMBDA(agent_index a) {
+          // Isolated agents changed from the open contacts the graph starts with.
+          iso.flags(a) = static_cast<std::uint8_t>(timers(a) > 0 ? Flags::isolated_bit | Flags::changed_bit : 0);
+          if (timers(a) > 0) iso.changed(Kokkos::atomic_fetch_add(&iso.count(), agent_index{1})) = a;
+        });
+    sim.close_contacts(iso);
+    sim.execution_space_instance().fence();
+  }
+
   /// Gives the model the parameters that the events before step `step` left it, from those it
   /// had after the last step these events acted on (none: its first ones). A run resumed from a
   /// saved state after step - 1 steps starts so; herd::run_scenario calls it.
@@ -162,7 +197,9 @@ class Interventions {
     bool changed = false;
     for (std::size_t k = 0; k < scenario_.events.size(); ++k) {
       auto const& e = scenario_.events[k];
-      if (e.kind == ScenarioEvent::Kind::set || e.kind == ScenarioEvent::Kind::layer || !e.acts_on(step)) continue;
+      if (e.kind == ScenarioEvent::Kind::set || e.kind == ScenarioEvent::Kind::layer ||
+          e.kind == ScenarioEvent::Kind::isolate || !e.acts_on(step))
+        continue;
       if (!changed) sim.wait_for_ghosts();
       changed = true;
       // Refused at construction for a model without the hook.
@@ -176,6 +213,9 @@ class Interventions {
       model.for_each_property([&](auto const& property) {
         if (property.visibility() == Visibility::neighbours) sim.update_ghosts(property);
       });
+    // Isolation changes weights, not states: the active set need not forget the agents.
+    if constexpr (declares_activity_v<Model>)
+      if (isolating_ && step <= isolation_until_) isolate(sim, model, step);
     return acted || changed;
   }
 
@@ -265,6 +305,36 @@ class Interventions {
         Kokkos::ViewAllocateWithoutInitializing("herd::scenario::imports"), ids.size());
     Kokkos::deep_copy(
         imported_, Kokkos::View<global_id const*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(ids.data(), ids.size()));
+  }
+
+  // The timers and flags of isolation, where an event isolates: allocated once, and the graph
+  // readied to close contacts.
+  void make_isolation(Simulation& sim) {
+    isolation_until_ = 0;
+    std::vector<std::string> const* keeps = nullptr;
+    for (std::size_t k = 0; k < scenario_.events.size(); ++k) {
+      auto const& e = scenario_.events[k];
+      if (e.kind != ScenarioEvent::Kind::isolate) continue;
+      require(sim.graph().layered() || sim.graph().num_edges() == 0,
+              event_name(scenario_, k) + ": isolation closes contacts by their layer, and the graph has no layers");
+      isolation_until_ = std::max(isolation_until_, std::min(e.last, steps_) + e.duration);
+      keeps = &e.keeps;
+    }
+    isolating_ = keeps != nullptr;
+    if (!isolating_) return;
+    sim.allow_closed_contacts();
+    auto const stored = sim.num_agents();
+    timers_ = Property<std::uint16_t, memory_space>("isolation", stored, Visibility::own);
+    flags_ = Property<std::uint8_t, memory_space>("isolated", stored);
+    isolation_.flags = flags_.current();
+    isolation_.changed = Kokkos::View<agent_index*, memory_space>(
+        Kokkos::ViewAllocateWithoutInitializing("herd::scenario::isolation_changed"), stored);
+    isolation_.count = Kokkos::View<agent_index, memory_space>("herd::scenario::isolation_changes");
+    Kokkos::View<std::uint8_t*, Kokkos::HostSpace> kept("herd::scenario::kept_layers", max_layers);
+    for (std::size_t k = 0; k < scenario_.events.size(); ++k)
+      if (scenario_.events[k].kind == ScenarioEvent::Kind::isolate)
+        for (auto const& layer : scenario_.events[k].keeps) kept(layer_number(scenario_, k, layer)) = 1;
+    isolation_.keeps = Kokkos::create_mirror_view_and_copy(memory_space(), kept);
   }
 
   // The seed of an import's choice at step t: 64 bits of the scenario's stream.
@@ -362,6 +432,73 @@ class Interventions {
     }
   }
 
+  // The isolation events acting on one step, as a kernel holds them.
+  struct Detections {
+    int count = 0;
+    std::uint32_t event[max_isolation_events] = {};
+    probability_threshold detects[max_isolation_events] = {};
+    std::uint16_t steps[max_isolation_events] = {};
+  };
+
+  using Flags = Details::Isolation<memory_space>;
+
+  // Before step `step`: each owned agent's timer counts one step down; an agent then free that
+  // spreads is detected by the first acting event whose draw 4k + 3 falls below its probability,
+  // and isolated for the event's steps. The flags travel to the ghosts, and the contacts of the
+  // agents whose isolation changed close or reopen. Launches kernels (a rank waits for its halo).
+  // Only what changed is written: the pass streams the timers and flags, and reads the states of
+  // agents with no timer running.
+  void isolate(Simulation& sim, Model const& model, int step) {
+    Detections acting;
+    for (std::size_t k = 0; k < scenario_.events.size(); ++k) {
+      auto const& e = scenario_.events[k];
+      if (e.kind != ScenarioEvent::Kind::isolate || !e.acts_on(step)) continue;
+      acting.event[acting.count] = static_cast<std::uint32_t>(k);
+      acting.detects[acting.count] = to_threshold(e.probability);
+      acting.steps[acting.count] = static_cast<std::uint16_t>(e.duration);
+      ++acting.count;
+    }
+    auto const exec = sim.execution_space_instance();
+    auto const iso = isolation_;
+    auto const timers = timers_.current();
+    auto const ids = sim.id_map();
+    auto const rng = sim.rng();
+    auto const counts = Kokkos::subview(counts_, static_cast<std::size_t>(step), Kokkos::ALL());
+    auto const counter = static_cast<std::uint32_t>(step);
+    Kokkos::deep_copy(exec, iso.count, agent_index{0});
+    Kokkos::parallel_for(
+        "herd::scenario::isolate", Kokkos::RangePolicy<execution_space>(exec, 0, sim.num_owned()),
+        KOKKOS_LAMBDA(agent_index i) {
+          std::uint16_t const before = timers(i);
+          std::uint16_t left = before > 0 ? static_cast<std::uint16_t>(before - 1) : std::uint16_t{0};
+          if (left == 0 && acting.count > 0 && (model.activity(i) & activity::spreads) != 0)
+            for (int m = 0; m < acting.count; ++m)
+              if (rng.bits(ids(i), counter, streams::scenario, 4 * acting.event[m] + 3) < acting.detects[m]) {
+                left = acting.steps[m];
+                Kokkos::atomic_add(&counts(acting.event[m]), std::int64_t{1});
+                break;
+              }
+          if (left != before) timers(i) = left;
+          std::uint8_t const old = iso.flags(i);
+          bool const isolated = left > 0, changed = isolated != ((old & Flags::isolated_bit) != 0);
+          auto const now =
+              static_cast<std::uint8_t>((isolated ? Flags::isolated_bit : 0) | (changed ? Flags::changed_bit : 0));
+          if (now != old) iso.flags(i) = now;
+          if (changed) iso.changed(Kokkos::atomic_fetch_add(&iso.count(), agent_index{1})) = i;
+        });
+    if constexpr (Simulation::distribution_type::has_ghosts) {
+      // A ghost's byte says whether its owner's detections changed it.
+      sim.update_ghosts(flags_);
+      sim.wait_for_ghosts();
+      Kokkos::parallel_for(
+          "herd::scenario::isolated_ghosts",
+          Kokkos::RangePolicy<execution_space>(exec, sim.num_owned(), sim.num_agents()), KOKKOS_LAMBDA(agent_index g) {
+            if (iso.changes(g)) iso.changed(Kokkos::atomic_fetch_add(&iso.count(), agent_index{1})) = g;
+          });
+    }
+    sim.close_contacts(iso);
+  }
+
   // The doses of this step: each protects when draw 4k + 2 falls below the efficacy.
   void vaccinate(Simulation& sim, Model const& model, std::size_t k, int step) {
     auto const& e = scenario_.events[k];
@@ -410,6 +547,11 @@ class Interventions {
   bool has_layer_events_ = false;
   bool has_classes_ = false;  ///< set_priority was called
   int steps_ = 0;
+  bool isolating_ = false;                        ///< some event isolates
+  int isolation_until_ = 0;                       ///< the last step a timer may still run down
+  Property<std::uint16_t, memory_space> timers_;  ///< steps of isolation left, per stored agent
+  Property<std::uint8_t, memory_space> flags_;    ///< Details::Isolation's flags, per stored agent (ghosts by the halo)
+  Details::Isolation<memory_space> isolation_;
 };
 
 }  // namespace herd

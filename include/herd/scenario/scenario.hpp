@@ -9,6 +9,7 @@
 #include <herd/core/types.hpp>
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,6 +24,7 @@ struct ScenarioEvent {
     importation,  ///< `import`: `count` agents, drawn anew each step, are infected if susceptible
     vaccinate,    ///< `count` agents a step, in priority order, are immunised with probability `efficacy`
     layer,        ///< the weights of each layer of `layers` are multiplied by its factor on the steps it acts
+    isolate,      ///< each spreading agent is detected with `probability` and isolated for `duration` steps
   };
   Kind kind = Kind::set;
   int first = 1;
@@ -41,6 +43,12 @@ struct ScenarioEvent {
   /// when bit d - 1 of `days` is set.
   int period = 0;
   std::uint64_t days = 0;
+  /// isolate: the chance that a spreading agent (activity::spreads) that is not isolated is
+  /// detected before a step, and the steps its isolation then lasts, from that step on. An
+  /// isolated agent's contacts weigh 0 both ways, but for those of the layers it `keeps`.
+  double probability = 0.0;
+  int duration = 1;
+  std::vector<std::string> keeps;
   std::string label;  ///< how errors name the event (empty: "event k (kind)")
 
   /// Whether the event acts on step `step` (its steps, and its days of a cycle).
@@ -68,6 +76,8 @@ inline char const* to_string(ScenarioEvent::Kind kind) {
       return "vaccinate";
     case ScenarioEvent::Kind::layer:
       return "layer";
+    case ScenarioEvent::Kind::isolate:
+      return "isolate";
   }
   return "?";
 }
@@ -90,9 +100,15 @@ inline layer_index layer_number(Scenario const& scenario, std::size_t k, std::st
               (names.empty() ? std::string("the graph has no layers") : "the graph's layers: " + known) + ")");
 }
 
+/// Isolation events a scenario may hold: a step's detections run in one pass over the agents.
+inline constexpr int max_isolation_events = 8;
+/// The longest isolation, in steps: a timer of 16 bits per agent.
+inline constexpr int max_isolation_steps = 65535;
+
 /// Checks the events: steps from 1 up, first <= last, no negative count, an efficacy in [0, 1],
 /// layers the graph has with factors >= 0 whose products stay floats, a cycle of 1 to 64 days with
-/// some day in it.
+/// some day in it, isolations with a probability in [0, 1], 1 to max_isolation_steps steps, and
+/// all keeping the same layers, which the graph has.
 /// Throws herd::Error naming the event (event_name) and what is wrong. A model's own parameters
 /// are checked when they are set (herd::Interventions).
 inline void check(Scenario const& scenario) {
@@ -104,6 +120,8 @@ inline void check(Scenario const& scenario) {
               std::to_string(max_layers) + " layers");
   // Each layer's largest product: of its factors above 1, were every event to act on one step.
   std::vector<double> largest(scenario.layer_names.size(), 1.0);
+  ScenarioEvent const* first_isolation = nullptr;
+  int isolations = 0;
   for (std::size_t k = 0; k < scenario.events.size(); ++k) {
     auto const& e = scenario.events[k];
     std::string const name = event_name(scenario, k);
@@ -127,6 +145,22 @@ inline void check(Scenario const& scenario) {
         require(largest[l] <= 3.4e38,
                 layer_problem(name, layer, "'s factors could multiply past the largest float on a step"));
       }
+    }
+    if (e.kind == ScenarioEvent::Kind::isolate) {
+      require(++isolations <= max_isolation_events,
+              name + ": a scenario holds at most " + std::to_string(max_isolation_events) + " isolation events");
+      require(e.probability >= 0.0 && e.probability <= 1.0,
+              name + ": the probability of detection must lie in [0, 1], got " + number_text(e.probability));
+      require(e.duration >= 1 && e.duration <= max_isolation_steps, name + ": an isolation lasts 1 to " +
+                                                                        std::to_string(max_isolation_steps) +
+                                                                        " steps, got " + std::to_string(e.duration));
+      for (auto const& layer : e.keeps) layer_number(scenario, k, layer);
+      if (first_isolation == nullptr) first_isolation = &e;
+      auto const kept = [](ScenarioEvent const& event) {
+        return std::set<std::string>(event.keeps.begin(), event.keeps.end());
+      };
+      require(kept(e) == kept(*first_isolation),
+              name + ": every isolation event must keep the same layers (an agent's contacts close alike)");
     }
     if (e.period != 0) {
       require(e.kind == ScenarioEvent::Kind::layer, name + ": only layer events act on days of a cycle");

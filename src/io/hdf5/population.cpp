@@ -36,7 +36,7 @@ std::vector<std::string> split_lines(std::string const& text) {
 }
 
 // The names a population file gives its layers: its attribute, or without one the layers'
-// numbers ("0" ... "255"), which scenarios can name them by.
+// numbers ("0" ... "127"), which scenarios can name them by.
 std::vector<std::string> layer_names_in(h5::File const& file) {
   if (file.has_attribute("/graph/layers", "names")) return split_lines(file.string_attribute("/graph/layers", "names"));
   std::vector<std::string> numbers(max_layers);

@@ -39,7 +39,7 @@ struct PopulationSize {
 PopulationSize population_size(std::string const& path, MPI_Comm comm);
 
 /// The names of a population file's contact layers, by number (the attribute `names` of
-/// /graph/layers, or without it "0" ... "255"): empty when its graph has no layers. Collective.
+/// /graph/layers, or without it "0" ... "127"): empty when its graph has no layers. Collective.
 std::vector<std::string> population_layer_names(std::string const& path, MPI_Comm comm);
 
 /// Reads the graph of a population file on every rank (collective reads, so the file system

@@ -1,0 +1,109 @@
+#pragma once
+
+// Contacts that isolation closes: while agent i or agent j is isolated, the entry i -> j weighs 0,
+// unless its layer is one that isolated agents keep (their household). An entry is closed by the
+// top bit of its layer byte (closed_layer), whose factor slot holds 0, so every path that reads
+// weights (edge by edge, by code, pushed) sees it closed. Only the entries an agent's change
+// touches are rewritten: its own row, and the entries that name it in other rows, found through a
+// graph whose row a lists the rows that hold a (its readers).
+
+#include <herd/core/types.hpp>
+#include <herd/engine/weight_codes.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+namespace herd {
+
+namespace Details {
+
+/// Who is isolated, on the device: what close_contacts reads. An agent's flag byte holds whether
+/// it is isolated (bit 0) and whether that changed in the last round of detections (bit 1): a
+/// rank's ghosts receive both from their owners, so no earlier copy is kept.
+template <class MemorySpace>
+struct Isolation {
+  static constexpr std::uint8_t isolated_bit = 1;
+  static constexpr std::uint8_t changed_bit = 2;
+
+  Kokkos::View<std::uint8_t*, MemorySpace> flags;   ///< per stored agent
+  Kokkos::View<std::uint8_t*, MemorySpace> keeps;   ///< per layer (max_layers): 1 where isolation keeps contacts
+  Kokkos::View<agent_index*, MemorySpace> changed;  ///< the agents whose isolation changed, count() of them
+  Kokkos::View<agent_index, MemorySpace> count;
+
+  KOKKOS_INLINE_FUNCTION bool isolated(agent_index a) const { return (flags(a) & isolated_bit) != 0; }
+  KOKKOS_INLINE_FUNCTION bool changes(agent_index a) const { return (flags(a) & changed_bit) != 0; }
+  /// The layer byte of an entry between i and j of layer byte `stored`.
+  KOKKOS_INLINE_FUNCTION layer_index byte(layer_index stored, agent_index i, agent_index j) const {
+    auto const open = static_cast<layer_index>(stored & 0x7fu);
+    bool const closes = keeps(open) == 0 && (isolated(i) || isolated(j));
+    return closes ? static_cast<layer_index>(open | closed_layer) : open;
+  }
+};
+
+/// The highest layer byte of `layers` (0 when empty). Waits for the device.
+template <class ExecutionSpace>
+int highest_layer_byte(ExecutionSpace const& exec,
+                       Kokkos::View<layer_index*, typename ExecutionSpace::memory_space> const& layers) {
+  int highest = 0;
+  Kokkos::parallel_reduce(
+      "herd::layers::highest", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, layers.extent(0)),
+      KOKKOS_LAMBDA(std::size_t e, int& h) { h = layers(e) > h ? layers(e) : h; }, Kokkos::Max<int>(highest));
+  return highest;
+}
+
+// Rewrites one entry's layer byte, and its code's twin where the codes have twins.
+template <class Layers, class Codes, class MemorySpace>
+struct EntryRewrite {
+  Layers layers;
+  Codes codes;  ///< empty where there are none to keep
+  Codes twins;
+  Isolation<MemorySpace> iso;
+
+  KOKKOS_INLINE_FUNCTION void operator()(edge_offset e, agent_index i, agent_index j) const {
+    layer_index const now = iso.byte(layers(e), i, j);
+    if (now == layers(e)) return;
+    layers(e) = now;
+    if (codes.extent(0) != 0) codes(e) = twins(codes(e));
+  }
+};
+
+/// Rewrites the layer bytes (and, where given, the weight codes) of `graph`'s entries that the
+/// listed agents' changes touch: their own rows, and their entries in the rows that `readers`
+/// lists for them, of agents whose isolation did not change (those rewrite their own rows). Each
+/// entry is written by one thread. `launch`: the list's length, or a bound on it (the threads past
+/// the count return at once), in chunks taken as threads come free: the work per agent varies.
+/// Does not wait.
+template <class ExecutionSpace, class Graph, class Readers>
+void close_contacts(ExecutionSpace const& exec, Graph const& graph, Readers const& readers,
+                    Isolation<typename ExecutionSpace::memory_space> const& iso, agent_index launch,
+                    WeightCodes<typename ExecutionSpace::memory_space> const& codes) {
+  if (!graph.layered() || launch == 0) return;
+  using memory_space = typename ExecutionSpace::memory_space;
+  using Codes = decltype(codes.codes);
+  EntryRewrite<decltype(graph.layers), Codes, memory_space> const rewrite{
+      graph.layers, codes.twins.extent(0) != 0 ? codes.codes : Codes(), codes.twins, iso};
+  Kokkos::parallel_for(
+      "herd::scenario::close_contacts",
+      Kokkos::RangePolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec, 0, launch),
+      KOKKOS_LAMBDA(agent_index n) {
+        if (n >= iso.count()) return;
+        agent_index const a = iso.changed(n);
+        if (a < graph.num_agents())
+          for (edge_offset e = graph.row_offsets(a); e < graph.row_offsets(a + 1); ++e)
+            rewrite(e, a, graph.neighbours(e));
+        if (a >= readers.num_agents()) return;
+        for (edge_offset r = readers.row_offsets(a); r < readers.row_offsets(a + 1); ++r) {
+          agent_index const x = readers.neighbours(r);
+          // An entry of a kept layer never closes; the entry x -> a of this reader is of its layer.
+          if (iso.keeps(readers.layer(r)) != 0 || x == a || x >= graph.num_agents() || iso.changes(x)) continue;
+          // A row's entries need not be sorted by local index (a rank's ghosts), so it is scanned.
+          for (edge_offset e = graph.row_offsets(x); e < graph.row_offsets(x + 1); ++e)
+            if (graph.neighbours(e) == a) rewrite(e, x, a);
+        }
+      });
+}
+
+}  // namespace Details
+
+}  // namespace herd

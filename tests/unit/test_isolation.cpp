@@ -1,0 +1,294 @@
+#include "test_common.hpp"
+
+#include <herd/scenario/run_scenario.hpp>
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace herd;
+using herd::test::to_vector;
+
+constexpr std::uint64_t seed = 31;
+
+template <class ExecutionSpace>
+class Isolation : public ::testing::Test {};
+TYPED_TEST_SUITE(Isolation, herd::test::ExecutionSpaces);
+
+ScenarioEvent isolation(int first, int last, double probability, int duration,
+                        std::vector<std::string> keeps = {"household"}) {
+  ScenarioEvent e;
+  e.kind = ScenarioEvent::Kind::isolate;
+  e.first = first;
+  e.last = last;
+  e.probability = probability;
+  e.duration = duration;
+  e.keeps = std::move(keeps);
+  return e;
+}
+
+Scenario population_scenario(std::vector<ScenarioEvent> events) {
+  Scenario scenario;
+  scenario.layer_names = population_layer_names();
+  scenario.events = std::move(events);
+  return scenario;
+}
+
+// Every entry of `graph` is closed exactly when it is not a household entry and one of its ends
+// is isolated (`isolated`: per agent). Returns the closed entries.
+template <class Graph>
+std::size_t expect_closed_where_isolated(Graph const& graph, std::vector<std::uint8_t> const& isolated, int step) {
+  auto const offsets = to_vector(graph.row_offsets);
+  auto const neighbours = to_vector(graph.neighbours);
+  auto const layers = to_vector(graph.layers);
+  std::size_t closed = 0, wrong = 0;
+  for (agent_index i = 0; i < graph.num_agents(); ++i)
+    for (auto e = offsets[static_cast<std::size_t>(i)]; e < offsets[static_cast<std::size_t>(i) + 1]; ++e) {
+      bool const should = (layers[e] & 0x7f) != static_cast<int>(PopulationLayer::household) &&
+                          (isolated[static_cast<std::size_t>(i)] != 0 || isolated[neighbours[e]] != 0);
+      bool const is = (layers[e] & closed_layer) != 0;
+      closed += is;
+      wrong += is != should;
+    }
+  EXPECT_EQ(wrong, 0u) << "entries closed or open against their ends' isolation before step " << step;
+  return closed;
+}
+
+// Agents detected before step 2 (every spreading agent: probability 1) are isolated for steps 2, 3
+// and 4 and free from step 5; their non-household entries, both ways, are closed for those steps
+// alone. Nobody else is isolated: the event acts on step 2 only.
+TYPED_TEST(Isolation, TimersExpireAfterExactlyKSteps) {
+  using Exec = TypeParam;
+  using Sim = Simulation<Exec>;
+  using Model = Seir<typename Exec::memory_space>;
+  Exec exec;
+  LayeredPopulation spec;
+  spec.agents = 5000;
+  auto const graph = build_csr(exec, generate_population(exec, spec, seed).edges);
+  SeirParameters p;
+  p.beta = 0.05;
+  p.infectious = Period::fixed(100);
+  p.initial_infected = 30;
+  Sim sim(exec, graph, seed);
+  Model model(graph.num_agents(), p);
+  model.initialise(sim, graph.num_agents());
+  int const steps = 7;
+  Interventions<Sim, Model> interventions(sim, model, population_scenario({isolation(2, 2, 1.0, 3)}), steps);
+  ASSERT_TRUE(interventions.isolates());
+  std::vector<std::uint8_t> infectious_before_2;
+  std::vector<std::vector<std::uint16_t>> timers;
+  auto const history = run_scenario(sim, model, steps, interventions, [&](int t, int) {
+    // After step t: the timers the events of step t set, and the states that step 2 reads.
+    timers.push_back(to_vector(interventions.isolation_timers().current()));
+    if (t == 1)
+      for (auto s : to_vector(model.state.current())) infectious_before_2.push_back(s == Model::infectious);
+    std::vector<std::uint8_t> isolated;
+    for (auto left : timers.back()) isolated.push_back(left > 0);
+    auto const closed = expect_closed_where_isolated(sim.graph(), isolated, t);
+    EXPECT_EQ(closed > 0, t >= 2 && t <= 4) << "step " << t;
+  });
+  (void)history;
+  auto const n = static_cast<std::size_t>(graph.num_agents());
+  std::size_t detected = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint16_t const expected[] = {0, 3, 2, 1, 0, 0, 0};
+    for (int t = 1; t <= steps; ++t)
+      ASSERT_EQ(timers[static_cast<std::size_t>(t - 1)][i], infectious_before_2[i] ? expected[t - 1] : 0)
+          << "agent " << i << " before step " << t;
+    detected += infectious_before_2[i];
+  }
+  EXPECT_GT(detected, 30u);
+  auto const counts = to_vector(interventions.finish(sim));
+  EXPECT_EQ(counts[2], static_cast<std::int64_t>(detected)) << "the agents the event isolated before step 2";
+}
+
+// SIR with beta 1 and agents infectious for the whole run, every spreading agent isolated before
+// each step (keeping its household): nobody is infected outside the seeds' households, and the
+// same bits come with and without the weights' codes, active, on every schedule and in two pieces
+// through restore_isolation (a checkpoint's path). Without isolation the infection leaves home.
+TYPED_TEST(Isolation, ConfinesInfectionToTheSeedsHouseholds) {
+  using Exec = TypeParam;
+  using Sim = Simulation<Exec>;
+  using Model = Seir<typename Exec::memory_space>;
+  Exec exec;
+  LayeredPopulation spec;
+  spec.agents = 20000;
+  auto const population = generate_population(exec, spec, seed);
+  auto const graph = build_csr(exec, population.edges);
+  auto const household = to_vector(population.household);
+  int const steps = 12;
+  auto const scenario = population_scenario({isolation(1, steps, 1.0, steps)});
+  SeirParameters p;
+  p.beta = 1.0;
+  p.infectious = Period::fixed(100);
+  p.initial_infected = 40;
+  // The history and final states of a run in `pieces` pieces: each later piece starts a new
+  // simulation and interventions from the states and timers of the last one, as a resumed run.
+  auto const run_with = [&](Scenario const& s, StepOptions const& options, int pieces, std::set<agent_index>* seeds) {
+    Model model(graph.num_agents(), p);
+    std::vector<std::int64_t> out;
+    std::vector<std::uint16_t> timers;
+    for (int piece = 0; piece < pieces; ++piece) {
+      Sim sim(exec, graph, seed, options);
+      Interventions<Sim, Model> interventions(sim, model, s, steps);
+      if (piece == 0) {
+        model.initialise(sim, graph.num_agents());
+        if (seeds) {
+          auto const first = to_vector(model.state.current());
+          for (std::size_t i = 0; i < first.size(); ++i)
+            if (first[i] != Model::susceptible) seeds->insert(household[i]);
+        }
+      } else {
+        sim.set_step(static_cast<std::uint32_t>(piece * steps / pieces));
+        if (interventions.isolates()) {
+          auto const host = Kokkos::create_mirror_view(interventions.isolation_timers().current());
+          std::copy(timers.begin(), timers.end(), host.data());
+          Kokkos::deep_copy(interventions.isolation_timers().current(), host);
+          interventions.restore_isolation(sim);
+        }
+      }
+      auto const history = to_vector(run_scenario(sim, model, steps / pieces, interventions));
+      out.insert(out.end(), history.begin(), history.end());
+      if (interventions.isolates()) timers = to_vector(interventions.isolation_timers().current());
+      if (options.stepping == Stepping::pull && options.weight_codes) {
+        EXPECT_GT(sim.code_bytes_per_edge(), 0) << "the pulled sums add by code";
+      }
+    }
+    for (auto state : to_vector(model.state.current())) out.push_back(state);
+    return out;
+  };
+  std::set<agent_index> homes;
+  auto const isolated = run_with(scenario, herd::test::stepping_options(Stepping::pull), 1, &homes);
+  ASSERT_EQ(homes.size(), 40u);
+  auto const n = static_cast<std::size_t>(graph.num_agents());
+  auto const at_home = herd::test::infections_at_home(isolated, household, homes);
+  EXPECT_EQ(at_home.away, 0u) << "infections away from the seeds' households";
+  EXPECT_GT(at_home.infected, 60u) << "the infection spread within the households";
+  EXPECT_LE(at_home.infected, at_home.living_there);
+
+  StepOptions uncoded;
+  uncoded.weight_codes = false;
+  EXPECT_EQ(run_with(scenario, uncoded, 1, nullptr), isolated) << "without the weights' codes";
+  EXPECT_EQ(run_with(scenario, herd::test::stepping_options(Stepping::active), 1, nullptr), isolated) << "active";
+  EXPECT_EQ(run_with(scenario, herd::test::stepping_options(Stepping::automatic), 1, nullptr), isolated) << "automatic";
+  for (auto schedule : {Schedule::vector, Schedule::team, Schedule::edge}) {
+    StepOptions scheduled;
+    scheduled.schedule = schedule;
+    EXPECT_EQ(run_with(scenario, scheduled, 1, nullptr), isolated) << "schedule " << static_cast<int>(schedule);
+  }
+  auto pieces = run_with(scenario, herd::test::stepping_options(Stepping::active), 2, nullptr);
+  // The second piece's history starts with the row the first one ended with.
+  auto const row = static_cast<std::ptrdiff_t>((isolated.size() - n) / static_cast<std::size_t>(steps + 1));
+  pieces.erase(pieces.begin() + (steps / 2 + 1) * row, pieces.begin() + (steps / 2 + 2) * row);
+  EXPECT_EQ(pieces, isolated) << "in two pieces, resumed through restore_isolation";
+
+  auto const open = run_with(Scenario{}, herd::test::stepping_options(Stepping::pull), 1, nullptr);
+  EXPECT_GT(herd::test::infections_at_home(open, household, homes).away, 100u)
+      << "without isolation the infection leaves home";
+}
+
+// Codes made where entries may close come in open and closed twins: a twin's weight is the
+// code's, its layer byte differs by the closed bit, and its weight reads 0.
+TYPED_TEST(Isolation, WeightCodesComeInOpenAndClosedTwins) {
+  using Exec = TypeParam;
+  Exec exec;
+  LayeredPopulation spec;
+  spec.agents = 3000;
+  auto graph = build_csr(exec, generate_population(exec, spec, seed).edges);
+  graph.layer_factors = Kokkos::View<float*, typename Exec::memory_space>("factors", layer_factor_slots);
+  Kokkos::deep_copy(Kokkos::subview(graph.layer_factors, std::make_pair(0, max_layers)), 1.0f);
+  auto const plain = Details::make_weight_codes(exec, graph);
+  auto const twinned = Details::make_weight_codes(exec, graph, true);
+  ASSERT_FALSE(plain.empty());
+  ASSERT_EQ(twinned.palette.extent(0), 2 * plain.palette.extent(0));
+  EXPECT_EQ(plain.twins.extent(0), 0u);
+  auto const palette = to_vector(twinned.palette);
+  auto const layers = to_vector(twinned.layers);
+  auto const twins = to_vector(twinned.twins);
+  auto const factors = to_vector(graph.layer_factors);
+  for (std::size_t c = 0; c < palette.size(); ++c) {
+    auto const t = twins[c];
+    EXPECT_EQ(twins[t], c);
+    EXPECT_EQ(palette[t], palette[c]);
+    EXPECT_EQ(layers[t], layers[c] ^ closed_layer);
+    EXPECT_EQ(palette[c] * factors[layers[c]] == 0.0f, (layers[c] & closed_layer) != 0) << "code " << c;
+  }
+  // Every entry's code names its (weight, layer byte).
+  auto const codes = to_vector(twinned.codes);
+  auto const weights = to_vector(graph.weights);
+  auto const entry_layers = to_vector(graph.layers);
+  for (std::size_t e = 0; e < codes.size(); ++e) {
+    ASSERT_EQ(palette[codes[e]], weights[e]);
+    ASSERT_EQ(layers[codes[e]], entry_layers[e]);
+  }
+}
+
+// What isolation refuses, by name: a probability outside [0, 1], no steps, a layer the graph does
+// not have, events keeping different layers, more events than a step's pass holds, a graph
+// without layers, a layer byte that would read as closed, and a model that does not say who
+// spreads.
+TEST(IsolationEvents, BadIsolationsAreRefusedByName) {
+  auto const message = [](Scenario const& scenario) {
+    try {
+      check(scenario);
+    } catch (Error const& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  auto e = isolation(1, 5, 1.5, 3);
+  e.label = "events[0]";
+  EXPECT_EQ(message(population_scenario({e})), "events[0]: the probability of detection must lie in [0, 1], got 1.5");
+  e.probability = 0.5;
+  e.duration = 0;
+  EXPECT_EQ(message(population_scenario({e})), "events[0]: an isolation lasts 1 to 65535 steps, got 0");
+  e.duration = 3;
+  e.keeps = {"home"};
+  EXPECT_EQ(message(population_scenario({e})),
+            "events[0]: unknown layer 'home' (the graph's layers: household, school, workplace, community)");
+  e.keeps = {"household"};
+  auto other = e;
+  other.label = "events[1]";
+  other.keeps = {};
+  EXPECT_EQ(message(population_scenario({e, other})),
+            "events[1]: every isolation event must keep the same layers (an agent's contacts close alike)");
+  EXPECT_EQ(message(population_scenario(std::vector<ScenarioEvent>(9, e))),
+            "events[0]: a scenario holds at most 8 isolation events");
+
+  using Exec = Kokkos::DefaultHostExecutionSpace;
+  using Sim = Simulation<Exec>;
+  Exec exec;
+  auto const graph = build_csr(exec, generate_edges(exec, ErdosRenyi{500, 4.0}, seed));
+  Sim sim(exec, graph, seed);
+  using Model = Seir<Exec::memory_space>;
+  Model model(graph.num_agents(), SeirParameters{});
+  Scenario unlayered;
+  unlayered.events = {isolation(1, 5, 0.5, 3, {})};
+  unlayered.events[0].label = "events[0]";
+  try {
+    Interventions<Sim, Model> interventions(sim, model, unlayered, 5);
+    ADD_FAILURE() << "isolation on a graph without layers";
+  } catch (Error const& error) {
+    EXPECT_STREQ(error.what(), "events[0]: isolation closes contacts by their layer, and the graph has no layers");
+  }
+  // A layer byte from 128 up marks a closed entry: a graph made by hand with one is refused.
+  auto marked = build_csr(exec, herd::test::edge_list<Exec>(3, {0, 1}, {1, 2}, {}, {1, 2}));
+  Kokkos::deep_copy(Kokkos::subview(marked.layers, 0), layer_index{200});
+  try {
+    Sim refused(exec, marked, seed);
+    ADD_FAILURE() << "a layer byte of 200";
+  } catch (Error const& error) {
+    EXPECT_STREQ(error.what(), "graph: layer 200, outside [0, 128)");
+  }
+  Opinion<Exec::memory_space> opinions(graph.num_agents(), OpinionParameters{});
+  try {
+    check(unlayered, opinions);
+    ADD_FAILURE() << "isolation of a model that does not say who spreads";
+  } catch (Error const& error) {
+    EXPECT_STREQ(error.what(), "events[0]: the model does not say which agents spread (Model::activity)");
+  }
+}
+
+}  // namespace
