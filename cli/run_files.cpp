@@ -1,6 +1,8 @@
 #include "run_files.hpp"
 #include "input.hpp"
 
+#include <herd/io/text/edge_list_parser.hpp>
+
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -26,6 +28,12 @@ std::vector<std::string> with_absolute_inputs(std::vector<std::string> const& ar
     }
   }
   return out;
+}
+
+std::uint64_t scenario_fingerprint(std::string const& path) {
+  std::uint64_t hash = 0xcbf29ce484222325ull;
+  for (char const c : read_text_file(path)) hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+  return hash == 0 ? 1 : hash;
 }
 
 Options resume_options(std::string const& checkpoint, std::vector<std::string> const& extra) {

@@ -35,6 +35,10 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
 /// checkpoint resumed from another folder reads the same files.
 std::vector<std::string> with_absolute_inputs(std::vector<std::string> const& arguments);
 
+/// A fingerprint of a scenario file's bytes (FNV-1a, never 0), which checkpoints keep: a resumed
+/// run refuses a file changed since.
+std::uint64_t scenario_fingerprint(std::string const& path);
+
 template <class Sim, class Model>
 class RunFiles {
  public:
@@ -51,6 +55,7 @@ class RunFiles {
     record_.agents = static_cast<std::uint64_t>(sim.num_global());
     record_.edges = edges;
     record_.observables = model.observable_names();
+    if (!o.scenario.empty()) record_.scenario_hash = scenario_fingerprint(o.scenario);
   }
   RunFiles(RunFiles const&) = delete;
   RunFiles& operator=(RunFiles const&) = delete;
@@ -83,6 +88,9 @@ class RunFiles {
                     " and " + std::to_string(record_.edges));
         require(saved.graph_hash == 0 || saved.graph_hash == record_.graph_hash,
                 path + ": written for another graph with the same counts (its contacts differ)");
+        require(saved.scenario_hash == 0 || saved.scenario_hash == record_.scenario_hash,
+                path + ": written by a run of another scenario: " + o_.scenario +
+                    " changed since (the events from the checkpoint on would differ)");
         require(saved.observables == record_.observables, path + ": its observables are not this model's");
         check_history(saved, path);
         require(

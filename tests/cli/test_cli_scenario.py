@@ -200,6 +200,12 @@ class Scenario(hf.Case):
             if hf.MPIEXEC:
                 self.ok(2, "resume", self.path("c.h5"), "--steps", "40", "--csv", self.path("resumed2.csv"))
                 self.assertEqual(hf.read(self.path("resumed2.csv")), pulled)
+            # The checkpoint keeps a fingerprint of the scenario file: a changed file is refused.
+            self.scenario([{"steps": [1, 40], "isolate": {"probability": 0.5, "duration": 7}}], "strict.json")
+            result = hf.herd(0, "resume", self.path("c.h5"), "--steps", "40", "--csv", self.path("changed.csv"))
+            self.assertEqual(result.returncode, 1, result.stderr)
+            self.assertIn("written by a run of another scenario: " + strict + " changed since", result.stderr)
+            self.assertFalse(os.path.exists(self.path("changed.csv")))
         bad = self.scenario([{"step": 2, "isolate": {"probability": 0.5, "duration": 3, "keeps": ["home"]}}],
                             "bad.json")
         result = hf.herd(0, "run", *population, "--scenario", bad)

@@ -40,6 +40,8 @@ void write_run(h5::File& file, RunRecord const& record) {
   file.set_attribute("/run", "edges", static_cast<std::int64_t>(record.edges));
   file.set_attribute("/run", "arguments", joined(record.arguments, '\n'));
   file.set_attribute("/run", "graph_hash", static_cast<std::int64_t>(record.graph_hash));
+  if (record.scenario_hash != 0)
+    file.set_attribute("/run", "scenario_hash", static_cast<std::int64_t>(record.scenario_hash));
   if (!record.history.empty()) write_history(file, record);
   file.create_group("/agents");
 }
@@ -81,6 +83,8 @@ RunRecord read_record(h5::File const& file, std::string const& kind) {
   r.arguments = split(file.string_attribute("/run", "arguments"), '\n');
   if (file.has_attribute("/run", "graph_hash"))
     r.graph_hash = static_cast<std::uint64_t>(file.int_attribute("/run", "graph_hash"));
+  if (file.has_attribute("/run", "scenario_hash"))
+    r.scenario_hash = static_cast<std::uint64_t>(file.int_attribute("/run", "scenario_hash"));
   r.observables = split(file.string_attribute("/run/history", "columns"), ',');
   auto const extents = file.extents("/run/history");
   require(!r.observables.empty() && extents.size() == 2 && extents[0] == r.step + 1ull &&

@@ -32,6 +32,7 @@ struct RunRecord {
   std::vector<std::string> observables;  ///< names of the history's columns
   std::vector<std::int64_t> history;     ///< (step + 1) rows of observables, row-major
   std::uint64_t graph_hash = 0;          ///< herd::graph_hash of the graph as built (0: not recorded)
+  std::uint64_t scenario_hash = 0;       ///< a fingerprint of the --scenario file's bytes (0: none)
 };
 
 /// Creates `final_path`'s temporary file and writes the record into it (the kind is
