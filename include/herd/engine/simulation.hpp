@@ -195,8 +195,7 @@ class Simulation {
     exec_.fence();
     where_.use_graph(g);
     apply_options(options_, true);  // the push graph holds the layers it pushes with
-    if (!where_.pushes_along_rows() && active_.push_graph().num_agents() == 0)
-      readers_ = transpose(exec_, graph(), num_agents());
+    closing_readers();
   }
 
   /// Closes and reopens the entries that the changes of `isolation` touch, in this simulation's
@@ -206,11 +205,7 @@ class Simulation {
   void close_contacts(Details::Isolation<memory_space> const& isolation) {
     require(closable_, "close_contacts: call allow_closed_contacts before the step loop");
     if (!graph().layered()) return;
-    auto const& push = active_.push_graph();
-    bool const own_push = push.num_agents() > 0 && push.layers.data() != graph().layers.data();
-    if (!where_.pushes_along_rows() && !own_push && readers_.num_agents() == 0)
-      readers_ = transpose(exec_, graph(), num_agents());
-    graph_type const& readers = where_.pushes_along_rows() ? graph() : own_push ? push : readers_;
+    graph_type const& readers = closing_readers();
     // A host backend reads how many changed (its kernels have finished when they return); a GPU
     // launches a thread per agent rather than wait for the count.
     agent_index launch = num_agents();
@@ -219,7 +214,7 @@ class Simulation {
       Kokkos::deep_copy(launch, isolation.count);
     }
     Details::close_contacts(exec_, graph(), readers, isolation, launch, spreaders_.codes());
-    if (own_push) Details::close_contacts(exec_, push, graph(), isolation, launch, {});
+    if (pushes_through_copy()) Details::close_contacts(exec_, active_.push_graph(), graph(), isolation, launch, {});
   }
   /// Each layer's factor now (max_layers of them; empty on a graph without layers).
   std::vector<float> layer_factors() const {
@@ -461,6 +456,22 @@ class Simulation {
     boundary_.reset();
     if (interior < num_owned())
       boundary_ = make_step_plan(exec_, graph(), schedule, default_hub_threshold(), {interior, num_owned() - interior});
+  }
+
+  // Whether listed steps push along a graph of their own (a transpose), with layers of its own.
+  bool pushes_through_copy() const {
+    auto const& push = active_.push_graph();
+    return push.num_agents() > 0 && push.layers.data() != graph().layers.data();
+  }
+
+  // The graph whose row a lists the rows of graph() that name agent a, for close_contacts: the
+  // graph itself when symmetric, else the push transpose of listed steps, else a transpose kept
+  // for it (made on first use).
+  graph_type const& closing_readers() {
+    if (where_.pushes_along_rows()) return graph();
+    if (pushes_through_copy()) return active_.push_graph();
+    if (readers_.num_agents() == 0) readers_ = transpose(exec_, graph(), num_agents());
+    return readers_;
   }
 
   // A layered graph's layer factors, 1 to start with, of this simulation's own: another one on the
