@@ -9,6 +9,7 @@
 
 #include <herd/core/types.hpp>
 #include <herd/engine/weight_codes.hpp>
+#include <herd/graph/csr_graph.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -33,9 +34,13 @@ struct Isolation {
 
   KOKKOS_INLINE_FUNCTION bool isolated(agent_index a) const { return (flags(a) & isolated_bit) != 0; }
   KOKKOS_INLINE_FUNCTION bool changes(agent_index a) const { return (flags(a) & changed_bit) != 0; }
+  /// Lists agent a among those whose isolation changed.
+  KOKKOS_INLINE_FUNCTION void list(agent_index a) const {
+    changed(Kokkos::atomic_fetch_add(&count(), agent_index{1})) = a;
+  }
   /// The layer byte of an entry between i and j of layer byte `stored`.
   KOKKOS_INLINE_FUNCTION layer_index byte(layer_index stored, agent_index i, agent_index j) const {
-    auto const open = static_cast<layer_index>(stored & 0x7fu);
+    auto const open = open_layer(stored);
     bool const closes = keeps(open) == 0 && (isolated(i) || isolated(j));
     return closes ? static_cast<layer_index>(open | closed_layer) : open;
   }

@@ -191,7 +191,7 @@ class Simulation {
     auto const own = g.layers;
     Kokkos::parallel_for(
         "herd::layers::open", Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, own.extent(0)),
-        KOKKOS_LAMBDA(std::size_t e) { own(e) = static_cast<layer_index>(shared(e) & 0x7fu); });
+        KOKKOS_LAMBDA(std::size_t e) { own(e) = open_layer(shared(e)); });
     exec_.fence();
     where_.use_graph(g);
     apply_options(options_, true);  // the push graph holds the layers it pushes with

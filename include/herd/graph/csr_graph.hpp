@@ -24,6 +24,9 @@ namespace herd {
 /// A stored layer byte with its top bit set (closed_layer) marks an entry that isolation closed
 /// (herd::Interventions): its factor slot holds 0, so it weighs 0 on every path that reads
 /// weights, until the bit is cleared. layer(e) gives the layer without the bit.
+/// The layer a stored layer byte holds, without its closed_layer bit.
+KOKKOS_INLINE_FUNCTION layer_index open_layer(layer_index byte) { return static_cast<layer_index>(byte & 0x7fu); }
+
 template <class MemorySpace, class WeightStorage = float>
 struct CsrGraph {
   using memory_space = MemorySpace;
@@ -49,7 +52,7 @@ struct CsrGraph {
   KOKKOS_INLINE_FUNCTION bool layered() const { return layers.extent(0) != 0; }
   /// Layer of entry e (0 in a graph without layers).
   KOKKOS_INLINE_FUNCTION layer_index layer(edge_offset e) const {
-    return layered() ? static_cast<layer_index>(layers(e) & 0x7fu) : layer_index{0};
+    return layered() ? open_layer(layers(e)) : layer_index{0};
   }
   /// Whether isolation closed entry e (see closed_layer).
   KOKKOS_INLINE_FUNCTION bool closed(edge_offset e) const { return layered() && (layers(e) & closed_layer) != 0; }

@@ -172,7 +172,7 @@ class Interventions {
         KOKKOS_LAMBDA(agent_index a) {
           // Isolated agents changed from the open contacts the graph starts with.
           iso.flags(a) = static_cast<std::uint8_t>(timers(a) > 0 ? Flags::isolated_bit | Flags::changed_bit : 0);
-          if (timers(a) > 0) iso.changed(Kokkos::atomic_fetch_add(&iso.count(), agent_index{1})) = a;
+          if (timers(a) > 0) iso.list(a);
         });
     sim.close_contacts(iso);
     sim.execution_space_instance().fence();
@@ -484,7 +484,7 @@ class Interventions {
           auto const now =
               static_cast<std::uint8_t>((isolated ? Flags::isolated_bit : 0) | (changed ? Flags::changed_bit : 0));
           if (now != old) iso.flags(i) = now;
-          if (changed) iso.changed(Kokkos::atomic_fetch_add(&iso.count(), agent_index{1})) = i;
+          if (changed) iso.list(i);
         });
     if constexpr (Simulation::distribution_type::has_ghosts) {
       // A ghost's byte says whether its owner's detections changed it.
@@ -493,7 +493,7 @@ class Interventions {
       Kokkos::parallel_for(
           "herd::scenario::isolated_ghosts",
           Kokkos::RangePolicy<execution_space>(exec, sim.num_owned(), sim.num_agents()), KOKKOS_LAMBDA(agent_index g) {
-            if (iso.changes(g)) iso.changed(Kokkos::atomic_fetch_add(&iso.count(), agent_index{1})) = g;
+            if (iso.changes(g)) iso.list(g);
           });
     }
     sim.close_contacts(iso);
