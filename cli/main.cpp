@@ -4,6 +4,7 @@
 #include "ensemble_report.hpp"
 #if HERD_ENABLE_HDF5
 #include "ensemble_file.hpp"
+#include "fingerprint.hpp"
 #endif
 #include "job.hpp"
 #include "launcher.hpp"
@@ -38,6 +39,7 @@
 #include <new>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #if !HERD_ENABLE_MPI && HERD_ENABLE_HDF5
@@ -80,12 +82,8 @@ struct MpiSession {
   // and ranks that parse different options wait in different collectives or compute different
   // runs. Collective.
   bool same_arguments_everywhere(int argc, char** argv) const {
-    std::uint64_t hash = 0xcbf29ce484222325ull;  // FNV-1a over the arguments, each ended by a NUL
-    for (int k = 1; k < argc; ++k)
-      for (char const* c = argv[k];; ++c) {
-        hash = (hash ^ static_cast<unsigned char>(*c)) * 0x100000001b3ull;
-        if (*c == '\0') break;
-      }
+    std::uint64_t hash = herd::cli::fnv1a_basis;  // over the arguments, each ended by its NUL
+    for (int k = 1; k < argc; ++k) hash = herd::cli::fnv1a(std::string_view(argv[k], std::strlen(argv[k]) + 1), hash);
 #if HERD_ENABLE_MPI
     std::uint64_t lowest = hash, highest = hash;
     MPI_Allreduce(MPI_IN_PLACE, &lowest, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);

@@ -1,4 +1,5 @@
 #include "run_files.hpp"
+#include "fingerprint.hpp"
 #include "input.hpp"
 
 #include <herd/io/text/edge_list_parser.hpp>
@@ -31,8 +32,7 @@ std::vector<std::string> with_absolute_inputs(std::vector<std::string> const& ar
 }
 
 std::uint64_t scenario_fingerprint(std::string const& path) {
-  std::uint64_t hash = 0xcbf29ce484222325ull;
-  for (char const c : read_text_file(path)) hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+  auto const hash = fnv1a(read_text_file(path));
   return hash == 0 ? 1 : hash;
 }
 
