@@ -4,8 +4,8 @@
 #include "ensemble_report.hpp"
 #if HERD_ENABLE_HDF5
 #include "ensemble_file.hpp"
-#include "fingerprint.hpp"
 #endif
+#include "fingerprint.hpp"
 #include "job.hpp"
 #include "launcher.hpp"
 #include "memory_budget.hpp"
