@@ -46,6 +46,7 @@ Converted build(Options const& o, Comm comm) {
                                       std::to_string(std::numeric_limits<agent_index>::max() - 1) + " (try --relabel)");
     check_edge_list_fits(o, edges);
     out.graph = to_host(exec, graph_of_edges<float>(o, exec, edges));
+    out.graph.layer_names = std::move(edges.layer_names);
     out.info.directed = o.directed || edges.directed;
     out.info.source = o.graph;
   }

@@ -189,20 +189,21 @@ Input<WeightStorage> graph_of(Options const& o, Exec const& exec, Comm comm, Att
   auto edges = read_edge_list(o.graph);
   if (!o.attributes.empty()) cover_table_agents(edges, table, o.attributes);
   check_edge_list_fits(o, edges);
-  return {graph_of_edges<WeightStorage>(o, exec, edges), o.graph, {}, {}, {}};
+  auto names = edges.layer_names;
+  return {graph_of_edges<WeightStorage>(o, exec, edges), o.graph, {}, {}, std::move(names)};
 }
 
 }  // namespace
 
-std::vector<std::string> layer_names_of(Options const& o, Comm comm) {
+std::optional<std::vector<std::string>> layer_names_of(Options const& o, Comm comm) {
   if (o.graph == "population") return population_layer_names();
+  if (is_generator(o.graph) || o.window > 0) return std::vector<std::string>();
 #if HERD_ENABLE_HDF5
-  if (!is_generator(o.graph) && o.window == 0 && io::is_hdf5_file(o.graph))
-    return io::population_layer_names(o.graph, comm);
+  if (io::is_hdf5_file(o.graph)) return io::population_layer_names(o.graph, comm);
 #else
   (void)comm;
 #endif
-  return {};
+  return std::nullopt;
 }
 
 template <class WeightStorage>

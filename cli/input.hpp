@@ -41,8 +41,9 @@ struct Input {
 };
 
 /// The names of the contact layers of the graph --graph names: the population's, a population
-/// file's (read from it, collective over `comm`), none for other graphs.
-std::vector<std::string> layer_names_of(Options const& options, Comm comm);
+/// file's (read from it, collective over `comm`), none for generated graphs and timed contacts;
+/// unknown (nullopt) for an edge-list file until it is read (make_graph gives them).
+std::optional<std::vector<std::string>> layer_names_of(Options const& options, Comm comm);
 
 /// Whether `graph` names a built-in generator rather than a file.
 bool is_generator(std::string const& graph);

@@ -184,12 +184,23 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
   // Before a checkpoint is loaded: every value the scenario sets is a valid one for its states.
   std::optional<Interventions<Sim, Model>> events;
   if (!o.scenario.empty()) {
-    auto scenario = read_scenario(o.scenario, o.steps, !o.checkpoint.empty(), layer_names);
-    try {
-      events.emplace(sim, model, std::move(scenario), o.steps);
-    } catch (Error const& e) {
-      throw Error(o.scenario + ": " + e.what());
-    }
+    // An edge list's layer names are checked here, when it has been read: on every rank alike.
+    auto const make_events = [&] {
+      auto scenario = read_scenario(o.scenario, o.steps, !o.checkpoint.empty(), layer_names);
+      try {
+        events.emplace(sim, model, std::move(scenario), o.steps);
+      } catch (Error const& e) {
+        throw Error(o.scenario + ": " + e.what());
+      }
+    };
+#if HERD_ENABLE_MPI
+    if (distributed)
+      mpi::collectively(world(), make_events);
+    else
+      make_events();
+#else
+    make_events();
+#endif
   }
   if (events && events->isolates())
     files.keep_isolation(events->isolation_timers(), [&events, &sim] { events->restore_isolation(sim); });
@@ -298,8 +309,10 @@ LocalGraph<Memory, WeightStorage> population_share(Options const& o, Exec const&
 
 // This rank's share of the edge list --graph names, read by byte ranges (collective).
 template <class WeightStorage, class Entry>
-LocalGraph<Memory, WeightStorage> read_share(Options const& o, Exec const& exec, MPI_Comm comm, bool& symmetric) {
+LocalGraph<Memory, WeightStorage> read_share(Options const& o, Exec const& exec, MPI_Comm comm, bool& symmetric,
+                                             std::vector<std::string>& layer_names) {
   auto edges = mpi::read_edge_list(comm, o.graph);
+  layer_names = edges.layer_names;
   auto lines = static_cast<unsigned long long>(edges.sources.size());
   MPI_Allreduce(MPI_IN_PLACE, &lines, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
   bool const directed = o.directed || edges.directed;
@@ -357,7 +370,7 @@ LocalGraph<Memory, WeightStorage> read_population_share(Options const& o, Exec c
 // What the report says of a graph built by shares (collective).
 template <class WeightStorage>
 GraphFacts share_facts(Options const& o, Exec const& exec, MPI_Comm comm,
-                       LocalGraph<Memory, WeightStorage> const& local) {
+                       LocalGraph<Memory, WeightStorage> const& local, std::vector<std::string> layer_names) {
   auto const [max_degree, entries] = mpi::degree_extent(exec, comm, local);
   bool const checkpointed = !o.checkpoint.empty() || !o.resume.empty();
   return {o.graph,
@@ -367,7 +380,7 @@ GraphFacts share_facts(Options const& o, Exec const& exec, MPI_Comm comm,
           max_degree,
           local.graph.weighted(),
           checkpointed ? mpi::graph_hash(exec, comm, local) : 0,
-          layer_names_of(o, comm)};
+          std::move(layer_names)};
 }
 #endif
 
@@ -697,20 +710,21 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
     symmetric = true;  // built with BuildOptions' symmetrise
     source.reset();    // a power-law source holds 8 bytes per agent of the whole graph
     graph_seconds = setup.seconds();
-    facts = share_facts(o, exec, comm, local);
+    facts = share_facts(o, exec, comm, local, *layer_names_of(o, comm));
   } else if (makes_population) {
     // Each rank makes the households, group members and contacts of its part of the population.
     local = population_share<WeightStorage>(o, exec, comm);
     symmetric = true;
     graph_seconds = setup.seconds();
-    facts = share_facts(o, exec, comm, local);
+    facts = share_facts(o, exec, comm, local, *layer_names_of(o, comm));
   } else if (reads_share || reads_rows) {
     // Each rank reads its part of the file (the lines of its byte range, or its block of rows)
     // and builds its own rows.
-    local = reads_share ? read_share<WeightStorage, Entry>(o, exec, comm, symmetric)
+    std::vector<std::string> names;
+    local = reads_share ? read_share<WeightStorage, Entry>(o, exec, comm, symmetric, names)
                         : read_population_share<WeightStorage, Entry>(o, exec, comm);
     graph_seconds = setup.seconds();
-    facts = share_facts(o, exec, comm, local);
+    facts = share_facts(o, exec, comm, local, reads_share ? std::move(names) : *layer_names_of(o, comm));
   } else {
     // Every rank builds the same global graph (generators are pure functions of the seed) and
     // the same partition, then keeps its share.
@@ -838,12 +852,13 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
 // a model of no agents, as the run's Interventions try them.
 template <class Entry>
 void check_scenario(Options const& o) {
-  auto const scenario = read_scenario(o.scenario, o.steps, !o.checkpoint.empty(), layer_names_of(o, world()));
+  auto const names = layer_names_of(o, world());
+  auto const scenario = read_scenario(o.scenario, o.steps, !o.checkpoint.empty(), names);
   for (std::size_t k = 0; k < scenario.events.size(); ++k) {
     if (scenario.events[k].by_priority && !model_has_age_groups(o.model))
       throw Error(o.scenario + ": " + event_name(scenario, k) + ": the order oldest-first needs agents' ages, which " +
                   o.model + " does not keep (covid does)");
-    if (scenario.events[k].kind == ScenarioEvent::Kind::isolate && scenario.layer_names.empty())
+    if (scenario.events[k].kind == ScenarioEvent::Kind::isolate && names && names->empty())
       throw Error(o.scenario + ": " + event_name(scenario, k) +
                   ": isolation closes contacts by their layer, and the graph has no layers");
   }

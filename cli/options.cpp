@@ -627,7 +627,7 @@ Graph:
   --graph NAME|FILE        population (default: households, schools, workplaces, community),
                            erdos-renyi, power-law, watts-strogatz, a population file from
                            herd convert, or an edge-list file (two ids per line, optional
-                           weight, '#' comments, SNAP or .lg style)
+                           weight, then optional layer name; '#' comments, SNAP or .lg style)
   --agents N               agents of a generated graph (1000000)
   --mean-degree C          mean degree of erdos-renyi, power-law, watts-strogatz (16)
   --exponent G             power-law degree exponent, > 2 (2.5)

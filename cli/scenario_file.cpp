@@ -191,10 +191,22 @@ void read_event(Json const& event, std::string const& key, int steps, bool conti
   scenario.events.push_back(e);
 }
 
+// The layers the events name, sorted: those a graph whose layers are not known yet is taken to have.
+std::vector<std::string> layers_named(Scenario const& scenario) {
+  std::vector<std::string> names;
+  for (auto const& e : scenario.events) {
+    for (auto const& layer : e.layers) names.push_back(layer.first);
+    names.insert(names.end(), e.keeps.begin(), e.keeps.end());
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
 }  // namespace
 
 Scenario read_scenario(std::string const& path, int steps, bool continued,
-                       std::vector<std::string> const& layer_names) {
+                       std::optional<std::vector<std::string>> const& layer_names) {
   std::ifstream in(path);
   if (!in) throw Error(path + ": cannot open the scenario file");
   std::stringstream text;
@@ -209,7 +221,7 @@ Scenario read_scenario(std::string const& path, int steps, bool continued,
     throw Error(path + ": malformed JSON at " + (at == std::string::npos ? what : what.substr(at)));
   }
   Scenario scenario;
-  scenario.layer_names = layer_names;
+  scenario.layer_names = layer_names.value_or(std::vector<std::string>());
   try {
     if (!json.is_object()) throw Error("expected an object with \"events\"");
     only_keys(json, "the scenario", {"events", "description"});
@@ -217,6 +229,7 @@ Scenario read_scenario(std::string const& path, int steps, bool continued,
     auto const& events = json["events"];
     for (std::size_t k = 0; k < events.size(); ++k)
       read_event(events[k], "events[" + std::to_string(k) + "]", steps, continued, scenario);
+    if (!layer_names) scenario.layer_names = layers_named(scenario);
     check(scenario);
   } catch (Error const& e) {
     throw Error(path + ": " + e.what());

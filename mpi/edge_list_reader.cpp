@@ -12,6 +12,7 @@
 #include <fstream>
 #include <limits>
 #include <string_view>
+#include <vector>
 
 namespace herd::mpi {
 
@@ -65,6 +66,42 @@ Details::EdgeListFormat first_line_format(std::ifstream& file, std::string const
     if (format.complete || n == size) return format;
     n = std::min(size, 2 * n);
   }
+}
+
+// The line that breaks the rule of the first edge line's kind (0: none).
+std::size_t mixed_line(std::size_t const (&first_of)[Details::edge_line_kinds]) {
+  std::size_t rule = 0, breaker = 0;
+  for (auto const first : first_of)
+    if (first != 0 && (rule == 0 || first < rule)) rule = first;
+  for (auto const first : first_of)
+    if (first != 0 && first != rule && (breaker == 0 || first < breaker)) breaker = first;
+  return breaker;
+}
+
+// Numbers this rank's layers by the sorted names of all ranks' lines, as one process reading the
+// whole file does.
+void number_layers_together(MPI_Comm comm, std::string const& path, HostEdgeList& edges, bool too_many) {
+  std::string joined;
+  for (auto const& name : edges.layer_names) joined += name + '\n';
+  int const length = static_cast<int>(joined.size());
+  int const parts = size_of(comm);
+  std::vector<int> lengths(static_cast<std::size_t>(parts)), starts(static_cast<std::size_t>(parts), 0);
+  MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm);
+  for (int r = 1; r < parts; ++r) starts[r] = starts[r - 1] + lengths[r - 1];
+  std::string all(static_cast<std::size_t>(starts.back() + lengths.back()), '\0');
+  MPI_Allgatherv(joined.data(), length, MPI_CHAR, all.data(), lengths.data(), starts.data(), MPI_CHAR, comm);
+  std::vector<std::string> names;
+  for (std::size_t at = 0; at < all.size();) {
+    auto const end = all.find('\n', at);
+    names.push_back(all.substr(at, end - at));
+    at = end + 1;
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  int many = too_many || names.size() > static_cast<std::size_t>(max_layers) ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &many, 1, MPI_INT, MPI_MAX, comm);
+  if (many != 0) throw CollectiveError(Details::too_many_layers(path));
+  Details::number_layers(edges, names);
 }
 
 }  // namespace
@@ -169,17 +206,23 @@ HostEdgeList read_edge_list(MPI_Comm comm, std::string const& path) {
   // 6. The first problem of all, as one process reading the file would report it.
   constexpr std::uint64_t none = std::numeric_limits<std::uint64_t>::max();
   auto or_none = [](std::size_t line) { return line == 0 ? none : static_cast<std::uint64_t>(line); };
-  std::uint64_t firsts[3] = {or_none(lines.error_line), or_none(lines.first_plain), or_none(lines.first_weighted)};
-  MPI_Allreduce(MPI_IN_PLACE, firsts, 3, MPI_UINT64_T, MPI_MIN, comm);
+  constexpr int kinds = Details::edge_line_kinds;
+  std::uint64_t firsts[1 + kinds] = {or_none(lines.error_line)};
+  for (int k = 0; k < kinds; ++k) firsts[1 + k] = or_none(lines.first_of[k]);
+  MPI_Allreduce(MPI_IN_PLACE, firsts, 1 + kinds, MPI_UINT64_T, MPI_MIN, comm);
   auto line_of = [&](std::uint64_t first) { return first == none ? std::size_t{0} : static_cast<std::size_t>(first); };
-  std::size_t const plain = line_of(firsts[1]), weighted = line_of(firsts[2]);
-  std::size_t const mixed = plain != 0 && weighted != 0 ? std::max(plain, weighted) : 0;
-  if (firsts[0] != none && (mixed == 0 || firsts[0] <= mixed)) {
-    raise_first_failure(
-        comm, or_none(lines.error_line),
-        lines.error_line == 0 ? std::string() : Details::edge_list_error(path, lines.error_line, lines.error, 0, 0));
+  std::size_t first_of[kinds] = {};
+  for (int k = 0; k < kinds; ++k) first_of[k] = line_of(firsts[1 + k]);
+  // The whole file's problem without its bad line, which one rank alone knows.
+  auto const mixing = Details::edge_list_error(path, 0, {}, first_of);
+  if (firsts[0] != none && (mixing.empty() || line_of(firsts[0]) < mixed_line(first_of))) {
+    std::size_t const no_kinds[kinds] = {};
+    raise_first_failure(comm, or_none(lines.error_line),
+                        lines.error_line == 0
+                            ? std::string()
+                            : Details::edge_list_error(path, lines.error_line, lines.error, no_kinds));
   }
-  if (mixed != 0) throw CollectiveError(Details::edge_list_error(path, 0, {}, plain, weighted));
+  if (!mixing.empty()) throw CollectiveError(mixing);
 
   // 7. What the whole file holds.
   long long facts[2] = {static_cast<long long>(lines.edges.sources.size()), lines.largest};
@@ -188,6 +231,7 @@ HostEdgeList read_edge_list(MPI_Comm comm, std::string const& path) {
   MPI_Allreduce(&facts[1], &totals[1], 1, MPI_LONG_LONG, MPI_MAX, comm);
   if (totals[0] == 0) throw CollectiveError(path + ": the file holds no edges");
   HostEdgeList edges = std::move(lines.edges);
+  number_layers_together(comm, path, edges, lines.too_many_layers);
   edges.directed = format.directed;
   edges.num_agents = static_cast<agent_index>(format.declared_agents > 0 ? format.declared_agents : totals[1] + 1);
   return edges;

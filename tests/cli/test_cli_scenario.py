@@ -213,6 +213,57 @@ class Scenario(hf.Case):
         self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
         self.assertIn("events[0]: unknown layer 'home'", result.stderr)
 
+    def test_an_edge_lists_layers_are_named_in_its_fourth_column(self):
+        # Households of 4 with every pair in contact, and random community contacts.
+        import random
+        rng = random.Random(3)
+        path = self.path("layered.txt")
+        with open(path, "w") as f:
+            f.write("# agent agent weight layer\n")
+            for h in range(0, 4000, 4):
+                for a in range(h, h + 4):
+                    for b in range(a + 1, h + 4):
+                        f.write(f"{a} {b} 1 household\n")
+            for _ in range(12000):
+                f.write(f"{rng.randrange(4000)}\t{rng.randrange(4000)}\t1\tcommunity\n")
+        run = ["--model", "sir", "--graph", path, "--beta", "0.3", "--infectious-steps", "5", "--steps", "30",
+               "--initial-infected", "10", "--quiet"]
+        closed = self.scenario([{"steps": [1, 30], "layers": {"community": 0}}], "closed.json")
+        self.ok(0, "run", *run, "--scenario", closed, "--csv", self.path("closed.csv"))
+        self.ok(0, "run", *run, "--csv", self.path("open.csv"))
+        # Only households transmit: at most the 10 seeds' households of 4 are ever infected.
+        self.assertLessEqual(4000 - counts(self.path("closed.csv"))[-1]["S"], 40)
+        self.assertGreater(4000 - counts(self.path("open.csv"))[-1]["S"], 400)
+        isolate = self.scenario([{"steps": [1, 30], "isolate": {"probability": 0.5, "duration": 4}},
+                                 {"steps": [5, 20], "layers": {"community": 0.5}}], "isolate.json")
+        self.ok(0, "run", *run, "--scenario", isolate, "--stepping", "pull", "--csv", self.path("pull.csv"),
+                "--json", self.path("report.json"))
+        with open(self.path("report.json")) as f:
+            self.assertEqual(json.load(f)["events"][0]["keeps"], ["household"])
+        pulled = hf.read(self.path("pull.csv"))
+        self.ok(0, "run", *run, "--scenario", isolate, "--stepping", "active", "--csv", self.path("active.csv"))
+        self.assertEqual(hf.read(self.path("active.csv")), pulled)
+        if hf.MPIEXEC:
+            # Each rank reads its lines: the layers are numbered by all ranks' names alike.
+            self.ok(3, "run", *run, "--scenario", isolate, "--csv", self.path("ranks.csv"))
+            self.assertEqual(hf.read(self.path("ranks.csv")), pulled)
+        if os.environ.get("HERD_HAS_HDF5") == "1":
+            self.ok(0, "convert", "--graph", path, "--output", self.path("layered.h5"))
+            from_file = [a if a != path else self.path("layered.h5") for a in run]
+            self.ok(0, "run", *from_file, "--scenario", isolate, "--stepping", "pull", "--csv", self.path("file.csv"))
+            self.assertEqual(hf.read(self.path("file.csv")), pulled)
+        # The layers are known once the file is read: an unknown one is refused then, on one line.
+        bad = self.scenario([{"step": 2, "layers": {"school": 0}}], "bad.json")
+        for ranks in [0, 2] if hf.MPIEXEC else [0]:
+            result = hf.herd(ranks, "run", *run, "--scenario", bad, "--csv", self.path("bad.csv"))
+            self.assertEqual(result.returncode, 1, result.stderr)
+            # mpiexec adds lines of its own.
+            lines = [line for line in result.stderr.splitlines() if line.startswith("herd:")]
+            self.assertEqual(len(lines), 1, result.stderr)
+            self.assertIn("events[0]: unknown layer 'school' (the graph's layers: community, household)",
+                          result.stderr)
+            self.assertFalse(os.path.exists(self.path("bad.csv")))
+
     def test_the_example_scenarios_run(self):
         examples = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "scenarios")
         for name in sorted(os.listdir(examples)):

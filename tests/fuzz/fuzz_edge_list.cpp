@@ -1,5 +1,5 @@
 // Any bytes as an edge-list file: the parser either throws herd::Error or returns a list whose
-// ids are all valid agents, in both id modes.
+// ids are all valid agents and whose layers are named, in both id modes.
 
 #include <herd/core/error.hpp>
 #include <herd/io/text/edge_list_parser.hpp>
@@ -19,6 +19,14 @@ void check(herd::HostEdgeList const& edges) {
       std::abort();
   for (float w : edges.weights)
     if (!(w >= 0.0f && w <= 3.4e38f)) std::abort();
+  // Layers come with weights, one per edge, numbered by the sorted names, which are valid.
+  if (!edges.layers.empty() && (edges.layers.size() != edges.sources.size() || edges.weights.empty())) std::abort();
+  auto const& names = edges.layer_names;
+  if (names.size() > static_cast<std::size_t>(herd::max_layers) || names.empty() != edges.layers.empty()) std::abort();
+  for (std::size_t l = 0; l < names.size(); ++l)
+    if (!herd::Details::is_layer_name(names[l]) || (l > 0 && !(names[l - 1] < names[l]))) std::abort();
+  for (auto layer : edges.layers)
+    if (layer >= names.size()) std::abort();
 }
 
 }  // namespace

@@ -47,6 +47,7 @@ class SharedFile {
 
 struct Style {
   bool weights = false;
+  bool layers = false;     // a layer name after the weight, from a few names in no order
   bool lg_header = false;  // "nv,ne,u|d,name" and ids from 1
   bool directed = false;
   bool bom = false;
@@ -72,7 +73,11 @@ std::string edge_text(agent_index agents, int lines, Style const& style) {
     auto const v = k % 97 == 0 ? u : static_cast<long long>(next() % static_cast<std::uint64_t>(agents));
     std::string const separator = separators[next() % 5];
     text += std::to_string(u + base) + separator + std::to_string(v + base);
-    if (style.weights) text += separator + std::to_string(0.25 + static_cast<double>(next() % 1000) * 1e-3);
+    if (style.weights || style.layers)
+      text += separator + std::to_string(0.25 + static_cast<double>(next() % 1000) * 1e-3);
+    char const* names[] = {"work", "home", "school-3", "Bus.line_7", "home2"};
+    // Layers in runs, as files tend to hold them, and the last name only near the end.
+    if (style.layers) text += separator + names[k + 50 >= lines ? 4 : (k / 1500) % 4];
     if (k % 211 == 0) text += "\n# a comment between edges";
     if (k % 307 == 0) text += "\n";
     bool const last = k + 1 == lines;
@@ -94,12 +99,17 @@ void expect_part_of(HostEdgeList const& part, HostEdgeList const& whole) {
   // No ASSERT: a rank that returned early would leave the others waiting in on_every_rank.
   auto const from = static_cast<std::ptrdiff_t>(std::min<std::uint64_t>(below, whole.sources.size()));
   auto const to = static_cast<std::ptrdiff_t>(std::min<std::uint64_t>(below + count, whole.sources.size()));
-  bool const same = below + count <= whole.sources.size() &&
-                    part.sources == std::vector<global_id>(whole.sources.begin() + from, whole.sources.begin() + to) &&
-                    part.targets == std::vector<global_id>(whole.targets.begin() + from, whole.targets.begin() + to) &&
-                    (whole.weights.empty() ? part.weights.empty()
-                                           : part.weights == std::vector<float>(whole.weights.begin() + from,
-                                                                                whole.weights.begin() + to));
+  bool const same =
+      below + count <= whole.sources.size() &&
+      part.sources == std::vector<global_id>(whole.sources.begin() + from, whole.sources.begin() + to) &&
+      part.targets == std::vector<global_id>(whole.targets.begin() + from, whole.targets.begin() + to) &&
+      (whole.weights.empty()
+           ? part.weights.empty()
+           : part.weights == std::vector<float>(whole.weights.begin() + from, whole.weights.begin() + to)) &&
+      part.layer_names == whole.layer_names &&
+      (whole.layers.empty()
+           ? part.layers.empty()
+           : part.layers == std::vector<layer_index>(whole.layers.begin() + from, whole.layers.begin() + to));
   EXPECT_TRUE(same);
   EXPECT_TRUE(test::on_every_rank(same));
 }
@@ -126,6 +136,9 @@ TEST(EdgeListReader, EachRankReadsItsLinesAsOneProcessDoes) {
   Style weighted;
   weighted.weights = true;
   expect_read_as_one_process("weighted.txt", edge_text(3000, 20000, weighted));
+  Style layered;
+  layered.layers = true;
+  expect_read_as_one_process("layered.txt", edge_text(3000, 20000, layered), 1500);
   Style lg;
   lg.lg_header = true;
   lg.bom = true;
@@ -191,6 +204,21 @@ TEST(EdgeListReader, ABadLineFailsOnEveryRankNamingTheFirstBadLine) {
   Style weighted;
   weighted.weights = true;
   expect_failure_as_one_process("weight-missing.txt", edge_text(3000, 20000, weighted) + "1 2\n");
+  // A layer appears, or goes missing, far from the first lines; a bad layer name; more names in
+  // all than a graph holds, though each rank's lines name fewer.
+  auto const weighted_lines = edge_text(3000, 20000, weighted);
+  expect_failure_as_one_process("layer-late.txt", weighted_lines + "1 2 0.5 home\n");
+  Style layered;
+  layered.layers = true;
+  auto const layered_lines = edge_text(3000, 20000, layered);
+  expect_failure_as_one_process("layer-missing.txt", layered_lines + "1 2 0.5\n");
+  expect_failure_as_one_process("bad-layer.txt", layered_lines + "1 2 0.5 9lives\n");
+  std::string first_names, last_names;
+  for (int l = 0; l < 70; ++l) {
+    first_names += "1 2 1 first" + std::to_string(l) + "\n";
+    last_names += "1 2 1 last" + std::to_string(l) + "\n";
+  }
+  expect_failure_as_one_process("many-layers.txt", first_names + layered_lines + last_names);
   // An id beyond the .lg header's agent count, and a bad header.
   Style lg;
   lg.lg_header = true;

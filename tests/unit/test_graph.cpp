@@ -525,6 +525,34 @@ TEST(EdgeListReader, ReadsSnapAndLgFiles) {
   EXPECT_EQ(e.weights, (std::vector<float>{0.5f, 2.0f}));
 }
 
+// A fourth column names each edge's layer; the layers are numbered in the order of their names,
+// whatever order the lines come in, and a graph built from them keeps them.
+TEST(EdgeListReader, LayersAreNamedInTheFourthColumn) {
+  auto const e = parse_edge_list("0 1 1 work\n1 2 0.5 home\n# a comment\n2 3,2,work\n3 0 1 Home.2\n", "layers.txt");
+  EXPECT_EQ(e.layer_names, (std::vector<std::string>{"Home.2", "home", "work"}));
+  EXPECT_EQ(e.layers, (std::vector<layer_index>{2, 1, 2, 0}));
+  EXPECT_EQ(e.weights, (std::vector<float>{1.0f, 0.5f, 2.0f, 1.0f}));
+  Kokkos::DefaultExecutionSpace exec;
+  auto const graph = to_host(exec, build_csr<float>(exec, to_device(exec, e)));
+  ASSERT_EQ(graph.layers.size(), graph.neighbours.size());
+  // Agent 1's row: 0 over work, 2 over home.
+  auto const row = static_cast<std::size_t>(graph.row_offsets[1]);
+  EXPECT_EQ(graph.neighbours[row], 0);
+  EXPECT_EQ(graph.layers[row], 2);
+  EXPECT_EQ(graph.neighbours[row + 1], 2);
+  EXPECT_EQ(graph.layers[row + 1], 1);
+  // As many layers as a graph holds, and one more.
+  std::string most;
+  for (int l = 0; l < max_layers; ++l) most += "0 1 1 layer" + std::to_string(l) + "\n";
+  EXPECT_EQ(parse_edge_list(most, "most.txt").layer_names.size(), static_cast<std::size_t>(max_layers));
+  try {
+    (void)parse_edge_list(most + "1 2 1 beyond\n", "many.txt");
+    ADD_FAILURE() << "129 layers were read";
+  } catch (Error const& error) {
+    EXPECT_EQ(std::string(error.what()), "many.txt: more than 128 layer names (a graph holds at most 128 layers)");
+  }
+}
+
 TEST(EdgeListReader, NamesFileLineAndProblem) {
   auto error_of = [](std::string const& content) {
     herd::test::TemporaryFile const file("bad.txt");
@@ -539,7 +567,16 @@ TEST(EdgeListReader, NamesFileLineAndProblem) {
   };
   EXPECT_EQ(error_of("0 1\n1 x\n"), ":2: 'x' is not an integer agent id");
   EXPECT_EQ(error_of("0 1\n-1 2\n"), ":2: agent id -1 is below the first id 0");
-  EXPECT_EQ(error_of("0 1 2 3\n"), ":1: expected two agent ids and an optional weight, found 4 fields");
+  EXPECT_EQ(error_of("0 1 2 3 4\n"),
+            ":1: expected two agent ids, an optional weight and an optional layer, found 5 fields");
+  EXPECT_EQ(error_of("0 1 2 3\n"),
+            ":1: '3' is not a layer name (a letter, then letters, digits, '_', '-' or '.', at most 64 bytes)");
+  EXPECT_EQ(error_of("0 1 school\n"),
+            ":1: 'school' is not a non-negative weight (a layer comes fourth, after a weight)");
+  EXPECT_EQ(error_of("0 1 1 home\n1 2 0.5\n"), ":2: this line has no layer but earlier lines do");
+  EXPECT_EQ(error_of("0 1 1\n1 2 1 home\n"), ":2: a layer appears after lines without layers");
+  EXPECT_EQ(error_of("0 1\n1 2 1 home\n"), ":2: a layer appears after lines without layers");
+  EXPECT_EQ(error_of("0 1 1 home\n1 2\n"), ":2: this line has no layer but earlier lines do");
   EXPECT_EQ(error_of("0 99999999999\n"), ":1: agent id 99999999999 exceeds the largest supported id 2147483646");
   EXPECT_EQ(error_of("0 1 -0.5\n"), ":1: '-0.5' is not a non-negative weight");
   EXPECT_EQ(error_of("0 1 0.5\n1 2\n"), ":2: this line has no weight but earlier lines do");

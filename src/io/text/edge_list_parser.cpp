@@ -44,6 +44,26 @@ bool parse_weight(std::string_view text, float& value) {
   return error == std::errc() && end == text.data() + text.size() && std::isfinite(value) && value >= 0.0f;
 }
 
+constexpr std::size_t longest_layer_name = 64;
+constexpr char const* layer_name_rule = "a letter, then letters, digits, '_', '-' or '.', at most 64 bytes";
+
+// Layer names numbered by first appearance. Lines of one layer tend to come together, so the
+// last name found is tried first.
+struct LayerNumbers {
+  layer_index last = 0;
+  layer_index number(std::string_view name, std::vector<std::string>& names, bool& too_many) {
+    if (last < names.size() && names[last] == name) return last;
+    auto const found = std::find(names.begin(), names.end(), name);
+    if (found != names.end()) return last = static_cast<layer_index>(found - names.begin());
+    if (names.size() == static_cast<std::size_t>(max_layers)) {
+      too_many = true;
+      return 0;
+    }
+    names.emplace_back(name);
+    return last = static_cast<layer_index>(names.size() - 1);
+  }
+};
+
 }  // namespace
 
 std::string read_text_file(std::string const& path) {
@@ -125,6 +145,7 @@ EdgeListFormat edge_list_format(std::string_view text, std::string const& name) 
 EdgeLines parse_edge_lines(std::string_view text, EdgeListFormat const& format, std::size_t first_line,
                            std::size_t skip, EdgeIds id_mode) {
   EdgeLines out;
+  LayerNumbers layers;
   auto& edges = out.edges;
   long long const base = format.base, declared_agents = format.declared_agents;
   std::size_t line_number = first_line - 1, position = 0;
@@ -150,8 +171,9 @@ EdgeLines parse_edge_lines(std::string_view text, EdgeListFormat const& format, 
     if (line_begin < skip) continue;
     int const count = split(line, fields);
     if (count == 0 || fields[0][0] == '#' || fields[0][0] == '%') continue;
-    if (count != 2 && count != 3) {
-      fail("expected two agent ids and an optional weight, found " + std::to_string(count) + " fields");
+    if (count < 2 || count > 4) {
+      fail("expected two agent ids, an optional weight and an optional layer, found " + std::to_string(count) +
+           " fields");
       break;
     }
     long long ids[2];
@@ -171,25 +193,34 @@ EdgeLines parse_edge_lines(std::string_view text, EdgeListFormat const& format, 
              std::to_string(declared_agents));
     }
     if (out.error_line != 0) break;
-    if (count == 3) {
-      float weight;
-      if (!parse_weight(fields[2], weight)) {
-        fail("'" + std::string(fields[2]) + "' is not a non-negative weight");
+    float weight = 0.0f;
+    if (count >= 3 && !parse_weight(fields[2], weight)) {
+      fail("'" + std::string(fields[2]) + "' is not a non-negative weight" +
+           (count == 3 && is_layer_name(fields[2]) ? " (a layer comes fourth, after a weight)" : ""));
+      break;
+    }
+    layer_index layer = 0;
+    if (count == 4) {
+      if (!is_layer_name(fields[3])) {
+        fail("'" + std::string(fields[3]) + "' is not a layer name (" + layer_name_rule + ")");
         break;
       }
-      if (out.first_weighted == 0) {
-        out.first_weighted = line_number;
-        edges.weights.reserve(lines);
-      }
-      edges.weights.push_back(weight);
-    } else if (out.first_plain == 0) {
-      out.first_plain = line_number;
+      layer = layers.number(fields[3], edges.layer_names, out.too_many_layers);
     }
+    int const kind = count - 2;
+    if (out.first_of[kind] == 0) {
+      out.first_of[kind] = line_number;
+      if (count >= 3) edges.weights.reserve(lines);
+      if (count == 4) edges.layers.reserve(lines);
+    }
+    if (count >= 3) edges.weights.push_back(weight);
+    if (count == 4) edges.layers.push_back(layer);
     out.largest = std::max({out.largest, ids[0], ids[1]});
     edges.sources.push_back(ids[0]);
     edges.targets.push_back(ids[1]);
-    // Lines with and without weights: one kind is wrong, and the later lines cannot change which.
-    if (out.first_plain != 0 && out.first_weighted != 0) break;
+    // Lines of two kinds: one kind is wrong, and the later lines cannot change which.
+    if (std::count_if(std::begin(out.first_of), std::end(out.first_of), [](std::size_t f) { return f != 0; }) > 1)
+      break;
   }
   return out;
 }
@@ -208,22 +239,48 @@ std::pair<std::size_t, std::string> first_non_text_line(std::string_view text, s
   return {0, {}};
 }
 
+bool is_layer_name(std::string_view text) {
+  auto const letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  auto const digit = [](char c) { return c >= '0' && c <= '9'; };
+  if (text.empty() || text.size() > longest_layer_name || !letter(text[0])) return false;
+  return std::all_of(text.begin(), text.end(),
+                     [&](char c) { return letter(c) || digit(c) || c == '_' || c == '-' || c == '.'; });
+}
+
 std::string long_line() { return "a line longer than " + std::to_string(longest_line) + " bytes: not a text file"; }
 
 std::string edge_list_error(std::string const& name, std::size_t error_line, std::string const& error,
-                            std::size_t first_plain, std::size_t first_weighted) {
-  // The kind of the first edge line sets the rule; the first line of the other kind breaks it.
-  std::size_t mixed = 0;
-  std::string what;
-  if (first_plain != 0 && first_weighted != 0) {
-    mixed = std::max(first_plain, first_weighted);
-    what = first_plain < first_weighted ? "a weight appears after lines without weights"
-                                        : "this line has no weight but earlier lines do";
-  }
+                            std::size_t const (&first_of)[edge_line_kinds]) {
+  // The kind of the first edge line sets the rule; the first line of another kind breaks it.
+  int rule = -1, breaker = -1;
+  for (int k = 0; k < edge_line_kinds; ++k)
+    if (first_of[k] != 0 && (rule < 0 || first_of[k] < first_of[rule])) rule = k;
+  for (int k = 0; k < edge_line_kinds; ++k)
+    if (k != rule && first_of[k] != 0 && (breaker < 0 || first_of[k] < first_of[breaker])) breaker = k;
+  std::size_t const mixed = breaker < 0 ? 0 : first_of[breaker];
   if (error_line != 0 && (mixed == 0 || error_line < mixed))
     return name + ":" + std::to_string(error_line) + ": " + error;
-  if (mixed != 0) return name + ":" + std::to_string(mixed) + ": " + what;
-  return {};
+  if (mixed == 0) return {};
+  // What the breaking line has that the rule's lines have not, or lacks that they have.
+  char const* const what = breaker > rule ? (breaker == layered_line ? "a layer appears after lines without layers"
+                                                                     : "a weight appears after lines without weights")
+                                          : (rule == layered_line ? "this line has no layer but earlier lines do"
+                                                                  : "this line has no weight but earlier lines do");
+  return name + ":" + std::to_string(mixed) + ": " + what;
+}
+
+std::string too_many_layers(std::string const& name) {
+  return name + ": more than " + std::to_string(max_layers) + " layer names (a graph holds at most " +
+         std::to_string(max_layers) + " layers)";
+}
+
+void number_layers(HostEdgeList& edges, std::vector<std::string> const& names) {
+  std::vector<layer_index> place(edges.layer_names.size());
+  for (std::size_t l = 0; l < place.size(); ++l)
+    place[l] =
+        static_cast<layer_index>(std::lower_bound(names.begin(), names.end(), edges.layer_names[l]) - names.begin());
+  for (auto& layer : edges.layers) layer = place[layer];
+  edges.layer_names = names;
 }
 
 }  // namespace Details
@@ -231,11 +288,14 @@ std::string edge_list_error(std::string const& name, std::size_t error_line, std
 HostEdgeList parse_edge_list(std::string_view text, std::string const& name, EdgeIds ids) {
   auto const format = Details::edge_list_format(text, name);
   auto lines = Details::parse_edge_lines(text, format, 1, format.header_end, ids);
-  auto const problem =
-      Details::edge_list_error(name, lines.error_line, lines.error, lines.first_plain, lines.first_weighted);
+  auto const problem = Details::edge_list_error(name, lines.error_line, lines.error, lines.first_of);
   if (!problem.empty()) throw Error(problem);
   require(!lines.edges.sources.empty(), name + ": the file holds no edges");
+  require(!lines.too_many_layers, Details::too_many_layers(name));
   HostEdgeList edges = std::move(lines.edges);
+  auto names = edges.layer_names;
+  std::sort(names.begin(), names.end());
+  Details::number_layers(edges, names);
   edges.directed = format.directed;
   if (format.declared_agents > 0)
     edges.num_agents = static_cast<agent_index>(format.declared_agents);

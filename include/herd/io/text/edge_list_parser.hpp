@@ -30,10 +30,11 @@ enum class EdgeIds {
   any     ///< any non-negative 64-bit ids (SNAP user ids); compact_ids() then numbers them densely
 };
 
-/// Parses an edge list: two non-negative agent ids and an optional weight per line, separated by
-/// spaces, tabs or commas; lines starting with '#' or '%' are comments (SNAP style). A first line
-/// "nv,ne,u,graph" (or ",d,") is the header of the .lg format: nv agents, ids from 1. Otherwise ids
-/// start at 0. Throws herd::Error naming `name`, the line and the problem.
+/// Parses an edge list: two non-negative agent ids, an optional weight and, after a weight, an
+/// optional layer name per line, separated by spaces, tabs or commas; lines starting with '#' or
+/// '%' are comments (SNAP style). A first line "nv,ne,u,graph" (or ",d,") is the header of the .lg
+/// format: nv agents, ids from 1. Otherwise ids start at 0. The layers are numbered in the byte
+/// order of their names (layer_names). Throws herd::Error naming `name`, the line and the problem.
 HostEdgeList parse_edge_list(std::string_view text, std::string const& name, EdgeIds ids = EdgeIds::dense);
 
 /// Reads and parses the edge-list file `path` (see parse_edge_list).
@@ -73,14 +74,23 @@ struct EdgeListFormat {
 /// line of a bad header.
 EdgeListFormat edge_list_format(std::string_view text, std::string const& name);
 
-/// Whole lines of an edge list parsed under a format: their edges, and the first problem.
+/// The kinds of edge line, by their fields: two ids; ids and a weight; ids, a weight and a layer.
+/// Every line of a file is of one kind.
+enum EdgeLineKind { plain_line, weighted_line, layered_line, edge_line_kinds };
+
+/// A layer name: a letter, then letters, digits, '_', '-' or '.', at most 64 bytes.
+bool is_layer_name(std::string_view text);
+
+/// Whole lines of an edge list parsed under a format: their edges, and the first problem. The
+/// edges' layers are numbered by the first appearance of their names in these lines
+/// (edges.layer_names) until number_layers puts them in the order of the whole file's names.
 struct EdgeLines {
   HostEdgeList edges;
-  long long largest = -1;          ///< the largest id read, less the format's base
-  std::size_t first_plain = 0;     ///< the first line with two ids and no weight (0: none)
-  std::size_t first_weighted = 0;  ///< the first line with a weight (0: none)
-  std::size_t error_line = 0;      ///< the first line that could not be read (0: none)
-  std::string error;               ///< its problem
+  long long largest = -1;                      ///< the largest id read, less the format's base
+  std::size_t first_of[edge_line_kinds] = {};  ///< the first line of each kind (0: none)
+  std::size_t error_line = 0;                  ///< the first line that could not be read (0: none)
+  std::string error;                           ///< its problem
+  bool too_many_layers = false;                ///< more than max_layers names (their lines have layer 0)
 };
 
 /// Parses the lines of `text`, the first of which is line `first_line` of its file; lines that
@@ -91,10 +101,17 @@ EdgeLines parse_edge_lines(std::string_view text, EdgeListFormat const& format, 
                            std::size_t skip, EdgeIds ids);
 
 /// The first problem of an edge list parsed in pieces, "name:line: problem", from the first bad
-/// line of all pieces (0: none) with its problem and the first lines without and with a weight
-/// over all pieces; empty when there is none.
+/// line of all pieces (0: none) with its problem and the first line of each kind over all pieces;
+/// empty when there is none.
 std::string edge_list_error(std::string const& name, std::size_t error_line, std::string const& error,
-                            std::size_t first_plain, std::size_t first_weighted);
+                            std::size_t const (&first_of)[edge_line_kinds]);
+
+/// "name: more than ... layers", where a file names more layers than a graph holds.
+std::string too_many_layers(std::string const& name);
+
+/// Renumbers the layers of `edges`, numbered by the first appearance of edges.layer_names, by
+/// their place in `names`: the sorted names of the whole file, which hold them all.
+void number_layers(HostEdgeList& edges, std::vector<std::string> const& names);
 
 }  // namespace Details
 
