@@ -180,7 +180,8 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
                    std::function<void(int, int)> const& progress, std::uint64_t edges, std::uint64_t hash,
                    bool distributed, std::vector<std::string> const& layer_names) {
   JobResult result;
-  RunFiles<Sim, Model> files(o, sim, model, edges, hash, world(), distributed);
+  // An ensemble's member runs on one rank, reading and keeping its state alone.
+  RunFiles<Sim, Model> files(o, sim, model, edges, hash, o.member >= 0 ? MPI_COMM_SELF : world(), distributed);
   // Before a checkpoint is loaded: every value the scenario sets is a valid one for its states.
   std::optional<Interventions<Sim, Model>> events;
   if (!o.scenario.empty()) {
@@ -234,6 +235,9 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
   std::vector<std::int64_t> rows(host.data(), host.data() + host.size());
   auto const all = files.finish(rows);
   take_counts(result, model.observable_names(), shown, all);
+#if HERD_ENABLE_HDF5
+  result.member_state = files.member_state();
+#endif
   return result;
 }
 
@@ -567,7 +571,7 @@ JobResult run_ensemble(Options const& o, Entry, std::function<void(int, int)> co
     // --stepping auto), one member after another: on a CPU the active sets' steps cost less than
     // shared pulls while an epidemic is small (docs/ensembles.md, "Cost").
     if constexpr (counts_spreaders_v<Model>) {
-      if (o.stepping == "pull" && o.scenario.empty() && !input.temporal &&
+      if (o.stepping == "pull" && o.scenario.empty() && !input.temporal && o.checkpoint.empty() && o.resume.empty() &&
           SharedSpreaderCounts<Exec>::applies<Model>(facts.weighted, facts.max_degree)) {
         // This rank's members in groups that share each step's pass over the graph.
         std::vector<long long> own;
@@ -599,17 +603,48 @@ JobResult run_ensemble(Options const& o, Entry, std::function<void(int, int)> co
         return;
       }
     }
-    for (long long m = rank; m < members; m += size) {
-      auto const mo = member_options(o, base, m);
-      auto sim = simulation_of(exec, input.temporal, graph, mo.seed, step_options<Entry>(mo), ids);
-      auto const no_progress = [](int, int) {};
-      auto run = run_model<Entry>(mo, sim, inputs, no_progress, facts, false);
-      result.columns = run.columns;
-      schedule = to_string(sim.plan().schedule);
-      for (auto const& row : run.counts) mine.insert(mine.end(), row.begin(), row.end());
-      // Rank 0's members are 0, P, 2P, ...: the others have run about as many.
-      progress(static_cast<int>(std::min(members - 1, m + size)), static_cast<int>(members));
+#if HERD_ENABLE_HDF5
+    // Each round's members, one per rank, are written to the checkpoint once all have run.
+    std::optional<EnsembleCheckpoint> checkpoint;
+    if (!o.checkpoint.empty()) {
+      io::RunRecord record;
+      record.arguments = with_absolute_inputs(o.arguments);
+      record.model = o.model;
+      record.seed = o.seed;
+      record.step = static_cast<std::uint32_t>(o.steps);
+      record.agents = static_cast<std::uint64_t>(facts.agents);
+      record.edges = facts.edges;
+      record.graph_hash = facts.hash;
+      record.observables =
+          Entry::template make<WeightStorage>(base, 0, facts.agents, typename Entry::Inputs{}).observable_names();
+      if (!o.scenario.empty()) record.scenario_hash = scenario_fingerprint(o.scenario);
+      record.members = static_cast<std::uint64_t>(members);
+      checkpoint.emplace(o.checkpoint, record, world());
     }
+#endif
+    for (long long round = 0; round < members; round += size) {
+      long long const m = round + rank;
+      JobResult run;
+      // A member that fails fails the round on every rank, before the states are gathered.
+      together([&] {
+        if (m >= members) return;
+        auto const mo = member_options(o, base, m);
+        auto sim = simulation_of(exec, input.temporal, graph, mo.seed, step_options<Entry>(mo), ids);
+        auto const no_progress = [](int, int) {};
+        run = run_model<Entry>(mo, sim, inputs, no_progress, facts, false);
+        result.columns = run.columns;
+        schedule = to_string(sim.plan().schedule);
+        for (auto const& row : run.counts) mine.insert(mine.end(), row.begin(), row.end());
+      });
+#if HERD_ENABLE_HDF5
+      if (checkpoint) checkpoint->write_round(run.member_state.get());
+#endif
+      // Rank 0's members are 0, P, 2P, ...: the others have run about as many.
+      progress(static_cast<int>(std::min(members, round + size)), static_cast<int>(members));
+    }
+#if HERD_ENABLE_HDF5
+    if (checkpoint) checkpoint->commit();
+#endif
   });
   result.step_seconds = loop.seconds();
   // Rank k holds members k, k + P, ...: their counts go to rank 0 one rank after another.

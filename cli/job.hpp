@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -87,8 +88,12 @@ struct EventRun {
   std::vector<std::string> keeps;                      ///< isolate: the layers isolated agents keep
 };
 
+struct MemberState;  // ensemble_checkpoint.hpp
+
 /// What a run produced, for the summary table, the CSV and the JSON.
 struct JobResult {
+  /// An ensemble member's state at the end of its run, for the ensemble's checkpoint (or null).
+  std::shared_ptr<MemberState> member_state;
   std::string graph_name;
   long long agents = 0;
   unsigned long long edges = 0;  ///< stored directed entries (an undirected contact counts twice)

@@ -463,11 +463,12 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
       throw UsageError{"an ensemble runs at most a million members (the sweep's points times --replicates)"};
     if (o.seed + static_cast<std::uint64_t>(o.replicates - 1) > (1ull << 53))
       throw UsageError{"--seed plus --replicates exceeds the largest seed, 2^53"};
-    // A run's checkpoint, agent states, record and per-step profiles, and a partition of the graph:
-    // an ensemble's members each hold the whole graph (on one rank each under mpiexec). Its
-    // --output is the ensemble file.
-    for (char const* single : {"--checkpoint", "--checkpoint-every", "--snapshot-every", "--record", "--profile",
-                               "--profile-steps", "--partition", "--exchange-every", "--no-overlap", "--dense-halo"})
+    // A run's checkpoints on the way, agent states, record and per-step profiles, and a partition
+    // of the graph: an ensemble's members run one after another, each holding the whole graph (on
+    // one rank each under mpiexec). Its --output is the ensemble file, its --checkpoint every
+    // member's state at the end.
+    for (char const* single : {"--checkpoint-every", "--snapshot-every", "--record", "--profile", "--profile-steps",
+                               "--partition", "--exchange-every", "--no-overlap", "--dense-halo"})
       if (given.count(single))
         throw UsageError{std::string(single) + " does not apply to an ensemble (--replicates, --sweep)"};
     if (given.count("--major-outbreak") && !model_has_outbreaks(o.model))
@@ -561,6 +562,8 @@ std::vector<std::string> point_values(Options const& o, long long point) {
 Options member_options(Options const& o, Options const& base, long long member) {
   Options m = base;
   m.seed = replicate_seed(o.seed, static_cast<std::uint64_t>(member % o.replicates));
+  m.member = member;
+  m.members = sweep_points(o) * o.replicates;
   auto const values = point_values(o, member / o.replicates);
   // The values were checked when parsed; a failure here is Herd's, reported as an error rather
   // than a usage mistake.

@@ -70,6 +70,10 @@ struct Options {
   // times the replicates; replicate r runs with seed + r at every point.
   int replicates = 1;
   std::vector<SweepAxis> sweep;
+  /// In a member's options (member_options): its number and the ensemble's member count. A member
+  /// reads and writes its state in the ensemble's checkpoint (--checkpoint, herd resume).
+  long long member = -1;
+  long long members = 0;
   double major_outbreak = 0.1;  ///< the share of agents ever infected that makes a major outbreak
   std::string csv;
   std::string json;

@@ -5,6 +5,7 @@
 // starts from (herd resume). Without HDF5 the options are refused when parsed, and this class does
 // nothing.
 
+#include "ensemble_checkpoint.hpp"
 #include "launcher.hpp"
 #include "options.hpp"
 
@@ -18,7 +19,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -79,8 +82,16 @@ class RunFiles {
     } else {
       mpi::collectively(comm_, [&] {
         auto file = io::h5::File::open(o_.resume, comm_);
-        auto const saved = io::read_record(file, "herd-checkpoint");
+        auto saved = io::read_record(file, "herd-checkpoint");
         std::string const& path = o_.resume;
+        // An ensemble's member reads its own group of the ensemble's checkpoint.
+        bool const member = o_.member >= 0;
+        require(saved.members == static_cast<std::uint64_t>(member ? o_.members : 0),
+                path + ": holds " +
+                    (saved.members > 0 ? "an ensemble of " + std::to_string(saved.members) + " members" : "one run") +
+                    (member ? ", not this ensemble's " + std::to_string(o_.members) : ", not an ensemble's"));
+        std::string const group = member ? io::member_group(static_cast<std::uint64_t>(o_.member)) : "";
+        if (member) saved.history = io::read_member_history(file, saved, static_cast<std::uint64_t>(o_.member));
         require(saved.model == record_.model, path + ": written by a " + saved.model + " run, not " + record_.model);
         require(saved.agents == record_.agents && saved.edges == record_.edges,
                 path + ": written for a graph of " + std::to_string(saved.agents) + " agents and " +
@@ -96,11 +107,11 @@ class RunFiles {
         require(
             static_cast<std::uint32_t>(o_.steps) >= saved.step,
             path + ": already at step " + std::to_string(saved.step) + ", beyond --steps " + std::to_string(o_.steps));
-        io::read_properties(file, "/agents", sim_, model_);
+        io::read_properties(file, group + "/agents", sim_, model_);
         if (timers_) {
-          require(file.exists("/scenario/isolation"),
+          require(file.exists(group + "/scenario/isolation"),
                   path + ": holds no isolation timers, which this run's scenario needs (its run isolated no one)");
-          io::read_properties(file, "/scenario", sim_, TimerList{*timers_});
+          io::read_properties(file, group + "/scenario", sim_, TimerList{*timers_});
         }
         history_prefix_ = saved.history;
         record_.step = saved.step;
@@ -142,7 +153,11 @@ class RunFiles {
     auto all = rows_before_resume(columns);
     all.insert(all.end(), history.begin(), history.end());
     auto const last = static_cast<std::uint32_t>(all.size() / columns - 1);
-    if (!o_.checkpoint.empty()) checkpoint(last, all);
+    if (!o_.checkpoint.empty() && o_.member >= 0) {
+      keep_member_state(all);  // the ensemble writes it, with the other members'
+    } else if (!o_.checkpoint.empty()) {
+      checkpoint(last, all);
+    }
     if (output_) {
       auto r = record_;
       r.step = last;
@@ -155,7 +170,34 @@ class RunFiles {
     return all;
   }
 
+  /// An ensemble member's state at the end of its run, kept by finish() for the ensemble's
+  /// checkpoint (null for a run that writes none).
+  std::shared_ptr<MemberState> member_state() const { return member_state_; }
+
  private:
+  // The member's history and its agents' values in global id order, as its checkpoint holds them.
+  void keep_member_state(std::vector<std::int64_t> const& history) {
+    auto state = std::make_shared<MemberState>();
+    state->member = static_cast<std::uint64_t>(o_.member);
+    state->history = history;
+    auto const ids = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sim_.global_ids());
+    auto keep = [&](std::string const& group, auto const& property) {
+      using storage = typename std::decay_t<decltype(property)>::storage_type;
+      auto const owned = static_cast<std::size_t>(sim_.num_owned());
+      auto const values = Kokkos::create_mirror_view_and_copy(
+          Kokkos::HostSpace(), Kokkos::subview(property.current(), std::make_pair(std::size_t{0}, owned)));
+      std::vector<char> bytes(owned * sizeof(storage));
+      for (std::size_t i = 0; i < owned; ++i) {
+        auto const row = ids.extent(0) == 0 ? i : static_cast<std::size_t>(ids(i));
+        std::memcpy(bytes.data() + row * sizeof(storage), &values(i), sizeof(storage));
+      }
+      state->values.push_back({group, property.name(), io::h5::type_of<storage>(), std::move(bytes)});
+    };
+    model_.for_each_property([&](auto const& property) { keep("agents", property); });
+    if (timers_) keep("scenario", *timers_);
+    member_state_ = std::move(state);
+  }
+
   // The command's models count every agent in exactly one observable: each stored row must add up
   // to the agents, or the file was damaged (and its rows would reach the resumed run's outputs).
   static void check_history(io::RunRecord const& saved, std::string const& path) {
@@ -250,6 +292,7 @@ class RunFiles {
   io::RunRecord record_;
   std::vector<std::int64_t> history_prefix_;  // the checkpoint's rows 0..step
   std::optional<io::h5::File> output_;
+  std::shared_ptr<MemberState> member_state_;
 };
 #else
 template <class Sim, class Model>

@@ -199,6 +199,47 @@ class EnsembleFile(hf.Case):
                 np.testing.assert_array_equal(one[name][0], three[name][0], name)
 
 
+@unittest.skipUnless(HAS_HDF5, "herd was built without HDF5")
+class Checkpoints(hf.Case):
+    def test_a_resumed_ensemble_continues_every_member_on_any_rank_count(self):
+        # Steps 25 in one go, or 10 then 15 from the checkpoint: the same counts for every member.
+        args = ["run", "--model", "seir", *GRAPH, "--replicates", "3", "--sweep", "beta=0.1:0.3:2"]
+        self.ok(0, *args, "--csv", self.path("whole.csv"))
+        cut = [a if a != "25" else "10" for a in args]
+        self.ok(0, *cut, "--checkpoint", self.path("c.h5"))
+        self.ok(0, "resume", self.path("c.h5"), "--steps", "25", "--csv", self.path("resumed.csv"))
+        whole = hf.read(self.path("whole.csv"))
+        self.assertEqual(hf.read(self.path("resumed.csv")), whole)
+        import h5py
+        with h5py.File(self.path("c.h5"), "r") as f:
+            self.assertEqual((f["run"].attrs["members"], f["run"].attrs["step"]), (6, 10))
+            self.assertEqual(sorted(f["members"].keys(), key=int), [str(m) for m in range(6)])
+            self.assertEqual(f["members/5/history"].shape, (11, 4))
+            self.assertEqual(f["members/5/agents/state"].shape, (3000,))
+            # Each member's last row counts its agents' states.
+            for m in range(6):
+                states = np.bincount(f[f"members/{m}/agents/state"][...], minlength=4)
+                self.assertEqual(list(states), list(f[f"members/{m}/history"][-1]))
+        if hf.MPIEXEC:
+            # Written on 3 ranks (members 0 and 3 on rank 0, ...), resumed on 2 and on 4.
+            self.ok(3, *cut, "--checkpoint", self.path("c3.h5"))
+            for ranks in (2, 4):
+                self.ok(ranks, "resume", self.path("c3.h5"), "--steps", "25", "--csv", self.path("r.csv"))
+                self.assertEqual(hf.read(self.path("r.csv")), whole)
+            # A member that fails leaves no checkpoint behind.
+            result = hf.herd(3, "run", "--model", "sir", *GRAPH, "--sweep", "initial-infected=10:4000:2",
+                             "--checkpoint", self.path("failed.h5"))
+            self.assertEqual(result.returncode, 1, result.stderr)
+            self.assertFalse(os.path.exists(self.path("failed.h5")))
+        # A member missing from the file is named, and nothing is written.
+        with h5py.File(self.path("c.h5"), "a") as f:
+            del f["members/4"]
+        result = hf.herd(0, "resume", self.path("c.h5"), "--steps", "25", "--csv", self.path("bad.csv"))
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertIn("member 4 of 6 is missing", result.stderr)
+        self.assertFalse(os.path.exists(self.path("bad.csv")))
+
+
 class Percolation(hf.Case):
     def test_major_outbreaks_match_bond_percolation(self):
         # SIR on Erdos-Renyi with one initial infectious agent and a fixed infectious period tau:
@@ -259,7 +300,8 @@ class BadSweeps(hf.Case):
                 self.assertEqual(os.listdir(self.path("")), [])
         for args, message in [(["--beta", "0.1", "--sweep", "beta=0.1:0.2:2"], "also given as --beta"),
                               (["--replicates", "0"], "--replicates must be positive"),
-                              (["--replicates", "2", "--checkpoint", self.path("c.h5")], "does not apply"),
+                              (["--replicates", "2", "--checkpoint", self.path("c.h5"), "--checkpoint-every", "5"],
+                               "does not apply"),
                               (["--replicates", "2", "--output", self.path("c.h5"), "--snapshot-every", "2"],
                                "does not apply"),
                               (["--major-outbreak", "0.2"], "applies to an ensemble")]:

@@ -62,6 +62,14 @@ inline int MPI_Gather(void const* send, int count, MPI_Datatype type, void* rece
   return 0;
 }
 
+inline int MPI_Gatherv(void const* send, int count, MPI_Datatype type, void* receive, int const*,
+                       int const* displacements, MPI_Datatype, int, MPI_Comm) {
+  if (count > 0)
+    std::memcpy(static_cast<char*>(receive) + static_cast<std::size_t>(displacements[0]) * type, send,
+                static_cast<std::size_t>(count) * type);
+  return 0;
+}
+
 inline int MPI_Alltoall(void const* send, int count, MPI_Datatype type, void* receive, int, MPI_Datatype, MPI_Comm) {
   if (count > 0) std::memcpy(receive, send, static_cast<std::size_t>(count) * type);
   return 0;

@@ -42,6 +42,13 @@ void write_run(h5::File& file, RunRecord const& record) {
   file.set_attribute("/run", "graph_hash", static_cast<std::int64_t>(record.graph_hash));
   if (record.scenario_hash != 0)
     file.set_attribute("/run", "scenario_hash", static_cast<std::int64_t>(record.scenario_hash));
+  if (record.members > 0) {
+    // An ensemble's: the members' groups follow, each with its history's rows.
+    file.set_attribute("/run", "members", static_cast<std::int64_t>(record.members));
+    file.create_group("/members");
+    file.set_attribute("/members", "columns", joined(record.observables, ','));
+    return;
+  }
   if (!record.history.empty()) write_history(file, record);
   file.create_group("/agents");
 }
@@ -85,6 +92,15 @@ RunRecord read_record(h5::File const& file, std::string const& kind) {
     r.graph_hash = static_cast<std::uint64_t>(file.int_attribute("/run", "graph_hash"));
   if (file.has_attribute("/run", "scenario_hash"))
     r.scenario_hash = static_cast<std::uint64_t>(file.int_attribute("/run", "scenario_hash"));
+  if (file.has_attribute("/run", "members")) {
+    auto const members = file.int_attribute("/run", "members");
+    require(members > 0, path + ": /run: invalid member count " + std::to_string(members));
+    require(file.exists("/members"), path + ": the /members group is missing");
+    r.members = static_cast<std::uint64_t>(members);
+    r.observables = split(file.string_attribute("/members", "columns"), ',');
+    require(!r.observables.empty(), path + ": /members names no observables");
+    return r;
+  }
   r.observables = split(file.string_attribute("/run/history", "columns"), ',');
   auto const extents = file.extents("/run/history");
   require(!r.observables.empty() && extents.size() == 2 && extents[0] == r.step + 1ull &&
@@ -97,6 +113,23 @@ RunRecord read_record(h5::File const& file, std::string const& kind) {
   file.read_rows("/run/history", h5::Type::i64, 0, extents[0], r.history.data());
   require(file.exists("/agents"), path + ": the /agents group is missing");
   return r;
+}
+
+std::string member_group(std::uint64_t member) { return "/members/" + std::to_string(member); }
+
+std::vector<std::int64_t> read_member_history(h5::File const& file, RunRecord const& record, std::uint64_t member) {
+  std::string const group = member_group(member), dataset = group + "/history";
+  std::string const& path = file.path();
+  require(file.exists(group) && file.exists(dataset) && file.exists(group + "/agents"),
+          path + ": member " + std::to_string(member) + " of " + std::to_string(record.members) + " is missing");
+  auto const extents = file.extents(dataset);
+  require(extents.size() == 2 && extents[0] == record.step + 1ull && extents[1] == record.observables.size(),
+          path + ": " + dataset + " does not hold " + std::to_string(record.step + 1ull) + " rows of " +
+              std::to_string(record.observables.size()) + " observables");
+  require(file.type(dataset) == h5::Type::i64, path + ": " + dataset + " is not int64");
+  std::vector<std::int64_t> history(static_cast<std::size_t>(extents[0] * extents[1]));
+  file.read_rows(dataset, h5::Type::i64, 0, extents[0], history.data());
+  return history;
 }
 
 }  // namespace herd::io

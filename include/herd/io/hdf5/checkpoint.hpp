@@ -33,7 +33,17 @@ struct RunRecord {
   std::vector<std::int64_t> history;     ///< (step + 1) rows of observables, row-major
   std::uint64_t graph_hash = 0;          ///< herd::graph_hash of the graph as built (0: not recorded)
   std::uint64_t scenario_hash = 0;       ///< a fingerprint of the --scenario file's bytes (0: none)
+  /// An ensemble's checkpoint: its member count (0: one run's). Each member m's history and
+  /// agents are then in member_group(m), and /run holds no history.
+  std::uint64_t members = 0;
 };
+
+/// Where an ensemble's checkpoint keeps member m: its `history` and its `agents`.
+std::string member_group(std::uint64_t member);
+
+/// Member m's history in an ensemble's checkpoint of record `record` (from read_record): its
+/// (step + 1) rows of the observables, checked against the record. Reads on this rank alone.
+std::vector<std::int64_t> read_member_history(h5::File const& file, RunRecord const& record, std::uint64_t member);
 
 /// Creates `final_path`'s temporary file and writes the record into it (the kind is
 /// "herd-checkpoint" or "herd-output"). Collective.

@@ -1,0 +1,63 @@
+#pragma once
+
+// An ensemble's checkpoint (herd run --replicates/--sweep --checkpoint FILE): every member's state
+// at the end of the run, in one file that herd resume continues on any rank count. Members run one
+// after another, a member per rank at a time under mpiexec: after each round the ranks send their
+// members' states to rank 0, which writes them (docs/file-formats.md, "Ensemble checkpoints").
+
+#include <herd/config.hpp>
+#include <herd/detail/mpi.hpp>
+
+#if HERD_ENABLE_HDF5
+#include <herd/io/hdf5/checkpoint.hpp>
+#endif
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace herd::cli {
+
+#if HERD_ENABLE_HDF5
+/// One member's state at the end of its run, as its checkpoint stores it.
+struct MemberState {
+  std::uint64_t member = 0;
+  std::vector<std::int64_t> history;  ///< rows 0..step of the observables
+  /// A per-agent dataset: `group`/`name` under the member's group, one value per agent in global
+  /// id order.
+  struct Values {
+    std::string group;
+    std::string name;
+    io::h5::Type type = io::h5::Type::u8;
+    std::vector<char> bytes;
+  };
+  std::vector<Values> values;
+};
+
+class EnsembleCheckpoint {
+ public:
+  /// Begins the file `path` for the ensemble `record` (its member count set) on rank 0 of `comm`.
+  /// Collective.
+  EnsembleCheckpoint(std::string path, io::RunRecord const& record, MPI_Comm comm);
+  EnsembleCheckpoint(EnsembleCheckpoint const&) = delete;
+  EnsembleCheckpoint& operator=(EnsembleCheckpoint const&) = delete;
+  /// A checkpoint not committed leaves no file behind, and an earlier one whole.
+  ~EnsembleCheckpoint();
+
+  /// Writes the states of a round's members, one per rank (none where `mine` is empty).
+  /// Collective.
+  void write_round(MemberState const* mine);
+  /// Puts the file in place once every member was written. Collective.
+  void commit();
+
+ private:
+  std::string path_;
+  MPI_Comm comm_;
+  std::uint64_t members_ = 0, written_ = 0;
+  std::uint64_t rows_ = 0, columns_ = 0;  // of each member's history
+  std::optional<io::h5::File> file_;      // rank 0's
+};
+#endif
+
+}  // namespace herd::cli
