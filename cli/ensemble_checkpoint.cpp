@@ -85,6 +85,7 @@ MemberState from_bytes(char const* begin, std::size_t size) {
   MemberState state;
   state.member = in.number();
   auto const history = in.bytes();
+  require(history.size() % sizeof(std::int64_t) == 0, "ensemble checkpoint: a member's history arrived cut short");
   state.history.resize(history.size() / sizeof(std::int64_t));
   if (!history.empty()) std::memcpy(state.history.data(), history.data(), history.size());
   auto const count = in.number();
@@ -102,7 +103,11 @@ MemberState from_bytes(char const* begin, std::size_t size) {
 }  // namespace
 
 EnsembleCheckpoint::EnsembleCheckpoint(std::string path, io::RunRecord const& record, MPI_Comm comm)
-    : path_(std::move(path)), comm_(comm), members_(record.members), columns_(record.observables.size()) {
+    : path_(std::move(path)),
+      comm_(comm),
+      members_(record.members),
+      agents_(record.agents),
+      columns_(record.observables.size()) {
   require(members_ > 0, "ensemble checkpoint: no members");
   rows_ = record.step + 1ull;
   int rank = 0;
@@ -120,31 +125,38 @@ void EnsembleCheckpoint::write_round(MemberState const* mine) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm_, &rank);
   MPI_Comm_size(comm_, &size);
-  auto const bytes = mine ? to_bytes(*mine) : std::vector<char>();
-  // The states meet on rank 0; a round's states in all must fit an int's count of bytes.
+  auto bytes = mine ? to_bytes(*mine) : std::vector<char>();
+  // The states meet on rank 0 (one process keeps its own); a round's states in all must fit an
+  // int's count of bytes.
   long long const length = static_cast<long long>(bytes.size());
-  std::vector<long long> lengths(static_cast<std::size_t>(size));
-  MPI_Gather(&length, 1, MPI_LONG_LONG, lengths.data(), 1, MPI_LONG_LONG, 0, comm_);
-  std::vector<int> counts(lengths.size()), starts(lengths.size(), 0);
-  long long total = 0;
-  for (std::size_t r = 0; r < lengths.size(); ++r) total += lengths[r];
-  mpi::collectively(comm_, [&] {
-    require(rank != 0 || total < INT_MAX, path_ + ": a round of " + std::to_string(size) + " members' states takes " +
-                                              std::to_string(total) +
-                                              " bytes, more than one gather carries (2 GiB): run on fewer ranks");
-  });
-  for (std::size_t r = 0; r < lengths.size(); ++r) {
-    counts[r] = static_cast<int>(lengths[r]);
-    if (r > 0) starts[r] = starts[r - 1] + counts[r - 1];
+  std::vector<long long> lengths(static_cast<std::size_t>(size), length);
+  if (size > 1) MPI_Gather(&length, 1, MPI_LONG_LONG, lengths.data(), 1, MPI_LONG_LONG, 0, comm_);
+  std::vector<std::size_t> starts(lengths.size(), 0);
+  for (std::size_t r = 1; r < lengths.size(); ++r) starts[r] = starts[r - 1] + static_cast<std::size_t>(lengths[r - 1]);
+  long long const total = static_cast<long long>(starts.back()) + lengths.back();
+  std::vector<char> all;
+  if (size > 1) {
+    mpi::collectively(comm_, [&] {
+      require(rank != 0 || total < INT_MAX, path_ + ": a round of " + std::to_string(size) + " members' states takes " +
+                                                std::to_string(total) +
+                                                " bytes, more than one gather carries (2 GiB): run on fewer ranks");
+    });
+    std::vector<int> counts(lengths.size()), displacements(lengths.size());
+    for (std::size_t r = 0; r < lengths.size(); ++r) {
+      counts[r] = static_cast<int>(lengths[r]);
+      displacements[r] = static_cast<int>(starts[r]);
+    }
+    all.resize(rank == 0 ? static_cast<std::size_t>(total) : 0);
+    MPI_Gatherv(bytes.data(), static_cast<int>(bytes.size()), MPI_CHAR, all.data(), counts.data(), displacements.data(),
+                MPI_CHAR, 0, comm_);
+  } else {
+    all = std::move(bytes);
   }
-  std::vector<char> all(rank == 0 ? static_cast<std::size_t>(total) : 0);
-  MPI_Gatherv(bytes.data(), static_cast<int>(bytes.size()), MPI_CHAR, all.data(), counts.data(), starts.data(),
-              MPI_CHAR, 0, comm_);
   mpi::collectively(comm_, [&] {
     if (rank != 0) return;
     for (std::size_t r = 0; r < lengths.size(); ++r) {
-      if (counts[r] == 0) continue;
-      auto const state = from_bytes(all.data() + starts[r], static_cast<std::size_t>(counts[r]));
+      if (lengths[r] == 0) continue;
+      auto const state = from_bytes(all.data() + starts[r], static_cast<std::size_t>(lengths[r]));
       require(state.member < members_ && state.history.size() == rows_ * columns_,
               path_ + ": member " + std::to_string(state.member) + "'s history does not hold " + std::to_string(rows_) +
                   " rows of " + std::to_string(columns_) + " observables");
@@ -155,6 +167,9 @@ void EnsembleCheckpoint::write_round(MemberState const* mine) {
       for (auto const& v : state.values) {
         if (!file_->exists(group + "/" + v.group)) file_->create_group(group + "/" + v.group);
         auto const count = static_cast<std::uint64_t>(v.bytes.size() / io::h5::size_of(v.type));
+        require(count == agents_ && v.bytes.size() % io::h5::size_of(v.type) == 0,
+                path_ + ": member " + std::to_string(state.member) + "'s " + v.group + "/" + v.name + " holds " +
+                    std::to_string(count) + " values for " + std::to_string(agents_) + " agents");
         file_->write_all(group + "/" + v.group + "/" + v.name, v.type, {count}, v.bytes.data());
       }
       ++written_;

@@ -54,7 +54,7 @@ class EnsembleCheckpoint {
  private:
   std::string path_;
   MPI_Comm comm_;
-  std::uint64_t members_ = 0, written_ = 0;
+  std::uint64_t members_ = 0, agents_ = 0, written_ = 0;
   std::uint64_t rows_ = 0, columns_ = 0;  // of each member's history
   std::optional<io::h5::File> file_;      // rank 0's
 };

@@ -607,18 +607,22 @@ JobResult run_ensemble(Options const& o, Entry, std::function<void(int, int)> co
     // Each round's members, one per rank, are written to the checkpoint once all have run.
     std::optional<EnsembleCheckpoint> checkpoint;
     if (!o.checkpoint.empty()) {
-      io::RunRecord record;
-      record.arguments = with_absolute_inputs(o.arguments);
-      record.model = o.model;
-      record.seed = o.seed;
-      record.step = static_cast<std::uint32_t>(o.steps);
-      record.agents = static_cast<std::uint64_t>(facts.agents);
-      record.edges = facts.edges;
-      record.graph_hash = facts.hash;
-      record.observables =
-          Entry::template make<WeightStorage>(base, 0, facts.agents, typename Entry::Inputs{}).observable_names();
-      if (!o.scenario.empty()) record.scenario_hash = scenario_fingerprint(o.scenario);
-      record.members = static_cast<std::uint64_t>(members);
+      // Made on every rank alike before the file is begun, which every rank must reach.
+      auto const record = together([&] {
+        io::RunRecord record;
+        record.arguments = with_absolute_inputs(o.arguments);
+        record.model = o.model;
+        record.seed = o.seed;
+        record.step = static_cast<std::uint32_t>(o.steps);
+        record.agents = static_cast<std::uint64_t>(facts.agents);
+        record.edges = facts.edges;
+        record.graph_hash = facts.hash;
+        record.observables =
+            Entry::template make<WeightStorage>(base, 0, facts.agents, typename Entry::Inputs{}).observable_names();
+        if (!o.scenario.empty()) record.scenario_hash = scenario_fingerprint(o.scenario);
+        record.members = static_cast<std::uint64_t>(members);
+        return record;
+      });
       checkpoint.emplace(o.checkpoint, record, world());
     }
 #endif

@@ -103,7 +103,7 @@ class RunFiles {
                 path + ": written by a run of another scenario: " + o_.scenario +
                     " changed since (the events from the checkpoint on would differ)");
         require(saved.observables == record_.observables, path + ": its observables are not this model's");
-        check_history(saved, path);
+        check_history(saved, path + ": " + (member ? group : std::string("/run")) + "/history");
         require(
             static_cast<std::uint32_t>(o_.steps) >= saved.step,
             path + ": already at step " + std::to_string(saved.step) + ", beyond --steps " + std::to_string(o_.steps));
@@ -200,7 +200,7 @@ class RunFiles {
 
   // The command's models count every agent in exactly one observable: each stored row must add up
   // to the agents, or the file was damaged (and its rows would reach the resumed run's outputs).
-  static void check_history(io::RunRecord const& saved, std::string const& path) {
+  static void check_history(io::RunRecord const& saved, std::string const& where) {
     auto const columns = saved.observables.size();
     for (std::size_t r = 0; r * columns < saved.history.size(); ++r) {
       std::int64_t sum = 0;
@@ -211,7 +211,7 @@ class RunFiles {
         sum += v;
       }
       require(!negative && sum == static_cast<std::int64_t>(saved.agents),
-              path + ": /run/history row " + std::to_string(r) + " counts " + std::to_string(sum) + " agents, not " +
+              where + " row " + std::to_string(r) + " counts " + std::to_string(sum) + " agents, not " +
                   std::to_string(saved.agents) + " (a damaged file?)");
     }
   }

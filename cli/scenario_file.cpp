@@ -229,7 +229,16 @@ Scenario read_scenario(std::string const& path, int steps, bool continued,
     auto const& events = json["events"];
     for (std::size_t k = 0; k < events.size(); ++k)
       read_event(events[k], "events[" + std::to_string(k) + "]", steps, continued, scenario);
-    if (!layer_names) scenario.layer_names = layers_named(scenario);
+    if (!layer_names) {
+      // Until the graph's layers are known, an isolation without "keeps" (household where the
+      // graph has it) is taken to keep what the others keep: the run checks it against the graph.
+      std::vector<std::string> kept;
+      for (auto const& e : scenario.events)
+        if (e.kind == ScenarioEvent::Kind::isolate && !e.keeps.empty() && kept.empty()) kept = e.keeps;
+      for (auto& e : scenario.events)
+        if (e.kind == ScenarioEvent::Kind::isolate && e.keeps.empty()) e.keeps = kept;
+      scenario.layer_names = layers_named(scenario);
+    }
     check(scenario);
   } catch (Error const& e) {
     throw Error(path + ": " + e.what());

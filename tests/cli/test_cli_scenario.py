@@ -240,6 +240,11 @@ class Scenario(hf.Case):
                 "--json", self.path("report.json"))
         with open(self.path("report.json")) as f:
             self.assertEqual(json.load(f)["events"][0]["keeps"], ["household"])
+        # Without "keeps", an isolation keeps the household the file names, as one that says so.
+        both = self.scenario([{"steps": [1, 10], "isolate": {"probability": 0.5, "duration": 4}},
+                              {"steps": [11, 30], "isolate": {"probability": 0.3, "duration": 4,
+                                                              "keeps": ["household"]}}], "both.json")
+        self.ok(0, "run", *run, "--scenario", both)
         pulled = hf.read(self.path("pull.csv"))
         self.ok(0, "run", *run, "--scenario", isolate, "--stepping", "active", "--csv", self.path("active.csv"))
         self.assertEqual(hf.read(self.path("active.csv")), pulled)
