@@ -291,4 +291,28 @@ TEST(IsolationEvents, BadIsolationsAreRefusedByName) {
   }
 }
 
+// On a directed graph, pulled steps keep no graph of the rows that name an agent: closing
+// contacts keeps a transpose, which the footprint counts (an offset per agent, an entry per edge).
+TEST(IsolationEvents, TheFootprintCountsTheTransposeKeptForClosing) {
+  using Exec = Kokkos::DefaultHostExecutionSpace;
+  Exec exec;
+  BuildOptions directed;
+  directed.symmetrise = false;
+  auto const graph = build_csr(
+      exec, herd::test::edge_list<Exec>(4, {0, 1, 2, 3}, {1, 2, 3, 0}, {1.0f, 1.0f, 1.0f, 1.0f}, {0, 1, 0, 1}),
+      directed);
+  StepOptions options;
+  options.stepping = Stepping::pull;
+  Simulation<Exec> sim(exec, graph, 3, options);
+  Seir<Exec::memory_space> model(graph.num_agents(), SeirParameters{});
+  sim.prepare(model);
+  auto const open = sim.footprint(model);
+  sim.allow_closed_contacts();
+  sim.prepare(model);  // the weights' codes again, in open and closed twins
+  auto const closable = sim.footprint(model);
+  EXPECT_EQ(closable.bytes_per_agent - open.bytes_per_agent, static_cast<double>(sizeof(edge_offset)));
+  EXPECT_EQ(closable.bytes_per_edge - open.bytes_per_edge,
+            static_cast<double>(sizeof(agent_index) + sizeof(float) + sizeof(layer_index)));
+}
+
 }  // namespace

@@ -404,7 +404,8 @@ class Simulation {
   /// What a step loop of `model` holds, per owned agent and per edge: the model's properties (as
   /// its for_each_property lists them), the graph, the global ids, the plans, a spreader bit per
   /// agent, the weights' codes, and what active-set stepping keeps (its marks, lists and sums,
-  /// bins, and a transpose where the graph is not symmetric). A rank counts its agents and edges
+  /// bins, and a transpose where the graph is not symmetric, or one kept for isolation's closed
+  /// contacts: Simulation::allow_closed_contacts). A rank counts its agents and edges
   /// once, as one process holds them: its ghosts and halo buffers are left out. Parts are
   /// allocated for the model: call it after prepare(model) or a step loop.
   template <class Model>
@@ -428,6 +429,10 @@ class Simulation {
           f.bytes_per_edge += edge;
         }
       }
+    }
+    if (readers_.num_agents() != 0) {  // the rows that name each agent, kept for closing contacts
+      f.bytes_per_agent += sizeof(edge_offset);
+      f.bytes_per_edge += edge;
     }
     return f;
   }
