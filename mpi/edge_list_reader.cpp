@@ -68,16 +68,6 @@ Details::EdgeListFormat first_line_format(std::ifstream& file, std::string const
   }
 }
 
-// The line that breaks the rule of the first edge line's kind (0: none).
-std::size_t mixed_line(std::size_t const (&first_of)[Details::edge_line_kinds]) {
-  std::size_t rule = 0, breaker = 0;
-  for (auto const first : first_of)
-    if (first != 0 && (rule == 0 || first < rule)) rule = first;
-  for (auto const first : first_of)
-    if (first != 0 && first != rule && (breaker == 0 || first < breaker)) breaker = first;
-  return breaker;
-}
-
 // Numbers this rank's layers by the sorted names of all ranks' lines, as one process reading the
 // whole file does.
 void number_layers_together(MPI_Comm comm, std::string const& path, HostEdgeList& edges, bool too_many) {
@@ -215,7 +205,7 @@ HostEdgeList read_edge_list(MPI_Comm comm, std::string const& path) {
   for (int k = 0; k < kinds; ++k) first_of[k] = line_of(firsts[1 + k]);
   // The whole file's problem without its bad line, which one rank alone knows.
   auto const mixing = Details::edge_list_error(path, 0, {}, first_of);
-  if (firsts[0] != none && (mixing.empty() || line_of(firsts[0]) < mixed_line(first_of))) {
+  if (firsts[0] != none && (mixing.empty() || line_of(firsts[0]) < Details::first_mixed_line(first_of))) {
     std::size_t const no_kinds[kinds] = {};
     raise_first_failure(comm, or_none(lines.error_line),
                         lines.error_line == 0

@@ -251,22 +251,31 @@ std::string long_line() { return "a line longer than " + std::to_string(longest_
 
 std::string edge_list_error(std::string const& name, std::size_t error_line, std::string const& error,
                             std::size_t const (&first_of)[edge_line_kinds]) {
-  // The kind of the first edge line sets the rule; the first line of another kind breaks it.
-  int rule = -1, breaker = -1;
-  for (int k = 0; k < edge_line_kinds; ++k)
-    if (first_of[k] != 0 && (rule < 0 || first_of[k] < first_of[rule])) rule = k;
-  for (int k = 0; k < edge_line_kinds; ++k)
-    if (k != rule && first_of[k] != 0 && (breaker < 0 || first_of[k] < first_of[breaker])) breaker = k;
-  std::size_t const mixed = breaker < 0 ? 0 : first_of[breaker];
+  std::size_t const mixed = first_mixed_line(first_of);
   if (error_line != 0 && (mixed == 0 || error_line < mixed))
     return name + ":" + std::to_string(error_line) + ": " + error;
   if (mixed == 0) return {};
+  int rule = 0, breaker = 0;  // the kinds of the first edge line and of the line that breaks its rule
+  for (int k = 0; k < edge_line_kinds; ++k) {
+    if (first_of[k] != 0 && first_of[k] < mixed) rule = k;
+    if (first_of[k] == mixed) breaker = k;
+  }
   // What the breaking line has that the rule's lines have not, or lacks that they have.
   char const* const what = breaker > rule ? (breaker == layered_line ? "a layer appears after lines without layers"
                                                                      : "a weight appears after lines without weights")
                                           : (rule == layered_line ? "this line has no layer but earlier lines do"
                                                                   : "this line has no weight but earlier lines do");
   return name + ":" + std::to_string(mixed) + ": " + what;
+}
+
+std::size_t first_mixed_line(std::size_t const (&first_of)[edge_line_kinds]) {
+  // The kind of the first edge line sets the rule; the first line of another kind breaks it.
+  std::size_t rule = 0, breaker = 0;
+  for (auto const first : first_of)
+    if (first != 0 && (rule == 0 || first < rule)) rule = first;
+  for (auto const first : first_of)
+    if (first != 0 && first != rule && (breaker == 0 || first < breaker)) breaker = first;
+  return breaker;
 }
 
 std::string too_many_layers(std::string const& name) {

@@ -106,6 +106,10 @@ EdgeLines parse_edge_lines(std::string_view text, EdgeListFormat const& format, 
 std::string edge_list_error(std::string const& name, std::size_t error_line, std::string const& error,
                             std::size_t const (&first_of)[edge_line_kinds]);
 
+/// The first line that breaks the rule the first edge line's kind sets (0: none), from the first
+/// line of each kind.
+std::size_t first_mixed_line(std::size_t const (&first_of)[edge_line_kinds]);
+
 /// "name: more than ... layers", where a file names more layers than a graph holds.
 std::string too_many_layers(std::string const& name);
 
