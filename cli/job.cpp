@@ -609,17 +609,10 @@ JobResult run_ensemble(Options const& o, Entry, std::function<void(int, int)> co
     if (!o.checkpoint.empty()) {
       // Made on every rank alike before the file is begun, which every rank must reach.
       auto const record = together([&] {
-        io::RunRecord record;
-        record.arguments = with_absolute_inputs(o.arguments);
-        record.model = o.model;
-        record.seed = o.seed;
+        auto record = run_record(
+            o, static_cast<std::uint64_t>(facts.agents), facts.edges, facts.hash,
+            Entry::template make<WeightStorage>(base, 0, facts.agents, typename Entry::Inputs{}).observable_names());
         record.step = static_cast<std::uint32_t>(o.steps);
-        record.agents = static_cast<std::uint64_t>(facts.agents);
-        record.edges = facts.edges;
-        record.graph_hash = facts.hash;
-        record.observables =
-            Entry::template make<WeightStorage>(base, 0, facts.agents, typename Entry::Inputs{}).observable_names();
-        if (!o.scenario.empty()) record.scenario_hash = scenario_fingerprint(o.scenario);
         record.members = static_cast<std::uint64_t>(members);
         return record;
       });

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <utility>
 
 #if HERD_ENABLE_HDF5
 namespace herd::cli {
@@ -29,6 +30,20 @@ std::vector<std::string> with_absolute_inputs(std::vector<std::string> const& ar
     }
   }
   return out;
+}
+
+io::RunRecord run_record(Options const& o, std::uint64_t agents, std::uint64_t edges, std::uint64_t graph_hash,
+                         std::vector<std::string> observables) {
+  io::RunRecord record;
+  record.arguments = with_absolute_inputs(o.arguments);
+  record.model = o.model;
+  record.seed = o.seed;
+  record.agents = agents;
+  record.edges = edges;
+  record.graph_hash = graph_hash;
+  record.observables = std::move(observables);
+  if (!o.scenario.empty()) record.scenario_hash = scenario_fingerprint(o.scenario);
+  return record;
 }
 
 std::uint64_t scenario_fingerprint(std::string const& path) {

@@ -42,6 +42,12 @@ std::vector<std::string> with_absolute_inputs(std::vector<std::string> const& ar
 /// run refuses a file changed since.
 std::uint64_t scenario_fingerprint(std::string const& path);
 
+/// What a checkpoint of a run of `o` records before its step and history: its arguments, model
+/// and seed, the graph's agents, stored entries and graph_hash, the model's observables, and the
+/// scenario's fingerprint.
+io::RunRecord run_record(Options const& o, std::uint64_t agents, std::uint64_t edges, std::uint64_t graph_hash,
+                         std::vector<std::string> observables);
+
 template <class Sim, class Model>
 class RunFiles {
  public:
@@ -51,14 +57,7 @@ class RunFiles {
   RunFiles(Options const& o, Sim& sim, Model& model, std::uint64_t edges, std::uint64_t graph_hash, MPI_Comm comm,
            bool partial_history)
       : o_(o), sim_(sim), model_(model), comm_(comm), partial_(partial_history) {
-    record_.arguments = with_absolute_inputs(o.arguments);
-    record_.graph_hash = graph_hash;
-    record_.model = o.model;
-    record_.seed = o.seed;
-    record_.agents = static_cast<std::uint64_t>(sim.num_global());
-    record_.edges = edges;
-    record_.observables = model.observable_names();
-    if (!o.scenario.empty()) record_.scenario_hash = scenario_fingerprint(o.scenario);
+    record_ = run_record(o, static_cast<std::uint64_t>(sim.num_global()), edges, graph_hash, model.observable_names());
   }
   RunFiles(RunFiles const&) = delete;
   RunFiles& operator=(RunFiles const&) = delete;
