@@ -168,7 +168,7 @@ std::vector<std::uint64_t> row_sums_every_way(Model const& model, Graph const& g
         sums(i, 0) = Details::sum_each_contribution<std::uint64_t>(model, graph, from, to);
         sums(i, 1) = Details::sum_spreading_contributions<std::uint64_t>(model, graph, from, to);
         sums(i, 2) = Details::sum_marked_contributions<std::uint64_t>(model, graph, bits.data(), from, to);
-        sums(i, 3) = Details::sum_row_contributions<std::uint64_t>(model, graph, counts.pointers(), from, to);
+        sums(i, 3) = Details::sum_row_contributions<std::uint64_t>(model, graph, counts.pointers(), i, from, to);
       });
   return to_vector(sums);
 }

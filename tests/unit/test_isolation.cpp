@@ -2,8 +2,10 @@
 
 #include <herd/scenario/run_scenario.hpp>
 
+#include <numeric>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -36,6 +38,14 @@ Scenario population_scenario(std::vector<ScenarioEvent> events) {
   return scenario;
 }
 
+// The layered population of `agents` agents, as a graph.
+template <class ExecutionSpace>
+auto population_graph(ExecutionSpace const& exec, agent_index agents) {
+  LayeredPopulation spec;
+  spec.agents = agents;
+  return build_csr(exec, generate_population(exec, spec, seed).edges);
+}
+
 // Every entry of `graph` is closed exactly when it is not a household entry and one of its ends
 // is isolated (`isolated`: per agent). Returns the closed entries.
 template <class Graph>
@@ -57,51 +67,110 @@ std::size_t expect_closed_where_isolated(Graph const& graph, std::vector<std::ui
 }
 
 // Agents detected before step 2 (every spreading agent: probability 1) are isolated for steps 2, 3
-// and 4 and free from step 5; their non-household entries, both ways, are closed for those steps
-// alone. Nobody else is isolated: the event acts on step 2 only.
+// and 4 and free from step 5. Nobody else is isolated: the event acts on step 2 only. Edge by
+// edge, their non-household entries, both ways, are closed for those steps alone; pulled sums by
+// code read who is isolated from the spreader bits and leave every entry open.
 TYPED_TEST(Isolation, TimersExpireAfterExactlyKSteps) {
   using Exec = TypeParam;
   using Sim = Simulation<Exec>;
   using Model = Seir<typename Exec::memory_space>;
   Exec exec;
-  LayeredPopulation spec;
-  spec.agents = 5000;
-  auto const graph = build_csr(exec, generate_population(exec, spec, seed).edges);
+  auto const graph = population_graph(exec, 5000);
   SeirParameters p;
   p.beta = 0.05;
   p.infectious = Period::fixed(100);
   p.initial_infected = 30;
-  Sim sim(exec, graph, seed);
-  Model model(graph.num_agents(), p);
-  model.initialise(sim, graph.num_agents());
-  int const steps = 7;
-  Interventions<Sim, Model> interventions(sim, model, population_scenario({isolation(2, 2, 1.0, 3)}), steps);
-  ASSERT_TRUE(interventions.isolates());
-  std::vector<std::uint8_t> infectious_before_2;
-  std::vector<std::vector<std::uint16_t>> timers;
-  auto const history = run_scenario(sim, model, steps, interventions, [&](int t, int) {
-    // After step t: the timers the events of step t set, and the states that step 2 reads.
-    timers.push_back(to_vector(interventions.isolation_timers().current()));
-    if (t == 1)
-      for (auto s : to_vector(model.state.current())) infectious_before_2.push_back(s == Model::infectious);
-    std::vector<std::uint8_t> isolated;
-    for (auto left : timers.back()) isolated.push_back(left > 0);
-    auto const closed = expect_closed_where_isolated(sim.graph(), isolated, t);
-    EXPECT_EQ(closed > 0, t >= 2 && t <= 4) << "step " << t;
-  });
-  (void)history;
-  auto const n = static_cast<std::size_t>(graph.num_agents());
-  std::size_t detected = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    std::uint16_t const expected[] = {0, 3, 2, 1, 0, 0, 0};
-    for (int t = 1; t <= steps; ++t)
-      ASSERT_EQ(timers[static_cast<std::size_t>(t - 1)][i], infectious_before_2[i] ? expected[t - 1] : 0)
-          << "agent " << i << " before step " << t;
-    detected += infectious_before_2[i];
+  StepOptions by_code, edge_by_edge;
+  edge_by_edge.weight_codes = false;
+  for (auto const& options : {by_code, edge_by_edge}) {
+    bool const in_entries = !options.weight_codes;
+    SCOPED_TRACE(in_entries ? "edge by edge" : "by code");
+    Sim sim(exec, graph, seed, options);
+    Model model(graph.num_agents(), p);
+    model.initialise(sim, graph.num_agents());
+    int const steps = 7;
+    Interventions<Sim, Model> interventions(sim, model, population_scenario({isolation(2, 2, 1.0, 3)}), steps);
+    ASSERT_TRUE(interventions.isolates());
+    std::vector<std::uint8_t> infectious_before_2;
+    std::vector<std::vector<std::uint16_t>> timers;
+    auto const history = run_scenario(sim, model, steps, interventions, [&](int t, int) {
+      // After step t: the timers the events of step t set, and the states that step 2 reads.
+      timers.push_back(to_vector(interventions.isolation_timers().current()));
+      if (t == 1)
+        for (auto s : to_vector(model.state.current())) infectious_before_2.push_back(s == Model::infectious);
+      std::vector<std::uint8_t> isolated(timers.back().size(), 0);
+      if (in_entries)
+        for (std::size_t i = 0; i < isolated.size(); ++i) isolated[i] = timers.back()[i] > 0;
+      EXPECT_EQ(sim.closes_in_entries(), in_entries) << "step " << t;
+      auto const closed = expect_closed_where_isolated(sim.graph(), isolated, t);
+      EXPECT_EQ(closed > 0, in_entries && t >= 2 && t <= 4) << "step " << t;
+    });
+    (void)history;
+    auto const n = static_cast<std::size_t>(graph.num_agents());
+    std::size_t detected = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint16_t const expected[] = {0, 3, 2, 1, 0, 0, 0};
+      for (int t = 1; t <= steps; ++t)
+        ASSERT_EQ(timers[static_cast<std::size_t>(t - 1)][i], infectious_before_2[i] ? expected[t - 1] : 0)
+            << "agent " << i << " before step " << t;
+      detected += infectious_before_2[i];
+    }
+    EXPECT_GT(detected, 30u);
+    auto const counts = to_vector(interventions.finish(sim));
+    EXPECT_EQ(counts[2], static_cast<std::int64_t>(detected)) << "the agents the event isolated before step 2";
   }
-  EXPECT_GT(detected, 30u);
-  auto const counts = to_vector(interventions.finish(sim));
-  EXPECT_EQ(counts[2], static_cast<std::int64_t>(detected)) << "the agents the event isolated before step 2";
+}
+
+// Pulled steps that sum by code leave the entries open; a listed step closes them from the flags,
+// later changes rewrite what they touch, and after rounds_before_reopening pulled steps in a row
+// every entry opens again. Switching between the two every few steps gives the bits of every step
+// pulled and of every step listed, with agents detected and freed all along.
+TYPED_TEST(Isolation, EntriesCloseWhereListedStepsReadThemAndReopenAfterPulledOnes) {
+  using Exec = TypeParam;
+  using Sim = Simulation<Exec>;
+  using Model = Seir<typename Exec::memory_space>;
+  Exec exec;
+  auto const graph = population_graph(exec, 20000);
+  SeirParameters p;
+  p.beta = 0.3;
+  p.infectious = Period::fixed(6);
+  p.initial_infected = 100;
+  int const steps = 24;
+  auto const scenario = population_scenario({isolation(2, steps, 0.4, 2)});
+  auto const pulled = herd::test::stepping_options(Stepping::pull);
+  auto const listed = herd::test::stepping_options(Stepping::active);
+  // Pieces of steps, each with its stepping; returns the final states and timers, and the agents
+  // detected.
+  auto const run_in = [&](std::vector<std::pair<int, StepOptions>> const& pieces) {
+    Sim sim(exec, graph, seed, pieces.front().second);
+    Model model(graph.num_agents(), p);
+    model.initialise(sim, graph.num_agents());
+    Interventions<Sim, Model> interventions(sim, model, scenario, steps);
+    std::vector<std::int64_t> out;
+    for (auto const& [count, options] : pieces) {
+      sim.set_options(options);
+      sim.prepare(model);
+      run_scenario(sim, model, count, interventions);
+      if (options.stepping == Stepping::active) {
+        EXPECT_TRUE(sim.closes_in_entries()) << "after listed steps, step " << sim.step();
+      } else if (count > Details::Tuning::rounds_before_reopening) {
+        EXPECT_FALSE(sim.closes_in_entries()) << "after " << count << " pulled steps, step " << sim.step();
+      }
+    }
+    for (auto s : to_vector(model.state.current())) out.push_back(s);
+    for (auto t : to_vector(interventions.isolation_timers().current())) out.push_back(t);
+    auto const counts = to_vector(interventions.finish(sim));
+    return std::make_pair(out, std::accumulate(counts.begin(), counts.end(), std::int64_t{0}));
+  };
+  auto const [all_pulled, detected] = run_in({{steps, pulled}});
+  EXPECT_GT(detected, 500) << "agents detected";
+  auto const switched =
+      run_in({{3, pulled}, {2, listed}, {6, pulled}, {1, listed}, {1, pulled}, {1, listed}, {5, pulled}, {5, listed}});
+  auto const all_listed = run_in({{steps, listed}});
+  EXPECT_EQ(switched.first, all_pulled) << "switched against pulled";
+  EXPECT_EQ(all_listed.first, all_pulled) << "listed against pulled";
+  EXPECT_EQ(switched.second, detected);
+  EXPECT_EQ(all_listed.second, detected);
 }
 
 // SIR with beta 1 and agents infectious for the whole run, every spreading agent isolated before
@@ -310,7 +379,8 @@ TEST(IsolationEvents, TheFootprintCountsTheTransposeKeptForClosing) {
   sim.allow_closed_contacts();
   sim.prepare(model);  // the weights' codes again, in open and closed twins
   auto const closable = sim.footprint(model);
-  EXPECT_EQ(closable.bytes_per_agent - open.bytes_per_agent, static_cast<double>(sizeof(edge_offset)));
+  // The transpose's offsets, and a second spreader bit (who is isolated).
+  EXPECT_EQ(closable.bytes_per_agent - open.bytes_per_agent, static_cast<double>(sizeof(edge_offset)) + 1.0 / 8);
   EXPECT_EQ(closable.bytes_per_edge - open.bytes_per_edge,
             static_cast<double>(sizeof(agent_index) + sizeof(float) + sizeof(layer_index)));
 }

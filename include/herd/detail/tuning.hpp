@@ -41,6 +41,11 @@ struct Tuning {
   // docs/notes/observables-from-the-list.md
   static constexpr agent_index observed_list_share = 4;
 
+  // Isolation reopens the entries it closed once this many steps in a row summed by code alone
+  // (which read who is isolated from the spreader bits): reopening costs a pass over the edges.
+  // docs/scenarios.md#cost
+  static constexpr int rounds_before_reopening = 4;
+
   // Degree from which an agent is a hub, with a team of its own. docs/notes/schedules.md
   static constexpr agent_index hub_threshold = 4096;
 

@@ -99,11 +99,11 @@ class ActiveStepping {
   /// Finds the agents among the first `owned` that may change this step and, when few enough,
   /// lists them for the step's phases; `ready()` is called before the agents beyond the first
   /// `owned` are read (a distributed simulation completes its ghosts there, after marking from
-  /// its owned agents). Waits for the device (the length of the list; near the threshold, an
-  /// estimate of the pushes).
-  template <class Model, class Ready = void (*)()>
+  /// its owned agents), and `listing()` once the step is to be listed, before anything is pushed.
+  /// Waits for the device (the length of the list; near the threshold, an estimate of the pushes).
+  template <class Model, class Ready = void (*)(), class Listing = void (*)()>
   void before_step(
-      Model const& model, agent_index owned, Ready&& ready = [] {}) {
+      Model const& model, agent_index owned, Ready&& ready = [] {}, Listing&& listing = [] {}) {
     if constexpr (declares_activity_v<Model>) {
       ++stats_.steps;
       if (stepping_ == Stepping::pull) {
@@ -118,6 +118,7 @@ class ActiveStepping {
         stats_.active_share_sum += 1.0;
         return;
       }
+      listing();
       listed_ = active_.find(model, ready);
       stats_.active_share_sum += static_cast<double>(listed_) / agents;
       ++stats_.active_steps;
@@ -125,6 +126,7 @@ class ActiveStepping {
       (void)model;
       (void)owned;
       (void)ready;
+      (void)listing;
     }
   }
   void end_step() { listed_ = -1; }

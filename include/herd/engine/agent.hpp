@@ -92,16 +92,18 @@ class Agent {
       }
     }
     if constexpr (Mode == Details::Lanes::thread) {
-      return Details::sum_row_contributions<T>(model, graph_, spreading_, graph_.row_offsets(index_),
+      return Details::sum_row_contributions<T>(model, graph_, spreading_, index_, graph_.row_offsets(index_),
                                                graph_.row_offsets(index_ + 1));
     } else {
       // The lanes share the row as Details::sum_row_contributions sums it.
       if constexpr (declares_activity_v<Model>) {
         if (spreading_.bits != nullptr && weighted()) {
           if constexpr (counts_weighted_spreaders_v<Model>) {
-            if (spreading_.codes != nullptr)
+            if (spreading_.codes != nullptr) {
+              std::uint32_t const table = Details::row_code_table(spreading_, index_);
               return sum_over_edges<T>(
-                  [&](edge_offset e) { return Details::coded_contribution<T>(graph_, spreading_, e); });
+                  [&](edge_offset e) { return Details::coded_contribution<T>(graph_, spreading_, table, e); });
+            }
           }
           return sum_over_edges<T>([&](edge_offset e) {
             agent_index const j = graph_.neighbours(e);

@@ -109,6 +109,43 @@ void close_contacts(ExecutionSpace const& exec, Graph const& graph, Readers cons
       });
 }
 
+/// Sets every entry of `graph` (and its code, where the codes have twins) closed or open as `iso`
+/// says now: a pass over every edge, for when the entries were left open while only sums by code
+/// read who is isolated. Does not wait.
+template <class ExecutionSpace, class Graph>
+void close_every_contact(ExecutionSpace const& exec, Graph const& graph,
+                         Isolation<typename ExecutionSpace::memory_space> const& iso,
+                         WeightCodes<typename ExecutionSpace::memory_space> const& codes) {
+  if (!graph.layered()) return;
+  using Codes = decltype(codes.codes);
+  EntryRewrite<decltype(graph.layers), Codes, typename ExecutionSpace::memory_space> const rewrite{
+      graph.layers, codes.twins.extent(0) != 0 ? codes.codes : Codes(), codes.twins, iso};
+  Kokkos::parallel_for(
+      "herd::scenario::close_every_contact", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, graph.num_agents()),
+      KOKKOS_LAMBDA(agent_index a) {
+        for (edge_offset e = graph.row_offsets(a); e < graph.row_offsets(a + 1); ++e)
+          rewrite(e, a, graph.neighbours(e));
+      });
+}
+
+/// Opens every entry of `graph` that isolation closed (and swaps its code for its open twin).
+/// Does not wait.
+template <class ExecutionSpace, class Graph>
+void open_every_contact(ExecutionSpace const& exec, Graph const& graph,
+                        WeightCodes<typename ExecutionSpace::memory_space> const& codes) {
+  if (!graph.layered()) return;
+  auto const layers = graph.layers;
+  auto const twins = codes.twins;
+  auto const coded = twins.extent(0) != 0 ? codes.codes : decltype(codes.codes)();
+  Kokkos::parallel_for(
+      "herd::scenario::open_every_contact", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, layers.extent(0)),
+      KOKKOS_LAMBDA(std::size_t e) {
+        if ((layers(e) & closed_layer) == 0) return;
+        layers(e) = open_layer(layers(e));
+        if (coded.extent(0) != 0) coded(e) = twins(coded(e));
+      });
+}
+
 }  // namespace Details
 
 }  // namespace herd

@@ -108,9 +108,17 @@ KOKKOS_INLINE_FUNCTION T sum_marked_contributions(Model const& model, Graph cons
 }
 
 /// What edge e adds to its row's sum when the weights are coded: its code's contribution where its
-/// neighbour spreads, else 0; without a branch (a mask from the bit).
+/// neighbour spreads, else 0; without a branch (a mask from the bit). `table`: where the row's
+/// codes start in by_code (row_code_table). Where the bits hold who is isolated, an isolated
+/// neighbour's contact reads the isolated table too: a contact is closed where either end is.
 template <class T, class Graph>
-KOKKOS_INLINE_FUNCTION T coded_contribution(Graph const& graph, SpreaderCounts const& spreading, edge_offset e) {
+KOKKOS_INLINE_FUNCTION T coded_contribution(Graph const& graph, SpreaderCounts const& spreading, std::uint32_t table,
+                                            edge_offset e) {
+  if (spreading.isolating) {
+    std::uint32_t const bits = spreads_isolated_bits(spreading.bits, graph.neighbours(e));
+    std::uint32_t const code = (table | (bits >> 1) * isolated_code_table) | spreading.codes[e];
+    return static_cast<T>(spreading.by_code[code]) & (T{0} - static_cast<T>(bits & 1u));
+  }
   auto const spreads = static_cast<T>(spreads_bit(spreading.bits, graph.neighbours(e)));
   return static_cast<T>(spreading.by_code[spreading.codes[e]]) & (T{0} - spreads);
 }
@@ -120,17 +128,23 @@ KOKKOS_INLINE_FUNCTION T coded_contribution(Graph const& graph, SpreaderCounts c
 /// times what each contributes (Model::spreader_contribution), on a weighted one with coded weights
 /// the contributions of the codes of the marked neighbours' edges, on other weighted graphs the
 /// contributions of the marked neighbours alone. Each is the integer the sum edge by edge gives,
-/// since the others contribute 0. Otherwise as sum_contributions.
+/// since the others contribute 0. Otherwise as sum_contributions. `row`: the agent whose row holds
+/// the edges.
 template <class T, class Model, class Graph>
 KOKKOS_INLINE_FUNCTION T sum_row_contributions(Model const& model, Graph const& graph, SpreaderCounts const& spreading,
-                                               edge_offset from, edge_offset to) {
+                                               agent_index row, edge_offset from, edge_offset to) {
   if constexpr (declares_activity_v<Model>) {
     if (spreading.bits != nullptr) {
       if (graph.weighted()) {
         if constexpr (counts_weighted_spreaders_v<Model>) {
           if (spreading.codes != nullptr) {
             T total = 0;
-            for (edge_offset e = from; e < to; ++e) total += coded_contribution<T>(graph, spreading, e);
+            if (spreading.isolating) {  // a loop of its own: the branch in coded_contribution folds out
+              std::uint32_t const table = row_code_table(spreading, row);
+              for (edge_offset e = from; e < to; ++e) total += coded_contribution<T>(graph, spreading, table, e);
+            } else {
+              for (edge_offset e = from; e < to; ++e) total += coded_contribution<T>(graph, spreading, 0, e);
+            }
             return total;
           }
         }
@@ -144,6 +158,7 @@ KOKKOS_INLINE_FUNCTION T sum_row_contributions(Model const& model, Graph const& 
     }
   }
   (void)spreading;
+  (void)row;
   return sum_contributions<T>(model, graph, from, to);
 }
 

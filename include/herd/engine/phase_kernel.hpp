@@ -249,7 +249,7 @@ void sum_by_edges(ExecutionSpace const& exec, StepPlan<typename ExecutionSpace::
         // others are not read.
         auto const sum = [&](agent_index row, edge_offset from, edge_offset to) {
           return reads_sum(phase, row)
-                     ? sum_row_contributions<std::uint64_t>(phase, graph, spreading.pointers(), from, to)
+                     ? sum_row_contributions<std::uint64_t>(phase, graph, spreading.pointers(), row, from, to)
                      : std::uint64_t{0};
         };
         agent_index const ended = shares(c), ended_by_end = shares(c + 1);

@@ -16,6 +16,7 @@
 #include <herd/agents/property.hpp>
 #include <herd/core/error.hpp>
 #include <herd/core/random.hpp>
+#include <herd/detail/tuning.hpp>
 #include <herd/engine/active_stepping.hpp>
 #include <herd/engine/agent.hpp>
 #include <herd/engine/closed_contacts.hpp>
@@ -198,13 +199,29 @@ class Simulation {
     closing_readers();
   }
 
-  /// Closes and reopens the entries that the changes of `isolation` touch, in this simulation's
-  /// graph, its weight codes and its push graph (see Details::close_contacts). Launches kernels
-  /// (a host backend first reads the count of changes; it allocates where allow_closed_contacts
-  /// was followed by a change to pull stepping).
+  /// Closes the contacts of the agents that `isolation` flags now (its views are kept: pass the
+  /// same each time). Where the steps' sums add by code from the spreader bits, those read who is
+  /// isolated beside who spreads, and no entry is written. Entries are closed where a sum reads
+  /// them: a listed step's pushes, or a phase that does not sum by code. Once they are, the
+  /// entries that the changes touch are closed and reopened in this simulation's graph, its
+  /// weight codes and its push graph (see Details::close_contacts), until a few steps in a row
+  /// sum by code alone, which then reopen every entry. Launches kernels (a host backend writing
+  /// entries first reads the count of changes; it allocates where allow_closed_contacts was
+  /// followed by a change to pull stepping).
   void close_contacts(Details::Isolation<memory_space> const& isolation) {
     require(closable_, "close_contacts: call allow_closed_contacts before the step loop");
     if (!graph().layered()) return;
+    isolation_ = isolation;
+    spreaders_.isolate_by(isolation.flags, isolation.keeps);
+    rounds_by_code_ = round_reads_entries_ ? 0 : rounds_by_code_ + 1;
+    round_reads_entries_ = false;
+    if (!closed_in_entries_) return;
+    if (rounds_by_code_ >= Details::Tuning::rounds_before_reopening) {
+      Details::open_every_contact(exec_, graph(), spreaders_.codes());
+      if (pushes_through_copy()) Details::open_every_contact(exec_, active_.push_graph(), {});
+      closed_in_entries_ = false;
+      return;
+    }
     graph_type const& readers = closing_readers();
     // A host backend reads how many changed (its kernels have finished when they return); a GPU
     // launches a thread per agent rather than wait for the count.
@@ -216,6 +233,11 @@ class Simulation {
     Details::close_contacts(exec_, graph(), readers, isolation, launch, spreaders_.codes());
     if (pushes_through_copy()) Details::close_contacts(exec_, active_.push_graph(), graph(), isolation, launch, {});
   }
+  /// Whether the entries' layer bytes say which contacts isolation closed now; if not, every
+  /// entry is open, and the pulled sums by code read who is isolated from the spreader bits (see
+  /// close_contacts).
+  bool closes_in_entries() const { return closed_in_entries_; }
+
   /// Each layer's factor now (max_layers of them; empty on a graph without layers).
   std::vector<float> layer_factors() const {
     return std::vector<float>(host_factors_.data(), host_factors_.data() + host_factors_.extent(0));
@@ -237,6 +259,8 @@ class Simulation {
     auto kernel = phase_kernel(phase, written...);
     bool const listed = !pulling_ && active_.listed() >= 0;
     given_counts_ = {};  // for this phase alone
+    if (closable_ && (listed || kernel.counted.extent(0) != 0 || !spreaders_.template sums_by_code<Phase>()))
+      close_in_entries();
     if (listed) {
       // A listed phase commits its agents in place: nothing to swap.
       where_.wait();
@@ -317,13 +341,21 @@ class Simulation {
   /// the sources and of the list) and, on a rank that lists, for its ghosts.
   template <class Model>
   void before_step(Model const& model) {
+    // A listed step pushes along entries, which must then say which contacts are closed.
+    auto const listing = [this] {
+      if (closable_) close_in_entries();
+    };
     if constexpr (Distribution::has_ghosts) {
-      active_.before_step(model, num_owned(), [this] {
-        where_.wait();
-        return where_.ghost_changes();
-      });
+      active_.before_step(
+          model, num_owned(),
+          [this] {
+            where_.wait();
+            return where_.ghost_changes();
+          },
+          listing);
     } else {
-      active_.before_step(model, num_owned());
+      active_.before_step(
+          model, num_owned(), [] {}, listing);
     }
   }
 
@@ -415,7 +447,8 @@ class Simulation {
       model.for_each_property([&](auto const& p) { f.bytes_per_agent += static_cast<double>(p.bytes_per_agent()); });
     auto const agents = static_cast<double>(num_owned() > 0 ? num_owned() : 1);
     std::size_t const plans = interior_.bytes() + (boundary_ ? boundary_->bytes() : 0);
-    f.bytes_per_agent += static_cast<double>(sizeof(edge_offset)) + static_cast<double>(plans) / agents + 1.0 / 8;
+    f.bytes_per_agent += static_cast<double>(sizeof(edge_offset)) + static_cast<double>(plans) / agents +
+                         spreaders_.bits_per_agent() / 8.0;
     if (global_ids().extent(0) != 0) f.bytes_per_agent += sizeof(global_id);
     double const edge = static_cast<double>(sizeof(agent_index) + (graph().weighted() ? sizeof(WeightStorage) : 0) +
                                             (graph().layered() ? sizeof(layer_index) : 0));
@@ -638,6 +671,17 @@ class Simulation {
     if (boundary_) Details::launch_phase(exec_, *boundary_, kernel);
   }
 
+  // Before a sum that reads the entries' layer bytes: closes the entries that the isolation flags
+  // say are closed, if they were left open.
+  void close_in_entries() {
+    round_reads_entries_ = true;
+    if (closed_in_entries_ || !graph().layered()) return;
+    closed_in_entries_ = true;
+    if (isolation_.flags.extent(0) == 0) return;  // no one was isolated yet
+    Details::close_every_contact(exec_, graph(), isolation_, spreaders_.codes());
+    if (pushes_through_copy()) Details::close_every_contact(exec_, active_.push_graph(), isolation_, {});
+  }
+
   ExecutionSpace exec_;
   Distribution where_;
   CounterRng rng_;
@@ -648,7 +692,11 @@ class Simulation {
   Details::SpreaderBits<ExecutionSpace> spreaders_;
   Kokkos::View<float*, Kokkos::HostSpace> host_factors_;  ///< the layer factors set last (a layered graph)
   bool closable_ = false;                                 ///< allow_closed_contacts was called
-  graph_type readers_;  ///< where isolation finds the rows naming an agent in neither the graph nor the push graph
+  Details::Isolation<memory_space> isolation_;            ///< the flags close_contacts was given last (or none yet)
+  bool closed_in_entries_ = false;                        ///< see closes_in_entries()
+  bool round_reads_entries_ = false;                      ///< a sum read the entries since the last close_contacts
+  int rounds_by_code_ = 0;  ///< calls of close_contacts in a row whose steps before summed by code alone
+  graph_type readers_;      ///< where isolation finds the rows naming an agent in neither the graph nor the push graph
   std::uint32_t step_ = 0;
   std::uint32_t phase_ = 0;
   bool pulling_ = false;  // Stepping::verify's second run of a step

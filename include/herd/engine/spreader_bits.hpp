@@ -5,7 +5,10 @@
 // SpreaderBits::reads_bits). At 10^7 agents the states take 10 MB and the bits 1.25 MB, so the random
 // reads of a row's neighbours hit a cache eight times smaller. Where every spreading neighbour
 // contributes the same, the sum is a count without branches, so an epidemic's peak, where
-// spreaders fall at random among the neighbours, costs what its start does.
+// spreaders fall at random among the neighbours, costs what its start does. Where isolation may
+// close contacts, a word holds two bits per agent, whether it spreads and whether it is isolated,
+// and sums by code read a contact with an isolated end from a second table, without writing an
+// entry (Simulation::close_contacts).
 
 #include <herd/core/execution_spaces.hpp>
 #include <herd/core/types.hpp>
@@ -13,6 +16,7 @@
 #include <herd/engine/model_traits.hpp>
 #include <herd/engine/step_plan.hpp>
 #include <herd/engine/weight_codes.hpp>
+#include <herd/graph/csr_graph.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -24,12 +28,22 @@ namespace Details {
 
 inline constexpr agent_index spreader_word_bits = 32;
 
+/// Agents a word of spreader bits holds where it also holds who is isolated: two bits each.
+inline constexpr agent_index isolation_word_agents = spreader_word_bits / 2;
+
 /// What a pull step reads to find its spreading neighbours, as the agent's view holds it.
 struct SpreaderCounts {
   std::uint32_t const* bits = nullptr;     ///< one per stored agent; null: the sums read the states
   std::uint8_t const* codes = nullptr;     ///< one per edge, its weight's code; null: not summed by code
   std::uint64_t const* by_code = nullptr;  ///< what a spreading neighbour contributes, per weight code
+  /// Whether `bits` holds two bits per agent, whether it spreads and whether it is isolated, and
+  /// `by_code` a second table for the entries isolation closes (see isolated_code_table).
+  bool isolating = false;
 };
+
+/// The offset in `by_code` of the table that a contact with an isolated end reads: its entries
+/// of layers that isolation does not keep hold 0.
+inline constexpr std::uint32_t isolated_code_table = max_weight_codes;
 
 /// The same as Views, which a kernel holds.
 template <class MemorySpace>
@@ -37,10 +51,12 @@ struct SpreaderViews {
   Kokkos::View<std::uint32_t const*, MemorySpace> bits;
   Kokkos::View<std::uint8_t const*, MemorySpace> codes;
   Kokkos::View<std::uint64_t const*, MemorySpace> by_code;
+  bool isolating = false;
 
   KOKKOS_INLINE_FUNCTION bool empty() const { return bits.extent(0) == 0; }
   KOKKOS_INLINE_FUNCTION SpreaderCounts pointers() const {
-    return {bits.data(), codes.extent(0) ? codes.data() : nullptr, codes.extent(0) ? by_code.data() : nullptr};
+    return {bits.data(), codes.extent(0) ? codes.data() : nullptr, codes.extent(0) ? by_code.data() : nullptr,
+            isolating};
   }
 };
 
@@ -48,6 +64,19 @@ struct SpreaderViews {
 KOKKOS_INLINE_FUNCTION std::uint32_t spreads_bit(std::uint32_t const* bits, agent_index j) {
   auto const u = static_cast<std::uint32_t>(j);
   return (bits[u / spreader_word_bits] >> (u % spreader_word_bits)) & 1u;
+}
+
+/// Agent j's two bits where the words also hold who is isolated: bit 0 whether it spreads, bit 1
+/// whether it is isolated.
+KOKKOS_INLINE_FUNCTION std::uint32_t spreads_isolated_bits(std::uint32_t const* bits, agent_index j) {
+  auto const u = static_cast<std::uint32_t>(j);
+  return (bits[u / isolation_word_agents] >> (2 * (u % isolation_word_agents))) & 3u;
+}
+
+/// Where row i's contacts start in SpreaderCounts::by_code: the isolated table where i is isolated
+/// (all its contacts but the kept ones are closed), else 0.
+KOKKOS_INLINE_FUNCTION std::uint32_t row_code_table(SpreaderCounts const& spreading, agent_index i) {
+  return spreading.isolating ? (spreads_isolated_bits(spreading.bits, i) >> 1) * isolated_code_table : 0u;
 }
 
 /// Sets the words of `bits` that hold agents [from, to) from phase.activity, whole words (of the
@@ -71,16 +100,47 @@ void mark_spreaders(ExecutionSpace const& exec, Phase const& phase, agent_index 
       });
 }
 
-/// Sets by_code(c) to what a spreading neighbour contributes over an edge of code c's weight (times
-/// its layer's factor now). Does not wait.
+/// The same with two bits per agent, whether it spreads and whether `isolated` flags it (bit 0 of
+/// its byte), of the words that hold agents [from, to). Does not wait.
 template <class ExecutionSpace, class Phase>
-void fill_contribution_by_code(ExecutionSpace const& exec, Phase const& phase,
-                               WeightCodes<typename ExecutionSpace::memory_space> const& codes,
-                               Kokkos::View<std::uint64_t*, typename ExecutionSpace::memory_space> const& by_code) {
+void mark_spreaders_and_isolated(
+    ExecutionSpace const& exec, Phase const& phase,
+    Kokkos::View<std::uint8_t const*, typename ExecutionSpace::memory_space> const& isolated, agent_index from,
+    agent_index to, agent_index stored,
+    Kokkos::View<std::uint32_t*, typename ExecutionSpace::memory_space> const& bits) {
+  if (to <= from) return;
+  Kokkos::parallel_for(
+      "herd::step::spreaders_and_isolated",
+      Kokkos::RangePolicy<ExecutionSpace>(exec, from / isolation_word_agents,
+                                          (to + isolation_word_agents - 1) / isolation_word_agents),
+      KOKKOS_LAMBDA(agent_index w) {
+        agent_index const base = w * isolation_word_agents;
+        agent_index const count = stored - base < isolation_word_agents ? stored - base : isolation_word_agents;
+        std::uint32_t word = 0;
+        for (agent_index b = 0; b < count; ++b)
+          word |= (static_cast<std::uint32_t>((phase.activity(base + b) & activity::spreads) != 0) |
+                   static_cast<std::uint32_t>(isolated(base + b) & 1u) << 1)
+                  << (2 * b);
+        bits(w) = word;
+      });
+}
+
+/// Sets by_code(c) to what a spreading neighbour contributes over an edge of code c's weight (times
+/// its layer's factor now). With `keeps` (per layer, 1 where isolation keeps its contacts), also
+/// by_code(isolated_code_table + c): the same for a kept layer, else 0. Does not wait.
+template <class ExecutionSpace, class Phase>
+void fill_contribution_by_code(
+    ExecutionSpace const& exec, Phase const& phase, WeightCodes<typename ExecutionSpace::memory_space> const& codes,
+    Kokkos::View<std::uint64_t*, typename ExecutionSpace::memory_space> const& by_code,
+    Kokkos::View<std::uint8_t const*, typename ExecutionSpace::memory_space> const& keeps = {}) {
+  bool const isolating = keeps.extent(0) != 0;
   Kokkos::parallel_for(
       "herd::step::contribution_by_code",
-      Kokkos::RangePolicy<ExecutionSpace>(exec, 0, static_cast<int>(codes.palette.extent(0))),
-      KOKKOS_LAMBDA(int c) { by_code(c) = static_cast<std::uint64_t>(phase.spreader_contribution(codes.weight(c))); });
+      Kokkos::RangePolicy<ExecutionSpace>(exec, 0, static_cast<int>(codes.palette.extent(0))), KOKKOS_LAMBDA(int c) {
+        auto const open = static_cast<std::uint64_t>(phase.spreader_contribution(codes.weight(c)));
+        by_code(c) = open;
+        if (isolating) by_code(isolated_code_table + c) = keeps(open_layer(codes.layers(c))) != 0 ? open : 0;
+      });
 }
 
 /// The bits of a simulation's stored agents, marked before each pulled phase that counts its
@@ -119,13 +179,33 @@ class SpreaderBits {
     coded_ = false;
   }
   /// Whether entries may close (isolation, see closed_layer): the codes then come in open and
-  /// closed twins. Codes made without twins are dropped, and made again by prepare().
+  /// closed twins, and the bits and code table have room for who is isolated (isolate_by). Codes
+  /// made without twins are dropped, and made again by prepare(). Allocates.
   void set_closable(bool on) {
     if (on == closable_) return;
     closable_ = on;
     codes_ = {};
     coded_ = false;
+    if (!on) return;
+    bits_ = Kokkos::View<std::uint32_t*, memory_space>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "herd::spreaders"),
+        static_cast<std::size_t>((stored_ + isolation_word_agents - 1) / isolation_word_agents));
+    if (weighted_)
+      by_code_ = Kokkos::View<std::uint64_t*, memory_space>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "herd::spreaders::by_code"),
+          isolated_code_table + max_weight_codes);
   }
+  /// Who is isolated (bit 0 of each stored agent's byte) and the layers whose contacts isolation
+  /// keeps (per layer, 1 where kept): the pulled sums by code then read an isolated neighbour's or
+  /// row's contacts as closed, with the entries left open (see Simulation::close_contacts). Needs
+  /// set_closable(true).
+  void isolate_by(Kokkos::View<std::uint8_t const*, memory_space> isolated,
+                  Kokkos::View<std::uint8_t const*, memory_space> keeps) {
+    isolated_ = std::move(isolated);
+    keeps_ = std::move(keeps);
+  }
+  /// Bits per stored agent: 2 where they may also hold who is isolated.
+  int bits_per_agent() const { return closable_ ? 2 : 1; }
   /// The weights' codes, once prepare() made them (else empty).
   WeightCodes<memory_space> const& codes() const { return codes_; }
 
@@ -173,18 +253,37 @@ class SpreaderBits {
   views_type mark(ExecutionSpace const& exec, Phase const& phase, agent_index from, agent_index to) const {
     if constexpr (marks_v<Phase>) {
       if (!reads_bits<Phase>()) return {};
-      mark_spreaders(exec, phase, from, to, stored_, bits_);
-      if (!adds_by_code<Phase>()) return {bits_, {}, {}};
-      if constexpr (counts_weighted_spreaders_v<Phase>) {
-        if (from == 0) fill_contribution_by_code(exec, phase, codes_, by_code_);
+      if (!adds_by_code<Phase>()) {
+        mark_spreaders(exec, phase, from, to, stored_, bits_);
+        return {bits_, {}, {}};
       }
-      return {bits_, codes_.codes, by_code_};
+      bool const isolating = isolated_.extent(0) != 0;
+      if (isolating)
+        mark_spreaders_and_isolated(exec, phase, isolated_, from, to, stored_, bits_);
+      else
+        mark_spreaders(exec, phase, from, to, stored_, bits_);
+      if constexpr (counts_weighted_spreaders_v<Phase>) {
+        if (from == 0)
+          fill_contribution_by_code(exec, phase, codes_, by_code_, isolating ? keeps_ : decltype(keeps_)());
+      }
+      return {bits_, codes_.codes, by_code_, isolating};
     } else {
       (void)exec;
       (void)phase;
       (void)from;
       (void)to;
       return {};
+    }
+  }
+
+  /// Whether the pulled phases of `Phase` add their sums by code from the bits (mark() returns
+  /// codes): those read who is isolated from the bits, and not from the entries' layer bytes.
+  template <class Phase>
+  bool sums_by_code() const {
+    if constexpr (marks_v<Phase>) {
+      return reads_bits<Phase>() && adds_by_code<Phase>();
+    } else {
+      return false;
     }
   }
 
@@ -197,8 +296,10 @@ class SpreaderBits {
   }
 
   Kokkos::View<std::uint32_t*, memory_space> bits_;
-  WeightCodes<memory_space> codes_;                     ///< empty until prepare() coded the weights
-  Kokkos::View<std::uint64_t*, memory_space> by_code_;  ///< per code: what a spreading neighbour adds
+  WeightCodes<memory_space> codes_;                           ///< empty until prepare() coded the weights
+  Kokkos::View<std::uint64_t*, memory_space> by_code_;        ///< per code: what a spreading neighbour adds
+  Kokkos::View<std::uint8_t const*, memory_space> isolated_;  ///< per stored agent, bit 0: isolated; or empty
+  Kokkos::View<std::uint8_t const*, memory_space> keeps_;     ///< per layer: 1 where isolation keeps contacts
   agent_index stored_ = 0;
   bool weighted_ = false;
   bool enabled_ = true;
