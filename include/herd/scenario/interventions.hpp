@@ -17,6 +17,8 @@
 
 #include <herd/agents/property.hpp>
 #include <herd/core/error.hpp>
+#include <herd/core/execution_spaces.hpp>
+#include <herd/core/lowest_bit.hpp>
 #include <herd/core/random.hpp>
 #include <herd/core/types.hpp>
 #include <herd/engine/activity.hpp>
@@ -442,12 +444,50 @@ class Interventions {
 
   using Flags = Details::Isolation<memory_space>;
 
-  // Before step `step`: each owned agent's timer counts one step down; an agent then free that
-  // spreads is detected by the first acting event whose draw 4k + 3 falls below its probability,
-  // and isolated for the event's steps. The flags travel to the ghosts, and the contacts of the
-  // agents whose isolation changed close or reopen. Launches kernels (a rank waits for its halo).
-  // Only what changed is written: the pass streams the timers and flags, and reads the states of
-  // agents with no timer running.
+  // One owned agent's round of isolation before a step: its timer counts one step down; free and
+  // spreading, it is detected by the first acting event whose draw 4k + 3 falls below its
+  // probability, and isolated for the event's steps; its flag says whether it is isolated and
+  // whether that changed, and a change lists it. Only what changed is written.
+  struct Detection {
+    Flags iso;
+    Kokkos::View<std::uint16_t*, memory_space> timers;
+    decltype(std::declval<Simulation const&>().id_map()) ids;
+    CounterRng rng;
+    decltype(Kokkos::subview(std::declval<EventCounts<memory_space>>(), std::size_t{}, Kokkos::ALL())) counts;
+    std::uint32_t counter;
+    Detections acting;
+    Model model;
+
+    // Whether agent i has anything to do: a flag set (isolated, or just freed), or a draw to make.
+    // The others (most agents) keep a timer of 0 and a flag of 0.
+    KOKKOS_INLINE_FUNCTION std::uint32_t acts_on(agent_index i) const {
+      return static_cast<std::uint32_t>(iso.flags(i) != 0) |
+             static_cast<std::uint32_t>(acting.count > 0 && (model.activity(i) & activity::spreads) != 0);
+    }
+    KOKKOS_INLINE_FUNCTION void operator()(agent_index i) const {
+      std::uint16_t const before = timers(i);
+      std::uint16_t left = before > 0 ? static_cast<std::uint16_t>(before - 1) : std::uint16_t{0};
+      if (left == 0 && acting.count > 0 && (model.activity(i) & activity::spreads) != 0)
+        for (int m = 0; m < acting.count; ++m)
+          if (rng.bits(ids(i), counter, streams::scenario, 4 * acting.event[m] + 3) < acting.detects[m]) {
+            left = acting.steps[m];
+            Kokkos::atomic_add(&counts(acting.event[m]), std::int64_t{1});
+            break;
+          }
+      if (left != before) timers(i) = left;
+      std::uint8_t const old = iso.flags(i);
+      bool const isolated = left > 0, changed = isolated != ((old & Flags::isolated_bit) != 0);
+      auto const now =
+          static_cast<std::uint8_t>((isolated ? Flags::isolated_bit : 0) | (changed ? Flags::changed_bit : 0));
+      if (now != old) iso.flags(i) = now;
+      if (changed) iso.list(i);
+    }
+  };
+
+  // Before step `step`: each owned agent has its round of Detection. The flags travel to the
+  // ghosts, and the simulation closes the contacts of the agents whose isolation changed.
+  // Launches kernels (a rank waits for its halo). Only what changed is written: the pass reads
+  // every agent's flag and state, and the timers of the agents with anything to do.
   void isolate(Simulation& sim, Model const& model, int step) {
     Detections acting;
     for (std::size_t k = 0; k < scenario_.events.size(); ++k) {
@@ -460,32 +500,36 @@ class Interventions {
     }
     auto const exec = sim.execution_space_instance();
     auto const iso = isolation_;
-    auto const timers = timers_.current();
-    auto const ids = sim.id_map();
-    auto const rng = sim.rng();
-    auto const counts = Kokkos::subview(counts_, static_cast<std::size_t>(step), Kokkos::ALL());
-    auto const counter = static_cast<std::uint32_t>(step);
+    Detection const detect{iso,
+                           timers_.current(),
+                           sim.id_map(),
+                           sim.rng(),
+                           Kokkos::subview(counts_, static_cast<std::size_t>(step), Kokkos::ALL()),
+                           static_cast<std::uint32_t>(step),
+                           acting,
+                           model};
     Kokkos::deep_copy(exec, iso.count, agent_index{0});
-    Kokkos::parallel_for(
-        "herd::scenario::isolate", Kokkos::RangePolicy<execution_space>(exec, 0, sim.num_owned()),
-        KOKKOS_LAMBDA(agent_index i) {
-          std::uint16_t const before = timers(i);
-          std::uint16_t left = before > 0 ? static_cast<std::uint16_t>(before - 1) : std::uint16_t{0};
-          if (left == 0 && acting.count > 0 && (model.activity(i) & activity::spreads) != 0)
-            for (int m = 0; m < acting.count; ++m)
-              if (rng.bits(ids(i), counter, streams::scenario, 4 * acting.event[m] + 3) < acting.detects[m]) {
-                left = acting.steps[m];
-                Kokkos::atomic_add(&counts(acting.event[m]), std::int64_t{1});
-                break;
-              }
-          if (left != before) timers(i) = left;
-          std::uint8_t const old = iso.flags(i);
-          bool const isolated = left > 0, changed = isolated != ((old & Flags::isolated_bit) != 0);
-          auto const now =
-              static_cast<std::uint8_t>((isolated ? Flags::isolated_bit : 0) | (changed ? Flags::changed_bit : 0));
-          if (now != old) iso.flags(i) = now;
-          if (changed) iso.list(i);
-        });
+    agent_index const owned = sim.num_owned();
+    if constexpr (Details::runs_on_host_v<execution_space>) {
+      // A CPU first finds the agents of 32 that have anything to do, without a branch, and goes
+      // through those alone: about one in eight at an epidemic's peak.
+      constexpr agent_index word = 32;
+      Kokkos::parallel_for(
+          "herd::scenario::isolate", Kokkos::RangePolicy<execution_space>(exec, 0, (owned + word - 1) / word),
+          KOKKOS_LAMBDA(agent_index w) {
+            agent_index const base = w * word, count = owned - base < word ? owned - base : word;
+            std::uint32_t acts = 0;
+            for (agent_index b = 0; b < count; ++b) acts |= detect.acts_on(base + b) << b;
+            while (acts != 0) {
+              detect(base + Details::lowest_bit(acts));
+              acts &= acts - 1;
+            }
+          });
+    } else {
+      Kokkos::parallel_for(
+          "herd::scenario::isolate", Kokkos::RangePolicy<execution_space>(exec, 0, owned),
+          KOKKOS_LAMBDA(agent_index i) { detect(i); });
+    }
     if constexpr (Simulation::distribution_type::has_ghosts) {
       // A ghost's byte says whether its owner's detections changed it.
       sim.update_ghosts(flags_);
