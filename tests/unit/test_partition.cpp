@@ -62,6 +62,26 @@ TYPED_TEST(Partitioning, MetisCutsFewerEdgesThanContiguousBlocksOfAShuffledGraph
   EXPECT_LT(edges_cut(metis) * 20, edges_cut(partition_graph(exec, shuffled, 4, PartitionMethod::contiguous)));
 }
 
+// On a power-law graph, whose hubs hold many entries each, METIS weighs each agent by one plus its
+// row's entries: no part holds 15 % more than a quarter of the entries (1.08 here), where parts of
+// equal agents give one part 1.5 times a quarter.
+TYPED_TEST(Partitioning, MetisBalancesEntriesNotOnlyAgents) {
+  if (!have_metis()) GTEST_SKIP() << "built without METIS";
+  TypeParam exec;
+  auto const graph = herd::test::generated_graph<TypeParam>(PowerLaw{20000, 2.1, 4.0, 2000.0}, 5);
+  auto const offsets = to_vector(graph.row_offsets);
+  auto const owner = to_vector(partition_graph(exec, graph, 4, PartitionMethod::metis).owner);
+  std::vector<double> entries(4, 0.0), agents(4, 0.0);
+  for (std::size_t i = 0; i < owner.size(); ++i) {
+    entries[static_cast<std::size_t>(owner[i])] += static_cast<double>(offsets[i + 1] - offsets[i]);
+    agents[static_cast<std::size_t>(owner[i])] += 1.0;
+  }
+  double const mean = static_cast<double>(offsets.back()) / 4;
+  EXPECT_LE(*std::max_element(entries.begin(), entries.end()), 1.15 * mean) << "the most entries a part holds";
+  EXPECT_GT(*std::max_element(agents.begin(), agents.end()), 1.06 * owner.size() / 4)
+      << "parts of equal entries hold unequal agents on this graph";
+}
+
 // A path 0 - 1 - 2 - ... - 9 in two blocks: rank 0 owns 0..4, whose agent 4 reads agent 5.
 TYPED_TEST(Partitioning, LocalGraphOfAPathHasTheKnownGhostsAndBoundary) {
   using Exec = TypeParam;
