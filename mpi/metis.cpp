@@ -61,8 +61,9 @@ void metis_partition(Kokkos::View<edge_offset const*, Kokkos::HostSpace> offsets
                      Kokkos::View<int*, Kokkos::HostSpace> owner) {
 #if HERD_ENABLE_METIS
   auto const n = static_cast<std::size_t>(owner.extent(0));
-  // A graph symmetrised here may hold up to twice its entries.
-  require((symmetric ? 1 : 2) * neighbours.extent(0) <= static_cast<std::size_t>(std::numeric_limits<idx_t>::max()),
+  // A graph symmetrised here may hold up to twice its entries; the agents' weights add up to the
+  // agents plus the entries.
+  require((symmetric ? 1 : 2) * neighbours.extent(0) + n <= static_cast<std::size_t>(std::numeric_limits<idx_t>::max()),
           "metis partitioning: " + std::to_string(neighbours.extent(0)) + " edges exceed METIS' " +
               std::to_string(sizeof(idx_t) * 8) + "-bit indices (use a METIS built with IDXTYPEWIDTH=64)");
   // METIS takes its own index type; the copies cost two passes over the graph, once.

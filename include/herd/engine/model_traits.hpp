@@ -116,4 +116,19 @@ struct counts_weighted_spreaders<Model,
 template <class Model>
 inline constexpr bool counts_weighted_spreaders_v = Details::counts_weighted_spreaders<Model>::value;
 
+namespace Details {
+template <class Model, class = void>
+struct sums_contacts_only : std::false_type {};
+template <class Model>
+struct sums_contacts_only<Model, std::void_t<decltype(Model::sums_contacts_only)>>
+    : std::bool_constant<Model::sums_contacts_only> {};
+}  // namespace Details
+
+/// Whether a model's phases read their contacts only through Agent::sum_of_contributions, never
+/// an entry's weight(k) or closed(e) (`static constexpr bool sums_contacts_only = true`): where
+/// those sums add by weight code, isolation then leaves the entries open and the sums read who is
+/// isolated from the spreader bits (Simulation::close_contacts).
+template <class Model>
+inline constexpr bool sums_contacts_only_v = Details::sums_contacts_only<Model>::value;
+
 }  // namespace herd

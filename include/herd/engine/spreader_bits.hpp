@@ -127,7 +127,8 @@ void mark_spreaders_and_isolated(
 
 /// Sets by_code(c) to what a spreading neighbour contributes over an edge of code c's weight (times
 /// its layer's factor now). With `keeps` (per layer, 1 where isolation keeps its contacts), also
-/// by_code(isolated_code_table + c): the same for a kept layer, else 0. Does not wait.
+/// by_code(isolated_code_table + c): the same for a kept layer, else what the code's closed twin
+/// contributes (its weight is 0), as an entry closed in place would.
 template <class ExecutionSpace, class Phase>
 void fill_contribution_by_code(
     ExecutionSpace const& exec, Phase const& phase, WeightCodes<typename ExecutionSpace::memory_space> const& codes,
@@ -139,7 +140,13 @@ void fill_contribution_by_code(
       Kokkos::RangePolicy<ExecutionSpace>(exec, 0, static_cast<int>(codes.palette.extent(0))), KOKKOS_LAMBDA(int c) {
         auto const open = static_cast<std::uint64_t>(phase.spreader_contribution(codes.weight(c)));
         by_code(c) = open;
-        if (isolating) by_code(isolated_code_table + c) = keeps(open_layer(codes.layers(c))) != 0 ? open : 0;
+        if (!isolating) return;
+        bool const closed = (codes.layers(c) & closed_layer) != 0;
+        // A closed code weighs 0 through its layer's closed slot, as the entry would.
+        float const shut = codes.twins.extent(0) == 0 ? 0.0f : codes.weight(closed ? c : codes.twins(c));
+        by_code(isolated_code_table + c) = keeps(open_layer(codes.layers(c))) != 0
+                                               ? open
+                                               : static_cast<std::uint64_t>(phase.spreader_contribution(shut));
       });
 }
 
@@ -277,10 +284,11 @@ class SpreaderBits {
   }
 
   /// Whether the pulled phases of `Phase` add their sums by code from the bits (mark() returns
-  /// codes): those read who is isolated from the bits, and not from the entries' layer bytes.
+  /// codes) and read their contacts through those sums alone (sums_contacts_only_v): those read
+  /// who is isolated from the bits, and not from the entries' layer bytes.
   template <class Phase>
   bool sums_by_code() const {
-    if constexpr (marks_v<Phase>) {
+    if constexpr (marks_v<Phase> && sums_contacts_only_v<Phase>) {
       return reads_bits<Phase>() && adds_by_code<Phase>();
     } else {
       return false;

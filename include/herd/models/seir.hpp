@@ -202,6 +202,9 @@ class Seir {
     return spreader_contribution(static_cast<float>(weight));
   }
 
+  /// Its phase reads contacts only through its sum (see sums_contacts_only_v).
+  static constexpr bool sums_contacts_only = true;
+
   /// What every spreading (infectious) neighbour contributes over an edge of weight 1:
   /// contribution(j, 1) for each of them, so that a pull step may count them instead.
   KOKKOS_INLINE_FUNCTION std::uint64_t spreader_contribution() const { return unit_hazard_by_state_[infectious]; }
