@@ -1,0 +1,843 @@
+#pragma once
+
+// A run of the herd command with the model of one entry (model_registry.hpp): on one process,
+// distributed over ranks, or as an ensemble. Each entry's runs compile in a file of their own
+// (job_<model>.cpp), so that the models, each a dozen simulations' kernels, compile side by side.
+
+#include "input.hpp"
+#include "job.hpp"
+#include "memory_budget.hpp"
+#include "model_registry.hpp"
+#include "models.hpp"
+#include "run_files.hpp"
+#include "scenario_file.hpp"
+
+#include <herd/graph/graph_hash.hpp>
+#include <herd/herd.hpp>
+#include <herd/mpi/local_graph.hpp>
+#include <herd/scenario/run_scenario.hpp>
+#if HERD_ENABLE_MPI
+#include <herd/mpi/collective.hpp>
+#include <herd/mpi/distributed_graph.hpp>
+#include <herd/mpi/distributed_population.hpp>
+#include <herd/mpi/distributed_simulation.hpp>
+#include <herd/mpi/edge_list_reader.hpp>
+#include <herd/mpi/local_snapshots.hpp>
+#include <herd/mpi/repartition.hpp>
+#endif
+#if HERD_ENABLE_HDF5
+#include <herd/io/hdf5/population.hpp>
+#endif
+
+#include <Kokkos_Timer.hpp>
+
+#include <limits>
+#include <optional>
+
+namespace herd::cli {
+
+// The classes of `--scenario`'s vaccinations in the order oldest-first, for a model with ages
+// (covid): the oldest age group is class 0.
+template <class Sim, class Model>
+typename Interventions<Sim, Model>::Priority vaccination_classes(Sim const& sim, Model const& model) {
+  typename Interventions<Sim, Model>::Priority classes(
+      Kokkos::ViewAllocateWithoutInitializing("herd::scenario::classes"), sim.num_agents());
+  auto const age = model.age;
+  auto const oldest = static_cast<std::uint8_t>(model.num_age_groups() - 1);
+  Kokkos::parallel_for(
+      "herd::scenario::oldest_first", Kokkos::RangePolicy<Exec>(sim.execution_space_instance(), 0, sim.num_agents()),
+      KOKKOS_LAMBDA(agent_index i) { classes(i) = static_cast<std::uint8_t>(oldest - age.stored(i)); });
+  return classes;
+}
+
+namespace detail {
+
+// Where the run's files go: the world (one rank, or all of a distributed run).
+#if HERD_ENABLE_MPI
+inline MPI_Comm world() { return MPI_COMM_WORLD; }
+#else
+inline int world() { return 0; }
+#endif
+
+// The loop's telemetry as the report shows it; over ranks when distributed (collective).
+LoopProfile summarise(Telemetry const& t, bool distributed);
+
+// Sets result's columns and counts to the `shown` observables of `all`, a history of every
+// observable in `names`, row after row.
+void take_counts(JobResult& result, std::vector<std::string> const& names, std::vector<int> const& shown,
+                 std::vector<std::int64_t> const& all);
+
+BinnedPush binned_push(Options const& o);
+
+Stepping parse_stepping(std::string const& stepping);
+
+// What the report says of the graph, taken before the graph as built is released.
+struct GraphFacts {
+  std::string name;
+  agent_index agents = 0;
+  std::uint64_t edges = 0;
+  double mean_degree = 0.0;
+  int max_degree = 0;
+  bool weighted = false;
+  std::uint64_t hash = 0;                ///< herd::graph_hash, which checkpoints record (0 in a run without them)
+  std::vector<std::string> layer_names;  ///< the names of its contact layers, by number
+};
+
+void describe(JobResult& result, GraphFacts const& graph, Exec const& exec, std::string const& schedule);
+
+// The report of each event: what it set, or the agents it changed per step (`counts`, summed over
+// ranks, row t for step t) from the step the run started after.
+template <class Counts>
+std::vector<EventRun> event_runs(Scenario const& scenario, Counts const& counts, int start) {
+  auto const host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), counts);
+  std::vector<EventRun> runs;
+  for (std::size_t k = 0; k < scenario.events.size(); ++k) {
+    auto const& e = scenario.events[k];
+    EventRun r{event_name(scenario, k),
+               to_string(e.kind),
+               e.first,
+               e.last,
+               e.parameter,
+               e.value,
+               e.reverts,
+               {},
+               e.layers,
+               e.period,
+               {},
+               e.probability,
+               e.duration,
+               e.keeps};
+    for (int d = 1; d <= e.period; ++d)
+      if ((e.days >> (d - 1)) & 1u) r.days.push_back(d);
+    if (e.kind != ScenarioEvent::Kind::set && e.kind != ScenarioEvent::Kind::layer)
+      for (int t = std::max(e.first, start + 1); t <= std::min(e.last, static_cast<int>(host.extent(0)) - 1); ++t)
+        r.agents.push_back(host(static_cast<std::size_t>(t), k));
+    runs.push_back(std::move(r));
+  }
+  return runs;
+}
+
+template <class Model, class Sim>
+JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> const& shown,
+                   std::function<void(int, int)> const& progress, std::uint64_t edges, std::uint64_t hash,
+                   bool distributed, std::vector<std::string> const& layer_names) {
+  JobResult result;
+  // An ensemble's member runs on one rank, reading and keeping its state alone.
+  RunFiles<Sim, Model> files(o, sim, model, edges, hash, o.member >= 0 ? MPI_COMM_SELF : world(), distributed);
+  // Before a checkpoint is loaded: every value the scenario sets is a valid one for its states.
+  std::optional<Interventions<Sim, Model>> events;
+  if (!o.scenario.empty()) {
+    // An edge list's layer names are checked here, when it has been read: on every rank alike.
+    auto const make_events = [&] {
+      auto scenario = read_scenario(o.scenario, o.steps, !o.checkpoint.empty(), layer_names);
+      try {
+        events.emplace(sim, model, std::move(scenario), o.steps);
+      } catch (Error const& e) {
+        throw Error(o.scenario + ": " + e.what());
+      }
+    };
+#if HERD_ENABLE_MPI
+    if (distributed)
+      mpi::collectively(world(), make_events);
+    else
+      make_events();
+#else
+    make_events();
+#endif
+  }
+  if (events && events->isolates())
+    files.keep_isolation(events->isolation_timers(), [&events, &sim] { events->restore_isolation(sim); });
+  auto const first = files.initialise();
+  if constexpr (std::is_same_v<Model, Covid<Memory>>)
+    if (events) events->set_priority(sim, vaccination_classes(sim, model));
+  Kokkos::fence();
+  Telemetry telemetry;
+  telemetry.record_steps(!o.profile_steps.empty());
+  Kokkos::Timer timer;
+  auto const each_step = [&](int t, int steps, auto const& h) {
+    progress(static_cast<int>(first) + t, o.steps);
+    (void)steps;
+    files.after_step(t, h);
+  };
+  auto* const profile = o.profile ? &telemetry : nullptr;
+  auto history = events ? run_scenario(sim, model, o.steps - static_cast<int>(first), *events, each_step, profile)
+                        : run(sim, model, o.steps - static_cast<int>(first), each_step, profile);
+  Kokkos::fence();
+  if (events) result.events = event_runs(events->scenario(), events->finish(sim), static_cast<int>(first));
+  result.step_seconds = timer.seconds();
+  result.spreader_bits = sim.reads_spreader_bits(model);
+  result.gather_ahead = sim.gathers_ahead_for(model) && !result.spreader_bits;
+  result.weight_codes = result.spreader_bits && sim.code_bytes_per_edge() > 0;
+  auto const footprint = sim.footprint(model);
+  result.bytes_per_agent = footprint.bytes_per_agent;
+  result.bytes_per_edge = footprint.bytes_per_edge;
+  if (o.profile) result.profile = summarise(telemetry, distributed);
+  // The history comes back in one copy, after the loop.
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), history);
+  std::vector<std::int64_t> rows(host.data(), host.data() + host.size());
+  auto const all = files.finish(rows);
+  take_counts(result, model.observable_names(), shown, all);
+#if HERD_ENABLE_HDF5
+  result.member_state = files.member_state();
+#endif
+  return result;
+}
+
+template <class WeightStorage>
+GraphFacts graph_facts(Options const& o, Input<WeightStorage> const& input, Exec const& exec) {
+  auto const stats = degree_stats(exec, input.graph);
+  // The hash is a pass over the edges that only checkpoints use.
+  bool const checkpointed = !o.checkpoint.empty() || !o.resume.empty();
+  return {input.name,
+          input.graph.num_agents(),
+          static_cast<std::uint64_t>(input.graph.num_edges()),
+          stats.mean_degree,
+          stats.max_degree,
+          input.graph.weighted(),
+          !checkpointed    ? 0
+          : input.temporal ? graph_hash(exec, *input.temporal)
+                           : graph_hash(exec, input.graph),
+          input.layer_names};
+}
+
+#if HERD_ENABLE_MPI
+// Whether each rank of a distributed run builds only its share of the graph: a generator, an
+// edge-list file or a population file, contiguous blocks (or PT-Scotch, which starts from them),
+// and no agent attributes to read (--attributes, or a population file's for a model that reads
+// them; on a generated graph or an edge list such a model reads none).
+template <class Entry>
+bool builds_shares(Options const& o, Entry) {
+  bool const reads_file_attributes = Entry::reads_attributes && !is_generator(o.graph) && !is_edge_list_file(o);
+  return (o.partition == "contiguous" || o.partition == "ptscotch") && o.attributes.empty() && !reads_file_attributes;
+}
+
+// PT-Scotch's parts for a share in contiguous blocks (of a graph whose rows are `symmetric`, or
+// not), and the rows moved to them (collective). Adds the time of each to `partition_seconds` and
+// `local_graph_seconds`.
+template <class WeightStorage>
+LocalGraph<Memory, WeightStorage> repartition(Exec const& exec, MPI_Comm comm, LocalGraph<Memory, WeightStorage> share,
+                                              bool symmetric, double& partition_seconds, double& local_graph_seconds) {
+  Kokkos::Timer phase;
+  auto const parts = mpi::ptscotch_parts(exec, comm, share, symmetric);
+  partition_seconds += phase.seconds();
+  phase.reset();
+  auto moved = mpi::migrate_rows(exec, comm, share, parts);
+  local_graph_seconds += phase.seconds();
+  return moved;
+}
+
+// This rank's share of the layered population, made by shares (collective).
+template <class WeightStorage>
+LocalGraph<Memory, WeightStorage> population_share(Options const& o, Exec const& exec, MPI_Comm comm) {
+  LayeredPopulation spec;
+  spec.agents = static_cast<agent_index>(o.agents);
+  auto part = mpi::population_part(exec, comm, spec, o.graph_seed);
+  part.age_group = {};  // no model here reads them
+  part.household = {};
+  return mpi::build_local_graph<WeightStorage>(exec, comm, part.edges);
+}
+
+// This rank's share of the edge list --graph names, read by byte ranges (collective).
+template <class WeightStorage, class Entry>
+LocalGraph<Memory, WeightStorage> read_share(Options const& o, Exec const& exec, MPI_Comm comm, bool& symmetric,
+                                             std::vector<std::string>& layer_names) {
+  auto edges = mpi::read_edge_list(comm, o.graph);
+  layer_names = edges.layer_names;
+  auto lines = static_cast<unsigned long long>(edges.sources.size());
+  MPI_Allreduce(MPI_IN_PLACE, &lines, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
+  bool const directed = o.directed || edges.directed;
+  mpi::collectively(comm, [&] {
+    int const size = mpi::size_of(comm);
+    // Held while building: the rank's lines, 20 bytes each (read in place, or a round at a time
+    // copied to a device).
+    check_share_fits(o, size, static_cast<double>(edges.num_agents),
+                     static_cast<double>(lines) * (directed ? 1.0 : 2.0), 20.0 * static_cast<double>(lines) / size);
+    (void)Entry::template make<WeightStorage>(o, 0, edges.num_agents, typename Entry::Inputs{});
+  });
+  // As graph_of_edges orients a whole list: --transpose swaps the columns.
+  if (o.transpose) std::swap(edges.sources, edges.targets);
+  BuildOptions build;
+  build.symmetrise = !directed;
+  symmetric = !directed;
+  return mpi::build_local_graph<WeightStorage>(exec, comm, edges, build);
+}
+
+// This rank's share of the population file --graph names, each rank reading its block of rows
+// (collective).
+template <class WeightStorage, class Entry>
+LocalGraph<Memory, WeightStorage> read_population_share(Options const& o, Exec const& exec, MPI_Comm comm) {
+#if HERD_ENABLE_HDF5
+  mpi::collectively(comm, [&] {
+    require(!o.directed && !o.transpose,
+            "--directed, --transpose: " + o.graph + " is a population file, whose graph is stored as it is used");
+    auto const size = io::population_size(o.graph, comm);
+    int const ranks = mpi::size_of(comm);
+    // A file's agent count out of range is the reading's to report, naming the file.
+    if (size.agents < static_cast<std::uint64_t>(ranks) ||
+        size.agents > static_cast<std::uint64_t>(std::numeric_limits<agent_index>::max()))
+      return;
+    // Held while building: the rank's rows as edges, 20 bytes an entry.
+    check_share_fits(o, ranks, static_cast<double>(size.agents), static_cast<double>(size.entries),
+                     20.0 * static_cast<double>(size.entries) / ranks);
+  });
+  auto const rows = io::read_population_rows(o.graph, comm);
+  // The model's parameters, checked once the file is known sound, as for a graph read whole.
+  mpi::collectively(
+      comm, [&] { (void)Entry::template make<WeightStorage>(o, 0, rows.num_agents, typename Entry::Inputs{}); });
+  // The rows as stored: one process uses them as they are.
+  BuildOptions as_stored;
+  as_stored.symmetrise = false;
+  as_stored.drop_self_loops = false;
+  as_stored.drop_duplicates = false;
+  return mpi::build_local_graph<WeightStorage>(exec, comm, rows, as_stored);
+#else
+  (void)exec;
+  (void)comm;
+  throw mpi::CollectiveError(o.graph + ": population files need a build of Herd with HDF5");
+#endif
+}
+
+// What the report says of a graph built by shares (collective).
+template <class WeightStorage>
+GraphFacts share_facts(Options const& o, Exec const& exec, MPI_Comm comm,
+                       LocalGraph<Memory, WeightStorage> const& local, std::vector<std::string> layer_names) {
+  auto const [max_degree, entries] = mpi::degree_extent(exec, comm, local);
+  bool const checkpointed = !o.checkpoint.empty() || !o.resume.empty();
+  return {o.graph,
+          static_cast<agent_index>(local.global_agents),
+          entries,
+          static_cast<double>(entries) / static_cast<double>(local.global_agents),
+          max_degree,
+          local.graph.weighted(),
+          checkpointed ? mpi::graph_hash(exec, comm, local) : 0,
+          std::move(layer_names)};
+}
+#endif
+
+// Runs the model of `Entry` (cli/model_registry.hpp) on `sim`.
+template <class Entry, class Sim>
+JobResult run_model(Options const& o, Sim& sim, typename Entry::Inputs const& inputs,
+                    std::function<void(int, int)> const& progress, GraphFacts const& graph, bool distributed) {
+  auto model =
+      Entry::template make<typename Sim::graph_type::weight_storage>(o, sim.num_agents(), sim.num_global(), inputs);
+  return simulate(o, sim, model, Entry::shown(o), progress, graph.edges, graph.hash, distributed, graph.layer_names);
+}
+
+// How the run's steps run. The active threshold's none: Herd's default for the backend, the model
+// and the graph (chosen by the simulation).
+template <class Entry>
+StepOptions step_options(Options const& o) {
+  StepOptions s;
+  s.schedule = parse_schedule(o.schedule);
+  s.gather_ahead = parse_gather_ahead(o.gather_ahead);
+  s.binned_push = binned_push(o);
+  s.stepping = steps_active_v<Entry> ? parse_stepping(o.stepping) : Stepping::pull;
+  if (o.active_threshold > 0) s.active_threshold = o.active_threshold;
+  return s;
+}
+
+// How the run's steps chose their agents; under mpiexec summed over ranks (each rank chooses for
+// itself: a step counts once per rank) and the active share of all agents (collective).
+template <class Sim>
+void record_stepping(JobResult& result, Options const& o, Sim const& sim, bool distributed) {
+  auto const& stats = sim.stepping_stats();
+  // Agents stepped, over all steps, and the ranks that bin pushes, read spreader bits, add by
+  // weight codes.
+  std::vector<double> sums = {static_cast<double>(stats.steps),
+                              static_cast<double>(stats.active_steps),
+                              stats.active_share_sum * static_cast<double>(sim.num_owned()),
+                              sim.bins_pushes() ? 1.0 : 0.0,
+                              result.spreader_bits ? 1.0 : 0.0,
+                              result.weight_codes ? 1.0 : 0.0};
+#if HERD_ENABLE_MPI
+  if (distributed)
+    MPI_Allreduce(MPI_IN_PLACE, sums.data(), static_cast<int>(sums.size()), MPI_DOUBLE, MPI_SUM, world());
+#else
+  (void)distributed;
+#endif
+  result.stepping = o.stepping;
+  result.active_threshold = sim.active_threshold();
+  result.binned_push = sums[3] > 0;
+  result.spreader_bits = sums[4] > 0;
+  result.weight_codes = sums[5] > 0;
+  result.steps_counted = static_cast<long long>(sums[0]);
+  result.active_steps = static_cast<long long>(sums[1]);
+  double const agent_steps = static_cast<double>(stats.steps) * static_cast<double>(sim.num_global());
+  result.mean_active_share = agent_steps > 0 ? sums[2] / agent_steps : 1.0;
+}
+
+// Relabels `graph`'s agents by --reorder, in place, and returns their global ids (empty without
+// a reordering: the ids are the indices).
+template <class Graph>
+Kokkos::View<global_id*, Memory> reorder(Options const& o, Exec const& exec, Graph& graph) {
+  Kokkos::View<global_id*, Memory> ids;
+  if (o.reorder == "none") return ids;
+  auto permutation = compute_ordering(exec, graph, parse_ordering(o.reorder), o.graph_seed);
+  graph = permute(exec, graph, permutation);
+  return global_ids_of(exec, permutation);
+}
+
+// The entries a temporal network's snapshots hold over `steps` steps (what the steps read).
+template <class Network>
+double snapshot_entries(Network const& network, int steps) {
+  double entries = 0;
+  for (int t = 1; t <= steps; ++t)
+    entries += static_cast<double>(network.graphs[network.graph_of_step(static_cast<std::uint64_t>(t))].num_edges());
+  return entries;
+}
+
+// The simulation of one run: on a temporal network's snapshots (which it shares with other runs),
+// or on `graph` with its global ids.
+template <class WeightStorage>
+Simulation<Exec, WeightStorage> simulation_of(Exec const& exec,
+                                              std::optional<TemporalNetwork<Memory, WeightStorage>> const& temporal,
+                                              CsrGraph<Memory, WeightStorage> const& graph, std::uint64_t seed,
+                                              StepOptions const& options, Kokkos::View<global_id*, Memory> const& ids) {
+  if (temporal) return Simulation<Exec, WeightStorage>(exec, *temporal, seed, options);
+  return Simulation<Exec, WeightStorage>(exec, graph, seed, options, ids);
+}
+
+template <class WeightStorage, class Entry>
+JobResult run_single(Options const& o, Entry, std::function<void(int, int)> const& progress) {
+  Exec exec;
+  Kokkos::Timer setup;
+  auto input = make_graph<WeightStorage>(o, exec, world());
+  auto const inputs = Entry::read_inputs(o, input, world());
+  auto const facts = graph_facts(o, input, exec);
+  double const graph_seconds = setup.seconds();
+  // The simulation's graph from here: a reordering replaces it rather than keeping the graph as
+  // built beside it through the run.
+  auto graph = input.graph;
+  input.graph = {};
+  auto const ids = reorder(o, exec, graph);
+  Kokkos::Timer preparation;
+  auto sim = simulation_of(exec, input.temporal, graph, o.seed, step_options<Entry>(o), ids);
+  if (input.temporal) graph = {};  // every pair that ever met: the steps read the snapshots
+  auto const* const network = sim.temporal_network();
+  double const simulation_seconds = preparation.seconds();
+  double const setup_seconds = setup.seconds();
+  JobResult result = run_model<Entry>(o, sim, inputs, progress, facts, false);
+  result.setup_seconds = setup_seconds;
+  if (network) result.edges_read = snapshot_entries(*network, o.steps);
+  if (steps_active_v<Entry>) record_stepping(result, o, sim, false);
+  describe(result, facts, exec, to_string(sim.plan().schedule));
+  RankStats only;
+  only.owned = result.agents;
+  only.edges = result.edges;
+  only.step_seconds = result.step_seconds;
+  only.graph_seconds = graph_seconds;
+  only.simulation_seconds = simulation_seconds;
+  only.peak_memory_bytes = peak_resident_bytes();
+  result.ranks.push_back(only);
+  return result;
+}
+
+// An ensemble: member m on rank m mod P, every rank holding the whole graph; the members' counts
+// reach rank 0 in one gather. Each point's parameters are checked before any member runs, and a
+// failure on one rank fails them all (collective).
+template <class WeightStorage, class Entry>
+JobResult run_ensemble(Options const& o, Entry, std::function<void(int, int)> const& progress) {
+  Exec exec;
+  int rank = 0, size = 1;
+#if HERD_ENABLE_MPI
+  MPI_Comm_rank(world(), &rank);
+  MPI_Comm_size(world(), &size);
+  auto const together = [&](auto&& f) { return size > 1 ? mpi::collectively(world(), f) : f(); };
+#else
+  auto const together = [](auto&& f) { return f(); };
+#endif
+  long long const members = sweep_points(o) * o.replicates;
+  Options const base = member_base(o);
+  Kokkos::Timer setup;
+  auto input = together([&] {
+    check_ensemble_fits(members, o.steps, o.max_memory);
+    auto made = make_graph<WeightStorage>(o, exec, world());
+    for (long long m = 0; m < members; m += o.replicates)  // replicates differ by their seeds only
+      (void)Entry::template make<WeightStorage>(member_options(o, base, m), 0, made.graph.num_agents(),
+                                                typename Entry::Inputs{});
+    return made;
+  });
+  auto const inputs = together([&] { return Entry::read_inputs(o, input, world()); });
+  auto const facts = graph_facts(o, input, exec);
+  double const graph_seconds = setup.seconds();
+  auto graph = input.graph;
+  input.graph = {};
+  auto const ids = together([&] { return reorder(o, exec, graph); });
+  double const setup_seconds = setup.seconds();
+  JobResult result;
+  std::string schedule;
+  std::vector<std::int64_t> mine;  // this rank's members' counts, one after another
+  // The members' time in all: each one's simulation and initial state as well as its steps.
+  Kokkos::Timer loop;
+  together([&] {
+    using Model = std::decay_t<decltype(Entry::template make<WeightStorage>(
+        o, agent_index{}, global_id{}, std::declval<typename Entry::Inputs const&>()))>;
+    // With --stepping pull, members of a model that counts its spreaders, on an unweighted graph
+    // whose counts fit a byte, share each step's pass over the graph (herd::run_together).
+    // Otherwise each member steps as its single run would (with its own active set under
+    // --stepping auto), one member after another: on a CPU the active sets' steps cost less than
+    // shared pulls while an epidemic is small (docs/ensembles.md, "Cost").
+    if constexpr (counts_spreaders_v<Model>) {
+      if (o.stepping == "pull" && o.scenario.empty() && !input.temporal && o.checkpoint.empty() && o.resume.empty() &&
+          SharedSpreaderCounts<Exec>::applies<Model>(facts.weighted, facts.max_degree)) {
+        // This rank's members in groups that share each step's pass over the graph.
+        std::vector<long long> own;
+        for (long long m = rank; m < members; m += size) own.push_back(m);
+        for (std::size_t first = 0; first < own.size(); first += SharedSpreaderCounts<Exec>::max_members) {
+          std::size_t const last = std::min(own.size(), first + SharedSpreaderCounts<Exec>::max_members);
+          std::vector<Simulation<Exec, WeightStorage>> sims;
+          std::vector<Model> models;
+          for (std::size_t k = first; k < last; ++k) {
+            auto const mo = member_options(o, base, own[k]);
+            sims.emplace_back(exec, graph, mo.seed, step_options<Entry>(mo), ids);  // pull, as asked
+            models.push_back(
+                Entry::template make<WeightStorage>(mo, sims.back().num_agents(), sims.back().num_global(), inputs));
+            models.back().initialise(sims.back(), sims.back().num_global());
+          }
+          auto const histories = run_together(sims, models, o.steps);
+          for (std::size_t k = 0; k < histories.size(); ++k) {
+            auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), histories[k]);
+            JobResult run;
+            take_counts(run, models[k].observable_names(), Entry::shown(o),
+                        std::vector<std::int64_t>(host.data(), host.data() + host.size()));
+            result.columns = run.columns;
+            for (auto const& row : run.counts) mine.insert(mine.end(), row.begin(), row.end());
+          }
+          schedule = to_string(sims.front().plan().schedule);
+          result.shared_passes = true;
+          progress(static_cast<int>(std::min(members - 1, own[last - 1] + size)), static_cast<int>(members));
+        }
+        return;
+      }
+    }
+#if HERD_ENABLE_HDF5
+    // Each round's members, one per rank, are written to the checkpoint once all have run.
+    std::optional<EnsembleCheckpoint> checkpoint;
+    if (!o.checkpoint.empty()) {
+      // Made on every rank alike before the file is begun, which every rank must reach.
+      auto const record = together([&] {
+        auto record = run_record(
+            o, static_cast<std::uint64_t>(facts.agents), facts.edges, facts.hash,
+            Entry::template make<WeightStorage>(base, 0, facts.agents, typename Entry::Inputs{}).observable_names());
+        record.step = static_cast<std::uint32_t>(o.steps);
+        record.members = static_cast<std::uint64_t>(members);
+        return record;
+      });
+      checkpoint.emplace(o.checkpoint, record, world());
+    }
+#endif
+    for (long long round = 0; round < members; round += size) {
+      long long const m = round + rank;
+      JobResult run;
+      // A member that fails fails the round on every rank, before the states are gathered.
+      together([&] {
+        if (m >= members) return;
+        auto const mo = member_options(o, base, m);
+        auto sim = simulation_of(exec, input.temporal, graph, mo.seed, step_options<Entry>(mo), ids);
+        auto const no_progress = [](int, int) {};
+        run = run_model<Entry>(mo, sim, inputs, no_progress, facts, false);
+        result.columns = run.columns;
+        schedule = to_string(sim.plan().schedule);
+        for (auto const& row : run.counts) mine.insert(mine.end(), row.begin(), row.end());
+      });
+#if HERD_ENABLE_HDF5
+      if (checkpoint) checkpoint->write_round(run.member_state.get());
+#endif
+      // Rank 0's members are 0, P, 2P, ...: the others have run about as many.
+      progress(static_cast<int>(std::min(members, round + size)), static_cast<int>(members));
+    }
+#if HERD_ENABLE_HDF5
+    if (checkpoint) checkpoint->commit();
+#endif
+  });
+  result.step_seconds = loop.seconds();
+  // Rank k holds members k, k + P, ...: their counts go to rank 0 one rank after another.
+  std::size_t const columns = Entry::shown(o).size();
+  std::size_t const per_member = static_cast<std::size_t>(o.steps + 1) * columns;
+  std::vector<std::size_t> held(static_cast<std::size_t>(size)), first(static_cast<std::size_t>(size) + 1, 0);
+  for (std::size_t k = 0; k < held.size(); ++k) {
+    auto const r = static_cast<long long>(k);
+    held[k] = r < members ? static_cast<std::size_t>((members - r + size - 1) / size) * per_member : 0;
+    first[k + 1] = first[k] + held[k];
+  }
+  std::vector<std::int64_t> all = mine;
+#if HERD_ENABLE_MPI
+  if (size > 1) {
+    // Counted in members (at most a million), not in values, which could exceed an int.
+    MPI_Datatype member_counts;
+    MPI_Type_contiguous(static_cast<int>(per_member), MPI_INT64_T, &member_counts);
+    MPI_Type_commit(&member_counts);
+    std::vector<int> sizes(held.size()), offsets(held.size());
+    for (std::size_t k = 0; k < held.size(); ++k) {
+      sizes[k] = static_cast<int>(held[k] / per_member);
+      offsets[k] = static_cast<int>(first[k] / per_member);
+    }
+    all.assign(rank == 0 ? first.back() : 0, 0);
+    MPI_Gatherv(mine.data(), static_cast<int>(mine.size() / per_member), member_counts, all.data(), sizes.data(),
+                offsets.data(), member_counts, 0, world());
+    MPI_Type_free(&member_counts);
+    MPI_Allreduce(MPI_IN_PLACE, &result.step_seconds, 1, MPI_DOUBLE, MPI_MAX, world());
+  }
+#endif
+  progress(static_cast<int>(members), static_cast<int>(members));
+  for (long long m = 0; rank == 0 && m < members; ++m) {
+    MemberRun run;
+    run.member = m;
+    run.seed = replicate_seed(o.seed, static_cast<std::uint64_t>(m % o.replicates));
+    auto row = all.begin() + static_cast<std::ptrdiff_t>(first[static_cast<std::size_t>(m % size)] +
+                                                         static_cast<std::size_t>(m / size) * per_member);
+    for (int t = 0; t <= o.steps; ++t, row += static_cast<std::ptrdiff_t>(columns))
+      run.counts.emplace_back(row, row + static_cast<std::ptrdiff_t>(columns));
+    result.members.push_back(std::move(run));
+  }
+  result.setup_seconds = setup_seconds;
+  describe(result, facts, exec, schedule);
+  RankStats only;
+  only.owned = result.agents;
+  only.edges = result.edges;
+  only.step_seconds = result.step_seconds;
+  only.graph_seconds = graph_seconds;
+  only.peak_memory_bytes = peak_resident_bytes();
+  result.ranks.push_back(only);
+  result.rank_zero = rank == 0;
+  result.member_ranks = size;
+  return result;
+}
+
+#if HERD_ENABLE_MPI
+template <class WeightStorage, class Entry>
+JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)> const& progress, MPI_Comm comm) {
+  Exec exec;
+  int const rank = mpi::rank_of(comm), size = mpi::size_of(comm);
+  Kokkos::Timer setup;
+  GraphFacts facts;
+  typename Entry::Inputs inputs;
+  LocalGraph<Memory, WeightStorage> local;
+  double graph_seconds = 0.0, partition_seconds = 0.0, local_graph_seconds = 0.0;
+  bool reads_share = false, reads_rows = false, makes_population = false;
+  bool symmetric = false;  // whether every row entry is also stored the other way (PT-Scotch's input)
+  std::optional<TemporalNetwork<Memory, WeightStorage>> network;  // this rank's snapshots, with --window
+  double edges_read = -1.0;
+  auto source = mpi::collectively(comm, [&] {
+    require(o.reorder == "none", "--reorder applies to one process; under mpiexec the partition decides locality");
+    require(o.partition != "ptscotch" || have_ptscotch(),
+            "--partition ptscotch: this build of Herd has no PT-Scotch (configure with -DHerd_ENABLE_PTSCOTCH=ON)");
+    require(o.stepping != "verify", "--stepping verify runs on one process: it steps each step twice");
+    std::optional<EdgeSource<Memory>> share;
+    // A temporal network's snapshots are cut from the whole network, which every rank builds.
+    if (o.window > 0 || !builds_shares(o, Entry{})) return share;
+    if ((share = edge_source_of(o, exec))) {
+      check_share_fits(o, size, static_cast<double>(o.agents), static_cast<double>(o.agents) * o.mean_degree);
+      (void)Entry::template make<WeightStorage>(o, 0, share->agents, typename Entry::Inputs{});
+    } else if ((makes_population = o.graph == "population")) {
+      // Held while building: what makes the rank's edges (its households, its groups' members,
+      // its agents' ages), about 24 bytes an agent.
+      check_share_fits(o, size, static_cast<double>(o.agents), static_cast<double>(o.agents) * 10.0,
+                       24.0 * static_cast<double>(o.agents) / size);
+      (void)Entry::template make<WeightStorage>(o, 0, static_cast<agent_index>(o.agents), typename Entry::Inputs{});
+    } else {
+      reads_share = is_edge_list_file(o);
+      reads_rows = !reads_share && !is_generator(o.graph);  // a population file
+    }
+    return share;
+  });
+  // Not inside collectively: building and reading by shares run collectives of their own, and
+  // fail on every rank together.
+  if (source) {
+    // Each rank makes a share of the edges and builds its own rows: no rank holds the graph.
+    local = mpi::build_local_graph<WeightStorage>(exec, comm, *source);
+    symmetric = true;  // built with BuildOptions' symmetrise
+    source.reset();    // a power-law source holds 8 bytes per agent of the whole graph
+    graph_seconds = setup.seconds();
+    facts = share_facts(o, exec, comm, local, *layer_names_of(o, comm));
+  } else if (makes_population) {
+    // Each rank makes the households, group members and contacts of its part of the population.
+    local = population_share<WeightStorage>(o, exec, comm);
+    symmetric = true;
+    graph_seconds = setup.seconds();
+    facts = share_facts(o, exec, comm, local, *layer_names_of(o, comm));
+  } else if (reads_share || reads_rows) {
+    // Each rank reads its part of the file (the lines of its byte range, or its block of rows)
+    // and builds its own rows.
+    std::vector<std::string> names;
+    local = reads_share ? read_share<WeightStorage, Entry>(o, exec, comm, symmetric, names)
+                        : read_population_share<WeightStorage, Entry>(o, exec, comm);
+    graph_seconds = setup.seconds();
+    facts = share_facts(o, exec, comm, local, reads_share ? std::move(names) : *layer_names_of(o, comm));
+  } else {
+    // Every rank builds the same global graph (generators are pure functions of the seed) and
+    // the same partition, then keeps its share.
+    auto input = mpi::collectively(comm, [&] {
+      auto graph = make_graph<WeightStorage>(o, exec, comm);
+      // The model's parameters, checked before anything runs, on every rank alike.
+      (void)Entry::template make<WeightStorage>(o, 0, graph.graph.num_agents(), typename Entry::Inputs{});
+      return graph;
+    });
+    inputs = mpi::collectively(comm, [&] { return Entry::read_inputs(o, input, comm); });
+    facts = graph_facts(o, input, exec);
+    graph_seconds = setup.seconds();
+    Kokkos::Timer phase;
+    // Each rank keeps its share alone through the run, not the whole graph or the partition as well.
+    // PT-Scotch starts from contiguous blocks, below.
+    local = [&] {
+      auto const method = o.partition == "ptscotch" ? PartitionMethod::contiguous : parse_partition_method(o.partition);
+      auto const partition = mpi::collectively(comm, [&] { return partition_graph(exec, input.graph, size, method); });
+      partition_seconds = phase.seconds();
+      phase.reset();
+      return mpi::collectively(comm, [&] { return extract_local_graph(exec, input.graph, partition, rank); });
+    }();
+    symmetric = input.graph.symmetric;
+    input.graph = {};
+    if (input.temporal) {
+      // Each rank keeps its owned agents' rows of every snapshot, under the partition of every
+      // pair that ever met: its ghosts then cover every snapshot's.
+      edges_read = snapshot_entries(*input.temporal, o.steps);
+      network = mpi::collectively(comm, [&] { return mpi::local_snapshots(exec, *input.temporal, local); });
+      input.temporal.reset();
+    }
+    local_graph_seconds = phase.seconds();
+  }
+  if (o.partition == "ptscotch" && size > 1)
+    local = repartition(exec, comm, std::move(local), symmetric, partition_seconds, local_graph_seconds);
+  Kokkos::Timer phase;
+  mpi::DistributedOptions options;
+  options.overlap = o.overlap;
+  options.exchange_every = o.exchange_every;
+  options.device_buffers = o.device_buffers;
+  options.sparse_halo = o.sparse_halo;
+  mpi::Ghosts<Exec, WeightStorage> ghosts(exec, comm, std::move(local), options);
+  double const halo_plan_seconds = phase.seconds();
+  phase.reset();
+  auto sim = network ? mpi::DistributedSimulation<Exec, WeightStorage>(exec, std::move(ghosts), *std::move(network),
+                                                                       o.seed, step_options<Entry>(o))
+                     : mpi::DistributedSimulation<Exec, WeightStorage>(exec, std::move(ghosts), o.seed,
+                                                                       step_options<Entry>(o));
+  double const simulation_seconds = phase.seconds();
+  double const setup_seconds = setup.seconds();
+  auto const rank_progress = [&](int step, int steps) {
+    if (rank == 0) progress(step, steps);
+  };
+  // Inputs were checked collectively above: what fails from here on fails on one rank, and the
+  // herd command aborts the job.
+  JobResult result = run_model<Entry>(o, sim, inputs, rank_progress, facts, true);
+  result.setup_seconds = setup_seconds;
+  result.edges_read = edges_read;
+  describe(result, facts, exec, to_string(sim.plan().schedule));
+  // Whether the pull steps asked for their neighbours' values ahead on some rank: each decides
+  // from its own stored agents, and simulate() recorded this rank's choice.
+  int gathers = result.gather_ahead ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &gathers, 1, MPI_INT, MPI_MAX, comm);
+  result.gather_ahead = gathers != 0;
+  if (steps_active_v<Entry>) record_stepping(result, o, sim, true);
+
+  // Per-rank figures, gathered on rank 0; the run takes as long as its slowest rank.
+  auto const& times = sim.distribution().halo().times();
+  auto const& share = sim.distribution().local_graph();
+  constexpr int fields = 17;
+  std::vector<double> mine = {static_cast<double>(share.owned),
+                              static_cast<double>(share.ghosts()),
+                              static_cast<double>(share.graph.num_edges()),
+                              static_cast<double>(share.cut_edges),
+                              static_cast<double>(share.ghost_owners.size()),
+                              result.step_seconds,
+                              times.pack,
+                              times.wait,
+                              times.unpack,
+                              static_cast<double>(times.messages_sent),
+                              static_cast<double>(times.bytes_sent),
+                              graph_seconds,
+                              partition_seconds,
+                              local_graph_seconds,
+                              halo_plan_seconds,
+                              static_cast<double>(peak_resident_bytes()),
+                              simulation_seconds};
+  std::vector<double> all(rank == 0 ? static_cast<std::size_t>(fields * size) : 0);
+  MPI_Gather(mine.data(), fields, MPI_DOUBLE, all.data(), fields, MPI_DOUBLE, 0, comm);
+  double slowest = 0.0;
+  MPI_Allreduce(&result.step_seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+  result.step_seconds = slowest;
+  MPI_Allreduce(&result.setup_seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+  result.setup_seconds = slowest;
+  for (int r = 0; r < (rank == 0 ? size : 0); ++r) {
+    double const* f = all.data() + static_cast<std::size_t>(r) * fields;
+    RankStats s;
+    s.owned = static_cast<long long>(f[0]);
+    s.ghosts = static_cast<long long>(f[1]);
+    s.edges = static_cast<unsigned long long>(f[2]);
+    s.cut_edges = static_cast<unsigned long long>(f[3]);
+    s.neighbours = static_cast<int>(f[4]);
+    s.step_seconds = f[5];
+    s.pack_seconds = f[6];
+    s.wait_seconds = f[7];
+    s.unpack_seconds = f[8];
+    s.messages_sent = static_cast<long long>(f[9]);
+    s.bytes_sent = static_cast<long long>(f[10]);
+    s.graph_seconds = f[11];
+    s.partition_seconds = f[12];
+    s.local_graph_seconds = f[13];
+    s.halo_plan_seconds = f[14];
+    s.peak_memory_bytes = static_cast<long long>(f[15]);
+    s.simulation_seconds = f[16];
+    result.ranks.push_back(s);
+  }
+  result.rank_zero = rank == 0;
+  return result;
+}
+#endif
+
+// Reads the scenario file to refuse a bad one before the graph is built: its events are tried on
+// a model of no agents, as the run's Interventions try them.
+template <class Entry>
+void check_scenario(Options const& o) {
+  auto const names = layer_names_of(o, world());
+  auto const scenario = read_scenario(o.scenario, o.steps, !o.checkpoint.empty(), names);
+  for (std::size_t k = 0; k < scenario.events.size(); ++k) {
+    if (scenario.events[k].by_priority && !model_has_age_groups(o.model))
+      throw Error(o.scenario + ": " + event_name(scenario, k) + ": the order oldest-first needs agents' ages, which " +
+                  o.model + " does not keep (covid does)");
+    if (scenario.events[k].kind == ScenarioEvent::Kind::isolate && names && names->empty())
+      throw Error(o.scenario + ": " + event_name(scenario, k) +
+                  ": isolation closes contacts by their layer, and the graph has no layers");
+  }
+  auto model = Entry::template make<float>(o, 0, std::numeric_limits<global_id>::max(), typename Entry::Inputs{});
+  try {
+    herd::check(scenario, model);
+  } catch (Error const& e) {
+    throw Error(o.scenario + ": " + e.what());
+  }
+}
+
+}  // namespace detail
+
+/// Runs `o` with the model of `Entry` (collective under mpiexec).
+template <class Entry>
+JobResult run_entry(Options const& o, std::function<void(int, int)> const& progress) {
+  using namespace detail;
+  Entry const entry{};
+  // A bad scenario file ends the run before the graph is built (and on every rank alike).
+  if (!o.scenario.empty()) {
+#if HERD_ENABLE_MPI
+    mpi::collectively(world(), [&] { check_scenario<Entry>(o); });
+#else
+    check_scenario<Entry>(o);
+#endif
+  }
+  if (is_ensemble(o))
+    return o.precision == "half" ? run_ensemble<half>(o, entry, progress) : run_ensemble<float>(o, entry, progress);
+#if HERD_ENABLE_MPI
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size > 1)
+    return o.precision == "half" ? run_distributed<half>(o, entry, progress, MPI_COMM_WORLD)
+                                 : run_distributed<float>(o, entry, progress, MPI_COMM_WORLD);
+#endif
+  return o.precision == "half" ? run_single<half>(o, entry, progress) : run_single<float>(o, entry, progress);
+}
+
+// Compiled in job_<model>.cpp, one entry each.
+extern template JobResult run_entry<EpidemicEntry>(Options const&, std::function<void(int, int)> const&);
+extern template JobResult run_entry<OpinionEntry>(Options const&, std::function<void(int, int)> const&);
+extern template JobResult run_entry<ConsensusEntry>(Options const&, std::function<void(int, int)> const&);
+extern template JobResult run_entry<CovidEntry>(Options const&, std::function<void(int, int)> const&);
+
+}  // namespace herd::cli
