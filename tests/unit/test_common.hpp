@@ -149,4 +149,13 @@ InfectionsAtHome infections_at_home(std::vector<Value> const& run, std::vector<a
   return count;
 }
 
+/// SIR's parameters (Seir without a latent period): infectious for `infectious_steps` steps.
+inline SeirParameters sir(double beta, int infectious_steps, global_id initial_infected) {
+  SeirParameters p;
+  p.beta = beta;
+  p.infectious = Period::fixed(infectious_steps);
+  p.initial_infected = initial_infected;
+  return p;
+}
+
 }  // namespace herd::test

@@ -11,6 +11,7 @@
 namespace {
 
 using namespace herd;
+using herd::test::sir;
 using herd::test::to_vector;
 
 constexpr std::uint64_t seed = 31;
@@ -131,10 +132,7 @@ TYPED_TEST(Isolation, EntriesCloseWhereListedStepsReadThemAndReopenAfterPulledOn
   using Model = Seir<typename Exec::memory_space>;
   Exec exec;
   auto const graph = population_graph(exec, 20000);
-  SeirParameters p;
-  p.beta = 0.3;
-  p.infectious = Period::fixed(6);
-  p.initial_infected = 100;
+  auto const p = sir(0.3, 6, 100);
   int const steps = 24;
   auto const scenario = population_scenario({isolation(2, steps, 0.4, 2)});
   auto const pulled = herd::test::stepping_options(Stepping::pull);
@@ -256,6 +254,80 @@ TYPED_TEST(Isolation, ConfinesInfectionToTheSeedsHouseholds) {
   auto const open = run_with(Scenario{}, herd::test::stepping_options(Stepping::pull), 1, nullptr);
   EXPECT_GT(herd::test::infections_at_home(open, household, homes).away, 100u)
       << "without isolation the infection leaves home";
+}
+
+// SIR with a fixed infectious period whose infectious neighbours add a fixed hazard over every
+// contact, open or closed: a model whose contribution over a weight of 0 is not 0. Its step is its
+// own, so that every path sums its contributions (Seir's would sum Seir's).
+template <class MemorySpace>
+struct SirWithFloor : Seir<MemorySpace> {
+  using Base = Seir<MemorySpace>;
+  SirWithFloor(agent_index agents, SeirParameters const& p)
+      : Base(agents, p), infectious_steps(static_cast<std::uint16_t>(p.infectious.steps)) {}
+  std::uint16_t infectious_steps;
+
+  template <class Weight>
+  KOKKOS_INLINE_FUNCTION std::uint64_t contribution(agent_index j, Weight const& weight) const {
+    return (this->activity(j) & activity::spreads) != 0 ? spreader_contribution(static_cast<float>(weight)) : 0;
+  }
+  KOKKOS_INLINE_FUNCTION std::uint64_t spreader_contribution() const { return spreader_contribution(1.0f); }
+  KOKKOS_INLINE_FUNCTION std::uint64_t spreader_contribution(float w) const {
+    return Base::spreader_contribution(w) + Base::edge_hazard_of(0.03, 1.0f);
+  }
+
+  template <class Simulation>
+  void step(Simulation& sim) {
+    sim.apply(*this, this->state, this->timer);
+  }
+  template <class Agent>
+  KOKKOS_INLINE_FUNCTION void operator()(Agent const& a) const {
+    agent_index const i = a.index();
+    std::uint8_t const s = this->state(i);
+    if (s == Base::susceptible) {
+      std::uint64_t const hazard = a.sum_of_contributions(*this);
+      if (hazard != 0 && happens_at_hazard(a.random(0), static_cast<double>(hazard) * (1.0 / 4294967296.0))) {
+        a.set(this->state, Base::infectious);
+        a.set(this->timer, infectious_steps);
+      }
+    } else if (s == Base::infectious) {
+      std::uint16_t const t = this->timer(i);
+      a.set(this->state, t <= 1 ? Base::recovered : Base::infectious);
+      a.set(this->timer, static_cast<std::uint16_t>(t <= 1 ? 0 : t - 1));
+    }
+  }
+};
+
+// A contact that isolation closes counts what the model gives a weight of 0, however the sums read
+// it: by code from the isolated table (entries open), edge by edge over the entries closed in
+// place, or pushed by listed steps. A table that read a closed contact as 0 would differ.
+TYPED_TEST(Isolation, ClosedContactsCountWhatTheModelGivesAWeightOfZero) {
+  using Exec = TypeParam;
+  using Sim = Simulation<Exec>;
+  using Model = SirWithFloor<typename Exec::memory_space>;
+  static_assert(sums_contacts_only_v<Model>);
+  Exec exec;
+  auto const graph = population_graph(exec, 20000);
+  auto const p = sir(0.05, 4, 100);
+  int const steps = 10;
+  auto const scenario = population_scenario({isolation(1, steps, 0.5, 3)});
+  auto const run_with = [&](StepOptions const& options) {
+    Sim sim(exec, graph, seed, options);
+    Model model(graph.num_agents(), p);
+    model.initialise(sim, graph.num_agents());
+    Interventions<Sim, Model> interventions(sim, model, scenario, steps);
+    auto out = to_vector(run_scenario(sim, model, steps, interventions));
+    if (options.stepping == Stepping::pull && options.weight_codes) {
+      EXPECT_GT(sim.code_bytes_per_edge(), 0) << "the pulled sums add by code";
+      EXPECT_FALSE(sim.closes_in_entries()) << "and leave the entries open";
+    }
+    for (auto state : to_vector(model.state.current())) out.push_back(state);
+    return out;
+  };
+  auto const by_code = run_with(herd::test::stepping_options(Stepping::pull));
+  StepOptions uncoded;
+  uncoded.weight_codes = false;
+  EXPECT_EQ(run_with(uncoded), by_code) << "edge by edge, over entries closed in place";
+  EXPECT_EQ(run_with(herd::test::stepping_options(Stepping::active)), by_code) << "listed";
 }
 
 // Codes made where entries may close come in open and closed twins: a twin's weight is the

@@ -8,6 +8,7 @@
 namespace {
 
 using namespace herd;
+using herd::test::sir;
 using herd::test::to_vector;
 
 constexpr agent_index agents = 20000;
@@ -41,14 +42,6 @@ ScenarioEvent vaccinate_event(global_id per_step, double efficacy, int first, in
   e.first = first;
   e.last = last;
   return e;
-}
-
-SeirParameters sir(double beta, int infectious_steps, global_id initial) {
-  SeirParameters p;
-  p.beta = beta;
-  p.infectious = Period::fixed(infectious_steps);
-  p.initial_infected = initial;
-  return p;
 }
 
 // A run of `steps` steps with `scenario` under `stepping`: the history, then the final states.

@@ -80,47 +80,29 @@ KOKKOS_INLINE_FUNCTION std::uint32_t row_code_table(SpreaderCounts const& spread
 }
 
 /// Sets the words of `bits` that hold agents [from, to) from phase.activity, whole words (of the
-/// first `stored` agents). Does not wait.
+/// first `stored` agents). With `isolated`, two bits per agent: whether it spreads and whether
+/// `isolated` flags it (bit 0 of its byte). Does not wait.
 template <class ExecutionSpace, class Phase>
 void mark_spreaders(ExecutionSpace const& exec, Phase const& phase, agent_index from, agent_index to,
-                    agent_index stored,
-                    Kokkos::View<std::uint32_t*, typename ExecutionSpace::memory_space> const& bits) {
+                    agent_index stored, Kokkos::View<std::uint32_t*, typename ExecutionSpace::memory_space> const& bits,
+                    Kokkos::View<std::uint8_t const*, typename ExecutionSpace::memory_space> const& isolated = {}) {
   if (to <= from) return;
+  bool const isolating = isolated.extent(0) != 0;
+  agent_index const agents = isolating ? isolation_word_agents : spreader_word_bits;
+  int const shift = isolating ? 2 : 1;
+  // The same for every word: a branch that never mispredicts, beside the word's 16 or 32 reads.
   Kokkos::parallel_for(
-      "herd::step::spreaders",
-      Kokkos::RangePolicy<ExecutionSpace>(exec, from / spreader_word_bits,
-                                          (to + spreader_word_bits - 1) / spreader_word_bits),
+      isolating ? "herd::step::spreaders_and_isolated" : "herd::step::spreaders",
+      Kokkos::RangePolicy<ExecutionSpace>(exec, from / agents, (to + agents - 1) / agents),
       KOKKOS_LAMBDA(agent_index w) {
-        agent_index const base = w * spreader_word_bits;
-        agent_index const count = stored - base < spreader_word_bits ? stored - base : spreader_word_bits;
+        agent_index const base = w * agents;
+        agent_index const count = stored - base < agents ? stored - base : agents;
         std::uint32_t word = 0;
-        for (agent_index b = 0; b < count; ++b)
-          word |= static_cast<std::uint32_t>((phase.activity(base + b) & activity::spreads) != 0) << b;
-        bits(w) = word;
-      });
-}
-
-/// The same with two bits per agent, whether it spreads and whether `isolated` flags it (bit 0 of
-/// its byte), of the words that hold agents [from, to). Does not wait.
-template <class ExecutionSpace, class Phase>
-void mark_spreaders_and_isolated(
-    ExecutionSpace const& exec, Phase const& phase,
-    Kokkos::View<std::uint8_t const*, typename ExecutionSpace::memory_space> const& isolated, agent_index from,
-    agent_index to, agent_index stored,
-    Kokkos::View<std::uint32_t*, typename ExecutionSpace::memory_space> const& bits) {
-  if (to <= from) return;
-  Kokkos::parallel_for(
-      "herd::step::spreaders_and_isolated",
-      Kokkos::RangePolicy<ExecutionSpace>(exec, from / isolation_word_agents,
-                                          (to + isolation_word_agents - 1) / isolation_word_agents),
-      KOKKOS_LAMBDA(agent_index w) {
-        agent_index const base = w * isolation_word_agents;
-        agent_index const count = stored - base < isolation_word_agents ? stored - base : isolation_word_agents;
-        std::uint32_t word = 0;
-        for (agent_index b = 0; b < count; ++b)
-          word |= (static_cast<std::uint32_t>((phase.activity(base + b) & activity::spreads) != 0) |
-                   static_cast<std::uint32_t>(isolated(base + b) & 1u) << 1)
-                  << (2 * b);
+        for (agent_index b = 0; b < count; ++b) {
+          auto const spreads = static_cast<std::uint32_t>((phase.activity(base + b) & activity::spreads) != 0);
+          word |= (isolating ? spreads | static_cast<std::uint32_t>(isolated(base + b) & 1u) << 1 : spreads)
+                  << (shift * b);
+        }
         bits(w) = word;
       });
 }
@@ -265,10 +247,7 @@ class SpreaderBits {
         return {bits_, {}, {}};
       }
       bool const isolating = isolated_.extent(0) != 0;
-      if (isolating)
-        mark_spreaders_and_isolated(exec, phase, isolated_, from, to, stored_, bits_);
-      else
-        mark_spreaders(exec, phase, from, to, stored_, bits_);
+      mark_spreaders(exec, phase, from, to, stored_, bits_, isolated_);
       if constexpr (counts_weighted_spreaders_v<Phase>) {
         if (from == 0)
           fill_contribution_by_code(exec, phase, codes_, by_code_, isolating ? keeps_ : decltype(keeps_)());

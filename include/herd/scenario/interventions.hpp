@@ -447,7 +447,8 @@ class Interventions {
   // One owned agent's round of isolation before a step: its timer counts one step down; free and
   // spreading, it is detected by the first acting event whose draw 4k + 3 falls below its
   // probability, and isolated for the event's steps; its flag says whether it is isolated and
-  // whether that changed, and a change lists it. Only what changed is written.
+  // whether that changed, and a change lists it where the simulation closes contacts in their
+  // entries (the list says which to rewrite). Only what changed is written.
   struct Detection {
     Flags iso;
     Kokkos::View<std::uint16_t*, memory_space> timers;
@@ -457,6 +458,7 @@ class Interventions {
     std::uint32_t counter;
     Detections acting;
     Model model;
+    bool lists;
 
     // Whether agent i has anything to do: a flag set (isolated, or just freed), or a draw to make.
     // The others (most agents) keep a timer of 0 and a flag of 0.
@@ -480,7 +482,7 @@ class Interventions {
       auto const now =
           static_cast<std::uint8_t>((isolated ? Flags::isolated_bit : 0) | (changed ? Flags::changed_bit : 0));
       if (now != old) iso.flags(i) = now;
-      if (changed) iso.list(i);
+      if (changed && lists) iso.list(i);
     }
   };
 
@@ -507,7 +509,8 @@ class Interventions {
                            Kokkos::subview(counts_, static_cast<std::size_t>(step), Kokkos::ALL()),
                            static_cast<std::uint32_t>(step),
                            acting,
-                           model};
+                           model,
+                           sim.closes_in_entries()};
     Kokkos::deep_copy(exec, iso.count, agent_index{0});
     agent_index const owned = sim.num_owned();
     if constexpr (Details::runs_on_host_v<execution_space>) {
@@ -534,11 +537,13 @@ class Interventions {
       // A ghost's byte says whether its owner's detections changed it.
       sim.update_ghosts(flags_);
       sim.wait_for_ghosts();
-      Kokkos::parallel_for(
-          "herd::scenario::isolated_ghosts",
-          Kokkos::RangePolicy<execution_space>(exec, sim.num_owned(), sim.num_agents()), KOKKOS_LAMBDA(agent_index g) {
-            if (iso.changes(g)) iso.list(g);
-          });
+      if (detect.lists)
+        Kokkos::parallel_for(
+            "herd::scenario::isolated_ghosts",
+            Kokkos::RangePolicy<execution_space>(exec, sim.num_owned(), sim.num_agents()),
+            KOKKOS_LAMBDA(agent_index g) {
+              if (iso.changes(g)) iso.list(g);
+            });
     }
     sim.close_contacts(iso);
   }
