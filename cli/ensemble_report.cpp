@@ -141,7 +141,8 @@ std::string ensemble_table(Options const& o, JobResult const& r) {
   }
   s << "\nsetup " << std::setprecision(3) << r.setup_seconds << " s (the graph, once); " << r.members.size()
     << " members x " << o.steps << " steps in " << r.step_seconds << " s"
-    << (r.member_ranks > 1 ? " on the busiest of " + std::to_string(r.member_ranks) + " ranks" : "") << ": "
+    << (r.member_ranks > 1 ? " on the busiest of " + std::to_string(r.member_ranks) + " ranks" : "")
+    << (r.graph_ranks > 1 ? " with the graph over " + std::to_string(r.graph_ranks) + " ranks" : "") << ": "
     << per_member_step(o, r) * 1e3 << " ms per member-step"
     << (r.shared_passes ? " (groups of up to 32 members sharing each pass over the graph)" : "") << "\n";
   return s.str();
@@ -240,7 +241,8 @@ std::string ensemble_json(Options const& o, JobResult const& r, std::string cons
   d["shared_passes"] = r.shared_passes;
   d["backend"] = r.backend;
   d["threads"] = r.threads;
-  d["ranks"] = r.member_ranks;
+  d["ranks"] = r.member_ranks * r.graph_ranks;  // one of them is 1
+  d["graph_over_ranks"] = r.graph_ranks > 1;
   d["kokkos_version"] = KOKKOS_VERSION;
   d["kokkos_configuration"] = kokkos_configuration;
   return d.dump(2) + "\n";

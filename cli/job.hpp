@@ -118,6 +118,7 @@ struct JobResult {
   std::vector<EventRun> events;                ///< a scenario's (--scenario), in the file's order
   std::vector<MemberRun> members;              ///< an ensemble's, in member order (counts then empty)
   int member_ranks = 1;                        ///< the ranks an ensemble's members were spread over
+  int graph_ranks = 1;                         ///< the ranks an ensemble's graph was distributed over
   bool shared_passes = false;                  ///< an ensemble's members shared their passes over the graph
   double setup_seconds = 0.0;                  ///< graph generation, reordering, initial state
   double step_seconds = 0.0;                   ///< the step loop, observables included

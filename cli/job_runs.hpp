@@ -605,19 +605,27 @@ JobResult run_ensemble(Options const& o, Entry, std::function<void(int, int)> co
 }
 
 #if HERD_ENABLE_MPI
+// This rank's share of a distributed run's graph, with what the report says of it, what the model
+// reads per agent, and how long making each took.
 template <class WeightStorage, class Entry>
-JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)> const& progress, MPI_Comm comm) {
-  Exec exec;
-  int const rank = mpi::rank_of(comm), size = mpi::size_of(comm);
-  Kokkos::Timer setup;
+struct DistributedInput {
   GraphFacts facts;
   typename Entry::Inputs inputs;
   LocalGraph<Memory, WeightStorage> local;
+  std::optional<TemporalNetwork<Memory, WeightStorage>> network;  ///< this rank's snapshots, with --window
+  double edges_read = -1.0;
   double graph_seconds = 0.0, partition_seconds = 0.0, local_graph_seconds = 0.0;
+};
+
+// Makes this rank's share of the graph --graph names, as --partition splits it; checks the model's
+// parameters (`o`'s) against it (collective).
+template <class WeightStorage, class Entry>
+DistributedInput<WeightStorage, Entry> distributed_input(Options const& o, Exec const& exec, MPI_Comm comm) {
+  int const rank = mpi::rank_of(comm), size = mpi::size_of(comm);
+  Kokkos::Timer setup;
+  DistributedInput<WeightStorage, Entry> in;
   bool reads_share = false, reads_rows = false, makes_population = false;
   bool symmetric = false;  // whether every row entry is also stored the other way (PT-Scotch's input)
-  std::optional<TemporalNetwork<Memory, WeightStorage>> network;  // this rank's snapshots, with --window
-  double edges_read = -1.0;
   auto source = mpi::collectively(comm, [&] {
     require(o.reorder == "none", "--reorder applies to one process; under mpiexec the partition decides locality");
     require(o.partition != "ptscotch" || have_ptscotch(),
@@ -645,25 +653,25 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
   // fail on every rank together.
   if (source) {
     // Each rank makes a share of the edges and builds its own rows: no rank holds the graph.
-    local = mpi::build_local_graph<WeightStorage>(exec, comm, *source);
+    in.local = mpi::build_local_graph<WeightStorage>(exec, comm, *source);
     symmetric = true;  // built with BuildOptions' symmetrise
     source.reset();    // a power-law source holds 8 bytes per agent of the whole graph
-    graph_seconds = setup.seconds();
-    facts = share_facts(o, exec, comm, local, *layer_names_of(o, comm));
+    in.graph_seconds = setup.seconds();
+    in.facts = share_facts(o, exec, comm, in.local, *layer_names_of(o, comm));
   } else if (makes_population) {
     // Each rank makes the households, group members and contacts of its part of the population.
-    local = population_share<WeightStorage>(o, exec, comm);
+    in.local = population_share<WeightStorage>(o, exec, comm);
     symmetric = true;
-    graph_seconds = setup.seconds();
-    facts = share_facts(o, exec, comm, local, *layer_names_of(o, comm));
+    in.graph_seconds = setup.seconds();
+    in.facts = share_facts(o, exec, comm, in.local, *layer_names_of(o, comm));
   } else if (reads_share || reads_rows) {
     // Each rank reads its part of the file (the lines of its byte range, or its block of rows)
     // and builds its own rows.
     std::vector<std::string> names;
-    local = reads_share ? read_share<WeightStorage, Entry>(o, exec, comm, symmetric, names)
-                        : read_population_share<WeightStorage, Entry>(o, exec, comm);
-    graph_seconds = setup.seconds();
-    facts = share_facts(o, exec, comm, local, reads_share ? std::move(names) : *layer_names_of(o, comm));
+    in.local = reads_share ? read_share<WeightStorage, Entry>(o, exec, comm, symmetric, names)
+                           : read_population_share<WeightStorage, Entry>(o, exec, comm);
+    in.graph_seconds = setup.seconds();
+    in.facts = share_facts(o, exec, comm, in.local, reads_share ? std::move(names) : *layer_names_of(o, comm));
   } else {
     // Every rank builds the same global graph (generators are pure functions of the seed) and
     // the same partition, then keeps its share.
@@ -673,16 +681,16 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
       (void)Entry::template make<WeightStorage>(o, 0, graph.graph.num_agents(), typename Entry::Inputs{});
       return graph;
     });
-    inputs = mpi::collectively(comm, [&] { return Entry::read_inputs(o, input, comm); });
-    facts = graph_facts(o, input, exec);
-    graph_seconds = setup.seconds();
+    in.inputs = mpi::collectively(comm, [&] { return Entry::read_inputs(o, input, comm); });
+    in.facts = graph_facts(o, input, exec);
+    in.graph_seconds = setup.seconds();
     Kokkos::Timer phase;
     // Each rank keeps its share alone through the run, not the whole graph or the partition as well.
     // PT-Scotch starts from contiguous blocks, below.
-    local = [&] {
+    in.local = [&] {
       auto const method = o.partition == "ptscotch" ? PartitionMethod::contiguous : parse_partition_method(o.partition);
       auto const partition = mpi::collectively(comm, [&] { return partition_graph(exec, input.graph, size, method); });
-      partition_seconds = phase.seconds();
+      in.partition_seconds = phase.seconds();
       phase.reset();
       return mpi::collectively(comm, [&] { return extract_local_graph(exec, input.graph, partition, rank); });
     }();
@@ -691,48 +699,63 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
     if (input.temporal) {
       // Each rank keeps its owned agents' rows of every snapshot, under the partition of every
       // pair that ever met: its ghosts then cover every snapshot's.
-      edges_read = snapshot_entries(*input.temporal, o.steps);
-      network = mpi::collectively(comm, [&] { return mpi::local_snapshots(exec, *input.temporal, local); });
+      in.edges_read = snapshot_entries(*input.temporal, o.steps);
+      in.network = mpi::collectively(comm, [&] { return mpi::local_snapshots(exec, *input.temporal, in.local); });
       input.temporal.reset();
     }
-    local_graph_seconds = phase.seconds();
+    in.local_graph_seconds = phase.seconds();
   }
   if (o.partition == "ptscotch" && size > 1)
-    local = repartition(exec, comm, std::move(local), symmetric, partition_seconds, local_graph_seconds);
-  Kokkos::Timer phase;
+    in.local = repartition(exec, comm, std::move(in.local), symmetric, in.partition_seconds, in.local_graph_seconds);
+  return in;
+}
+
+// The halo of this rank's share, as the options set it (collective: plans the halo).
+template <class WeightStorage>
+mpi::Ghosts<Exec, WeightStorage> ghosts_of(Options const& o, Exec const& exec, MPI_Comm comm,
+                                           LocalGraph<Memory, WeightStorage> local) {
   mpi::DistributedOptions options;
   options.overlap = o.overlap;
   options.exchange_every = o.exchange_every;
   options.device_buffers = o.device_buffers;
   options.sparse_halo = o.sparse_halo;
-  mpi::Ghosts<Exec, WeightStorage> ghosts(exec, comm, std::move(local), options);
-  double const halo_plan_seconds = phase.seconds();
-  phase.reset();
-  auto sim = network ? mpi::DistributedSimulation<Exec, WeightStorage>(exec, std::move(ghosts), *std::move(network),
-                                                                       o.seed, step_options<Entry>(o))
-                     : mpi::DistributedSimulation<Exec, WeightStorage>(exec, std::move(ghosts), o.seed,
-                                                                       step_options<Entry>(o));
-  double const simulation_seconds = phase.seconds();
-  double const setup_seconds = setup.seconds();
-  auto const rank_progress = [&](int step, int steps) {
-    if (rank == 0) progress(step, steps);
-  };
-  // Inputs were checked collectively above: what fails from here on fails on one rank, and the
-  // herd command aborts the job.
-  JobResult result = run_model<Entry>(o, sim, inputs, rank_progress, facts, true);
-  result.setup_seconds = setup_seconds;
-  result.edges_read = edges_read;
-  describe(result, facts, exec, to_string(sim.plan().schedule));
-  // Whether the pull steps asked for their neighbours' values ahead on some rank: each decides
-  // from its own stored agents, and simulate() recorded this rank's choice.
-  int gathers = result.gather_ahead ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &gathers, 1, MPI_INT, MPI_MAX, comm);
-  result.gather_ahead = gathers != 0;
-  if (steps_active_v<Entry>) record_stepping(result, o, sim, true);
+  return mpi::Ghosts<Exec, WeightStorage>(exec, comm, std::move(local), options);
+}
 
-  // Per-rank figures, gathered on rank 0; the run takes as long as its slowest rank.
-  auto const& times = sim.distribution().halo().times();
-  auto const& share = sim.distribution().local_graph();
+// A simulation of seed `seed` on this rank's share of the graph, or of its snapshots (collective).
+template <class WeightStorage, class Entry>
+mpi::DistributedSimulation<Exec, WeightStorage> distributed_simulation(Options const& o, Exec const& exec,
+                                                                       mpi::Ghosts<Exec, WeightStorage> ghosts,
+                                                                       DistributedInput<WeightStorage, Entry> const& in,
+                                                                       std::uint64_t seed) {
+  if (in.network)
+    return mpi::DistributedSimulation<Exec, WeightStorage>(exec, std::move(ghosts), *in.network, seed,
+                                                           step_options<Entry>(o));
+  return mpi::DistributedSimulation<Exec, WeightStorage>(exec, std::move(ghosts), seed, step_options<Entry>(o));
+}
+
+// What a rank's halo sent and spent, over one or more runs.
+struct HaloTotals {
+  double pack = 0.0, wait = 0.0, unpack = 0.0;
+  double messages_sent = 0.0, bytes_sent = 0.0;
+  template <class Sim>
+  void add(Sim const& sim) {
+    auto const& t = sim.distribution().halo().times();
+    pack += t.pack;
+    wait += t.wait;
+    unpack += t.unpack;
+    messages_sent += static_cast<double>(t.messages_sent);
+    bytes_sent += static_cast<double>(t.bytes_sent);
+  }
+};
+
+// Each rank's figures, gathered on rank 0 into result.ranks; the run's step and setup seconds
+// become its slowest rank's (collective).
+template <class WeightStorage, class Entry>
+void gather_ranks(JobResult& result, LocalGraph<Memory, WeightStorage> const& share,
+                  DistributedInput<WeightStorage, Entry> const& in, HaloTotals const& halo, double halo_plan_seconds,
+                  double simulation_seconds, MPI_Comm comm) {
+  int const rank = mpi::rank_of(comm), size = mpi::size_of(comm);
   constexpr int fields = 17;
   std::vector<double> mine = {static_cast<double>(share.owned),
                               static_cast<double>(share.ghosts()),
@@ -740,14 +763,14 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
                               static_cast<double>(share.cut_edges),
                               static_cast<double>(share.ghost_owners.size()),
                               result.step_seconds,
-                              times.pack,
-                              times.wait,
-                              times.unpack,
-                              static_cast<double>(times.messages_sent),
-                              static_cast<double>(times.bytes_sent),
-                              graph_seconds,
-                              partition_seconds,
-                              local_graph_seconds,
+                              halo.pack,
+                              halo.wait,
+                              halo.unpack,
+                              halo.messages_sent,
+                              halo.bytes_sent,
+                              in.graph_seconds,
+                              in.partition_seconds,
+                              in.local_graph_seconds,
                               halo_plan_seconds,
                               static_cast<double>(peak_resident_bytes()),
                               simulation_seconds};
@@ -781,6 +804,97 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
     result.ranks.push_back(s);
   }
   result.rank_zero = rank == 0;
+}
+
+template <class WeightStorage, class Entry>
+JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)> const& progress, MPI_Comm comm) {
+  Exec exec;
+  int const rank = mpi::rank_of(comm);
+  Kokkos::Timer setup;
+  auto const in = distributed_input<WeightStorage, Entry>(o, exec, comm);
+  Kokkos::Timer phase;
+  auto ghosts = ghosts_of(o, exec, comm, in.local);
+  double const halo_plan_seconds = phase.seconds();
+  phase.reset();
+  auto sim = distributed_simulation(o, exec, std::move(ghosts), in, o.seed);
+  double const simulation_seconds = phase.seconds();
+  double const setup_seconds = setup.seconds();
+  auto const rank_progress = [&](int step, int steps) {
+    if (rank == 0) progress(step, steps);
+  };
+  // Inputs were checked collectively above: what fails from here on fails on one rank, and the
+  // herd command aborts the job.
+  JobResult result = run_model<Entry>(o, sim, in.inputs, rank_progress, in.facts, true);
+  result.setup_seconds = setup_seconds;
+  result.edges_read = in.edges_read;
+  describe(result, in.facts, exec, to_string(sim.plan().schedule));
+  // Whether the pull steps asked for their neighbours' values ahead on some rank: each decides
+  // from its own stored agents, and simulate() recorded this rank's choice.
+  int gathers = result.gather_ahead ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &gathers, 1, MPI_INT, MPI_MAX, comm);
+  result.gather_ahead = gathers != 0;
+  if (steps_active_v<Entry>) record_stepping(result, o, sim, true);
+  HaloTotals halo;
+  halo.add(sim);
+  gather_ranks(result, sim.distribution().local_graph(), in, halo, halo_plan_seconds, simulation_seconds, comm);
+  return result;
+}
+
+// An ensemble on a graph distributed over the ranks (--partition): every rank holds its share of
+// the graph, made once, and the members run one after another on all the ranks, each as its
+// distributed run (the same bits as its single run). Rank 0 keeps the members' counts, which
+// every rank's history sums.
+template <class WeightStorage, class Entry>
+JobResult run_ensemble_over_ranks(Options const& o, Entry, std::function<void(int, int)> const& progress,
+                                  MPI_Comm comm) {
+  Exec exec;
+  int const rank = mpi::rank_of(comm);
+  long long const members = sweep_points(o) * o.replicates;
+  Options const base = member_base(o);
+  Kokkos::Timer setup;
+  auto const in = distributed_input<WeightStorage, Entry>(o, exec, comm);
+  // Each point's parameters, checked against the graph before any member runs, on every rank.
+  mpi::collectively(comm, [&] {
+    check_ensemble_fits(members, o.steps, o.max_memory);
+    for (long long m = 0; m < members; m += o.replicates)  // replicates differ by their seeds only
+      (void)Entry::template make<WeightStorage>(member_options(o, base, m), 0, in.facts.agents,
+                                                typename Entry::Inputs{});
+  });
+  double const setup_seconds = setup.seconds();
+  JobResult result;
+  std::string schedule;
+  HaloTotals halo;
+  double halo_plan_seconds = 0.0, simulation_seconds = 0.0;
+  Kokkos::Timer loop;
+  for (long long m = 0; m < members; ++m) {
+    auto mo = member_options(o, base, m);
+    mo.member = -1;  // a run of every rank, with no state of its own to keep
+    Kokkos::Timer phase;
+    auto ghosts = ghosts_of(mo, exec, comm, in.local);
+    halo_plan_seconds += phase.seconds();
+    phase.reset();
+    auto sim = distributed_simulation(mo, exec, std::move(ghosts), in, mo.seed);
+    simulation_seconds += phase.seconds();
+    auto const no_progress = [](int, int) {};
+    auto const run = run_model<Entry>(mo, sim, in.inputs, no_progress, in.facts, true);
+    result.columns = run.columns;
+    schedule = to_string(sim.plan().schedule);
+    halo.add(sim);
+    if (rank == 0) {
+      MemberRun member;
+      member.member = m;
+      member.seed = mo.seed;
+      member.counts = run.counts;
+      result.members.push_back(std::move(member));
+      progress(static_cast<int>(m + 1), static_cast<int>(members));
+    }
+  }
+  result.step_seconds = loop.seconds();
+  result.setup_seconds = setup_seconds;
+  describe(result, in.facts, exec, schedule);
+  gather_ranks(result, in.local, in, halo, halo_plan_seconds, simulation_seconds, comm);
+  result.member_ranks = 1;
+  result.graph_ranks = mpi::size_of(comm);
   return result;
 }
 #endif
@@ -822,11 +936,16 @@ JobResult run_entry(Options const& o, std::function<void(int, int)> const& progr
     check_scenario<Entry>(o);
 #endif
   }
-  if (is_ensemble(o))
-    return o.precision == "half" ? run_ensemble<half>(o, entry, progress) : run_ensemble<float>(o, entry, progress);
 #if HERD_ENABLE_MPI
   int size = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size > 1 && is_ensemble(o) && o.graph_over_ranks)
+    return o.precision == "half" ? run_ensemble_over_ranks<half>(o, entry, progress, MPI_COMM_WORLD)
+                                 : run_ensemble_over_ranks<float>(o, entry, progress, MPI_COMM_WORLD);
+#endif
+  if (is_ensemble(o))
+    return o.precision == "half" ? run_ensemble<half>(o, entry, progress) : run_ensemble<float>(o, entry, progress);
+#if HERD_ENABLE_MPI
   if (size > 1)
     return o.precision == "half" ? run_distributed<half>(o, entry, progress, MPI_COMM_WORLD)
                                  : run_distributed<float>(o, entry, progress, MPI_COMM_WORLD);

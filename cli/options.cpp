@@ -463,14 +463,23 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
       throw UsageError{"an ensemble runs at most a million members (the sweep's points times --replicates)"};
     if (o.seed + static_cast<std::uint64_t>(o.replicates - 1) > (1ull << 53))
       throw UsageError{"--seed plus --replicates exceeds the largest seed, 2^53"};
-    // A run's checkpoints on the way, agent states, record and per-step profiles, and a partition
-    // of the graph: an ensemble's members run one after another, each holding the whole graph (on
-    // one rank each under mpiexec). Its --output is the ensemble file, its --checkpoint every
+    // A run's checkpoints on the way, agent states, record and per-step profiles: an ensemble's
+    // members run one after another. Its --output is the ensemble file, its --checkpoint every
     // member's state at the end.
-    for (char const* single : {"--checkpoint-every", "--snapshot-every", "--record", "--profile", "--profile-steps",
-                               "--partition", "--exchange-every", "--no-overlap", "--dense-halo"})
+    for (char const* single : {"--checkpoint-every", "--snapshot-every", "--record", "--profile", "--profile-steps"})
       if (given.count(single))
         throw UsageError{std::string(single) + " does not apply to an ensemble (--replicates, --sweep)"};
+    // Each member holds the whole graph, on one rank each under mpiexec, unless --partition
+    // distributes the graph over the ranks, which then run every member together.
+    o.graph_over_ranks = given.count("--partition") != 0;
+    for (char const* halo : {"--exchange-every", "--no-overlap", "--dense-halo"})
+      if (given.count(halo) && !o.graph_over_ranks)
+        throw UsageError{std::string(halo) +
+                         " applies to an ensemble whose graph --partition distributes over the ranks"};
+    if (o.graph_over_ranks && !o.checkpoint.empty())
+      throw UsageError{
+          "--checkpoint: an ensemble whose graph --partition distributes over the ranks keeps no "
+          "checkpoint (its members spread over the ranks do)"};
     if (given.count("--major-outbreak") && !model_has_outbreaks(o.model))
       throw UsageError{"--major-outbreak: the model " + o.model + " has no outbreaks (sir, seir and covid have)"};
   } else if (given.count("--major-outbreak") && o.command == "run") {
@@ -716,7 +725,8 @@ Convert (herd convert):
 Distributed (under mpiexec):
   --partition METHOD       contiguous (default), metis or ptscotch: which rank owns which
                            agent; ptscotch partitions the ranks' shares without any rank
-                           holding the whole graph
+                           holding the whole graph. Given to an ensemble, the ranks share the
+                           graph and run each member together (else each holds all of it)
   --exchange-every K       send ghost values after every K-th step only (1); K > 1 leaves
                            ghosts stale in between, so results differ from K = 1
   --no-overlap             wait for ghosts before stepping any agent (for comparison)

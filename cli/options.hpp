@@ -97,6 +97,9 @@ struct Options {
   bool relabel = false;    ///< number an edge list's agents densely, keeping their ids
   // Distributed runs (mpiexec -n P herd ...).
   std::string partition = "contiguous";
+  /// An ensemble's graph is distributed over the ranks, which run every member together
+  /// (--partition given to an ensemble); else each rank holds the whole graph and runs its members.
+  bool graph_over_ranks = false;
   int exchange_every = 1;
   bool overlap = true;
   bool device_buffers = HERD_MPI_DEVICE_BUFFERS != 0;  ///< GPU-aware MPI

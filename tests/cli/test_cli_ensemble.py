@@ -1,7 +1,7 @@
 """Tests of ensembles (herd run --replicates, --sweep): every member of every model equals herd run
 with its seed and parameters; the JSON summaries equal a direct computation from the CSV of every
 member; the HDF5 ensemble file holds the same counts and summaries; the share of major outbreaks of SIR on Erdos-Renyi matches bond percolation theory; the
-same members on 1 to 3 ranks; bad sweeps refused with one line, exit status 2 and no file.
+same members on 1 to 3 ranks, spread over the ranks or on a graph the ranks share; bad sweeps refused with one line, exit status 2 and no file.
 
 Usage: test_cli_ensemble.py HERD [MPIEXEC [MPIEXEC FLAGS...]]   (needs numpy)"""
 
@@ -304,6 +304,9 @@ class BadSweeps(hf.Case):
                                "does not apply"),
                               (["--replicates", "2", "--output", self.path("c.h5"), "--snapshot-every", "2"],
                                "does not apply"),
+                              (["--replicates", "2", "--exchange-every", "2"], "whose graph --partition distributes"),
+                              (["--replicates", "2", "--partition", "contiguous", "--checkpoint", self.path("c.h5")],
+                               "keeps no checkpoint"),
                               (["--major-outbreak", "0.2"], "applies to an ensemble")]:
             with self.subTest(args=args):
                 result = hf.herd(0, "run", "--model", "sir", *GRAPH, *args, "--csv", self.path("x.csv"))
@@ -328,6 +331,23 @@ class Ranks(hf.Case):
                 self.ok(ranks, *args, "--csv", self.path("many.csv"))
                 with open(self.path("one.csv")) as a, open(self.path("many.csv")) as b:
                     self.assertEqual(a.read(), b.read())
+
+    def test_a_graph_distributed_over_the_ranks_gives_the_same_files(self):
+        # --partition: each rank holds its share of the graph, made once, and every member runs on
+        # all the ranks in turn; on one process it changes nothing.
+        for graph, partition in ((GRAPH, "contiguous"), (["--agents", "4000", "--steps", "15", "--quiet"], "metis")):
+            args = ["run", "--model", "seir", *graph, "--replicates", "2", "--sweep", "beta=0.1:0.3:2"]
+            self.ok(0, *args, "--csv", self.path("one.csv"))
+            for ranks in (0, 2, 3):
+                with self.subTest(partition=partition, ranks=ranks):
+                    self.ok(ranks, *args, "--partition", partition, "--csv", self.path("many.csv"),
+                            "--json", self.path("many.json"))
+                    with open(self.path("one.csv")) as a, open(self.path("many.csv")) as b:
+                        self.assertEqual(a.read(), b.read())
+                    with open(self.path("many.json")) as f:
+                        summary = json.load(f)
+                    self.assertEqual(summary["ranks"], max(ranks, 1))
+                    self.assertEqual(summary["graph_over_ranks"], ranks > 1)
 
     def test_a_member_that_fails_on_one_rank_fails_the_run_on_all(self):
         # The second point's initial infections exceed the agents: one message, exit 1, no file.
