@@ -841,9 +841,9 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
 }
 
 // An ensemble on a graph distributed over the ranks (--partition): every rank holds its share of
-// the graph, made once, and the members run one after another on all the ranks, each as its
-// distributed run (the same bits as its single run). Rank 0 keeps the members' counts, which
-// every rank's history sums.
+// the graph, made once with the transpose its listed steps push through, and the members run one
+// after another on all the ranks, each as its distributed run (the same bits as its single run).
+// Rank 0 keeps the members' counts, which every rank's history sums.
 template <class WeightStorage, class Entry>
 JobResult run_ensemble_over_ranks(Options const& o, Entry, std::function<void(int, int)> const& progress,
                                   MPI_Comm comm) {
@@ -860,6 +860,9 @@ JobResult run_ensemble_over_ranks(Options const& o, Entry, std::function<void(in
       (void)Entry::template make<WeightStorage>(member_options(o, base, m), 0, in.facts.agents,
                                                 typename Entry::Inputs{});
   });
+  // Listed steps push through a transpose of the rank's rows: made once, for every member.
+  std::optional<CsrGraph<Memory, WeightStorage>> transposed;
+  if (o.stepping != "pull" && !in.network) transposed = transpose(exec, in.local.graph, in.local.local());
   double const setup_seconds = setup.seconds();
   JobResult result;
   std::string schedule;
@@ -871,6 +874,7 @@ JobResult run_ensemble_over_ranks(Options const& o, Entry, std::function<void(in
     mo.member = -1;  // a run of every rank, with no state of its own to keep
     Kokkos::Timer phase;
     auto ghosts = ghosts_of(mo, exec, comm, in.local);
+    if (transposed) ghosts.share_transpose(*transposed);
     halo_plan_seconds += phase.seconds();
     phase.reset();
     auto sim = distributed_simulation(mo, exec, std::move(ghosts), in, mo.seed);

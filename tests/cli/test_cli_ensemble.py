@@ -335,7 +335,14 @@ class Ranks(hf.Case):
     def test_a_graph_distributed_over_the_ranks_gives_the_same_files(self):
         # --partition: each rank holds its share of the graph, made once, and every member runs on
         # all the ranks in turn; on one process it changes nothing.
-        for graph, partition in ((GRAPH, "contiguous"), (["--agents", "4000", "--steps", "15", "--quiet"], "metis")):
+        # On the population, each member's own layer factors and isolation, while the members share
+        # the transpose their listed steps push through.
+        scenario = self.path("scenario.json")
+        with open(scenario, "w") as f:
+            json.dump({"events": [{"steps": [3, 10], "layers": {"school": 0, "workplace": 0.3}},
+                                  {"steps": [2, 15], "isolate": {"probability": 0.4, "duration": 3}}]}, f)
+        population = ["--agents", "4000", "--steps", "15", "--quiet", "--scenario", scenario]
+        for graph, partition in ((GRAPH, "contiguous"), (population, "metis")):
             args = ["run", "--model", "seir", *graph, "--replicates", "2", "--sweep", "beta=0.1:0.3:2"]
             self.ok(0, *args, "--csv", self.path("one.csv"))
             for ranks in (0, 2, 3):

@@ -570,12 +570,23 @@ class Simulation {
       active_.set(options.stepping, options.active_threshold,
                   options.stepping == Stepping::pull ? Set()
                   : where_.pushes_along_rows()       ? Set(exec_, graph(), num_owned())
-                                               : Set(exec_, transpose(exec_, graph(), num_agents()), num_owned()));
+                                                     : Set(exec_, push_transpose(), num_owned()));
       where_.record_ghost_changes(options.stepping != Stepping::pull);
     } else {
       active_.choose(options.stepping, options.active_threshold);
     }
     options_ = options;
+  }
+
+  // The transpose of graph() that listed steps push through: the one the distribution shares,
+  // with this simulation's layer factors, or one of its own.
+  graph_type push_transpose() const {
+    if (auto const* shared = where_.shared_transpose()) {
+      graph_type t = *shared;
+      t.layer_factors = graph().layer_factors;
+      return t;
+    }
+    return transpose(exec_, graph(), num_agents());
   }
 
   // The kernel of the phase under way, reading the sums the active set pushed for it, if any.

@@ -44,6 +44,8 @@ class SingleProcess {
   global_id global() const { return graph_.num_agents(); }
   /// Whether active-set stepping can push along the graph's own rows (else through a transpose).
   bool pushes_along_rows() const { return graph_.symmetric; }
+  /// No transpose is shared on one process (see mpi::Ghosts::share_transpose).
+  graph_type const* shared_transpose() const { return nullptr; }
   /// Whether pull steps step interior agents while ghosts are on their way.
   bool overlaps() const { return false; }
 

@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -64,8 +65,21 @@ class Ghosts {
 
   graph_type const& graph() const { return local_.graph; }
   /// Steps read `graph` from now on (a temporal network's next snapshot): rows of the same owned
-  /// agents, whose entries name no agent beyond this rank's owned agents and ghosts.
-  void use_graph(graph_type const& graph) { local_.graph = graph; }
+  /// agents, whose entries name no agent beyond this rank's owned agents and ghosts. A shared
+  /// transpose stays while only the layers' factors change, and is dropped with other entries.
+  void use_graph(graph_type const& graph) {
+    bool const same_entries = graph.neighbours.data() == local_.graph.neighbours.data() &&
+                              graph.weights.data() == local_.graph.weights.data() &&
+                              graph.layers.data() == local_.graph.layers.data();
+    local_.graph = graph;
+    if (!same_entries) transpose_.reset();
+  }
+  /// Gives the transpose of graph() over every stored agent (herd::transpose(exec, graph(),
+  /// stored())), made once for several simulations of the same share, such as an ensemble's
+  /// members: a simulation's listed steps then push through it rather than make their own.
+  void share_transpose(graph_type transposed) { transpose_ = std::move(transposed); }
+  /// The transpose share_transpose gave, while the steps read the graph it was made of; else null.
+  graph_type const* shared_transpose() const { return transpose_ ? &*transpose_ : nullptr; }
   Kokkos::View<global_id*, memory_space> const& global_ids() const { return local_.ids; }
   /// Owned agents, then ghosts.
   agent_index stored() const { return local_.local(); }
@@ -179,6 +193,7 @@ class Ghosts {
 
   ExecutionSpace exec_;
   local_graph_type local_;
+  std::optional<graph_type> transpose_;  ///< see share_transpose
   DistributedOptions options_;
   std::shared_ptr<Halo<ExecutionSpace>> halo_;
 };
