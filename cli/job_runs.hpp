@@ -432,6 +432,14 @@ JobResult run_single(Options const& o, Entry, std::function<void(int, int)> cons
   return result;
 }
 
+// Checks each point of an ensemble's sweep against a graph of `agents` agents, by making its model
+// (`base`: member_base(o)). Replicates differ by their seeds only.
+template <class WeightStorage, class Entry>
+void check_points(Options const& o, Options const& base, global_id agents) {
+  for (long long m = 0; m < sweep_points(o) * o.replicates; m += o.replicates)
+    (void)Entry::template make<WeightStorage>(member_options(o, base, m), 0, agents, typename Entry::Inputs{});
+}
+
 // An ensemble: member m on rank m mod P, every rank holding the whole graph; the members' counts
 // reach rank 0 in one gather. Each point's parameters are checked before any member runs, and a
 // failure on one rank fails them all (collective).
@@ -452,9 +460,7 @@ JobResult run_ensemble(Options const& o, Entry, std::function<void(int, int)> co
   auto input = together([&] {
     check_ensemble_fits(members, o.steps, o.max_memory);
     auto made = make_graph<WeightStorage>(o, exec, world());
-    for (long long m = 0; m < members; m += o.replicates)  // replicates differ by their seeds only
-      (void)Entry::template make<WeightStorage>(member_options(o, base, m), 0, made.graph.num_agents(),
-                                                typename Entry::Inputs{});
+    check_points<WeightStorage, Entry>(o, base, made.graph.num_agents());
     return made;
   });
   auto const inputs = together([&] { return Entry::read_inputs(o, input, world()); });
@@ -856,9 +862,7 @@ JobResult run_ensemble_over_ranks(Options const& o, Entry, std::function<void(in
   // Each point's parameters, checked against the graph before any member runs, on every rank.
   mpi::collectively(comm, [&] {
     check_ensemble_fits(members, o.steps, o.max_memory);
-    for (long long m = 0; m < members; m += o.replicates)  // replicates differ by their seeds only
-      (void)Entry::template make<WeightStorage>(member_options(o, base, m), 0, in.facts.agents,
-                                                typename Entry::Inputs{});
+    check_points<WeightStorage, Entry>(o, base, in.facts.agents);
   });
   // Listed steps push through a transpose of the rank's rows: made once, for every member.
   std::optional<CsrGraph<Memory, WeightStorage>> transposed;
