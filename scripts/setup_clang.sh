@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds Kokkos 3.4.01 (Serial) with clang++ from the same Debian trilinos source as
 # scripts/setup.sh, into a cache prefix next to the OpenMP one, and prints that prefix. Work already
-# done is skipped. scripts/test.sh --clang builds and tests Herd against it: a second compiler and
-# a second host backend, where g++ and OpenMP may hide code whose meaning is the compiler's.
+# done is skipped. scripts/test.sh --sanitize builds and tests Herd against it, with the sanitizers:
+# a second compiler and a second host backend, where g++ and OpenMP may hide code whose meaning is
+# the compiler's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
