@@ -122,8 +122,10 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
                    std::function<void(int, int)> const& progress, std::uint64_t edges, std::uint64_t hash,
                    bool distributed, std::vector<std::string> const& layer_names) {
   JobResult result;
-  // An ensemble's member runs on one rank, reading and keeping its state alone.
-  RunFiles<Sim, Model> files(o, sim, model, edges, hash, o.member >= 0 ? MPI_COMM_SELF : world(), distributed);
+  // An ensemble's member on one rank reads and keeps its state alone; one on a graph that the
+  // ranks share, with every rank.
+  RunFiles<Sim, Model> files(o, sim, model, edges, hash, o.member >= 0 && !distributed ? MPI_COMM_SELF : world(),
+                             distributed);
   // Before a checkpoint is loaded: every value the scenario sets is a valid one for its states.
   std::optional<Interventions<Sim, Model>> events;
   if (!o.scenario.empty()) {
@@ -443,6 +445,19 @@ void check_points(Options const& o, Options const& base, global_id agents) {
 // An ensemble: member m on rank m mod P, every rank holding the whole graph; the members' counts
 // reach rank 0 in one gather. Each point's parameters are checked before any member runs, and a
 // failure on one rank fails them all (collective).
+#if HERD_ENABLE_HDF5
+// The record an ensemble's checkpoint begins with: the run's at its last step, with its members.
+template <class WeightStorage, class Entry>
+io::RunRecord ensemble_record(Options const& o, Options const& base, GraphFacts const& facts, long long members) {
+  auto record = run_record(
+      o, static_cast<std::uint64_t>(facts.agents), facts.edges, facts.hash,
+      Entry::template make<WeightStorage>(base, 0, facts.agents, typename Entry::Inputs{}).observable_names());
+  record.step = static_cast<std::uint32_t>(o.steps);
+  record.members = static_cast<std::uint64_t>(members);
+  return record;
+}
+#endif
+
 template <class WeightStorage, class Entry>
 JobResult run_ensemble(Options const& o, Entry, std::function<void(int, int)> const& progress) {
   Exec exec;
@@ -521,14 +536,7 @@ JobResult run_ensemble(Options const& o, Entry, std::function<void(int, int)> co
     std::optional<EnsembleCheckpoint> checkpoint;
     if (!o.checkpoint.empty()) {
       // Made on every rank alike before the file is begun, which every rank must reach.
-      auto const record = together([&] {
-        auto record = run_record(
-            o, static_cast<std::uint64_t>(facts.agents), facts.edges, facts.hash,
-            Entry::template make<WeightStorage>(base, 0, facts.agents, typename Entry::Inputs{}).observable_names());
-        record.step = static_cast<std::uint32_t>(o.steps);
-        record.members = static_cast<std::uint64_t>(members);
-        return record;
-      });
+      auto const record = together([&] { return ensemble_record<WeightStorage, Entry>(o, base, facts, members); });
       checkpoint.emplace(o.checkpoint, record, world());
     }
 #endif
@@ -875,9 +883,17 @@ JobResult run_ensemble_over_ranks(Options const& o, Entry, std::function<void(in
   HaloTotals halo;
   double halo_plan_seconds = 0.0, simulation_seconds = 0.0;
   Kokkos::Timer loop;
+#if HERD_ENABLE_HDF5
+  // Each member's states meet on rank 0 when it has run, which writes them as the other layouts do.
+  std::optional<EnsembleCheckpoint> checkpoint;
+  if (!o.checkpoint.empty())
+    checkpoint.emplace(
+        o.checkpoint,
+        mpi::collectively(comm, [&] { return ensemble_record<WeightStorage, Entry>(o, base, in.facts, members); }),
+        comm);
+#endif
   for (long long m = 0; m < members; ++m) {
-    auto mo = member_options(o, base, m);
-    mo.member = -1;  // a run of every rank, with no state of its own to keep
+    auto const mo = member_options(o, base, m);
     Kokkos::Timer phase;
     auto ghosts = ghosts_of(mo, exec, comm, in.local);
     if (transposed) ghosts.share_transpose(*transposed);
@@ -890,6 +906,9 @@ JobResult run_ensemble_over_ranks(Options const& o, Entry, std::function<void(in
     result.columns = run.columns;
     schedule = to_string(sim.plan().schedule);
     halo.add(sim);
+#if HERD_ENABLE_HDF5
+    if (checkpoint) checkpoint->write_round(run.member_state.get());
+#endif
     if (rank == 0) {
       MemberRun member;
       member.member = m;
@@ -899,6 +918,9 @@ JobResult run_ensemble_over_ranks(Options const& o, Entry, std::function<void(in
       progress(static_cast<int>(m + 1), static_cast<int>(members));
     }
   }
+#if HERD_ENABLE_HDF5
+  if (checkpoint) checkpoint->commit();
+#endif
   result.step_seconds = loop.seconds();
   result.setup_seconds = setup_seconds;
   describe(result, in.facts, exec, schedule);

@@ -476,10 +476,6 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
       if (given.count(halo) && !o.graph_over_ranks)
         throw UsageError{std::string(halo) +
                          " applies to an ensemble whose graph --partition distributes over the ranks"};
-    if (o.graph_over_ranks && !o.checkpoint.empty())
-      throw UsageError{
-          "--checkpoint: an ensemble whose graph --partition distributes over the ranks keeps no "
-          "checkpoint (its members spread over the ranks do)"};
     if (given.count("--major-outbreak") && !model_has_outbreaks(o.model))
       throw UsageError{"--major-outbreak: the model " + o.model + " has no outbreaks (sir, seir and covid have)"};
   } else if (given.count("--major-outbreak") && o.command == "run") {

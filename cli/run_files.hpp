@@ -18,6 +18,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -175,26 +176,71 @@ class RunFiles {
 
  private:
   // The member's history and its agents' values in global id order, as its checkpoint holds them.
+  // A member whose graph the ranks share sends its values to rank 0, which alone keeps the state.
+  // Collective then.
   void keep_member_state(std::vector<std::int64_t> const& history) {
+    int rank = 0;
+    MPI_Comm_rank(comm_, &rank);
+    auto const agents = static_cast<std::size_t>(sim_.num_global());
+    // A round's states meet on rank 0 in one gather (EnsembleCheckpoint::write_round).
+    require(agents < INT_MAX, o_.checkpoint + ": an ensemble's checkpoint holds members of fewer than 2^31 agents");
     auto state = std::make_shared<MemberState>();
     state->member = static_cast<std::uint64_t>(o_.member);
     state->history = history;
-    auto const ids = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sim_.global_ids());
+    auto const owned = static_cast<std::size_t>(sim_.num_owned());
+    std::vector<global_id> ids(owned);
+    {
+      auto const device = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sim_.global_ids());
+      for (std::size_t i = 0; i < owned; ++i) ids[i] = device.extent(0) == 0 ? static_cast<global_id>(i) : device(i);
+    }
+    std::vector<int> counts, starts;
+    if (partial_) ids = gather_on_rank_zero(ids, counts, starts);
     auto keep = [&](std::string const& group, auto const& property) {
       using storage = typename std::decay_t<decltype(property)>::storage_type;
-      auto const owned = static_cast<std::size_t>(sim_.num_owned());
       auto const values = Kokkos::create_mirror_view_and_copy(
           Kokkos::HostSpace(), Kokkos::subview(property.current(), std::make_pair(std::size_t{0}, owned)));
-      std::vector<char> bytes(owned * sizeof(storage));
-      for (std::size_t i = 0; i < owned; ++i) {
-        auto const row = ids.extent(0) == 0 ? i : static_cast<std::size_t>(ids(i));
-        std::memcpy(bytes.data() + row * sizeof(storage), &values(i), sizeof(storage));
-      }
+      std::vector<storage> mine(values.data(), values.data() + owned);
+      if (partial_) mine = gather_on_rank_zero(mine, counts, starts);
+      if (rank != 0) return;
+      std::vector<char> bytes(agents * sizeof(storage));
+      for (std::size_t i = 0; i < ids.size(); ++i)
+        std::memcpy(bytes.data() + static_cast<std::size_t>(ids[i]) * sizeof(storage), &mine[i], sizeof(storage));
       state->values.push_back({group, property.name(), io::h5::type_of<storage>(), std::move(bytes)});
     };
     model_.for_each_property([&](auto const& property) { keep("agents", property); });
     if (timers_) keep("scenario", *timers_);
-    member_state_ = std::move(state);
+    if (rank == 0) member_state_ = std::move(state);
+  }
+
+  // The ranks' `mine`, one after another on rank 0 (empty elsewhere). `counts` and `starts`, in
+  // values, are made by the first call and reused. Collective.
+  template <class T>
+  std::vector<T> gather_on_rank_zero(std::vector<T> const& mine, std::vector<int>& counts, std::vector<int>& starts) {
+    std::vector<T> all;
+#if HERD_ENABLE_MPI
+    int rank = 0, size = 1;
+    MPI_Comm_rank(comm_, &rank);
+    MPI_Comm_size(comm_, &size);
+    if (counts.empty()) {
+      int const count = static_cast<int>(mine.size());
+      counts.assign(static_cast<std::size_t>(size), 0);
+      MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm_);
+      starts.assign(counts.size(), 0);
+      for (std::size_t r = 1; r < counts.size(); ++r) starts[r] = starts[r - 1] + counts[r - 1];
+    }
+    all.resize(rank == 0 ? static_cast<std::size_t>(starts.back() + counts.back()) : 0);
+    MPI_Datatype value;
+    MPI_Type_contiguous(static_cast<int>(sizeof(T)), MPI_BYTE, &value);
+    MPI_Type_commit(&value);
+    MPI_Gatherv(mine.data(), static_cast<int>(mine.size()), value, all.data(), counts.data(), starts.data(), value, 0,
+                comm_);
+    MPI_Type_free(&value);
+#else
+    (void)counts;
+    (void)starts;
+    all = mine;
+#endif
+    return all;
   }
 
   // The command's models count every agent in exactly one observable: each stored row must add up

@@ -305,8 +305,6 @@ class BadSweeps(hf.Case):
                               (["--replicates", "2", "--output", self.path("c.h5"), "--snapshot-every", "2"],
                                "does not apply"),
                               (["--replicates", "2", "--exchange-every", "2"], "whose graph --partition distributes"),
-                              (["--replicates", "2", "--partition", "contiguous", "--checkpoint", self.path("c.h5")],
-                               "keeps no checkpoint"),
                               (["--major-outbreak", "0.2"], "applies to an ensemble")]:
             with self.subTest(args=args):
                 result = hf.herd(0, "run", "--model", "sir", *GRAPH, *args, "--csv", self.path("x.csv"))
@@ -355,6 +353,42 @@ class Ranks(hf.Case):
                         summary = json.load(f)
                     self.assertEqual(summary["ranks"], max(ranks, 1))
                     self.assertEqual(summary["graph_over_ranks"], ranks > 1)
+
+    @unittest.skipUnless(HAS_HDF5, "herd was built without HDF5")
+    def test_a_graph_distributed_over_the_ranks_checkpoints_and_resumes_in_either_layout(self):
+        # SEIR on the population with layer factors and isolation (whose timers the checkpoint
+        # keeps): 15 steps in one go, or 6 then 9 from a checkpoint written with the graph over 2
+        # ranks, resumed with the graph over 3 ranks (its --partition is kept) and on one process;
+        # and from a checkpoint of one process, resumed with the graph over 3 ranks.
+        scenario = self.path("scenario.json")
+        with open(scenario, "w") as f:
+            json.dump({"events": [{"steps": [3, 10], "layers": {"school": 0, "workplace": 0.3}},
+                                  {"steps": [2, 15], "isolate": {"probability": 0.4, "duration": 3}}]}, f)
+        args = ["run", "--model", "seir", "--agents", "4000", "--quiet", "--scenario", scenario,
+                "--replicates", "2", "--sweep", "beta=0.1:0.3:2"]
+        self.ok(0, *args, "--steps", "15", "--csv", self.path("whole.csv"))
+        whole = hf.read(self.path("whole.csv"))
+        self.ok(2, *args, "--steps", "6", "--partition", "metis", "--checkpoint", self.path("over.h5"))
+        self.ok(0, *args, "--steps", "6", "--checkpoint", self.path("one.h5"))
+        # The same file, dataset for dataset, whichever layout wrote it.
+        import h5py
+        with h5py.File(self.path("over.h5"), "r") as a, h5py.File(self.path("one.h5"), "r") as b:
+            names = []
+            a["members"].visit(lambda name: names.append(name) if isinstance(a["members"][name], h5py.Dataset)
+                               else None)
+            self.assertIn("3/scenario/isolation", names)
+            for name in names:
+                with self.subTest(dataset=name):
+                    self.assertTrue(np.array_equal(a["members"][name][...], b["members"][name][...]))
+        for ranks in (3, 0):
+            with self.subTest(resumed_on=ranks):
+                self.ok(ranks, "resume", self.path("over.h5"), "--steps", "15", "--csv", self.path("r.csv"))
+                self.assertEqual(hf.read(self.path("r.csv")), whole)
+        self.ok(3, "resume", self.path("one.h5"), "--steps", "15", "--partition", "contiguous",
+                "--csv", self.path("r.csv"), "--json", self.path("r.json"))
+        self.assertEqual(hf.read(self.path("r.csv")), whole)
+        with open(self.path("r.json")) as f:
+            self.assertTrue(json.load(f)["graph_over_ranks"])
 
     def test_a_member_that_fails_on_one_rank_fails_the_run_on_all(self):
         # The second point's initial infections exceed the agents: one message, exit 1, no file.
