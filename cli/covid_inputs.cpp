@@ -58,7 +58,7 @@ std::vector<std::uint8_t> age_groups_of(AttributeColumn const& column, std::stri
   return groups;
 }
 
-std::vector<std::uint8_t> stages_of(AttributeColumn const& column, std::string const& source) {
+std::vector<std::uint8_t> stages_of(AttributeColumn const& column, std::string const& source, global_id first = 0) {
   require(column.kind != AttributeColumn::Kind::category,
           source + ": column " + column.name + " must hold stage numbers 0 to 4, not text");
   bool const real = column.kind == AttributeColumn::Kind::real;
@@ -66,9 +66,9 @@ std::vector<std::uint8_t> stages_of(AttributeColumn const& column, std::string c
   std::vector<std::uint8_t> stages(n);
   for (std::size_t i = 0; i < n; ++i) {
     double const v = real ? column.reals[i] : static_cast<double>(column.integers[i]);
-    require(v >= 0 && v <= 4 && v == std::floor(v), source + ": column " + column.name + ": agent " +
-                                                        std::to_string(i) + " has stage " + number_text(v) +
-                                                        " (expected 0 S, 1 E, 2 I, 3 R or 4 D)");
+    require(v >= 0 && v <= 4 && v == std::floor(v),
+            source + ": column " + column.name + ": agent " + std::to_string(first + static_cast<global_id>(i)) +
+                " has stage " + number_text(v) + " (expected 0 S, 1 E, 2 I, 3 R or 4 D)");
     stages[i] = static_cast<std::uint8_t>(v);
   }
   return stages;
@@ -100,6 +100,31 @@ CovidPopulation covid_population(Options const& o, AttributeTable const& attribu
     require(
         values->empty() || static_cast<global_id>(values->size()) == agents,
         source + ": " + std::to_string(values->size()) + " agents described for a graph of " + std::to_string(agents));
+  // Checks the values against the parameters here, where every rank sees the same error.
+  Covid<Kokkos::HostSpace> const checked(0, covid_parameters(o), population);
+  (void)checked;
+  return population;
+}
+
+CovidPopulation covid_population_block(Options const& o, global_id first, global_id count, Comm comm) {
+  CovidPopulation population;
+  population.in_blocks = true;
+  population.first = first;
+#if HERD_ENABLE_HDF5
+  auto const read = [&](char const* name) {
+    return io::read_population_attribute(o.graph, name, comm, static_cast<std::uint64_t>(first),
+                                         static_cast<std::uint64_t>(count));
+  };
+  // Both read (together, on every rank) before a rank checks its block's values alone.
+  auto const ages = read(age_column);
+  auto const stages = read(stage_column);
+  if (ages) population.age_group = age_groups_of(*ages, o.graph);
+  if (stages) population.stage = stages_of(*stages, o.graph, first);
+#else
+  (void)o;
+  (void)count;
+  (void)comm;
+#endif
   // Checks the values against the parameters here, where every rank sees the same error.
   Covid<Kokkos::HostSpace> const checked(0, covid_parameters(o), population);
   (void)checked;

@@ -24,4 +24,8 @@ CovidParameters covid_parameters(Options const& options);
 /// `comm` (a population file is read by every rank).
 CovidPopulation covid_population(Options const& options, AttributeTable const& attributes, global_id agents, Comm comm);
 
+/// The same from the population file (options.graph), for agents [first, first + count) alone: a
+/// rank's block of a run whose ranks read the file in blocks. Collective over `comm`.
+CovidPopulation covid_population_block(Options const& options, global_id first, global_id count, Comm comm);
+
 }  // namespace herd::cli

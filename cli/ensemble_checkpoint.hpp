@@ -4,6 +4,7 @@
 // at the end of the run, in one file that herd resume continues on any rank count. Members run one
 // after another, a member per rank at a time under mpiexec: after each round the ranks send their
 // members' states to rank 0, which writes them (docs/file-formats.md, "Ensemble checkpoints").
+// With the graph over the ranks, one member a round, whose states rank 0 alone holds.
 
 #include <herd/config.hpp>
 #include <herd/detail/mpi.hpp>

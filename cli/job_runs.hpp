@@ -26,6 +26,7 @@
 #include <herd/mpi/repartition.hpp>
 #endif
 #if HERD_ENABLE_HDF5
+#include <herd/io/hdf5/agent_io.hpp>
 #include <herd/io/hdf5/population.hpp>
 #endif
 
@@ -205,12 +206,13 @@ GraphFacts graph_facts(Options const& o, Input<WeightStorage> const& input, Exec
 #if HERD_ENABLE_MPI
 // Whether each rank of a distributed run builds only its share of the graph: a generator, an
 // edge-list file or a population file, contiguous blocks (or PT-Scotch, which starts from them),
-// and no agent attributes to read (--attributes, or a population file's for a model that reads
-// them; on a generated graph or an edge list such a model reads none).
+// and no attribute table (--attributes). A model that reads a population file's attributes reads
+// its block's values beside its rows, in contiguous blocks (PT-Scotch would move the rows away
+// from them); on a generated graph or an edge list such a model reads none.
 template <class Entry>
 bool builds_shares(Options const& o, Entry) {
   bool const reads_file_attributes = Entry::reads_attributes && !is_generator(o.graph) && !is_edge_list_file(o);
-  return (o.partition == "contiguous" || o.partition == "ptscotch") && o.attributes.empty() && !reads_file_attributes;
+  return o.attributes.empty() && (o.partition == "contiguous" || (o.partition == "ptscotch" && !reads_file_attributes));
 }
 
 // PT-Scotch's parts for a share in contiguous blocks (of a graph whose rows are `symmetric`, or
@@ -442,9 +444,6 @@ void check_points(Options const& o, Options const& base, global_id agents) {
     (void)Entry::template make<WeightStorage>(member_options(o, base, m), 0, agents, typename Entry::Inputs{});
 }
 
-// An ensemble: member m on rank m mod P, every rank holding the whole graph; the members' counts
-// reach rank 0 in one gather. Each point's parameters are checked before any member runs, and a
-// failure on one rank fails them all (collective).
 #if HERD_ENABLE_HDF5
 // The record an ensemble's checkpoint begins with: the run's at its last step, with its members.
 template <class WeightStorage, class Entry>
@@ -458,6 +457,9 @@ io::RunRecord ensemble_record(Options const& o, Options const& base, GraphFacts 
 }
 #endif
 
+// An ensemble: member m on rank m mod P, every rank holding the whole graph; the members' counts
+// reach rank 0 in one gather. Each point's parameters are checked before any member runs, and a
+// failure on one rank fails them all (collective).
 template <class WeightStorage, class Entry>
 JobResult run_ensemble(Options const& o, Entry, std::function<void(int, int)> const& progress) {
   Exec exec;
@@ -684,6 +686,18 @@ DistributedInput<WeightStorage, Entry> distributed_input(Options const& o, Exec 
     std::vector<std::string> names;
     in.local = reads_share ? read_share<WeightStorage, Entry>(o, exec, comm, symmetric, names)
                            : read_population_share<WeightStorage, Entry>(o, exec, comm);
+#if HERD_ENABLE_HDF5
+    if constexpr (Entry::reads_attributes) {
+      // The block of rows this rank read: its owned agents, whose attributes it reads alone.
+      if (reads_rows) {
+        auto const block = io::h5::block_of(static_cast<std::uint64_t>(in.local.global_agents), rank, size);
+        in.inputs = mpi::collectively(comm, [&] {
+          return Entry::read_block_inputs(o, static_cast<global_id>(block.first),
+                                          static_cast<global_id>(block.second - block.first), comm);
+        });
+      }
+    }
+#endif
     in.graph_seconds = setup.seconds();
     in.facts = share_facts(o, exec, comm, in.local, reads_share ? std::move(names) : *layer_names_of(o, comm));
   } else {
@@ -884,13 +898,25 @@ JobResult run_ensemble_over_ranks(Options const& o, Entry, std::function<void(in
   double halo_plan_seconds = 0.0, simulation_seconds = 0.0;
   Kokkos::Timer loop;
 #if HERD_ENABLE_HDF5
-  // Each member's states meet on rank 0 when it has run, which writes them as the other layouts do.
+  // Each member's states meet on rank 0 when it has run, which writes them as the other layouts do:
+  // in one gather, which carries less than 2 GiB.
   std::optional<EnsembleCheckpoint> checkpoint;
-  if (!o.checkpoint.empty())
+  if (!o.checkpoint.empty()) {
+    mpi::collectively(comm, [&] {
+      auto model = Entry::template make<WeightStorage>(base, 0, in.facts.agents, typename Entry::Inputs{});
+      double per_agent = o.scenario.empty() ? 0.0 : 2.0;  // a scenario's isolation timers
+      model.for_each_property(
+          [&](auto const& p) { per_agent += sizeof(typename std::decay_t<decltype(p)>::storage_type); });
+      double const bytes = per_agent * static_cast<double>(in.facts.agents) + 64.0 * (o.steps + 1);
+      require(bytes < static_cast<double>(std::numeric_limits<int>::max()),
+              o.checkpoint + ": a member's states take " + std::to_string(static_cast<long long>(bytes)) +
+                  " bytes, more than the gather to rank 0 that writes them carries (2 GiB)");
+    });
     checkpoint.emplace(
         o.checkpoint,
         mpi::collectively(comm, [&] { return ensemble_record<WeightStorage, Entry>(o, base, in.facts, members); }),
         comm);
+  }
 #endif
   for (long long m = 0; m < members; ++m) {
     auto const mo = member_options(o, base, m);

@@ -128,6 +128,10 @@ struct CovidEntry : ModelEntry {
   static Inputs read_inputs(Options const& o, Input<WeightStorage> const& input, Comm comm) {
     return covid_population(o, input.attributes, input.graph.num_agents(), comm);
   }
+  /// A rank's block of agents of a population file that the ranks read in blocks.
+  static Inputs read_block_inputs(Options const& o, global_id first, global_id count, Comm comm) {
+    return covid_population_block(o, first, count, comm);
+  }
   template <class WeightStorage>
   static Covid<Memory> make(Options const& o, agent_index agents, global_id, Inputs const& population) {
     return Covid<Memory>(agents, covid_parameters(o), population);

@@ -18,11 +18,11 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
-#include <climits>
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -182,8 +182,6 @@ class RunFiles {
     int rank = 0;
     MPI_Comm_rank(comm_, &rank);
     auto const agents = static_cast<std::size_t>(sim_.num_global());
-    // A round's states meet on rank 0 in one gather (EnsembleCheckpoint::write_round).
-    require(agents < INT_MAX, o_.checkpoint + ": an ensemble's checkpoint holds members of fewer than 2^31 agents");
     auto state = std::make_shared<MemberState>();
     state->member = static_cast<std::uint64_t>(o_.member);
     state->history = history;
@@ -201,8 +199,8 @@ class RunFiles {
           Kokkos::HostSpace(), Kokkos::subview(property.current(), std::make_pair(std::size_t{0}, owned)));
       std::vector<storage> mine(values.data(), values.data() + owned);
       if (partial_) mine = gather_on_rank_zero(mine, counts, starts);
+      auto bytes = on_rank_zero<char>(agents * sizeof(storage));
       if (rank != 0) return;
-      std::vector<char> bytes(agents * sizeof(storage));
       for (std::size_t i = 0; i < ids.size(); ++i)
         std::memcpy(bytes.data() + static_cast<std::size_t>(ids[i]) * sizeof(storage), &mine[i], sizeof(storage));
       state->values.push_back({group, property.name(), io::h5::type_of<storage>(), std::move(bytes)});
@@ -210,6 +208,25 @@ class RunFiles {
     model_.for_each_property([&](auto const& property) { keep("agents", property); });
     if (timers_) keep("scenario", *timers_);
     if (rank == 0) member_state_ = std::move(state);
+  }
+
+  // `count` values on rank 0 (none elsewhere): where rank 0 has no memory for them, every rank
+  // fails together. Collective when the member's graph is shared.
+  template <class T>
+  std::vector<T> on_rank_zero(std::size_t count) {
+    int rank = 0;
+    MPI_Comm_rank(comm_, &rank);
+    std::vector<T> values;
+    std::string failure;
+    try {
+      values.resize(rank == 0 ? count : 0);
+    } catch (std::bad_alloc const&) {
+      failure = o_.checkpoint + ": rank 0 has no memory for member " + std::to_string(o_.member) + "'s " +
+                std::to_string(count * sizeof(T)) + " bytes of agent states";
+    }
+    if (partial_) mpi::raise_if_any_failed(comm_, failure);
+    require(failure.empty(), failure);
+    return values;
   }
 
   // The ranks' `mine`, one after another on rank 0 (empty elsewhere). `counts` and `starts`, in
@@ -228,7 +245,7 @@ class RunFiles {
       starts.assign(counts.size(), 0);
       for (std::size_t r = 1; r < counts.size(); ++r) starts[r] = starts[r - 1] + counts[r - 1];
     }
-    all.resize(rank == 0 ? static_cast<std::size_t>(starts.back() + counts.back()) : 0);
+    all = on_rank_zero<T>(static_cast<std::size_t>(starts.back() + counts.back()));
     MPI_Datatype value;
     MPI_Type_contiguous(static_cast<int>(sizeof(T)), MPI_BYTE, &value);
     MPI_Type_commit(&value);

@@ -9,6 +9,7 @@ Environment: HERD_HAS_HDF5=1 when herd was built with HDF5; HERD_ASTORIA=DIR wit
 
 import concurrent.futures
 import csv
+import json
 import math
 import os
 import random
@@ -161,6 +162,42 @@ class CovidRun(hf.Case):
         self.ok(0, "run", "--model", "covid", "--graph", self.path("pop.h5"), "--steps", "30", "--transmission-rate",
                 "12", "--quiet", "--csv", self.path("h5.csv"))
         self.assertEqual(read(self.path("h5.csv")), one)
+        if len(sys.argv) <= 2:
+            return
+        # Under mpiexec, in contiguous blocks each rank reads its rows and its agents' ages and
+        # stages alone (no rank partitions or cuts the whole graph), and its ghosts' stages come
+        # from their owners; METIS and PT-Scotch partition the whole graph, read by every rank.
+        partitions = ["contiguous", "metis"]
+        if "ptscotch" in hf.herd(0, "--version").stdout:
+            partitions.append("ptscotch")
+        for partition in partitions:
+            for ranks in [2, 3]:
+                with self.subTest(partition=partition, ranks=ranks):
+                    self.ok(ranks, "run", "--model", "covid", "--graph", self.path("pop.h5"), "--steps", "30",
+                            "--transmission-rate", "12", "--quiet", "--partition", partition,
+                            "--csv", self.path("many.csv"), "--json", self.path("many.json"))
+                    self.assertEqual(read(self.path("many.csv")), one)
+                    with open(self.path("many.json")) as f:
+                        setup = [r["setup"] for r in json.load(f)["ranks"]]
+                    in_blocks = partition == "contiguous"
+                    for phases in setup:
+                        self.assertEqual(phases["partition_seconds"] == 0, in_blocks, phases)
+        # A bad age code in the last rank's block (a file from another tool: no checksum) is named
+        # on every rank, as one process names it, with exit status 1.
+        import h5py
+        with h5py.File(self.path("pop.h5"), "a") as f:
+            ages = f["agents/age_group"]
+            ages[2999] = 99
+            del ages.attrs["checksum"]
+        for ranks in [0, 3]:
+            with self.subTest(bad_code_on_ranks=ranks):
+                result = hf.herd(ranks, "run", "--model", "covid", "--graph", self.path("pop.h5"), "--steps", "5",
+                                 "--quiet", "--csv", self.path("bad.csv"))
+                self.assertEqual(result.returncode, 1, result.stderr)
+                lines = [line for line in result.stderr.splitlines() if line.startswith("herd:")]
+                self.assertEqual(len(lines), 1, result.stderr)
+                self.assertIn("agent 2999 has category code 99", lines[0])
+                self.assertFalse(os.path.exists(self.path("bad.csv")))
 
     @unittest.skipUnless(os.path.isfile(os.path.join(os.environ.get("HERD_ASTORIA", "-"), "astoria_agents.csv")),
                          "the Astoria data is not at hand (HERD_ASTORIA)")

@@ -355,7 +355,7 @@ class Ranks(hf.Case):
                     self.assertEqual(summary["graph_over_ranks"], ranks > 1)
 
     @unittest.skipUnless(HAS_HDF5, "herd was built without HDF5")
-    def test_a_graph_distributed_over_the_ranks_checkpoints_and_resumes_in_either_layout(self):
+    def test_a_graph_distributed_over_the_ranks_checkpoints_and_resumes_on_any_rank_count(self):
         # SEIR on the population with layer factors and isolation (whose timers the checkpoint
         # keeps): 15 steps in one go, or 6 then 9 from a checkpoint written with the graph over 2
         # ranks, resumed with the graph over 3 ranks (its --partition is kept) and on one process;

@@ -57,10 +57,15 @@ struct CovidParameters {
   global_id initial_exposed = 10;  ///< exposed agents chosen by the seed, when stages are not given
 };
 
-/// Per-agent inputs, indexed by global id; either may be empty.
+/// Per-agent inputs, indexed by global id from `first` on; either may be empty.
 struct CovidPopulation {
   std::vector<std::uint8_t> age_group;  ///< index into CovidParameters::age_groups (empty: drawn from the shares)
   std::vector<std::uint8_t> stage;      ///< initial stage, a Covid::Stage (empty: initial_exposed chosen by seed)
+  /// Whether each rank holds the values of its owned agents alone, those of agents first, first +
+  /// 1, ... (a block that covers them): its ghosts' stages then come from their owners. The same
+  /// on every rank.
+  bool in_blocks = false;
+  global_id first = 0;
 };
 
 template <class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
@@ -92,6 +97,8 @@ class Covid {
     build_tables(p);
     given_age_ = to_view("herd::covid::given_age", population.age_group);
     given_stage_ = to_view("herd::covid::given_stage", population.stage);
+    given_in_blocks_ = population.in_blocks;
+    given_first_ = population.in_blocks ? population.first : 0;
   }
 
   /// The parameters a scenario may set between steps (herd::ScenarioEvent), by their names in the
@@ -144,13 +151,18 @@ class Covid {
   std::vector<std::string> observable_names() const { return {"S", "E", "I", "R", "D"}; }
 
   /// Sets each agent's age group and stage from the population (or draws them from the seed).
+  /// With the population in blocks, collective: the ghosts' stages come from their owners. A
+  /// rank's block must cover its owned agents (throws herd::Error on that rank otherwise: the
+  /// caller's blocks are those its ranks own, as the herd command's are).
   template <class Simulation>
   void initialise(Simulation& sim, global_id population) {
+    global_id const first = given_first_;
     auto const given = [&](auto const& view, char const* what) {
-      require(view.extent(0) == 0 || static_cast<global_id>(view.extent(0)) == population,
-              std::string("covid: ") + std::to_string(view.extent(0)) + " " + what + " for " +
-                  std::to_string(population) + " agents");
-      return view.extent(0) != 0;
+      auto const count = static_cast<global_id>(view.extent(0));
+      require(count == 0 || (given_in_blocks_ ? first >= 0 && count <= population - first : count == population),
+              std::string("covid: ") + std::to_string(count) + " " + what + " for " + std::to_string(population) +
+                  " agents" + (given_in_blocks_ ? " from agent " + std::to_string(first) : std::string()));
+      return count != 0;
     };
     bool const ages_given = given(given_age_, "age groups");
     bool const stages_given = given(given_stage_, "initial stages");
@@ -159,6 +171,17 @@ class Covid {
     auto const rng = sim.rng();
     auto const s = stage.current(), d = days.current(), t = timer.current(), g = age.current();
     auto const ages = given_age_, stages = given_stage_;
+    if (given_in_blocks_ && (ages_given || stages_given)) {
+      auto const held = static_cast<global_id>(ages_given ? ages.extent(0) : stages.extent(0));
+      agent_index outside = 0;
+      Kokkos::parallel_reduce(
+          "herd::covid::check_block",
+          Kokkos::RangePolicy<typename Simulation::execution_space>(sim.execution_space_instance(), 0, sim.num_owned()),
+          KOKKOS_LAMBDA(agent_index i, agent_index & n) { n += ids(i) < first || ids(i) - first >= held; }, outside);
+      require(outside == 0, "covid: " + std::to_string(outside) + " owned agents lie outside the block of " +
+                                std::to_string(held) + " agents from agent " + std::to_string(first) +
+                                " that the population gives");
+    }
     auto const age_thresholds = age_thresholds_;
     std::uint8_t const first_timer = static_cast<std::uint8_t>(initial_exposed_to_infected_);
     std::uint8_t const infected_timer = static_cast<std::uint8_t>(infected_to_recovered_);
@@ -167,15 +190,19 @@ class Covid {
         Kokkos::RangePolicy<typename Simulation::execution_space>(sim.execution_space_instance(), 0, sim.num_agents()),
         KOKKOS_LAMBDA(agent_index i) {
           global_id const id = ids(i);
+          // A ghost outside the rank's block takes its owner's stage below (its age and timer are
+          // its owner's to read).
+          auto const k = static_cast<std::size_t>(id - first);
+          bool const held = id >= first && k < (ages_given ? ages.extent(0) : stages.extent(0));
           std::uint8_t group = 0;
           if (ages_given) {
-            group = ages(id);
+            group = held ? ages(k) : 0;
           } else {
             auto const draw = static_cast<std::uint64_t>(rng.bits(id, 0, streams::initial_state, 4));
             while (group + 1 < static_cast<int>(age_thresholds.extent(0)) && draw >= age_thresholds(group)) ++group;
           }
           std::uint8_t const seeded = contains_sorted(chosen, id) ? exposed : susceptible;
-          std::uint8_t const st = stages_given ? stages(id) : seeded;
+          std::uint8_t const st = stages_given ? (held ? stages(k) : std::uint8_t{susceptible}) : seeded;
           g(i) = group;
           s(i) = st;
           // AgentTorch's start: exposed agents were exposed the step before (tau = -1), infected
@@ -183,6 +210,10 @@ class Covid {
           d(i) = st == exposed ? 1 : (st == infected ? 3 : 0);
           t(i) = st == exposed ? first_timer : (st == infected ? infected_timer : 0);
         });
+    if (given_in_blocks_ && stages_given) {
+      sim.update_ghosts(stage, days);
+      sim.wait_for_ghosts();
+    }
     // The inputs are not needed again (a resumed run reads the state from its checkpoint).
     given_age_ = {};
     given_stage_ = {};
@@ -387,6 +418,8 @@ class Covid {
   Kokkos::View<std::uint64_t*, MemorySpace> age_thresholds_;
   Kokkos::View<std::uint8_t*, MemorySpace> given_age_;
   Kokkos::View<std::uint8_t*, MemorySpace> given_stage_;
+  bool given_in_blocks_ = false;
+  global_id given_first_ = 0;
 };
 
 }  // namespace herd

@@ -401,7 +401,7 @@ HostEdgeList read_population_rows(std::string const& path, MPI_Comm comm) {
 #endif
 
 std::optional<AttributeColumn> read_population_attribute(std::string const& path, std::string const& name,
-                                                         MPI_Comm comm) {
+                                                         MPI_Comm comm, std::uint64_t first, std::uint64_t count) {
   auto file = h5::File::open(path, comm);
   check_format(file, kind);
   std::string const dataset = "/agents/" + name;
@@ -412,14 +412,22 @@ std::optional<AttributeColumn> read_population_attribute(std::string const& path
   auto const length = length_of(file, dataset, floating);
   require(length == agents, path + ": " + dataset + " holds " + std::to_string(length) + " values for " +
                                 std::to_string(agents) + " agents");
+  if (count == 0) {  // every agent's
+    first = 0;
+    count = length;
+  }
+  mpi::raise_if_any_failed(comm, first <= length && count <= length - first
+                                     ? std::string()
+                                     : path + ": " + dataset + ": agents [" + std::to_string(first) + ", " +
+                                           std::to_string(first + count) + ") of " + std::to_string(length));
   AttributeColumn column;
   column.name = name;
   if (floating) {
     column.kind = AttributeColumn::Kind::real;
-    column.reals = read_all<double>(file, dataset, length);
+    column.reals = read_all<double>(file, dataset, count, false, first);
   } else {
     column.kind = AttributeColumn::Kind::integer;
-    column.integers = read_all<std::int64_t>(file, dataset, length, true);
+    column.integers = read_all<std::int64_t>(file, dataset, count, true, first);
     if (file.has_attribute(dataset, "categories")) {
       column.kind = AttributeColumn::Kind::category;
       column.categories = split_lines(file.string_attribute(dataset, "categories"));
@@ -427,9 +435,13 @@ std::optional<AttributeColumn> read_population_attribute(std::string const& path
       auto const bad = std::find_if(codes.begin(), codes.end(), [&](std::int64_t code) {
         return code < 0 || static_cast<std::size_t>(code) >= column.categories.size();
       });
-      require(bad == codes.end(), path + ": " + dataset + ": agent " + std::to_string(bad - codes.begin()) +
-                                      " has category code " + (bad == codes.end() ? "" : std::to_string(*bad)) +
-                                      " of " + std::to_string(column.categories.size()));
+      // Ranks reading blocks find their own bad codes: every rank fails, naming the first agent.
+      auto const agent = first + static_cast<std::uint64_t>(bad - codes.begin());
+      mpi::raise_first_failure(file.communicator(), agent,
+                               bad == codes.end() ? std::string()
+                                                  : path + ": " + dataset + ": agent " + std::to_string(agent) +
+                                                        " has category code " + std::to_string(*bad) + " of " +
+                                                        std::to_string(column.categories.size()));
     }
   }
   file.close();

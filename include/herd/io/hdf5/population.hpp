@@ -60,9 +60,11 @@ HostEdgeList read_population_rows(std::string const& path, MPI_Comm comm);
 
 /// Reads the agent attribute /agents/<name> of a population file on every rank: integers (with
 /// the text of each code when it is a category) or reals, one per agent. Nothing when the file has
-/// no such attribute. Collective.
+/// no such attribute. With `count` > 0, the values of agents [first, first + count) alone (a
+/// rank's block). Collective.
 std::optional<AttributeColumn> read_population_attribute(std::string const& path, std::string const& name,
-                                                         MPI_Comm comm);
+                                                         MPI_Comm comm, std::uint64_t first = 0,
+                                                         std::uint64_t count = 0);
 
 /// Whether an attribute table's column can be stored under this name (/agents/<name>): not empty,
 /// no '/', not "." and not the reserved original_id.
