@@ -167,6 +167,18 @@ class CovidRun(hf.Case):
         # Under mpiexec, in contiguous blocks each rank reads its rows and its agents' ages and
         # stages alone (no rank partitions or cuts the whole graph), and its ghosts' stages come
         # from their owners; METIS and PT-Scotch partition the whole graph, read by every rank.
+        # Infected agents in the middle and last blocks (a file from another tool: no checksum),
+        # so that ghosts take stages from every rank, not only the exposed agents of the first.
+        import h5py
+        with h5py.File(self.path("pop.h5"), "a") as f:
+            stages = f["agents/initial_disease_stage"]
+            for agent in (1500, 2980, 2981, 2982):
+                stages[agent] = 2
+            del stages.attrs["checksum"]
+        self.ok(0, "run", "--model", "covid", "--graph", self.path("pop.h5"), "--steps", "30", "--transmission-rate",
+                "12", "--quiet", "--csv", self.path("h5.csv"))
+        one = read(self.path("h5.csv"))
+        self.assertIn("\n0,2976,20,4,0,0\n", one)
         partitions = ["contiguous", "metis"]
         if "ptscotch" in hf.herd(0, "--version").stdout:
             partitions.append("ptscotch")
@@ -182,9 +194,8 @@ class CovidRun(hf.Case):
                     in_blocks = partition == "contiguous"
                     for phases in setup:
                         self.assertEqual(phases["partition_seconds"] == 0, in_blocks, phases)
-        # A bad age code in the last rank's block (a file from another tool: no checksum) is named
-        # on every rank, as one process names it, with exit status 1.
-        import h5py
+        # A bad age code in the last rank's block is named on every rank, as one process names
+        # it, with exit status 1.
         with h5py.File(self.path("pop.h5"), "a") as f:
             ages = f["agents/age_group"]
             ages[2999] = 99
