@@ -171,8 +171,9 @@ class Covid {
     auto const rng = sim.rng();
     auto const s = stage.current(), d = days.current(), t = timer.current(), g = age.current();
     auto const ages = given_age_, stages = given_stage_;
+    // The agents whose values are given: first, first + 1, ... (all of them unless in blocks).
+    auto const held = static_cast<global_id>(ages_given ? ages.extent(0) : stages.extent(0));
     if (given_in_blocks_ && (ages_given || stages_given)) {
-      auto const held = static_cast<global_id>(ages_given ? ages.extent(0) : stages.extent(0));
       agent_index outside = 0;
       Kokkos::parallel_reduce(
           "herd::covid::check_block",
@@ -193,16 +194,16 @@ class Covid {
           // A ghost outside the rank's block takes its owner's stage below (its age and timer are
           // its owner's to read).
           auto const k = static_cast<std::size_t>(id - first);
-          bool const held = id >= first && k < (ages_given ? ages.extent(0) : stages.extent(0));
+          bool const given_here = id >= first && id - first < held;
           std::uint8_t group = 0;
           if (ages_given) {
-            group = held ? ages(k) : 0;
+            group = given_here ? ages(k) : 0;
           } else {
             auto const draw = static_cast<std::uint64_t>(rng.bits(id, 0, streams::initial_state, 4));
             while (group + 1 < static_cast<int>(age_thresholds.extent(0)) && draw >= age_thresholds(group)) ++group;
           }
           std::uint8_t const seeded = contains_sorted(chosen, id) ? exposed : susceptible;
-          std::uint8_t const st = stages_given ? (held ? stages(k) : std::uint8_t{susceptible}) : seeded;
+          std::uint8_t const st = stages_given ? (given_here ? stages(k) : std::uint8_t{susceptible}) : seeded;
           g(i) = group;
           s(i) = st;
           // AgentTorch's start: exposed agents were exposed the step before (tau = -1), infected
