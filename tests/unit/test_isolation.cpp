@@ -451,8 +451,8 @@ TEST(IsolationEvents, TheFootprintCountsTheTransposeKeptForClosing) {
   sim.allow_closed_contacts();
   sim.prepare(model);  // the weights' codes again, in open and closed twins
   auto const closable = sim.footprint(model);
-  // The transpose's offsets, and a second spreader bit (who is isolated).
-  EXPECT_EQ(closable.bytes_per_agent - open.bytes_per_agent, static_cast<double>(sizeof(edge_offset)) + 1.0 / 8);
+  // The transpose's offsets, and two more maps of spreader bits (who spreads free, who is isolated).
+  EXPECT_EQ(closable.bytes_per_agent - open.bytes_per_agent, static_cast<double>(sizeof(edge_offset)) + 2.0 / 8);
   EXPECT_EQ(closable.bytes_per_edge - open.bytes_per_edge,
             static_cast<double>(sizeof(agent_index) + sizeof(float) + sizeof(layer_index)));
 }

@@ -109,17 +109,25 @@ KOKKOS_INLINE_FUNCTION T sum_marked_contributions(Model const& model, Graph cons
 
 /// What edge e adds to its row's sum when the weights are coded: its code's contribution where its
 /// neighbour spreads, else 0; without a branch (a mask from the bit). `table`: where the row's
-/// codes start in by_code (row_code_table). Where the bits hold who is isolated, an isolated
-/// neighbour's contact reads the isolated table too: a contact is closed where either end is.
+/// codes start in by_code (row_code_table). Where the bits say who is isolated, the contact reads
+/// its neighbour's bit from the map its code selects (fill_contribution_by_code): one bit per
+/// neighbour, whether it spreads or spreads free. A contact is closed where either end is isolated.
 template <class T, class Graph>
 KOKKOS_INLINE_FUNCTION T coded_contribution(Graph const& graph, SpreaderCounts const& spreading, std::uint32_t table,
                                             edge_offset e) {
+  agent_index const j = graph.neighbours(e);
   if (spreading.isolating) {
-    std::uint32_t const bits = spreads_isolated_bits(spreading.bits, graph.neighbours(e));
-    std::uint32_t const code = (table | (bits >> 1) * isolated_code_table) | spreading.codes[e];
-    return static_cast<T>(spreading.by_code[code]) & (T{0} - static_cast<T>(bits & 1u));
+    std::uint32_t const k = table | spreading.codes[e];
+    std::uint64_t const select = spreading.by_code[code_selectors + k];
+    std::uint32_t const bit = spreads_bit(spreading.bits + static_cast<std::uint32_t>(select), j);
+    T value = static_cast<T>(spreading.by_code[k]) & (T{0} - static_cast<T>(bit));
+    // Only where a closed contact adds more than 0: an isolated spreader's share, from both maps.
+    if ((select & has_extra) != 0)
+      value += static_cast<T>(spreading.by_code[code_extras + k]) &
+               (T{0} - static_cast<T>(spreads_bit(spreading.bits, j) ^ bit));
+    return value;
   }
-  auto const spreads = static_cast<T>(spreads_bit(spreading.bits, graph.neighbours(e)));
+  auto const spreads = static_cast<T>(spreads_bit(spreading.bits, j));
   return static_cast<T>(spreading.by_code[spreading.codes[e]]) & (T{0} - spreads);
 }
 

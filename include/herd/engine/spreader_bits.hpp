@@ -6,9 +6,10 @@
 // reads of a row's neighbours hit a cache eight times smaller. Where every spreading neighbour
 // contributes the same, the sum is a count without branches, so an epidemic's peak, where
 // spreaders fall at random among the neighbours, costs what its start does. Where isolation may
-// close contacts, a word holds two bits per agent, whether it spreads and whether it is isolated,
-// and sums by code read a contact with an isolated end from a second table, without writing an
-// entry (Simulation::close_contacts).
+// close contacts and sums add by code, three bitmaps follow each other: who spreads, who spreads
+// and is not isolated, and who is isolated. A contact reads one bit of its neighbour: from the
+// first map where isolation does not change what the contact adds (a kept layer), else from the
+// second, so that the random reads stay on one bit per agent (Simulation::close_contacts).
 
 #include <herd/core/execution_spaces.hpp>
 #include <herd/core/types.hpp>
@@ -28,22 +29,32 @@ namespace Details {
 
 inline constexpr agent_index spreader_word_bits = 32;
 
-/// Agents a word of spreader bits holds where it also holds who is isolated: two bits each.
-inline constexpr agent_index isolation_word_agents = spreader_word_bits / 2;
+/// Where the bits also say who is isolated: the bitmaps of who spreads, who spreads free (not
+/// isolated) and who is isolated, each `SpreaderCounts::words` words, one after the other.
+inline constexpr std::uint32_t spreader_maps = 3;
+inline constexpr std::uint32_t free_spreader_map = 1, isolated_map = 2;
 
 /// What a pull step reads to find its spreading neighbours, as the agent's view holds it.
 struct SpreaderCounts {
   std::uint32_t const* bits = nullptr;     ///< one per stored agent; null: the sums read the states
   std::uint8_t const* codes = nullptr;     ///< one per edge, its weight's code; null: not summed by code
   std::uint64_t const* by_code = nullptr;  ///< what a spreading neighbour contributes, per weight code
-  /// Whether `bits` holds two bits per agent, whether it spreads and whether it is isolated, and
-  /// `by_code` a second table for the entries isolation closes (see isolated_code_table).
+  /// Whether `bits` holds the three maps of isolation (spreader_maps), and `by_code` the tables of
+  /// isolation (isolated_code_table and after).
   bool isolating = false;
+  std::uint32_t words = 0;  ///< the words of one map, where isolating
 };
 
-/// The offset in `by_code` of the table that a contact with an isolated end reads: its entries
-/// of layers that isolation does not keep hold 0.
+/// The offset in `by_code` of the table that a row whose agent is isolated reads: its entries of
+/// layers that isolation does not keep hold what a closed contact adds.
 inline constexpr std::uint32_t isolated_code_table = max_weight_codes;
+/// Where isolating, by_code(code_selectors + k) says which map the contact of code k (in either
+/// table) reads its neighbour's bit from: the map's offset in words, and the flag has_extra where an
+/// isolated spreader adds by_code(code_extras + k) over it (a closed contact that does not add 0).
+inline constexpr std::uint32_t code_selectors = 2 * max_weight_codes;
+inline constexpr std::uint32_t code_extras = 4 * max_weight_codes;
+inline constexpr std::uint32_t isolating_code_entries = 6 * max_weight_codes;
+inline constexpr std::uint64_t has_extra = std::uint64_t{1} << 63;
 
 /// The same as Views, which a kernel holds.
 template <class MemorySpace>
@@ -56,7 +67,7 @@ struct SpreaderViews {
   KOKKOS_INLINE_FUNCTION bool empty() const { return bits.extent(0) == 0; }
   KOKKOS_INLINE_FUNCTION SpreaderCounts pointers() const {
     return {bits.data(), codes.extent(0) ? codes.data() : nullptr, codes.extent(0) ? by_code.data() : nullptr,
-            isolating};
+            isolating, static_cast<std::uint32_t>(bits.extent(0) / spreader_maps)};
   }
 };
 
@@ -66,56 +77,59 @@ KOKKOS_INLINE_FUNCTION std::uint32_t spreads_bit(std::uint32_t const* bits, agen
   return (bits[u / spreader_word_bits] >> (u % spreader_word_bits)) & 1u;
 }
 
-/// Agent j's two bits where the words also hold who is isolated: bit 0 whether it spreads, bit 1
-/// whether it is isolated.
-KOKKOS_INLINE_FUNCTION std::uint32_t spreads_isolated_bits(std::uint32_t const* bits, agent_index j) {
-  auto const u = static_cast<std::uint32_t>(j);
-  return (bits[u / isolation_word_agents] >> (2 * (u % isolation_word_agents))) & 3u;
-}
-
 /// Where row i's contacts start in SpreaderCounts::by_code: the isolated table where i is isolated
 /// (all its contacts but the kept ones are closed), else 0.
 KOKKOS_INLINE_FUNCTION std::uint32_t row_code_table(SpreaderCounts const& spreading, agent_index i) {
-  return spreading.isolating ? (spreads_isolated_bits(spreading.bits, i) >> 1) * isolated_code_table : 0u;
+  return spreading.isolating ? spreads_bit(spreading.bits + isolated_map * spreading.words, i) * isolated_code_table
+                             : 0u;
 }
 
 /// Sets the words of `bits` that hold agents [from, to) from phase.activity, whole words (of the
-/// first `stored` agents). With `isolated`, two bits per agent: whether it spreads and whether
-/// `isolated` flags it (bit 0 of its byte). Does not wait.
+/// first `stored` agents). With `isolated`, the three maps of spreader_maps, `bits` holding three
+/// times the words: who spreads, who spreads and is not flagged by `isolated` (bit 0 of its byte),
+/// and who is flagged. Does not wait.
 template <class ExecutionSpace, class Phase>
 void mark_spreaders(ExecutionSpace const& exec, Phase const& phase, agent_index from, agent_index to,
                     agent_index stored, Kokkos::View<std::uint32_t*, typename ExecutionSpace::memory_space> const& bits,
                     Kokkos::View<std::uint8_t const*, typename ExecutionSpace::memory_space> const& isolated = {}) {
   if (to <= from) return;
   bool const isolating = isolated.extent(0) != 0;
-  agent_index const agents = isolating ? isolation_word_agents : spreader_word_bits;
-  int const shift = isolating ? 2 : 1;
-  // The same for every word: a branch that never mispredicts, beside the word's 16 or 32 reads.
+  auto const words = static_cast<agent_index>(isolating ? bits.extent(0) / spreader_maps : bits.extent(0));
+  // The same for every word: a branch that never mispredicts, beside the word's 32 reads.
   Kokkos::parallel_for(
       isolating ? "herd::step::spreaders_and_isolated" : "herd::step::spreaders",
-      Kokkos::RangePolicy<ExecutionSpace>(exec, from / agents, (to + agents - 1) / agents),
+      Kokkos::RangePolicy<ExecutionSpace>(exec, from / spreader_word_bits,
+                                          (to + spreader_word_bits - 1) / spreader_word_bits),
       KOKKOS_LAMBDA(agent_index w) {
-        agent_index const base = w * agents;
-        agent_index const count = stored - base < agents ? stored - base : agents;
-        std::uint32_t word = 0;
+        agent_index const base = w * spreader_word_bits;
+        agent_index const count = stored - base < spreader_word_bits ? stored - base : spreader_word_bits;
+        std::uint32_t spreads = 0, flagged = 0;
         for (agent_index b = 0; b < count; ++b) {
-          auto const spreads = static_cast<std::uint32_t>((phase.activity(base + b) & activity::spreads) != 0);
-          word |= (isolating ? spreads | static_cast<std::uint32_t>(isolated(base + b) & 1u) << 1 : spreads)
-                  << (shift * b);
+          spreads |= static_cast<std::uint32_t>((phase.activity(base + b) & activity::spreads) != 0) << b;
+          if (isolating) flagged |= static_cast<std::uint32_t>(isolated(base + b) & 1u) << b;
         }
-        bits(w) = word;
+        bits(w) = spreads;
+        if (!isolating) return;
+        bits(free_spreader_map * words + w) = spreads & ~flagged;
+        bits(isolated_map * words + w) = flagged;
       });
 }
 
 /// Sets by_code(c) to what a spreading neighbour contributes over an edge of code c's weight (times
 /// its layer's factor now). With `keeps` (per layer, 1 where isolation keeps its contacts), also
-/// by_code(isolated_code_table + c): the same for a kept layer, else what the code's closed twin
-/// contributes (its weight is 0), as an entry closed in place would.
+/// the tables of isolation, for maps of `words` words each:
+/// - by_code(isolated_code_table + c): what a contact of code c adds where either end is isolated:
+///   the same for a kept layer, else what the code's closed twin contributes (its weight is 0), as
+///   an entry closed in place would;
+/// - the map a contact reads (code_selectors): who spreads, where an isolated neighbour adds what a
+///   free one does (a kept layer, a closed code, and every contact of an isolated row); else who
+///   spreads free, with what an isolated spreader adds kept apart (code_extras) where it is not 0.
 template <class ExecutionSpace, class Phase>
 void fill_contribution_by_code(
     ExecutionSpace const& exec, Phase const& phase, WeightCodes<typename ExecutionSpace::memory_space> const& codes,
     Kokkos::View<std::uint64_t*, typename ExecutionSpace::memory_space> const& by_code,
-    Kokkos::View<std::uint8_t const*, typename ExecutionSpace::memory_space> const& keeps = {}) {
+    Kokkos::View<std::uint8_t const*, typename ExecutionSpace::memory_space> const& keeps = {},
+    std::uint32_t words = 0) {
   bool const isolating = keeps.extent(0) != 0;
   Kokkos::parallel_for(
       "herd::step::contribution_by_code",
@@ -126,9 +140,16 @@ void fill_contribution_by_code(
         bool const closed = (codes.layers(c) & closed_layer) != 0;
         // A closed code weighs 0 through its layer's closed slot, as the entry would.
         float const shut = codes.twins.extent(0) == 0 ? 0.0f : codes.weight(closed ? c : codes.twins(c));
-        by_code(isolated_code_table + c) = keeps(open_layer(codes.layers(c))) != 0
-                                               ? open
-                                               : static_cast<std::uint64_t>(phase.spreader_contribution(shut));
+        std::uint64_t const isolated = keeps(open_layer(codes.layers(c))) != 0
+                                           ? open
+                                           : static_cast<std::uint64_t>(phase.spreader_contribution(shut));
+        by_code(isolated_code_table + c) = isolated;
+        bool const same = isolated == open;
+        by_code(code_selectors + c) =
+            same ? 0 : std::uint64_t{free_spreader_map * words} | (isolated != 0 ? has_extra : 0);
+        by_code(code_extras + c) = same ? 0 : isolated;
+        by_code(code_selectors + isolated_code_table + c) = 0;
+        by_code(code_extras + isolated_code_table + c) = 0;
       });
 }
 
@@ -178,11 +199,10 @@ class SpreaderBits {
     if (!on) return;
     bits_ = Kokkos::View<std::uint32_t*, memory_space>(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "herd::spreaders"),
-        static_cast<std::size_t>((stored_ + isolation_word_agents - 1) / isolation_word_agents));
+        spreader_maps * static_cast<std::size_t>((stored_ + spreader_word_bits - 1) / spreader_word_bits));
     if (weighted_)
       by_code_ = Kokkos::View<std::uint64_t*, memory_space>(
-          Kokkos::view_alloc(Kokkos::WithoutInitializing, "herd::spreaders::by_code"),
-          isolated_code_table + max_weight_codes);
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "herd::spreaders::by_code"), isolating_code_entries);
   }
   /// Who is isolated (bit 0 of each stored agent's byte) and the layers whose contacts isolation
   /// keeps (per layer, 1 where kept): the pulled sums by code then read an isolated neighbour's or
@@ -193,8 +213,8 @@ class SpreaderBits {
     isolated_ = std::move(isolated);
     keeps_ = std::move(keeps);
   }
-  /// Bits per stored agent: 2 where they may also hold who is isolated.
-  int bits_per_agent() const { return closable_ ? 2 : 1; }
+  /// Bits per stored agent: 3 where they may also hold who is isolated (spreader_maps).
+  int bits_per_agent() const { return closable_ ? static_cast<int>(spreader_maps) : 1; }
   /// The weights' codes, once prepare() made them (else empty).
   WeightCodes<memory_space> const& codes() const { return codes_; }
 
@@ -250,7 +270,8 @@ class SpreaderBits {
       mark_spreaders(exec, phase, from, to, stored_, bits_, isolated_);
       if constexpr (counts_weighted_spreaders_v<Phase>) {
         if (from == 0)
-          fill_contribution_by_code(exec, phase, codes_, by_code_, isolating ? keeps_ : decltype(keeps_)());
+          fill_contribution_by_code(exec, phase, codes_, by_code_, isolating ? keeps_ : decltype(keeps_)(),
+                                    static_cast<std::uint32_t>(bits_.extent(0) / spreader_maps));
       }
       return {bits_, codes_.codes, by_code_, isolating};
     } else {
