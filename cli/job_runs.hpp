@@ -280,20 +280,16 @@ LocalGraph<Memory, WeightStorage> read_population_share(Options const& o, Exec c
     if (size.agents < static_cast<std::uint64_t>(ranks) ||
         size.agents > static_cast<std::uint64_t>(std::numeric_limits<agent_index>::max()))
       return;
-    // Held while building: the rank's rows as edges, 20 bytes an entry.
+    // Held while building: the rank's rows as read, 9 bytes an entry.
     check_share_fits(o, ranks, static_cast<double>(size.agents), static_cast<double>(size.entries),
-                     20.0 * static_cast<double>(size.entries) / ranks);
+                     9.0 * static_cast<double>(size.entries) / ranks);
   });
   auto const rows = io::read_population_rows(o.graph, comm);
   // The model's parameters, checked once the file is known sound, as for a graph read whole.
   mpi::collectively(
       comm, [&] { (void)Entry::template make<WeightStorage>(o, 0, rows.num_agents, typename Entry::Inputs{}); });
-  // The rows as stored: one process uses them as they are.
-  BuildOptions as_stored;
-  as_stored.symmetrise = false;
-  as_stored.drop_self_loops = false;
-  as_stored.drop_duplicates = false;
-  return mpi::build_local_graph<WeightStorage>(exec, comm, rows, as_stored);
+  // The rows as stored, as one process uses them.
+  return mpi::build_local_graph<WeightStorage>(exec, comm, rows);
 #else
   (void)exec;
   (void)comm;

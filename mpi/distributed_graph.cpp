@@ -12,6 +12,7 @@
 #include <herd/core/kokkos_compat.hpp>
 #include <herd/core/lowest_bit.hpp>
 #include <herd/core/profiling_region.hpp>
+#include <herd/detail/counters.hpp>
 #include <herd/detail/select.hpp>
 #include <herd/graph/build_csr.hpp>
 #include <herd/graph/graph_hash.hpp>
@@ -276,37 +277,9 @@ struct RowCounts {
   GhostBits<MemorySpace> ghosts;
 };
 
-// An update of a counter that other threads may be updating too (Shared) or not: a host rank of
-// one thread updates plainly, so that its cache misses on random rows overlap, which atomics'
-// waits for each miss would not let them.
-template <bool Shared, class T>
-KOKKOS_INLINE_FUNCTION T fetch_add(T& x, T value) {
-  if constexpr (Shared) {
-    return Kokkos::atomic_fetch_add(&x, value);
-  } else {
-    T const old = x;
-    x = old + value;
-    return old;
-  }
-}
-template <bool Shared, class T>
-KOKKOS_INLINE_FUNCTION void fetch_or(T& x, T bits) {
-  if constexpr (Shared)
-    Kokkos::atomic_fetch_or(&x, bits);
-  else
-    x |= bits;
-}
-
-// Whether the kernels on `exec` may run on more than one thread: on a GPU, on a host space of
-// more than one thread, and inside an OpenMP parallel region (where Kokkos 4 reports the one
-// thread of the enclosing team but may still spread a kernel over its pool).
-template <class ExecutionSpace>
-bool shared_counters(ExecutionSpace const& exec) {
-#if defined(_OPENMP)
-  if (omp_in_parallel()) return true;
-#endif
-  return !herd::Details::runs_on_host_v<ExecutionSpace> || compat::concurrency(exec) > 1;
-}
+using herd::Details::fetch_add;
+using herd::Details::fetch_or;
+using herd::Details::shared_counters;
 
 template <bool Shared, class ExecutionSpace>
 void count_round(ExecutionSpace const& exec, Kokkos::View<Entry*, typename ExecutionSpace::memory_space> received,
@@ -400,39 +373,22 @@ void close_gaps(ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::me
   graph.row_offsets = kept;
 }
 
-// The share built from this rank's edges of `source`, those of `rounds`.
+// Step 2 of a share, from the rows' entry counts and ghosts of step 1: the local order (interior
+// rows, boundary rows, each ascending, then the ghosts ascending, which is by owner), the ids, the
+// ghosts' owners, and the rows' offsets in that order, with room for their entries (weights where
+// `weighted`, layers where `layered`). `local_of` is set to each owned agent's local index, by its
+// place in the block. Frees the counts but for the ghosts' bits.
 template <class WeightStorage, class ExecutionSpace>
-LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_share(
-    ExecutionSpace const& exec, MPI_Comm comm, EdgeSource<typename ExecutionSpace::memory_space> const& source,
-    BuildOptions const& options, Rounds const& rounds) {
+LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> number_share(
+    ExecutionSpace const& exec, RowCounts<typename ExecutionSpace::memory_space>& counts, Blocks const& blocks,
+    int rank, bool weighted, bool layered,
+    Kokkos::View<agent_index*, typename ExecutionSpace::memory_space>& local_of) {
   using memory_space = typename ExecutionSpace::memory_space;
   using policy = Kokkos::RangePolicy<ExecutionSpace>;
-  int const rank = rank_of(comm), parts = size_of(comm);
-  collectively(comm, [&] {
-    herd::require(source.agents >= parts, "cannot split " + std::to_string(source.agents) + " agents into " +
-                                              std::to_string(parts) +
-                                              " parts: every rank needs at least one agent (use fewer ranks)");
-  });
-  Details::Blocks const blocks{source.agents, parts};
-  global_id const first = blocks.begin(rank), end = blocks.begin(rank + 1);
-  auto const owned = static_cast<agent_index>(end - first);
-
-  // 1. Count each owned row's entries and find the ghosts.
-  Details::RowCounts<memory_space> counts;
-  counts.entries = Kokkos::View<edge_offset*, memory_space>("herd::distributed_graph::row_entries", owned);
-  counts.reads_ghost = Kokkos::View<std::uint32_t*, memory_space>("herd::distributed_graph::reads_ghost", owned);
-  auto const words = (static_cast<std::size_t>(source.agents) + 31) / 32;
-  counts.ghosts.bits = Kokkos::View<std::uint32_t*, memory_space>("herd::distributed_graph::ghost_bits", words);
-  bool const shared = Details::shared_counters(exec);
-  for (std::size_t k = 0; k < rounds.rounds; ++k) {
-    auto const received = Details::route_round(exec, comm, source, options, blocks, rounds, k);
-    if (shared)
-      Details::count_round<true>(exec, received, counts, first, end);
-    else
-      Details::count_round<false>(exec, received, counts, first, end);
-  }
-
-  // 2. Local order: interior, boundary (each ascending), then ghosts ascending, which is by owner.
+  int const parts = blocks.parts;
+  global_id const first = blocks.begin(rank);
+  auto const owned = static_cast<agent_index>(blocks.size(rank));
+  auto const words = counts.ghosts.bits.extent(0);
   auto reads_ghost = counts.reads_ghost;
   auto interior_rows = herd::Details::select_indices(
       exec, owned, KOKKOS_LAMBDA(agent_index l) { return reads_ghost(l) == 0; }, "herd::distributed_graph::interior");
@@ -455,14 +411,14 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_share(
   LocalGraph<memory_space, WeightStorage> local;
   local.rank = rank;
   local.parts = parts;
-  local.global_agents = source.agents;
+  local.global_agents = blocks.agents;
   local.interior = static_cast<agent_index>(interior_rows.extent(0));
   local.owned = owned;
   local.ids = Kokkos::View<global_id*, memory_space>(Kokkos::ViewAllocateWithoutInitializing("herd::local::ids"),
                                                      owned + ghosts);
   auto ids = local.ids;
   agent_index const interior = local.interior;
-  Kokkos::View<agent_index*, memory_space> local_of(
+  local_of = Kokkos::View<agent_index*, memory_space>(
       Kokkos::ViewAllocateWithoutInitializing("herd::distributed_graph::local_of"), owned);
   Kokkos::parallel_for(
       "herd::distributed_graph::owned_ids", policy(exec, 0, owned), KOKKOS_LAMBDA(agent_index r) {
@@ -496,7 +452,7 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_share(
     local.ghost_offsets.push_back(local.ghost_offsets.back() + host_per_owner(q));
   }
 
-  // 3. Rows in local order, then the second pass places each entry in its row.
+  // Rows in local order.
   auto row_entries = counts.entries;
   Kokkos::View<edge_offset*, memory_space> offsets(Kokkos::ViewAllocateWithoutInitializing("herd::local::row_offsets"),
                                                    owned + 1);
@@ -513,13 +469,56 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_share(
   graph.row_offsets = offsets;
   graph.neighbours = Kokkos::View<agent_index*, memory_space>(
       Kokkos::ViewAllocateWithoutInitializing("herd::local::neighbours"), stored);
-  // A layered graph is weighted (build_csr's rule): weights 1 where the edges have none.
-  if (source.weighted || source.layered)
+  if (weighted)
     graph.weights = Kokkos::View<WeightStorage*, memory_space>(
         Kokkos::ViewAllocateWithoutInitializing("herd::local::weights"), stored);
-  if (source.layered)
+  if (layered)
     graph.layers = Kokkos::View<layer_index*, memory_space>(
         Kokkos::ViewAllocateWithoutInitializing("herd::local::layers"), stored);
+  return local;
+}
+
+// The share built from this rank's edges of `source`, those of `rounds`.
+template <class WeightStorage, class ExecutionSpace>
+LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_share(
+    ExecutionSpace const& exec, MPI_Comm comm, EdgeSource<typename ExecutionSpace::memory_space> const& source,
+    BuildOptions const& options, Rounds const& rounds) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  using policy = Kokkos::RangePolicy<ExecutionSpace>;
+  int const rank = rank_of(comm), parts = size_of(comm);
+  collectively(comm, [&] {
+    herd::require(source.agents >= parts, "cannot split " + std::to_string(source.agents) + " agents into " +
+                                              std::to_string(parts) +
+                                              " parts: every rank needs at least one agent (use fewer ranks)");
+  });
+  Details::Blocks const blocks{source.agents, parts};
+  global_id const first = blocks.begin(rank), end = blocks.begin(rank + 1);
+  auto const owned = static_cast<agent_index>(end - first);
+
+  // 1. Count each owned row's entries and find the ghosts.
+  Details::RowCounts<memory_space> counts;
+  counts.entries = Kokkos::View<edge_offset*, memory_space>("herd::distributed_graph::row_entries", owned);
+  counts.reads_ghost = Kokkos::View<std::uint32_t*, memory_space>("herd::distributed_graph::reads_ghost", owned);
+  auto const words = (static_cast<std::size_t>(source.agents) + 31) / 32;
+  counts.ghosts.bits = Kokkos::View<std::uint32_t*, memory_space>("herd::distributed_graph::ghost_bits", words);
+  bool const shared = Details::shared_counters(exec);
+  for (std::size_t k = 0; k < rounds.rounds; ++k) {
+    auto const received = Details::route_round(exec, comm, source, options, blocks, rounds, k);
+    if (shared)
+      Details::count_round<true>(exec, received, counts, first, end);
+    else
+      Details::count_round<false>(exec, received, counts, first, end);
+  }
+
+  // 2. Local order: interior, boundary (each ascending), then ghosts ascending, which is by owner.
+  Kokkos::View<agent_index*, memory_space> local_of;
+  auto local = number_share<WeightStorage>(exec, counts, blocks, rank, source.weighted || source.layered,
+                                           source.layered, local_of);
+  auto const ghost_bits = counts.ghosts;
+  auto& graph = local.graph;
+  auto const offsets = graph.row_offsets;
+  auto const stored = static_cast<edge_offset>(graph.neighbours.extent(0));
+  // 3. The second pass places each entry in its row.
   {
     Kokkos::View<edge_offset*, memory_space> cursor(
         Kokkos::ViewAllocateWithoutInitializing("herd::distributed_graph::cursor"), owned);
@@ -729,6 +728,120 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_gra
                                             edges.layers.size(), slice, options, round_edges);
 }
 
+namespace Details {
+
+// Step 1 of a share from its own rows: each row's entries, and which agents outside the block
+// the rows read.
+template <bool Shared, class ExecutionSpace, class Offsets, class Neighbours>
+void count_rows(ExecutionSpace const& exec, Offsets const& offsets, Neighbours const& neighbours,
+                RowCounts<typename ExecutionSpace::memory_space> const& counts, global_id first, global_id end) {
+  auto entries = counts.entries;
+  auto reads_ghost = counts.reads_ghost;
+  auto bits = counts.ghosts.bits;
+  Kokkos::parallel_for(
+      "herd::distributed_graph::count_rows",
+      Kokkos::RangePolicy<ExecutionSpace>(exec, 0, static_cast<agent_index>(entries.extent(0))),
+      KOKKOS_LAMBDA(agent_index l) {
+        entries(l) = offsets(l + 1) - offsets(l);
+        std::uint32_t reads = 0;
+        for (edge_offset e = offsets(l); e < offsets(l + 1); ++e) {
+          global_id const j = neighbours(e);
+          if (j >= first && j < end) continue;
+          reads = 1;
+          fetch_or<Shared>(bits(static_cast<std::size_t>(j / 32)), std::uint32_t{1} << (j % 32));
+        }
+        reads_ghost(l) = reads;
+      });
+}
+
+// A host vector where the kernels of `MemorySpace` read it: in place on the host, else a copy.
+template <class MemorySpace, class T>
+auto readable(std::vector<T> const& vector) {
+  Kokkos::View<T const*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(vector.data(), vector.size());
+  return Kokkos::create_mirror_view_and_copy(MemorySpace(), host);
+}
+
+}  // namespace Details
+
+template <class WeightStorage, class ExecutionSpace>
+LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_graph(ExecutionSpace const& exec,
+                                                                                   MPI_Comm comm,
+                                                                                   HostRows const& rows) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  herd::Details::ProfilingRegion const region("herd::build_local_graph");
+  int const rank = rank_of(comm), parts = size_of(comm);
+  auto const entries = rows.neighbours.size();
+  // Whether ranks hold entries with weights (2) or layers (8); a rank without entries says neither.
+  int kinds = entries == 0 ? 0 : (rows.weights.empty() ? 0 : 2) | (rows.layers.empty() ? 0 : 8);
+  MPI_Allreduce(MPI_IN_PLACE, &kinds, 1, MPI_INT, MPI_BOR, comm);
+  Details::Blocks const blocks{rows.num_agents, parts};
+  global_id const first = blocks.begin(rank), end = blocks.begin(rank + 1);
+  auto const owned = static_cast<agent_index>(end - first);
+  collectively(comm, [&] {
+    herd::require(rows.num_agents >= parts, "cannot split " + std::to_string(rows.num_agents) + " agents into " +
+                                                std::to_string(parts) +
+                                                " parts: every rank needs at least one agent (use fewer ranks)");
+    herd::require(rows.first == first && rows.rows() == owned,
+                  "build_local_graph: rank " + std::to_string(rank) + " holds rows " + std::to_string(rows.first) +
+                      " to " + std::to_string(rows.first + static_cast<global_id>(rows.rows())) + ", not its block, " +
+                      std::to_string(first) + " to " + std::to_string(end));
+    herd::require(rows.row_offsets.front() == 0 && rows.row_offsets.back() == entries,
+                  "build_local_graph: row offsets that do not span the rows' entries");
+    herd::require(rows.weights.empty() || rows.weights.size() == entries,
+                  "build_local_graph: " + std::to_string(rows.weights.size()) + " weights for " +
+                      std::to_string(entries) + " entries");
+    herd::require(rows.layers.empty() || rows.layers.size() == entries,
+                  "build_local_graph: " + std::to_string(rows.layers.size()) + " layers for " +
+                      std::to_string(entries) + " entries");
+  });
+  bool const has_weights = !rows.weights.empty(), layered = (kinds & 8) != 0;
+  auto const offsets_in = Details::readable<memory_space>(rows.row_offsets);
+  auto const neighbours_in = Details::readable<memory_space>(rows.neighbours);
+
+  // 1. Each row's entries, and the ghosts.
+  Details::RowCounts<memory_space> counts;
+  counts.entries = Kokkos::View<edge_offset*, memory_space>("herd::distributed_graph::row_entries", owned);
+  counts.reads_ghost = Kokkos::View<std::uint32_t*, memory_space>("herd::distributed_graph::reads_ghost", owned);
+  counts.ghosts.bits = Kokkos::View<std::uint32_t*, memory_space>(
+      "herd::distributed_graph::ghost_bits", (static_cast<std::size_t>(rows.num_agents) + 31) / 32);
+  if (Details::shared_counters(exec))
+    Details::count_rows<true>(exec, offsets_in, neighbours_in, counts, first, end);
+  else
+    Details::count_rows<false>(exec, offsets_in, neighbours_in, counts, first, end);
+
+  // 2. Local order.
+  Kokkos::View<agent_index*, memory_space> local_of;
+  auto local = Details::number_share<WeightStorage>(exec, counts, blocks, rank, (kinds & 10) != 0, layered, local_of);
+
+  // 3. Each row copied to its place in local order, its neighbours renumbered to local indices.
+  auto const weights_in = Details::readable<memory_space>(rows.weights);
+  auto const layers_in = Details::readable<memory_space>(rows.layers);
+  auto const ghost_bits = counts.ghosts;
+  auto const ids = local.ids;
+  auto const graph = local.graph;
+  bool const weighted = graph.weighted();
+  edge_offset cut = 0;
+  Kokkos::parallel_reduce(
+      "herd::distributed_graph::place_rows", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, owned),
+      KOKKOS_LAMBDA(agent_index r, edge_offset & cut_sum) {
+        auto const l = static_cast<std::size_t>(ids(r) - first);
+        edge_offset out = graph.row_offsets(r);
+        for (edge_offset e = offsets_in(l); e < offsets_in(l + 1); ++e, ++out) {
+          global_id const j = neighbours_in(e);
+          bool const is_owned = j >= first && j < end;
+          graph.neighbours(out) = is_owned ? local_of(static_cast<std::size_t>(j - first)) : owned + ghost_bits.rank(j);
+          // A layered graph is weighted (build_csr's rule): weights 1 where the entries have none.
+          if (weighted) graph.weights(out) = storage_traits<WeightStorage>::store(has_weights ? weights_in(e) : 1.0f);
+          if (layered) graph.layers(out) = layers_in(e);
+          if (!is_owned) ++cut_sum;
+        }
+      },
+      cut);
+  local.cut_edges = cut;
+  exec.fence();
+  return local;
+}
+
 template <class ExecutionSpace, class WeightStorage>
 std::uint64_t graph_hash(ExecutionSpace const& exec, MPI_Comm comm,
                          LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> const& local) {
@@ -820,6 +933,7 @@ std::pair<agent_index, std::uint64_t> degree_extent(
       EXEC const&, MPI_Comm, EdgePart<EXEC::memory_space> const&, BuildOptions const&, std::size_t);                \
   template LocalGraph<EXEC::memory_space, W> build_local_graph<W, EXEC>(EXEC const&, MPI_Comm, HostEdgeList const&, \
                                                                         BuildOptions const&, std::size_t);          \
+  template LocalGraph<EXEC::memory_space, W> build_local_graph<W, EXEC>(EXEC const&, MPI_Comm, HostRows const&);    \
   template std::uint64_t graph_hash<EXEC, W>(EXEC const&, MPI_Comm, LocalGraph<EXEC::memory_space, W> const&);      \
   template std::pair<agent_index, std::uint64_t> degree_extent<EXEC, W>(EXEC const&, MPI_Comm,                      \
                                                                         LocalGraph<EXEC::memory_space, W> const&);

@@ -203,11 +203,13 @@ PlacedEntries<typename ExecutionSpace::memory_space> place_by_workers(
 // entries per symmetrised edge), no more; a single worker would leave the other threads idle, so
 // a graph with fewer edges than agents keeps the atomics too. On a many-core CPU the cap leaves
 // threads idle during the count and the scatter: fewer misses in flight than the atomics of all
-// threads might have, which is to be measured there.
+// threads might have, which is to be measured there. A CPU of one thread (a rank of a distributed
+// run) has one worker whatever the graph: its counters take what the atomics' cursors would.
 template <class ExecutionSpace>
 int host_workers(ExecutionSpace const& exec, std::size_t agents, std::size_t edges) {
   if (!std::is_same<typename ExecutionSpace::memory_space, Kokkos::HostSpace>::value || agents == 0) return 0;
   auto const threads = static_cast<std::size_t>(compat::concurrency(exec));
+  if (threads == 1) return 1;
   std::size_t const workers = std::min(threads, edges / agents);
   return workers < 2 ? 0 : static_cast<int>(workers);
 }

@@ -59,15 +59,6 @@ HostCsr upper_half_graph(agent_index agents) {
   return to_host(exec, build_csr<float>(exec, to_device(exec, list)));
 }
 
-// The file's rows as stored, in the share of each rank.
-BuildOptions as_stored() {
-  BuildOptions options;
-  options.symmetrise = false;
-  options.drop_self_loops = false;
-  options.drop_duplicates = false;
-  return options;
-}
-
 TEST(PopulationRows, EachRankBuildsItsShareOfTheGraphAsStored) {
   Exec exec;
   for (bool directed : {false, true}) {
@@ -79,10 +70,10 @@ TEST(PopulationRows, EachRankBuildsItsShareOfTheGraphAsStored) {
     auto const rows = io::read_population_rows(path, MPI_COMM_WORLD);
     EXPECT_EQ(rows.directed, directed);
     std::string const name = directed ? "one-way rows" : "rows both ways";
-    test::expect_share_of(to_device<float>(exec, host),
-                          mpi::build_local_graph<float>(exec, MPI_COMM_WORLD, rows, as_stored()), name);
-    test::expect_share_of(to_device<half>(exec, host),
-                          mpi::build_local_graph<half>(exec, MPI_COMM_WORLD, rows, as_stored()), name + ", half");
+    test::expect_share_of(to_device<float>(exec, host), mpi::build_local_graph<float>(exec, MPI_COMM_WORLD, rows),
+                          name);
+    test::expect_share_of(to_device<half>(exec, host), mpi::build_local_graph<half>(exec, MPI_COMM_WORLD, rows),
+                          name + ", half");
     MPI_Barrier(MPI_COMM_WORLD);
     if (mpi::rank_of(MPI_COMM_WORLD) == 0) std::remove(path.c_str());
   }
@@ -98,7 +89,7 @@ TEST(PopulationRows, EachRankBuildsItsShareOfTheGraphAsStored) {
     io::write_population(path, host, {}, MPI_COMM_WORLD);
     auto const rows = io::read_population_rows(path, MPI_COMM_WORLD);
     EXPECT_EQ(rows.layer_names, population_layer_names());
-    test::expect_share_of(global, mpi::build_local_graph<float>(exec, MPI_COMM_WORLD, rows, as_stored()), "layered");
+    test::expect_share_of(global, mpi::build_local_graph<float>(exec, MPI_COMM_WORLD, rows), "layered");
     auto const whole = io::read_population_graph(path, MPI_COMM_WORLD);
     EXPECT_EQ(whole.layers, host.layers);
     EXPECT_EQ(whole.layer_names, population_layer_names());
@@ -111,8 +102,12 @@ TEST(PopulationRows, EachRankBuildsItsShareOfTheGraphAsStored) {
   auto const path = scratch("upper-half");
   io::write_population(path, host, {}, MPI_COMM_WORLD);
   auto const rows = io::read_population_rows(path, MPI_COMM_WORLD);
-  test::expect_share_of(to_device<float>(exec, host),
-                        mpi::build_local_graph<float>(exec, MPI_COMM_WORLD, rows, as_stored()), "upper half");
+  test::expect_share_of(to_device<float>(exec, host), mpi::build_local_graph<float>(exec, MPI_COMM_WORLD, rows),
+                        "upper half");
+  // Rows that are not the rank's block (here the last rank's, shifted by one) fail on every rank.
+  auto shifted = rows;
+  if (mpi::rank_of(MPI_COMM_WORLD) == mpi::size_of(MPI_COMM_WORLD) - 1) shifted.first -= 1;
+  EXPECT_THROW((void)mpi::build_local_graph<float>(exec, MPI_COMM_WORLD, shifted), mpi::CollectiveError);
   MPI_Barrier(MPI_COMM_WORLD);
   if (mpi::rank_of(MPI_COMM_WORLD) == 0) std::remove(path.c_str());
 }

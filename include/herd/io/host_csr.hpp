@@ -24,6 +24,22 @@ struct HostCsr {
   agent_index num_agents() const { return row_offsets.empty() ? 0 : static_cast<agent_index>(row_offsets.size() - 1); }
 };
 
+/// A block of a graph's rows in host memory, as one rank of several reads them from a file: rows
+/// [first, first + rows()) of a graph of num_agents agents, each row as stored, its neighbours in
+/// global ids. See mpi::build_local_graph.
+struct HostRows {
+  agent_index num_agents = 0;            ///< the whole graph's agents
+  global_id first = 0;                   ///< the agent of the first row
+  std::vector<edge_offset> row_offsets;  ///< rows() + 1 entries, from 0
+  std::vector<agent_index> neighbours;   ///< global ids
+  std::vector<float> weights;            ///< empty, or one per entry
+  std::vector<layer_index> layers;       ///< empty, or one per entry
+  std::vector<std::string> layer_names;  ///< what the layers are, by number (may be empty)
+  bool directed = false;                 ///< the file says its rows are one-way
+
+  agent_index rows() const { return row_offsets.empty() ? 0 : static_cast<agent_index>(row_offsets.size() - 1); }
+};
+
 /// Checks that `graph` is a valid CSR graph of at least one agent: offsets from 0 to the entry
 /// count and never decreasing, neighbours inside [0, num_agents) and strictly increasing within a
 /// row (no repeats; with layers, (neighbour, layer) pairs strictly increasing), weights (if any) one

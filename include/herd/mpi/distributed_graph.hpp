@@ -11,6 +11,7 @@
 
 #include <herd/graph/csr_graph.hpp>
 #include <herd/graph/generators.hpp>
+#include <herd/io/host_csr.hpp>
 #include <herd/io/text/edge_list_parser.hpp>
 #include <herd/mpi/local_graph.hpp>
 
@@ -72,6 +73,16 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_gra
                                                                                    HostEdgeList const& edges,
                                                                                    BuildOptions const& options = {},
                                                                                    std::size_t round_edges = 0);
+
+/// This rank's share of a graph stored as rows, from the rows of its block (`rows.first` the
+/// block's first agent, as io::read_population_rows reads them): the share the overload above gives
+/// of the same entries with symmetrise, drop_self_loops and drop_duplicates off, for rows that
+/// are sorted, with each row kept as stored. Rows already on their owner need no routing: a pass
+/// finds the ghosts, a second places each row renumbered. Throws CollectiveError on every rank when
+/// a rank's rows are not its block. Collective over `comm`.
+template <class WeightStorage, class ExecutionSpace>
+LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_graph(ExecutionSpace const& exec,
+                                                                                   MPI_Comm comm, HostRows const& rows);
 
 /// herd::graph_hash of the whole graph, computed from the ranks' shares of it. The shares must be
 /// contiguous blocks of agents, as build_local_graph makes them. Collective over `comm`.

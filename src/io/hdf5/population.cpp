@@ -298,7 +298,7 @@ HostCsr read_population_graph(std::string const& path, MPI_Comm comm, bool* dire
 }
 
 #if HERD_ENABLE_MPI
-HostEdgeList read_population_rows(std::string const& path, MPI_Comm comm) {
+HostRows read_population_rows(std::string const& path, MPI_Comm comm) {
   int const rank = mpi::rank_of(comm), ranks = mpi::size_of(comm);
   std::string const what = path + ": /graph";
   std::optional<h5::File> file;
@@ -384,19 +384,18 @@ HostEdgeList read_population_rows(std::string const& path, MPI_Comm comm) {
   }
   mpi::raise_first_failure(comm, place, problem);
 
-  // 4. As (row, neighbour, weight) edges in global ids.
-  HostEdgeList edges;
-  edges.num_agents = static_cast<agent_index>(agents);
-  edges.directed = one_way;
-  edges.targets.assign(neighbours.begin(), neighbours.end());
-  neighbours = std::vector<agent_index>();
-  edges.sources.reserve(span);
-  for (std::size_t k = 0; k < count; ++k)
-    edges.sources.insert(edges.sources.end(), offsets[k + 1] - offsets[k], static_cast<global_id>(first + k));
-  edges.weights = std::move(weights);
-  edges.layers = std::move(layers);
-  edges.layer_names = std::move(layer_names);
-  return edges;
+  // 4. The rows as read, their offsets from 0.
+  HostRows mine;
+  mine.num_agents = static_cast<agent_index>(agents);
+  mine.first = static_cast<global_id>(first);
+  mine.directed = one_way;
+  mine.row_offsets.resize(count + 1);
+  for (std::size_t k = 0; k <= count; ++k) mine.row_offsets[k] = offsets[k] - offsets[0];
+  mine.neighbours = std::move(neighbours);
+  mine.weights = std::move(weights);
+  mine.layers = std::move(layers);
+  mine.layer_names = std::move(layer_names);
+  return mine;
 }
 #endif
 

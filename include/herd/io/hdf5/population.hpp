@@ -49,13 +49,12 @@ HostCsr read_population_graph(std::string const& path, MPI_Comm comm, bool* dire
 
 #if HERD_ENABLE_MPI
 /// This rank's rows of a population file's graph under contiguous blocks (rank r of P owns agents
-/// [r N / P, (r + 1) N / P)), as (row, neighbour, weight) edges in global ids with the file's agent
-/// count and direction: mpi::build_local_graph, with symmetrise, drop_self_loops and
-/// drop_duplicates off, makes of them the share of the graph as stored. Each rank reads its block
+/// [r N / P, (r + 1) N / P)), as stored, with the file's agent count and direction:
+/// mpi::build_local_graph makes of them the rank's share of the graph. Each rank reads its block
 /// of offsets and its rows' entries only. The rows are checked as read_population_graph checks
 /// the whole; a problem fails on every rank, naming the file and the first agent or entry at
 /// fault. Collective.
-HostEdgeList read_population_rows(std::string const& path, MPI_Comm comm);
+HostRows read_population_rows(std::string const& path, MPI_Comm comm);
 #endif
 
 /// Reads the agent attribute /agents/<name> of a population file on every rank: integers (with
