@@ -771,13 +771,21 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_gra
   herd::Details::ProfilingRegion const region("herd::build_local_graph");
   int const rank = rank_of(comm), parts = size_of(comm);
   auto const entries = rows.neighbours.size();
-  // Whether ranks hold entries with weights (2) or layers (8); a rank without entries says neither.
-  int kinds = entries == 0 ? 0 : (rows.weights.empty() ? 0 : 2) | (rows.layers.empty() ? 0 : 8);
+  // Whether ranks hold entries with weights (2) and without (1), with layers (8) and without (4); a
+  // rank without entries says neither. The ranks' agent counts must agree.
+  int kinds = entries == 0 ? 0 : (rows.weights.empty() ? 1 : 2) | (rows.layers.empty() ? 4 : 8);
   MPI_Allreduce(MPI_IN_PLACE, &kinds, 1, MPI_INT, MPI_BOR, comm);
+  int extent[2] = {-rows.num_agents, rows.num_agents};
+  MPI_Allreduce(MPI_IN_PLACE, extent, 2, MPI_INT, MPI_MAX, comm);
   Details::Blocks const blocks{rows.num_agents, parts};
   global_id const first = blocks.begin(rank), end = blocks.begin(rank + 1);
   auto const owned = static_cast<agent_index>(end - first);
   collectively(comm, [&] {
+    herd::require(-extent[0] == extent[1], "build_local_graph: the ranks' rows are of graphs of " +
+                                               std::to_string(-extent[0]) + " to " + std::to_string(extent[1]) +
+                                               " agents; they must all name the graph's agent count");
+    herd::require((kinds & 3) != 3, "build_local_graph: some ranks' rows have weights and others' have none");
+    herd::require((kinds & 12) != 12, "build_local_graph: some ranks' rows have layers and others' have none");
     herd::require(rows.num_agents >= parts, "cannot split " + std::to_string(rows.num_agents) + " agents into " +
                                                 std::to_string(parts) +
                                                 " parts: every rank needs at least one agent (use fewer ranks)");

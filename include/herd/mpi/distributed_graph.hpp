@@ -78,8 +78,10 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_gra
 /// block's first agent, as io::read_population_rows reads them): the share the overload above gives
 /// of the same entries with symmetrise, drop_self_loops and drop_duplicates off, for rows that
 /// are sorted, with each row kept as stored. Rows already on their owner need no routing: a pass
-/// finds the ghosts, a second places each row renumbered. Throws CollectiveError on every rank when
-/// a rank's rows are not its block. Collective over `comm`.
+/// finds the ghosts, a second places each row renumbered. The rows must be valid as check_csr
+/// checks a graph (the reader checks them). Throws CollectiveError on every rank when a rank's rows
+/// are not its block, or the ranks disagree on the agent count, weights or layers. Collective over
+/// `comm`.
 template <class WeightStorage, class ExecutionSpace>
 LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_graph(ExecutionSpace const& exec,
                                                                                    MPI_Comm comm, HostRows const& rows);
