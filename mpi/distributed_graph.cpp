@@ -600,6 +600,26 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_gra
 
 namespace Details {
 
+// The kinds of entries the ranks hold, ORed over `comm`: with weights (2) and without (1), with
+// layers (8) and without (4); a rank of no entries says neither. Refuses, on every rank, ranks
+// that name different agent counts, or some of whose entries have weights or layers where others'
+// have none. `what`: what the ranks hold, for the messages ("edges", "rows").
+inline int agreed_kinds(MPI_Comm comm, agent_index agents, std::size_t count, bool weighted, bool layered,
+                        std::string const& what) {
+  int kinds = count == 0 ? 0 : (weighted ? 2 : 1) | (layered ? 8 : 4);
+  MPI_Allreduce(MPI_IN_PLACE, &kinds, 1, MPI_INT, MPI_BOR, comm);
+  int extent[2] = {-agents, agents};
+  MPI_Allreduce(MPI_IN_PLACE, extent, 2, MPI_INT, MPI_MAX, comm);
+  collectively(comm, [&] {
+    herd::require(-extent[0] == extent[1], "build_local_graph: the ranks' " + what + " are of graphs of " +
+                                               std::to_string(-extent[0]) + " to " + std::to_string(extent[1]) +
+                                               " agents; they must all name the graph's agent count");
+    herd::require((kinds & 3) != 3, "build_local_graph: some ranks' " + what + " have weights and others' have none");
+    herd::require((kinds & 12) != 12, "build_local_graph: some ranks' " + what + " have layers and others' have none");
+  });
+  return kinds;
+}
+
 // The share built from edges each rank holds, `count` of them, after the lower ranks' edges.
 // `slice(first, n)` gives this rank's edges [first, first + n) of all, in the execution space's memory.
 template <class WeightStorage, class ExecutionSpace, class Slice>
@@ -614,18 +634,8 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_held(Exec
   if (rank_of(comm) == 0) below = 0;
   MPI_Allreduce(&held, &total, 1, MPI_UINT64_T, MPI_SUM, comm);
   MPI_Allreduce(&held, &most, 1, MPI_UINT64_T, MPI_MAX, comm);
-  int extent[2] = {-agents, agents};
-  MPI_Allreduce(MPI_IN_PLACE, extent, 2, MPI_INT, MPI_MAX, comm);
-  // Whether ranks hold edges with weights (2) and without (1), with layers (8) and without (4); a
-  // rank without edges says neither.
-  int kinds = count == 0 ? 0 : (weights != 0 ? 2 : 1) | (layers != 0 ? 8 : 4);
-  MPI_Allreduce(MPI_IN_PLACE, &kinds, 1, MPI_INT, MPI_BOR, comm);
+  int const kinds = agreed_kinds(comm, agents, count, weights != 0, layers != 0, "edges");
   collectively(comm, [&] {
-    herd::require(-extent[0] == extent[1], "build_local_graph: the ranks' edge lists are of " +
-                                               std::to_string(-extent[0]) + " to " + std::to_string(extent[1]) +
-                                               " agents; they must all name the graph's agent count");
-    herd::require((kinds & 3) != 3, "build_local_graph: some ranks' edges have weights and others' have none");
-    herd::require((kinds & 12) != 12, "build_local_graph: some ranks' edges have layers and others' have none");
     herd::require(weights == 0 || weights == count,
                   "build_local_graph: " + std::to_string(weights) + " weights for " + std::to_string(count) + " edges");
     herd::require(layers == 0 || layers == count,
@@ -771,21 +781,12 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_gra
   herd::Details::ProfilingRegion const region("herd::build_local_graph");
   int const rank = rank_of(comm), parts = size_of(comm);
   auto const entries = rows.neighbours.size();
-  // Whether ranks hold entries with weights (2) and without (1), with layers (8) and without (4); a
-  // rank without entries says neither. The ranks' agent counts must agree.
-  int kinds = entries == 0 ? 0 : (rows.weights.empty() ? 1 : 2) | (rows.layers.empty() ? 4 : 8);
-  MPI_Allreduce(MPI_IN_PLACE, &kinds, 1, MPI_INT, MPI_BOR, comm);
-  int extent[2] = {-rows.num_agents, rows.num_agents};
-  MPI_Allreduce(MPI_IN_PLACE, extent, 2, MPI_INT, MPI_MAX, comm);
+  int const kinds =
+      Details::agreed_kinds(comm, rows.num_agents, entries, !rows.weights.empty(), !rows.layers.empty(), "rows");
   Details::Blocks const blocks{rows.num_agents, parts};
   global_id const first = blocks.begin(rank), end = blocks.begin(rank + 1);
   auto const owned = static_cast<agent_index>(end - first);
   collectively(comm, [&] {
-    herd::require(-extent[0] == extent[1], "build_local_graph: the ranks' rows are of graphs of " +
-                                               std::to_string(-extent[0]) + " to " + std::to_string(extent[1]) +
-                                               " agents; they must all name the graph's agent count");
-    herd::require((kinds & 3) != 3, "build_local_graph: some ranks' rows have weights and others' have none");
-    herd::require((kinds & 12) != 12, "build_local_graph: some ranks' rows have layers and others' have none");
     herd::require(rows.num_agents >= parts, "cannot split " + std::to_string(rows.num_agents) + " agents into " +
                                                 std::to_string(parts) +
                                                 " parts: every rank needs at least one agent (use fewer ranks)");
