@@ -885,8 +885,7 @@ JobResult run_ensemble_over_ranks(Options const& o, Entry, std::function<void(in
   // Listed steps push through a transpose of the rank's rows: made once, for every member, where
   // the steps may be listed (a model that declares its activity, not pulled, on a static graph).
   std::optional<CsrGraph<Memory, WeightStorage>> transposed;
-  if (steps_active_v<Entry> && o.stepping != "pull" && !in.network)
-    transposed = transpose(exec, in.local.graph, in.local.local());
+  if (steps_active_v<Entry> && o.stepping != "pull" && !in.network) transposed = transpose_share(exec, in.local);
   double const setup_seconds = setup.seconds();
   JobResult result;
   std::string schedule;

@@ -514,6 +514,7 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_share(
   Kokkos::View<agent_index*, memory_space> local_of;
   auto local = number_share<WeightStorage>(exec, counts, blocks, rank, source.weighted || source.layered,
                                            source.layered, local_of);
+  local.mirrored = options.symmetrise;
   auto const ghost_bits = counts.ghosts;
   auto& graph = local.graph;
   auto const offsets = graph.row_offsets;
@@ -821,6 +822,7 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_gra
   // 2. Local order.
   Kokkos::View<agent_index*, memory_space> local_of;
   auto local = Details::number_share<WeightStorage>(exec, counts, blocks, rank, (kinds & 10) != 0, layered, local_of);
+  local.mirrored = rows.symmetric;
 
   // 3. Each row copied to its place in local order, its neighbours renumbered to local indices.
   auto const weights_in = Details::readable<memory_space>(rows.weights);

@@ -52,6 +52,7 @@ struct PartMaker {
   // pair_start(k) (both one longer than the households).
   Kokkos::View<global_id*, MemorySpace> first;
   Kokkos::View<edge_offset*, MemorySpace> pair_start;
+  typename Kokkos::View<edge_offset*, MemorySpace>::HostMirror pair_start_host;  ///< where a slice's households begin
   float household_weight = 0.0f;
   HomeGroups<MemorySpace> school, work;
   global_id community_first = 0;
@@ -73,23 +74,60 @@ KOKKOS_INLINE_FUNCTION std::size_t last_at_most(View const& values, std::size_t 
   return lo;
 }
 
-template <class MemorySpace>
-KOKKOS_INLINE_FUNCTION void group_edge(HomeGroups<MemorySpace> const& groups, CounterRng const& rng, std::size_t j,
-                                       global_id& source, global_id& target) {
-  edge_offset const e = j / groups.contacts;
-  auto const c = static_cast<std::uint32_t>(j % groups.contacts);
-  std::size_t const g = last_at_most(groups.offsets, groups.offsets.extent(0) - 1, e);
-  source = groups.members(e);
-  target = herd::Details::group_contact(rng, groups.members, groups.offsets(g), groups.offsets(g + 1), e, groups.block,
-                                        groups.stream, c);
+// The contacts of `groups` numbered [from, to) in this layer, into `out` from index `at` on: a
+// thread per member, which finds its group once for its contacts.
+template <class ExecutionSpace, class Out>
+void group_edges(ExecutionSpace const& exec, HomeGroups<typename ExecutionSpace::memory_space> const& groups,
+                 CounterRng const& rng, std::size_t from, std::size_t to, std::size_t at, Out const& out,
+                 layer_index layer) {
+  if (from >= to) return;
+  std::size_t const contacts = groups.contacts;
+  auto const offsets = groups.offsets;
+  auto const members = groups.members;
+  auto const block = groups.block;
+  auto const stream = groups.stream;
+  float const weight = groups.weight;
+  std::size_t const group_count = offsets.extent(0) - 1;
+  Kokkos::parallel_for(
+      "herd::population_part::group_edges",
+      Kokkos::RangePolicy<ExecutionSpace>(exec, from / contacts, (to - 1) / contacts + 1),
+      KOKKOS_LAMBDA(std::size_t m) {
+        auto const e = static_cast<edge_offset>(m);
+        std::size_t const g = last_at_most(offsets, group_count, e);
+        std::size_t const j0 = m * contacts > from ? m * contacts : from;
+        std::size_t const j1 = (m + 1) * contacts < to ? (m + 1) * contacts : to;
+        for (std::size_t j = j0; j < j1; ++j) {
+          auto const c = static_cast<std::uint32_t>(j - m * contacts);
+          out.put(at + (j - from), members(e),
+                  herd::Details::group_contact(rng, members, offsets(g), offsets(g + 1), e, block, stream, c), weight,
+                  layer);
+        }
+      });
 }
 
-// Edges [first, first + count) of this rank's part.
+// Where part_edges writes: edge i of the slice.
+template <class MemorySpace>
+struct SliceOut {
+  Kokkos::View<global_id*, MemorySpace> sources, targets;
+  Kokkos::View<float*, MemorySpace> weights;
+  Kokkos::View<layer_index*, MemorySpace> layers;
+  KOKKOS_INLINE_FUNCTION void put(std::size_t i, global_id source, global_id target, float weight,
+                                  layer_index layer) const {
+    sources(i) = source;
+    targets(i) = target;
+    weights(i) = weight;
+    layers(i) = layer;
+  }
+};
+
+// Edges [first, first + count) of this rank's part. Each kernel takes a unit whose edges are
+// consecutive (a household, a group member), so that a thread finds its unit once, not per edge.
 template <class ExecutionSpace>
 EdgeList<typename ExecutionSpace::memory_space> part_edges(ExecutionSpace const& exec,
                                                            PartMaker<typename ExecutionSpace::memory_space> const& make,
                                                            std::size_t homes, std::size_t first, std::size_t count) {
   using memory_space = typename ExecutionSpace::memory_space;
+  using policy = Kokkos::RangePolicy<ExecutionSpace>;
   EdgeList<memory_space> edges;
   edges.num_agents = static_cast<agent_index>(make.agents);
   edges.sources = Kokkos::View<global_id*, memory_space>(
@@ -100,51 +138,61 @@ EdgeList<typename ExecutionSpace::memory_space> part_edges(ExecutionSpace const&
       Kokkos::ViewAllocateWithoutInitializing("herd::population_part::weights"), count);
   edges.layers = Kokkos::View<layer_index*, memory_space>(
       Kokkos::ViewAllocateWithoutInitializing("herd::population_part::layers"), count);
-  auto sources = edges.sources;
-  auto targets = edges.targets;
-  auto weights = edges.weights;
-  auto layers = edges.layers;
+  SliceOut<memory_space> const out{edges.sources, edges.targets, edges.weights, edges.layers};
+  std::size_t const end = first + count;
   std::size_t const school = make.school.edges(), work = make.work.edges();
   std::size_t const households = make.first.extent(0) - 1;
-  auto const n = static_cast<std::uint64_t>(make.agents);
-  Kokkos::parallel_for(
-      "herd::population_part::edges", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count),
-      KOKKOS_LAMBDA(std::size_t i) {
-        std::size_t const j = first + i;
-        global_id source = 0, target = 0;
-        float weight = 0.0f;
-        auto layer = PopulationLayer::household;
-        if (j < homes) {
-          // Pair p of household k: its members' pairs (a, b), a < b, in order.
-          std::size_t const k = last_at_most(make.pair_start, households, j);
-          auto p = static_cast<global_id>(j - make.pair_start(k));
-          global_id const begin = make.first(k);
-          global_id const end = make.first(k + 1) < make.agents ? make.first(k + 1) : make.agents;
-          global_id a = 0;
-          for (global_id row = end - begin - 1; p >= row; --row, ++a) p -= row;
-          source = begin + a;
-          target = begin + a + 1 + p;
-          weight = make.household_weight;
-        } else if (j < homes + school) {
-          group_edge(make.school, make.rng, j - homes, source, target);
-          weight = make.school.weight;
-          layer = PopulationLayer::school;
-        } else if (j < homes + school + work) {
-          group_edge(make.work, make.rng, j - homes - school, source, target);
-          weight = make.work.weight;
-          layer = PopulationLayer::workplace;
-        } else {
-          global_id const id = make.community_first + static_cast<global_id>(j - homes - school - work);
-          source = herd::Details::random_end(make.rng, id, herd::Details::community, 0, n);
-          target = herd::Details::random_end(make.rng, id, herd::Details::community, 1, n);
-          weight = make.community_weight;
-          layer = PopulationLayer::community;
-        }
-        sources(i) = source;
-        targets(i) = target;
-        weights(i) = weight;
-        layers(i) = static_cast<layer_index>(layer);
-      });
+  // Households' pairs: those of the households from the one holding pair `first` on.
+  if (first < homes) {
+    std::size_t const last = end < homes ? end : homes;
+    auto const& starts = make.pair_start_host;
+    std::size_t const k0 = last_at_most(starts, households, first), k1 = last_at_most(starts, households, last - 1);
+    auto const pair_start = make.pair_start;
+    auto const begins = make.first;
+    auto const n = make.agents;
+    float const weight = make.household_weight;
+    Kokkos::parallel_for(
+        "herd::population_part::household_edges", policy(exec, k0, k1 + 1), KOKKOS_LAMBDA(std::size_t k) {
+          global_id const begin = begins(k), stop = begins(k + 1) < n ? begins(k + 1) : n;
+          // Its members' pairs (a, b), a < b, in order.
+          auto j = static_cast<std::size_t>(pair_start(k));
+          for (global_id a = begin; a < stop && j < last; ++a)
+            for (global_id b = a + 1; b < stop && j < last; ++b, ++j)
+              if (j >= first) out.put(j - first, a, b, weight, static_cast<layer_index>(PopulationLayer::household));
+        });
+  }
+  auto const clip = [&](std::size_t from, std::size_t size) {
+    return std::make_pair(first > from ? first - from : 0, end - from < size ? end - from : size);
+  };
+  if (first < homes + school && end > homes) {
+    auto const range = clip(homes, school);
+    std::size_t const from = range.first, to = range.second;
+    group_edges(exec, make.school, make.rng, from, to, homes + from - first, out,
+                static_cast<layer_index>(PopulationLayer::school));
+  }
+  if (first < homes + school + work && end > homes + school) {
+    auto const range = clip(homes + school, work);
+    std::size_t const from = range.first, to = range.second;
+    group_edges(exec, make.work, make.rng, from, to, homes + school + from - first, out,
+                static_cast<layer_index>(PopulationLayer::workplace));
+  }
+  std::size_t const before = homes + school + work;
+  if (end > before) {
+    auto const range = clip(before, make.community_count);
+    std::size_t const from = range.first, to = range.second;
+    auto const rng = make.rng;
+    auto const n = static_cast<std::uint64_t>(make.agents);
+    global_id const community_first = make.community_first;
+    float const weight = make.community_weight;
+    std::size_t const at = before + from - first;
+    Kokkos::parallel_for(
+        "herd::population_part::community_edges", policy(exec, from, to), KOKKOS_LAMBDA(std::size_t c) {
+          global_id const id = community_first + static_cast<global_id>(c);
+          out.put(at + (c - from), herd::Details::random_end(rng, id, herd::Details::community, 0, n),
+                  herd::Details::random_end(rng, id, herd::Details::community, 1, n), weight,
+                  static_cast<layer_index>(PopulationLayer::community));
+        });
+  }
   return edges;
 }
 
@@ -355,7 +403,8 @@ PopulationPart<typename ExecutionSpace::memory_space> population_part(ExecutionS
   make.community_count = static_cast<std::size_t>(community.size(rank));
   make.community_weight = spec.community_weight;
 
-  std::size_t const homes = herd::Details::last_entry(exec, make.pair_start);
+  make.pair_start_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), make.pair_start);
+  std::size_t const homes = make.pair_start_host(make.pair_start_host.extent(0) - 1);
   part.edges.agents = spec.agents;
   part.edges.edges = homes + make.school.edges() + make.work.edges() + make.community_count;
   part.edges.weighted = true;

@@ -71,6 +71,7 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> extract_local_g
   local.rank = rank;
   local.parts = partition.parts;
   local.global_agents = n;
+  local.mirrored = global.symmetric;
   local.interior = static_cast<agent_index>(interior_ids.extent(0));
   local.owned = local.interior + static_cast<agent_index>(boundary_ids.extent(0));
   auto const ghosts = static_cast<agent_index>(ghost_ids.extent(0));

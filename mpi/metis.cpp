@@ -69,12 +69,14 @@ void metis_partition(Kokkos::View<edge_offset const*, Kokkos::HostSpace> offsets
   // METIS takes its own index type; the copies cost two passes over the graph, once.
   std::vector<idx_t> xadj(n + 1), adjncy, part(n);
   if (symmetric) {
-    // A layered graph's row lists a neighbour once per layer, in a run: METIS takes it once.
+    // A layered graph's row lists a neighbour once per layer, in a run: METIS takes it once, and
+    // no self-loop (which a population file's rows may hold).
     adjncy.reserve(neighbours.extent(0));
     for (std::size_t i = 0; i < n; ++i) {
       xadj[i] = static_cast<idx_t>(adjncy.size());
       for (auto e = offsets(i); e < offsets(i + 1); ++e)
-        if (e == offsets(i) || neighbours(e) != neighbours(e - 1)) adjncy.push_back(static_cast<idx_t>(neighbours(e)));
+        if ((e == offsets(i) || neighbours(e) != neighbours(e - 1)) && static_cast<std::size_t>(neighbours(e)) != i)
+          adjncy.push_back(static_cast<idx_t>(neighbours(e)));
     }
     xadj[n] = static_cast<idx_t>(adjncy.size());
   } else {

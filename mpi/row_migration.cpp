@@ -240,6 +240,7 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> migrate_rows(
   local.graph.weights = Kokkos::create_mirror_view_and_copy(memory_space(), local_weights);
   local.graph.layers = Kokkos::create_mirror_view_and_copy(memory_space(), local_layers);
   local.graph.symmetric = share.graph.symmetric;
+  local.mirrored = share.mirrored;
   exec.fence();
   return local;
 }

@@ -2,9 +2,43 @@
 #include <herd/io/host_csr.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace herd {
+
+namespace {
+
+// SplitMix64's finaliser: a bijection of 64-bit words that mixes every bit into every other.
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// An entry from -> to of weight bits `w` and layer `l`: the pair of 32-bit ids is one word.
+std::uint64_t entry_hash(std::uint64_t from, std::uint64_t to, std::uint64_t weight_and_layer) {
+  return mix(mix((from << 32) | to) + weight_and_layer);
+}
+
+}  // namespace
+
+MirrorSums mirror_sums(CsrRows const& rows) {
+  MirrorSums sums;
+  for (std::size_t r = 0; r < rows.count; ++r) {
+    auto const i = static_cast<std::uint64_t>(rows.first) + r;
+    for (edge_offset e = rows.offsets[r] - rows.offsets[0]; e < rows.offsets[r + 1] - rows.offsets[0]; ++e) {
+      auto const j = static_cast<std::uint64_t>(rows.neighbours[e]);
+      std::uint32_t bits = 0;
+      if (rows.weights != nullptr) std::memcpy(&bits, &rows.weights[e], sizeof bits);
+      std::uint64_t const rest = bits | (rows.layers != nullptr ? std::uint64_t{rows.layers[e]} << 32 : 0);
+      sums.forward += entry_hash(i, j, rest);
+      sums.reversed += entry_hash(j, i, rest);
+    }
+  }
+  return sums;
+}
 
 void check_last_offset(edge_offset last, std::uint64_t entries, std::string const& what) {
   require(last == entries, what + ": the last row offset is " + std::to_string(last) + " but there are " +

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <tuple>
 #include <utility>
 
 namespace {
@@ -69,9 +70,13 @@ TEST(PopulationRows, EachRankBuildsItsShareOfTheGraphAsStored) {
     io::write_population(path, host, info, MPI_COMM_WORLD);
     auto const rows = io::read_population_rows(path, MPI_COMM_WORLD);
     EXPECT_EQ(rows.directed, directed);
+    // Rows both ways are found so, by the ranks together and by one reader of the whole.
+    EXPECT_EQ(rows.symmetric, !directed);
+    EXPECT_EQ(io::read_population_graph(path, MPI_COMM_WORLD).symmetric, !directed);
     std::string const name = directed ? "one-way rows" : "rows both ways";
-    test::expect_share_of(to_device<float>(exec, host), mpi::build_local_graph<float>(exec, MPI_COMM_WORLD, rows),
-                          name);
+    auto const share = mpi::build_local_graph<float>(exec, MPI_COMM_WORLD, rows);
+    EXPECT_EQ(share.mirrored, !directed);
+    test::expect_share_of(to_device<float>(exec, host), share, name);
     test::expect_share_of(to_device<half>(exec, host), mpi::build_local_graph<half>(exec, MPI_COMM_WORLD, rows),
                           name + ", half");
     MPI_Barrier(MPI_COMM_WORLD);
@@ -89,6 +94,7 @@ TEST(PopulationRows, EachRankBuildsItsShareOfTheGraphAsStored) {
     io::write_population(path, host, {}, MPI_COMM_WORLD);
     auto const rows = io::read_population_rows(path, MPI_COMM_WORLD);
     EXPECT_EQ(rows.layer_names, population_layer_names());
+    EXPECT_TRUE(rows.symmetric);
     test::expect_share_of(global, mpi::build_local_graph<float>(exec, MPI_COMM_WORLD, rows), "layered");
     auto const whole = io::read_population_graph(path, MPI_COMM_WORLD);
     EXPECT_EQ(whole.layers, host.layers);
@@ -130,6 +136,41 @@ std::pair<std::string, std::string> errors_reading(HostCsr const& graph, std::st
   MPI_Barrier(MPI_COMM_WORLD);
   if (mpi::rank_of(MPI_COMM_WORLD) == 0) std::remove(path.c_str());
   return {by_rows, whole};
+}
+
+// A file that says its rows were symmetrised, but one entry's weight, layer or reverse differs: its
+// rows are valid, and are not taken as their own transpose, by the ranks or by one reader.
+TEST(PopulationRows, RowsThatAreNotBothWaysAreNotTakenAsSymmetric) {
+  Exec exec;
+  LayeredPopulation spec;
+  spec.agents = 3001;
+  auto const good = to_host(exec, build_csr<float>(exec, generate_population(exec, spec, 5).edges));
+  // An entry whose neighbour is alone in its row (in one layer), so that its layer may change.
+  std::size_t at = 1;
+  while (good.neighbours[at - 1] == good.neighbours[at] || good.neighbours[at + 1] == good.neighbours[at]) ++at;
+  auto weight = good;
+  weight.weights[at] *= 2.0f;
+  auto layer = good;
+  layer.layers[at] = static_cast<layer_index>((layer.layers[at] + 1) % 4);
+  auto missing = good;  // without the last entry, which ends the last row that has one
+  missing.neighbours.pop_back();
+  missing.weights.pop_back();
+  missing.layers.pop_back();
+  for (auto& offset : missing.row_offsets)
+    if (offset == good.row_offsets.back()) offset -= 1;
+  for (auto const& [graph, name, symmetric] :
+       {std::tuple{good, "good", true}, std::tuple{weight, "weight", false}, std::tuple{layer, "layer", false},
+        std::tuple{missing, "missing", false}}) {
+    SCOPED_TRACE(name);
+    auto const path = scratch(std::string("mirror-") + name);
+    io::write_population(path, graph, {}, MPI_COMM_WORLD);
+    auto const rows = io::read_population_rows(path, MPI_COMM_WORLD);
+    EXPECT_EQ(rows.symmetric, symmetric);
+    EXPECT_EQ(io::read_population_graph(path, MPI_COMM_WORLD).symmetric, symmetric);
+    EXPECT_EQ(mpi::build_local_graph<float>(exec, MPI_COMM_WORLD, rows).mirrored, symmetric);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (mpi::rank_of(MPI_COMM_WORLD) == 0) std::remove(path.c_str());
+  }
 }
 
 TEST(PopulationRows, ABadRowFailsOnEveryRankNamingTheFirstAgentAtFault) {

@@ -97,6 +97,60 @@ TYPED_TEST(Graph, BuildsWeightedMultigraphsAsSortedRowsBuiltByHand) {
   }
 }
 
+// (row, column, weight, layer) of every entry of `g`, sorted; `reversed` swaps row and column.
+template <class G>
+std::vector<std::tuple<agent_index, agent_index, float, int>> entries_of(G const& g, bool reversed) {
+  auto const offsets = to_vector(g.row_offsets);
+  auto const neighbours = to_vector(g.neighbours);
+  auto const weights = to_vector(g.weights);
+  auto const layers = to_vector(g.layers);
+  std::vector<std::tuple<agent_index, agent_index, float, int>> out;
+  for (std::size_t i = 0; i + 1 < offsets.size(); ++i)
+    for (auto e = static_cast<std::size_t>(offsets[i]); e < static_cast<std::size_t>(offsets[i + 1]); ++e) {
+      auto const r = static_cast<agent_index>(i), c = neighbours[e];
+      out.emplace_back(reversed ? c : r, reversed ? r : c, weights[e], layers[e]);
+    }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// A rank's rows of a symmetrised multigraph (parallel edges in two layers, self-loops, weights
+// that differ by edge) keep the first agents' rows; the others are its ghosts. Inverting only the
+// entries that name ghosts gives the transpose's entries, weights and layers, row for row.
+TYPED_TEST(Graph, TheTransposeOfMirroredRowsInvertsOnlyTheCut) {
+  using Exec = TypeParam;
+  agent_index const n = 400;
+  std::mt19937 random(5);
+  std::uniform_int_distribution<global_id> agent(0, n - 1);
+  std::vector<global_id> sources, targets;
+  std::vector<float> weights;
+  std::vector<layer_index> layers;
+  for (int k = 0; k < 3000; ++k) {
+    sources.push_back(agent(random));
+    targets.push_back(k % 50 == 0 ? sources.back() : agent(random));
+    weights.push_back(0.125f * static_cast<float>(k % 7 + 1));
+    layers.push_back(static_cast<layer_index>(k % 3));
+  }
+  BuildOptions options;
+  options.drop_self_loops = false;
+  auto const whole = build_csr(Exec(), herd::test::edge_list<Exec>(n, sources, targets, weights, layers), options);
+  ASSERT_TRUE(whole.symmetric);
+  for (agent_index rows : {agent_index{0}, agent_index{1}, agent_index{137}, n}) {
+    auto share = whole;
+    share.row_offsets = Kokkos::subview(whole.row_offsets, std::make_pair(0, rows + 1));
+    auto const entries = static_cast<std::size_t>(to_vector(share.row_offsets).back());
+    share.neighbours = Kokkos::subview(whole.neighbours, std::make_pair(std::size_t{0}, entries));
+    share.weights = Kokkos::subview(whole.weights, std::make_pair(std::size_t{0}, entries));
+    share.layers = Kokkos::subview(whole.layers, std::make_pair(std::size_t{0}, entries));
+    auto const mirrored = transpose_mirrored(Exec(), share, n);
+    auto const inverted = transpose(Exec(), share, n);
+    ASSERT_EQ(mirrored.num_agents(), n);
+    EXPECT_EQ(to_vector(mirrored.row_offsets), to_vector(inverted.row_offsets)) << rows << " rows";
+    EXPECT_EQ(entries_of(mirrored, false), entries_of(inverted, false)) << rows << " rows";
+    EXPECT_EQ(entries_of(mirrored, true), entries_of(share, false)) << rows << " rows";
+  }
+}
+
 TYPED_TEST(Graph, RejectsBadEdgesNamingThem) {
   using Exec = TypeParam;
   auto expect_error = [](auto const& f, std::string const& fragment) {

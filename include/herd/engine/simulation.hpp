@@ -508,7 +508,7 @@ class Simulation {
   graph_type const& closing_readers() {
     if (where_.pushes_along_rows()) return graph();
     if (pushes_through_copy()) return active_.push_graph();
-    if (readers_.num_agents() == 0) readers_ = transpose(exec_, graph(), num_agents());
+    if (readers_.num_agents() == 0) readers_ = where_.transposed(exec_);
     return readers_;
   }
 
@@ -586,7 +586,7 @@ class Simulation {
       t.layer_factors = graph().layer_factors;
       return t;
     }
-    return transpose(exec_, graph(), num_agents());
+    return where_.transposed(exec_);
   }
 
   // The kernel of the phase under way, reading the sums the active set pushed for it, if any.

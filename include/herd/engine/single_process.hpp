@@ -8,6 +8,7 @@
 #include <herd/core/types.hpp>
 #include <herd/engine/telemetry.hpp>
 #include <herd/graph/csr_graph.hpp>
+#include <herd/graph/transpose.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -46,6 +47,8 @@ class SingleProcess {
   bool pushes_along_rows() const { return graph_.symmetric; }
   /// No transpose is shared on one process (see mpi::Ghosts::share_transpose).
   graph_type const* shared_transpose() const { return nullptr; }
+  /// The transpose of graph(): row a lists the rows that name agent a.
+  graph_type transposed(ExecutionSpace const& exec) const { return transpose(exec, graph_, graph_.num_agents()); }
   /// Whether pull steps step interior agents while ghosts are on their way.
   bool overlaps() const { return false; }
 

@@ -9,6 +9,39 @@
 
 namespace herd {
 
+namespace Details {
+
+// A transpose of `graph` with room for its entries (weights and layers where it has them), and
+// no offsets yet.
+template <class MemorySpace, class WeightStorage>
+CsrGraph<MemorySpace, WeightStorage> transpose_entries(CsrGraph<MemorySpace, WeightStorage> const& graph) {
+  CsrGraph<MemorySpace, WeightStorage> t;
+  t.symmetric = graph.symmetric;
+  t.neighbours = Kokkos::View<agent_index*, MemorySpace>(
+      Kokkos::ViewAllocateWithoutInitializing("herd::transpose::neighbours"), graph.num_edges());
+  if (graph.weighted())
+    t.weights = Kokkos::View<WeightStorage*, MemorySpace>(
+        Kokkos::ViewAllocateWithoutInitializing("herd::transpose::weights"), graph.num_edges());
+  if (graph.layered())
+    t.layers = Kokkos::View<layer_index*, MemorySpace>(
+        Kokkos::ViewAllocateWithoutInitializing("herd::transpose::layers"), graph.num_edges());
+  if (graph.layered()) t.layer_factors = graph.layer_factors;
+  return t;
+}
+
+// Puts entry e of `from` at position `at` of its transpose `to`, as read by row `reader`.
+template <class Graph>
+struct TransposedEntry {
+  Graph from, to;
+  KOKKOS_INLINE_FUNCTION void operator()(edge_offset at, agent_index reader, edge_offset e) const {
+    to.neighbours(at) = reader;
+    if (to.weighted()) to.weights(at) = from.weights(e);
+    if (to.layered()) to.layers(at) = from.layers(e);
+  }
+};
+
+}  // namespace Details
+
 /// The transpose of a graph: row j lists the agents whose rows list j, in no particular order, with
 /// the weights and layers of those edges when the graph has them (and its layers' factors). For pushing from agents to
 /// the agents that read them on a directed graph. `columns` (at least the rows) gives the transpose a row for every
@@ -17,37 +50,81 @@ template <class ExecutionSpace, class WeightStorage>
 CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> transpose(
     ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& graph,
     agent_index columns = -1) {
-  using memory_space = typename ExecutionSpace::memory_space;
   require(columns < 0 || columns >= graph.num_agents(), "transpose: fewer columns than rows");
   auto const rows = static_cast<edge_offset>(graph.num_agents());
-  CsrGraph<memory_space, WeightStorage> t;
-  t.symmetric = graph.symmetric;
-  t.neighbours = Kokkos::View<agent_index*, memory_space>(
-      Kokkos::ViewAllocateWithoutInitializing("herd::transpose::neighbours"), graph.num_edges());
-  if (graph.weighted())
-    t.weights = Kokkos::View<WeightStorage*, memory_space>(
-        Kokkos::ViewAllocateWithoutInitializing("herd::transpose::weights"), graph.num_edges());
-  if (graph.layered())
-    t.layers = Kokkos::View<layer_index*, memory_space>(
-        Kokkos::ViewAllocateWithoutInitializing("herd::transpose::layers"), graph.num_edges());
-  if (graph.layered()) t.layer_factors = graph.layer_factors;
+  auto t = Details::transpose_entries(graph);
   auto const offsets = graph.row_offsets;
   auto const neighbours = graph.neighbours;
-  auto const weights = graph.weights;
-  auto const layers = graph.layers;
-  auto const out = t.neighbours;
-  auto const out_weights = t.weights;
-  auto const out_layers = t.layers;
+  Details::TransposedEntry<CsrGraph<typename ExecutionSpace::memory_space, WeightStorage>> const place{graph, t};
   t.row_offsets = Details::invert_rows(
       exec, rows, graph.num_edges(), columns < 0 ? rows : static_cast<edge_offset>(columns),
       KOKKOS_LAMBDA(edge_offset i) { return offsets(i); },
       KOKKOS_LAMBDA(edge_offset e) { return static_cast<edge_offset>(neighbours(e)); },
-      KOKKOS_LAMBDA(edge_offset at, edge_offset i, edge_offset e) {
-        out(at) = static_cast<agent_index>(i);
-        if (out_weights.extent(0)) out_weights(at) = weights(e);
-        if (out_layers.extent(0)) out_layers(at) = layers(e);
-      },
+      KOKKOS_LAMBDA(edge_offset at, edge_offset i, edge_offset e) { place(at, static_cast<agent_index>(i), e); },
       "herd::transpose");
+  return t;
+}
+
+namespace Details {
+
+// The count and fill of transpose_mirrored into `t` (its offsets zero, its entries allocated), with
+// the ghosts' counters shared between threads or not (counters.hpp).
+template <bool Shared, class ExecutionSpace, class Graph>
+void fill_mirrored_transpose(ExecutionSpace const& exec, Graph const& graph, Graph const& t) {
+  agent_index const rows = graph.num_agents();
+  auto const offsets = graph.row_offsets;
+  auto const neighbours = graph.neighbours;
+  auto const out_offsets = t.row_offsets;
+  TransposedEntry<Graph> const place{graph, t};
+  // A row counts its own entries that name rows; the ghosts' counts are shared between rows.
+  Kokkos::parallel_for(
+      "herd::transpose::count", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, rows), KOKKOS_LAMBDA(agent_index a) {
+        edge_offset own = 0;
+        for (edge_offset e = offsets(a); e < offsets(a + 1); ++e) {
+          agent_index const j = neighbours(e);
+          if (j < rows)
+            ++own;
+          else
+            fetch_add<Shared>(out_offsets(j + 1), edge_offset{1});
+        }
+        out_offsets(a + 1) = own;
+      });
+  auto const cursor = counts_to_offsets(exec, out_offsets, "herd::transpose::cursor");
+  Kokkos::parallel_for(
+      "herd::transpose::fill", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, rows), KOKKOS_LAMBDA(agent_index a) {
+        edge_offset at = out_offsets(a);
+        for (edge_offset e = offsets(a); e < offsets(a + 1); ++e) {
+          agent_index const j = neighbours(e);
+          // An entry that names a row lists that row as a reader of a; one that names a ghost
+          // lists a as the ghost's reader.
+          if (j < rows)
+            place(at++, j, e);
+          else
+            place(fetch_add<Shared>(cursor(j), edge_offset{1}), a, e);
+        }
+      });
+}
+
+}  // namespace Details
+
+/// The same transpose (but for the order within a row) of rows taken from a graph that stores
+/// every entry both ways, with the same weight and layer (a symmetrised build), with the first
+/// `graph.num_agents()` of `columns` agents having rows: a rank's share, whose ghosts have none.
+/// An agent with a row is read by the rows that its own row names, so its row of the transpose is
+/// its row's entries that name rows, copied in order; only the entries that name the others (the
+/// ghosts: the cut) are inverted, which on a share of few ghosts is most of the cost saved.
+template <class ExecutionSpace, class WeightStorage>
+CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> transpose_mirrored(
+    ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& graph,
+    agent_index columns) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  require(columns >= graph.num_agents(), "transpose: fewer columns than rows");
+  auto t = Details::transpose_entries(graph);
+  t.row_offsets = Kokkos::View<edge_offset*, memory_space>("herd::transpose::offsets", columns + 1);
+  if (Details::shared_counters(exec))
+    Details::fill_mirrored_transpose<true>(exec, graph, t);
+  else
+    Details::fill_mirrored_transpose<false>(exec, graph, t);
   return t;
 }
 

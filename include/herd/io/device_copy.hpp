@@ -67,6 +67,7 @@ CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> to_device(Executi
         KOKKOS_LAMBDA(std::size_t e) { stored(e) = storage_traits<WeightStorage>::store(weights(e)); });
   }
   if (!host.layers.empty()) graph.layers = Details::copy_to<memory_space>(exec, host.layers, "herd::graph::layers");
+  graph.symmetric = host.symmetric;
   exec.fence();
   return graph;
 }

@@ -20,6 +20,9 @@ struct HostCsr {
   std::vector<float> weights;            ///< empty, or one finite non-negative weight per entry
   std::vector<layer_index> layers;       ///< empty, or one layer per entry (then weights are given too)
   std::vector<std::string> layer_names;  ///< what the layers are, by number (may be empty)
+  /// Whether every entry is also stored the other way, with the same weight and layer (a file
+  /// says its rows were symmetrised, and its reader found them so): see CsrGraph::symmetric.
+  bool symmetric = false;
 
   agent_index num_agents() const { return row_offsets.empty() ? 0 : static_cast<agent_index>(row_offsets.size() - 1); }
 };
@@ -36,6 +39,9 @@ struct HostRows {
   std::vector<layer_index> layers;       ///< empty, or one per entry
   std::vector<std::string> layer_names;  ///< what the layers are, by number (may be empty)
   bool directed = false;                 ///< the file says its rows are one-way
+  /// Whether the whole graph stores every entry both ways, with the same weight and layer (the
+  /// file says so, and the ranks found it so together): see LocalGraph::mirrored.
+  bool symmetric = false;
 
   agent_index rows() const { return row_offsets.empty() ? 0 : static_cast<agent_index>(row_offsets.size() - 1); }
 };
@@ -62,6 +68,15 @@ struct CsrRows {
 /// entries whose offsets start at 0, and the problem; {agents, ""} when there is none.
 std::pair<std::int64_t, std::string> first_bad_row(CsrRows const& rows, std::int64_t agents, std::uint64_t entries,
                                                    std::string const& what);
+
+/// Sums over the entries (i, j, weight, layer) of some rows of a hash of the entry, and of a hash
+/// of the entry reversed, (j, i, weight, layer), modulo 2^64. A graph stores every entry both ways,
+/// with the same weight and layer, when the two sums over all its rows agree (unless the hashes
+/// collide, a chance of about 2^-64): one pass in order, where comparing rows would read at random.
+struct MirrorSums {
+  std::uint64_t forward = 0, reversed = 0;
+};
+MirrorSums mirror_sums(CsrRows const& rows);
 
 /// The part of check_csr a reader can make before it reads the rows: the last row offset must
 /// count the neighbour entries. Throws herd::Error naming `what`.

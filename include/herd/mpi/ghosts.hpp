@@ -71,6 +71,10 @@ class Ghosts {
     bool const same_entries = graph.neighbours.data() == local_.graph.neighbours.data() &&
                               graph.weights.data() == local_.graph.weights.data() &&
                               graph.layers.data() == local_.graph.layers.data();
+    // Other rows (a snapshot's) are not known to be mirrored.
+    if (graph.neighbours.data() != local_.graph.neighbours.data() ||
+        graph.weights.data() != local_.graph.weights.data())
+      local_.mirrored = false;
     local_.graph = graph;
     if (!same_entries) transpose_.reset();
   }
@@ -80,6 +84,9 @@ class Ghosts {
   void share_transpose(graph_type transposed) { transpose_ = std::move(transposed); }
   /// The transpose share_transpose gave, while the steps read the graph it was made of; else null.
   graph_type const* shared_transpose() const { return transpose_ ? &*transpose_ : nullptr; }
+  /// The transpose of graph() over every stored agent (transpose_share): row a lists the rows
+  /// that name agent a.
+  graph_type transposed(ExecutionSpace const& exec) const { return transpose_share(exec, local_); }
   Kokkos::View<global_id*, memory_space> const& global_ids() const { return local_.ids; }
   /// Owned agents, then ghosts.
   agent_index stored() const { return local_.local(); }

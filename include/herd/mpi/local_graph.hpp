@@ -16,6 +16,7 @@
 // number of ranks.
 
 #include <herd/graph/csr_graph.hpp>
+#include <herd/graph/transpose.hpp>
 #include <herd/mpi/partition.hpp>
 
 #include <vector>
@@ -34,6 +35,9 @@ struct LocalGraph {
   std::vector<int> ghost_owners;           ///< ranks owning this rank's ghosts, ascending
   std::vector<agent_index> ghost_offsets;  ///< ghosts of ghost_owners[k]: owned + [offsets[k], offsets[k+1])
   edge_offset cut_edges = 0;               ///< entries of owned rows that point to a ghost
+  /// Whether the whole graph stores every entry both ways, with the same weight and layer (a
+  /// symmetrised build): an owned agent's readers on this rank are then its row's owned entries.
+  bool mirrored = false;
 
   agent_index ghosts() const { return ghost_offsets.empty() ? 0 : ghost_offsets.back(); }
   agent_index local() const { return owned + ghosts(); }
@@ -45,5 +49,14 @@ template <class ExecutionSpace, class WeightStorage>
 LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> extract_local_graph(
     ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& global,
     Partition<typename ExecutionSpace::memory_space> const& partition, int rank);
+
+/// The transpose of `local`'s rows over its stored agents (herd::transpose): row a lists the owned
+/// agents whose rows name a. Only the cut is inverted where the rows are mirrored.
+template <class ExecutionSpace, class WeightStorage>
+CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> transpose_share(
+    ExecutionSpace const& exec, LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> const& local) {
+  return local.mirrored ? transpose_mirrored(exec, local.graph, local.local())
+                        : transpose(exec, local.graph, local.local());
+}
 
 }  // namespace herd

@@ -270,6 +270,18 @@ std::vector<std::string> population_layer_names(std::string const& path, MPI_Com
   return file.exists("/graph/layers") ? layer_names_in(file) : std::vector<std::string>();
 }
 
+namespace {
+
+// Whether rows whose mirror sums these are store every entry both ways.
+bool mirrored(MirrorSums const& sums) { return sums.forward == sums.reversed; }
+
+template <class T>
+T const* optional_data(std::vector<T> const& values) {
+  return values.empty() ? nullptr : values.data();
+}
+
+}  // namespace
+
 HostCsr read_population_graph(std::string const& path, MPI_Comm comm, bool* directed) {
   auto file = h5::File::open(path, comm);
   check_format(file, kind);
@@ -294,6 +306,10 @@ HostCsr read_population_graph(std::string const& path, MPI_Comm comm, bool* dire
   if (directed) *directed = one_way;
   file.close();
   check_csr(graph, path + ": /graph");
+  graph.symmetric =
+      !one_way &&
+      mirrored(mirror_sums({0, graph.row_offsets.size() - 1, graph.row_offsets.data(), graph.neighbours.data(),
+                            optional_data(graph.weights), optional_data(graph.layers)}));
   return graph;
 }
 
@@ -395,6 +411,11 @@ HostRows read_population_rows(std::string const& path, MPI_Comm comm) {
   mine.weights = std::move(weights);
   mine.layers = std::move(layers);
   mine.layer_names = std::move(layer_names);
+  auto sums = mirror_sums({static_cast<std::int64_t>(first), count, mine.row_offsets.data(), mine.neighbours.data(),
+                           optional_data(mine.weights), optional_data(mine.layers)});
+  std::uint64_t both[2] = {sums.forward, sums.reversed};
+  MPI_Allreduce(MPI_IN_PLACE, both, 2, MPI_UINT64_T, MPI_SUM, comm);
+  mine.symmetric = !one_way && mirrored({both[0], both[1]});
   return mine;
 }
 #endif
