@@ -303,22 +303,22 @@ void count_round(ExecutionSpace const& exec, Kokkos::View<Entry*, typename Execu
 
 template <bool Shared, class ExecutionSpace, class WeightStorage>
 void place_round(ExecutionSpace const& exec, Kokkos::View<Entry*, typename ExecutionSpace::memory_space> received,
-                 Kokkos::View<agent_index*, typename ExecutionSpace::memory_space> local_of,
                  Kokkos::View<edge_offset*, typename ExecutionSpace::memory_space> cursor,
                  CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& graph, global_id first) {
   auto neighbours = graph.neighbours;
   auto weights = graph.weights;
   auto layers = graph.layers;
-  auto offsets = graph.row_offsets;
+  auto const stored = static_cast<edge_offset>(neighbours.extent(0));
   bool const weighted = graph.weighted(), layered = graph.layered();
   Kokkos::parallel_for(
       "herd::distributed_graph::place_entries", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, received.extent(0)),
       KOKKOS_LAMBDA(std::size_t k) {
         Entry const entry = received(k);
-        auto const r = local_of(static_cast<std::size_t>(entry.row - first));
-        edge_offset const slot = fetch_add<Shared>(cursor(r), edge_offset{1});
-        // A source that made other edges the second time would overflow the row: counted below.
-        if (slot >= offsets(r + 1)) return;
+        edge_offset const slot = fetch_add<Shared>(cursor(static_cast<std::size_t>(entry.row - first)), edge_offset{1});
+        // A source that made other edges the second time would overflow a row, which the check of
+        // the rows' ends below refuses on every rank; only the arrays' end is guarded here, so
+        // that an entry reads no row's end (a cache miss of its own).
+        if (slot >= stored) return;
         neighbours(slot) = entry.neighbour;
         if (weighted) weights(slot) = storage_traits<WeightStorage>::store(entry.weight);
         if (layered) layers(slot) = entry.layer;
@@ -519,22 +519,26 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_share(
   auto& graph = local.graph;
   auto const offsets = graph.row_offsets;
   auto const stored = static_cast<edge_offset>(graph.neighbours.extent(0));
-  // 3. The second pass places each entry in its row.
+  // 3. The second pass places each entry in its row. The rows' cursors are kept in the block's
+  //    order, as the entries name their rows, so that an entry finds its slot with one read.
   {
     Kokkos::View<edge_offset*, memory_space> cursor(
         Kokkos::ViewAllocateWithoutInitializing("herd::distributed_graph::cursor"), owned);
-    Kokkos::deep_copy(exec, cursor, Kokkos::subview(offsets, Kokkos::make_pair(agent_index{0}, owned)));
+    Kokkos::parallel_for(
+        "herd::distributed_graph::row_cursors", policy(exec, 0, owned),
+        KOKKOS_LAMBDA(agent_index b) { cursor(b) = offsets(local_of(b)); });
     for (std::size_t k = 0; k < rounds.rounds; ++k) {
       auto const received = Details::route_round(exec, comm, source, options, blocks, rounds, k);
       if (shared)
-        Details::place_round<true>(exec, received, local_of, cursor, graph, first);
+        Details::place_round<true>(exec, received, cursor, graph, first);
       else
-        Details::place_round<false>(exec, received, local_of, cursor, graph, first);
+        Details::place_round<false>(exec, received, cursor, graph, first);
     }
     agent_index unfilled = 0;
     Kokkos::parallel_reduce(
         "herd::distributed_graph::check_rows", policy(exec, 0, owned),
-        KOKKOS_LAMBDA(agent_index r, agent_index & bad) { bad += cursor(r) != offsets(r + 1) ? 1 : 0; }, unfilled);
+        KOKKOS_LAMBDA(agent_index b, agent_index & bad) { bad += cursor(b) != offsets(local_of(b) + 1) ? 1 : 0; },
+        unfilled);
     collectively(comm, [&] {
       herd::require(unfilled == 0, "edge source: " + std::to_string(unfilled) +
                                        " rows received other entries the second time their edges were made; a "
