@@ -138,6 +138,7 @@ EdgeList<typename ExecutionSpace::memory_space> part_edges(ExecutionSpace const&
       Kokkos::ViewAllocateWithoutInitializing("herd::population_part::weights"), count);
   edges.layers = Kokkos::View<layer_index*, memory_space>(
       Kokkos::ViewAllocateWithoutInitializing("herd::population_part::layers"), count);
+  if (count == 0) return edges;
   SliceOut<memory_space> const out{edges.sources, edges.targets, edges.weights, edges.layers};
   std::size_t const end = first + count;
   std::size_t const school = make.school.edges(), work = make.work.edges();
