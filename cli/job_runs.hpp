@@ -682,6 +682,8 @@ DistributedInput<WeightStorage, Entry> distributed_input(Options const& o, Exec 
     std::vector<std::string> names;
     in.local = reads_share ? read_share<WeightStorage, Entry>(o, exec, comm, symmetric, names)
                            : read_population_share<WeightStorage, Entry>(o, exec, comm);
+    // A population file's rows found both ways go to PT-Scotch as they are, not symmetrised again.
+    if (reads_rows) symmetric = in.local.mirrored;
 #if HERD_ENABLE_HDF5
     if constexpr (Entry::reads_attributes) {
       // The block of rows this rank read: its owned agents, whose attributes it reads alone.

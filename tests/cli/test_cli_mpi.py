@@ -122,7 +122,12 @@ class SameResults(unittest.TestCase):
         ages = self.path("ages.csv")
         with open(ages, "w") as f:
             f.write("age_group\n" + "".join(rng.choice(["U19", "20t29", "50t64", "65A"]) + "\n" for _ in range(12000)))
+        # A population file, read by row blocks, whose rows are found both ways: PT-Scotch takes them as
+        # they are.
+        population = self.path("population.h5")
+        self.run_ok(1, "convert", "population", "--agents", "12000", "-o", population)
         cases = [["--model", "seir", "--graph", "population", "--agents", "12000"],
+                 ["--model", "seir", "--graph", population],
                  ["--model", "sir", "--graph", edges, "--directed", "--initial-infected", "30"],
                  ["--model", "sir", "--graph", "power-law", "--agents", "12000", "--stepping", "active"],
                  ["--model", "covid", "--agents", "12000"],
