@@ -68,13 +68,11 @@ class Ghosts {
   /// agents, whose entries name no agent beyond this rank's owned agents and ghosts. A shared
   /// transpose stays while only the layers' factors change, and is dropped with other entries.
   void use_graph(graph_type const& graph) {
-    bool const same_entries = graph.neighbours.data() == local_.graph.neighbours.data() &&
-                              graph.weights.data() == local_.graph.weights.data() &&
-                              graph.layers.data() == local_.graph.layers.data();
+    bool const same_rows = graph.neighbours.data() == local_.graph.neighbours.data() &&
+                           graph.weights.data() == local_.graph.weights.data();
+    bool const same_entries = same_rows && graph.layers.data() == local_.graph.layers.data();
     // Other rows (a snapshot's) are not known to be mirrored.
-    if (graph.neighbours.data() != local_.graph.neighbours.data() ||
-        graph.weights.data() != local_.graph.weights.data())
-      local_.mirrored = false;
+    if (!same_rows) local_.mirrored = false;
     local_.graph = graph;
     if (!same_entries) transpose_.reset();
   }

@@ -411,11 +411,13 @@ HostRows read_population_rows(std::string const& path, MPI_Comm comm) {
   mine.weights = std::move(weights);
   mine.layers = std::move(layers);
   mine.layer_names = std::move(layer_names);
-  auto sums = mirror_sums({static_cast<std::int64_t>(first), count, mine.row_offsets.data(), mine.neighbours.data(),
-                           optional_data(mine.weights), optional_data(mine.layers)});
-  std::uint64_t both[2] = {sums.forward, sums.reversed};
-  MPI_Allreduce(MPI_IN_PLACE, both, 2, MPI_UINT64_T, MPI_SUM, comm);
-  mine.symmetric = !one_way && mirrored({both[0], both[1]});
+  if (!one_way) {  // the file's attribute, the same on every rank
+    auto sums = mirror_sums({static_cast<std::int64_t>(first), count, mine.row_offsets.data(), mine.neighbours.data(),
+                             optional_data(mine.weights), optional_data(mine.layers)});
+    std::uint64_t both[2] = {sums.forward, sums.reversed};
+    MPI_Allreduce(MPI_IN_PLACE, both, 2, MPI_UINT64_T, MPI_SUM, comm);
+    mine.symmetric = mirrored({both[0], both[1]});
+  }
   return mine;
 }
 #endif
