@@ -1,6 +1,10 @@
 #include "covid_inputs.hpp"
 
+#include <herd/config.hpp>
 #include <herd/core/error.hpp>
+#if HERD_ENABLE_MPI
+#include <herd/mpi/collective.hpp>
+#endif
 #if HERD_ENABLE_HDF5
 #include <herd/io/hdf5/population.hpp>
 #endif
@@ -58,17 +62,27 @@ std::vector<std::uint8_t> age_groups_of(AttributeColumn const& column, std::stri
   return groups;
 }
 
-std::vector<std::uint8_t> stages_of(AttributeColumn const& column, std::string const& source, global_id first = 0) {
+// A column's stages, with the problem of the lowest agent whose value is not a stage (empty when
+// none): `ids` gives the agent of each value, when not the value's position.
+std::vector<std::uint8_t> stages_of(AttributeColumn const& column, std::string const& source, std::string& failure,
+                                    global_id& failing_agent, std::vector<global_id> const& ids = {}) {
   require(column.kind != AttributeColumn::Kind::category,
           source + ": column " + column.name + " must hold stage numbers 0 to 4, not text");
   bool const real = column.kind == AttributeColumn::Kind::real;
   std::size_t const n = real ? column.reals.size() : column.integers.size();
   std::vector<std::uint8_t> stages(n);
+  failure.clear();
   for (std::size_t i = 0; i < n; ++i) {
     double const v = real ? column.reals[i] : static_cast<double>(column.integers[i]);
-    require(v >= 0 && v <= 4 && v == std::floor(v),
-            source + ": column " + column.name + ": agent " + std::to_string(first + static_cast<global_id>(i)) +
-                " has stage " + number_text(v) + " (expected 0 S, 1 E, 2 I, 3 R or 4 D)");
+    global_id const agent = ids.empty() ? static_cast<global_id>(i) : ids[i];
+    if (!(v >= 0 && v <= 4 && v == std::floor(v))) {
+      if (failure.empty() || agent < failing_agent) {
+        failing_agent = agent;
+        failure = source + ": column " + column.name + ": agent " + std::to_string(agent) + " has stage " +
+                  number_text(v) + " (expected 0 S, 1 E, 2 I, 3 R or 4 D)";
+      }
+      continue;
+    }
     stages[i] = static_cast<std::uint8_t>(v);
   }
   return stages;
@@ -91,7 +105,12 @@ CovidPopulation covid_population(Options const& o, AttributeTable const& attribu
   auto const ages = column_of(o, attributes, age_column, comm);
   if (ages) population.age_group = age_groups_of(*ages, source);
   auto const stages = column_of(o, attributes, stage_column, comm);
-  if (stages) population.stage = stages_of(*stages, source);
+  if (stages) {
+    std::string failure;
+    global_id agent = 0;
+    population.stage = stages_of(*stages, source, failure, agent);
+    require(failure.empty(), failure);
+  }
   // A table that describes the agents must say how old they are: a missing column is more likely
   // a misnamed one than a wish for random ages.
   require(attributes.columns.empty() || ages,
@@ -106,29 +125,40 @@ CovidPopulation covid_population(Options const& o, AttributeTable const& attribu
   return population;
 }
 
-CovidPopulation covid_population_block(Options const& o, global_id first, global_id count, Comm comm) {
+#if HERD_ENABLE_MPI
+CovidPopulation covid_population_of_owned(Options const& o, std::vector<global_id> const& owned,
+                                          AttributeTable const& attributes, Comm comm) {
   CovidPopulation population;
-  population.in_blocks = true;
-  population.first = first;
+  population.owned_only = true;
+  std::optional<AttributeColumn> ages, stages;
+  std::string source = o.attributes;
+  if (!attributes.columns.empty()) {
+    for (auto const& column : attributes.columns) {
+      if (column.name == age_column) ages = column;
+      if (column.name == stage_column) stages = column;
+    }
+    // As covid_population asks, on every rank alike (every rank has the table's columns).
+    require(ages.has_value(),
+            source + ": no column " + age_column + " (the agents' age labels, which --model covid reads)");
+  } else {
 #if HERD_ENABLE_HDF5
-  auto const read = [&](char const* name) {
-    return io::read_population_attribute(o.graph, name, comm, static_cast<std::uint64_t>(first),
-                                         static_cast<std::uint64_t>(count));
-  };
-  // Both read (together, on every rank) before a rank checks its block's values alone.
-  auto const ages = read(age_column);
-  auto const stages = read(stage_column);
-  if (ages) population.age_group = age_groups_of(*ages, o.graph);
-  if (stages) population.stage = stages_of(*stages, o.graph, first);
-#else
-  (void)o;
-  (void)count;
-  (void)comm;
+    source = o.graph;
+    auto columns = io::read_population_attributes(o.graph, {age_column, stage_column}, comm, owned);
+    ages = std::move(columns[0]);
+    stages = std::move(columns[1]);
 #endif
+  }
+  // A bad value is named as one process names it: by the lowest agent at fault, on every rank.
+  if (ages) population.age_group = age_groups_of(*ages, source);
+  std::string failure;
+  global_id agent = 0;
+  if (stages) population.stage = stages_of(*stages, source, failure, agent, owned);
+  mpi::raise_first_failure(comm, static_cast<std::uint64_t>(agent), failure);
   // Checks the values against the parameters here, where every rank sees the same error.
   Covid<Kokkos::HostSpace> const checked(0, covid_parameters(o), population);
   (void)checked;
   return population;
 }
+#endif
 
 }  // namespace herd::cli

@@ -24,8 +24,12 @@ CovidParameters covid_parameters(Options const& options);
 /// `comm` (a population file is read by every rank).
 CovidPopulation covid_population(Options const& options, AttributeTable const& attributes, global_id agents, Comm comm);
 
-/// The same from the population file (options.graph), for agents [first, first + count) alone: a
-/// rank's block of a run whose ranks read the file in blocks. Collective over `comm`.
-CovidPopulation covid_population_block(Options const& options, global_id first, global_id count, Comm comm);
+/// The same for this rank's owned agents alone, whose global ids `owned` lists in local order: a
+/// distributed run whose ranks read their own agents'. From `attributes` (--attributes' rows of
+/// the owned agents, in that order) or, when it has no columns, the population file
+/// (options.graph). A bad value is named as covid_population names it, on every rank. Collective
+/// over `comm`. Defined with MPI.
+CovidPopulation covid_population_of_owned(Options const& options, std::vector<global_id> const& owned,
+                                          AttributeTable const& attributes, Comm comm);
 
 }  // namespace herd::cli

@@ -36,18 +36,18 @@ CsrGraph<Memory, WeightStorage> graph_of_edges(Options const& o, Exec const& exe
   return build_csr<WeightStorage>(exec, to_device(exec, edges), build);
 }
 
-void cover_table_agents(HostEdgeList& edges, AttributeTable const& table, std::string const& name) {
-  if (table.ids.empty()) {
-    edges.num_agents =
-        std::max(edges.num_agents,
-                 static_cast<agent_index>(std::min<std::size_t>(table.rows, std::numeric_limits<agent_index>::max())));
-    return;
-  }
-  auto const largest = *std::max_element(table.ids.begin(), table.ids.end());
+agent_index agents_described(bool named, global_id largest, std::uint64_t rows, std::string const& name) {
+  if (!named) return static_cast<agent_index>(std::min<std::uint64_t>(rows, std::numeric_limits<agent_index>::max()));
   require(largest < std::numeric_limits<agent_index>::max(),
           name + ": agent id " + std::to_string(largest) + " exceeds the largest supported id " +
               std::to_string(std::numeric_limits<agent_index>::max() - 1) + " (try --relabel)");
-  edges.num_agents = std::max(edges.num_agents, static_cast<agent_index>(largest + 1));
+  return static_cast<agent_index>(largest + 1);
+}
+
+void cover_table_agents(HostEdgeList& edges, AttributeTable const& table, std::string const& name) {
+  bool const named = !table.ids.empty();
+  global_id const largest = named ? *std::max_element(table.ids.begin(), table.ids.end()) : -1;
+  edges.num_agents = std::max(edges.num_agents, agents_described(named, largest, table.rows, name));
 }
 
 AttributeTable in_agent_order(AttributeTable const& table, agent_index agents, std::string const& name,

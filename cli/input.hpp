@@ -79,6 +79,10 @@ void check_edge_list_fits(Options const& options, HostEdgeList const& edges);
 /// agents without contacts are agents too.
 void cover_table_agents(HostEdgeList& edges, AttributeTable const& table, std::string const& name);
 
+/// The agents an attribute table `name` describes: one past its `largest` id when it names its
+/// rows' agents, else its `rows`. Throws herd::Error when an id is beyond any agent index.
+agent_index agents_described(bool named, global_id largest, std::uint64_t rows, std::string const& name);
+
 /// The table's rows in agent order (ids dropped). A row's id is its agent, or with `original_ids`
 /// (sorted, from --relabel) the agent with that original id. Every agent needs exactly one row.
 AttributeTable in_agent_order(AttributeTable const& table, agent_index agents, std::string const& name,

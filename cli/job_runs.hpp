@@ -14,9 +14,11 @@
 
 #include <herd/graph/graph_hash.hpp>
 #include <herd/herd.hpp>
+#include <herd/io/device_copy.hpp>
 #include <herd/mpi/local_graph.hpp>
 #include <herd/scenario/run_scenario.hpp>
 #if HERD_ENABLE_MPI
+#include <herd/mpi/attribute_reader.hpp>
 #include <herd/mpi/collective.hpp>
 #include <herd/mpi/distributed_graph.hpp>
 #include <herd/mpi/distributed_population.hpp>
@@ -26,7 +28,6 @@
 #include <herd/mpi/repartition.hpp>
 #endif
 #if HERD_ENABLE_HDF5
-#include <herd/io/hdf5/agent_io.hpp>
 #include <herd/io/hdf5/population.hpp>
 #endif
 
@@ -205,15 +206,10 @@ GraphFacts graph_facts(Options const& o, Input<WeightStorage> const& input, Exec
 
 #if HERD_ENABLE_MPI
 // Whether each rank of a distributed run builds only its share of the graph: a generator, an
-// edge-list file or a population file, contiguous blocks (or PT-Scotch, which starts from them),
-// and no attribute table (--attributes). A model that reads a population file's attributes reads
-// its block's values beside its rows, in contiguous blocks (PT-Scotch would move the rows away
-// from them); on a generated graph or an edge list such a model reads none.
-template <class Entry>
-bool builds_shares(Options const& o, Entry) {
-  bool const reads_file_attributes = Entry::reads_attributes && !is_generator(o.graph) && !is_edge_list_file(o);
-  return o.attributes.empty() && (o.partition == "contiguous" || (o.partition == "ptscotch" && !reads_file_attributes));
-}
+// edge-list file or a population file, under contiguous blocks (or PT-Scotch, which starts from
+// them). A model that reads attributes (a population file's, or --attributes') reads its own
+// agents' values once its rows are in place.
+inline bool builds_shares(Options const& o) { return o.partition == "contiguous" || o.partition == "ptscotch"; }
 
 // PT-Scotch's parts for a share in contiguous blocks (of a graph whose rows are `symmetric`, or
 // not), and the rows moved to them (collective). Adds the time of each to `partition_seconds` and
@@ -241,11 +237,13 @@ LocalGraph<Memory, WeightStorage> population_share(Options const& o, Exec const&
   return mpi::build_local_graph<WeightStorage>(exec, comm, part.edges);
 }
 
-// This rank's share of the edge list --graph names, read by byte ranges (collective).
+// This rank's share of the edge list --graph names, read by byte ranges, among at least
+// `least_agents` agents (those --attributes describes; collective).
 template <class WeightStorage, class Entry>
 LocalGraph<Memory, WeightStorage> read_share(Options const& o, Exec const& exec, MPI_Comm comm, bool& symmetric,
-                                             std::vector<std::string>& layer_names) {
+                                             std::vector<std::string>& layer_names, agent_index least_agents) {
   auto edges = mpi::read_edge_list(comm, o.graph);
+  edges.num_agents = std::max(edges.num_agents, least_agents);
   layer_names = edges.layer_names;
   auto lines = static_cast<unsigned long long>(edges.sources.size());
   MPI_Allreduce(MPI_IN_PLACE, &lines, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
@@ -645,7 +643,7 @@ DistributedInput<WeightStorage, Entry> distributed_input(Options const& o, Exec 
     require(o.stepping != "verify", "--stepping verify runs on one process: it steps each step twice");
     std::optional<EdgeSource<Memory>> share;
     // A temporal network's snapshots are cut from the whole network, which every rank builds.
-    if (o.window > 0 || !builds_shares(o, Entry{})) return share;
+    if (o.window > 0 || !builds_shares(o)) return share;
     if ((share = edge_source_of(o, exec))) {
       check_share_fits(o, size, static_cast<double>(o.agents), static_cast<double>(o.agents) * o.mean_degree);
       (void)Entry::template make<WeightStorage>(o, 0, share->agents, typename Entry::Inputs{});
@@ -658,9 +656,21 @@ DistributedInput<WeightStorage, Entry> distributed_input(Options const& o, Exec 
     } else {
       reads_share = is_edge_list_file(o);
       reads_rows = !reads_share && !is_generator(o.graph);  // a population file
+      require(!reads_rows || o.attributes.empty(),
+              "--attributes: " + o.graph + " is a population file, which holds its attributes");
     }
     return share;
   });
+  // --attributes, each rank reading its part of the table: the rows go to their agents' owners
+  // once the graph's rows are in place. An edge list's agents are those the table names as well.
+  std::optional<mpi::AttributeRows> table;
+  agent_index least_agents = 0;
+  if (!o.attributes.empty() && (source || makes_population || reads_share)) {
+    table = mpi::read_attribute_rows(comm, o.attributes);
+    if (reads_share)
+      mpi::collectively(
+          comm, [&] { least_agents = agents_described(table->named, table->largest, table->rows, o.attributes); });
+  }
   // Not inside collectively: building and reading by shares run collectives of their own, and
   // fail on every rank together.
   if (source) {
@@ -680,22 +690,10 @@ DistributedInput<WeightStorage, Entry> distributed_input(Options const& o, Exec 
     // Each rank reads its part of the file (the lines of its byte range, or its block of rows)
     // and builds its own rows.
     std::vector<std::string> names;
-    in.local = reads_share ? read_share<WeightStorage, Entry>(o, exec, comm, symmetric, names)
+    in.local = reads_share ? read_share<WeightStorage, Entry>(o, exec, comm, symmetric, names, least_agents)
                            : read_population_share<WeightStorage, Entry>(o, exec, comm);
     // A population file's rows found both ways go to PT-Scotch as they are, not symmetrised again.
     if (reads_rows) symmetric = in.local.mirrored;
-#if HERD_ENABLE_HDF5
-    if constexpr (Entry::reads_attributes) {
-      // The block of rows this rank read: its owned agents, whose attributes it reads alone.
-      if (reads_rows) {
-        auto const block = io::h5::block_of(static_cast<std::uint64_t>(in.local.global_agents), rank, size);
-        in.inputs = mpi::collectively(comm, [&] {
-          return Entry::read_block_inputs(o, static_cast<global_id>(block.first),
-                                          static_cast<global_id>(block.second - block.first), comm);
-        });
-      }
-    }
-#endif
     in.graph_seconds = setup.seconds();
     in.facts = share_facts(o, exec, comm, in.local, reads_share ? std::move(names) : *layer_names_of(o, comm));
   } else {
@@ -733,6 +731,20 @@ DistributedInput<WeightStorage, Entry> distributed_input(Options const& o, Exec 
   }
   if (o.partition == "ptscotch" && size > 1)
     in.local = repartition(exec, comm, std::move(in.local), symmetric, in.partition_seconds, in.local_graph_seconds);
+  if constexpr (Entry::reads_attributes) {
+    // Each rank takes its owned agents' attributes alone, wherever the partition put them: part
+    // of reading the files.
+    if (reads_rows || table) {
+      Kokkos::Timer read;
+      auto const owned =
+          Details::copy_from<global_id>(Kokkos::subview(in.local.ids, std::make_pair(agent_index{0}, in.local.owned)));
+      AttributeTable mine;
+      if (table) mine = mpi::owned_attribute_rows(comm, *table, in.local.global_agents, owned, o.attributes);
+      table.reset();
+      in.inputs = mpi::collectively(comm, [&] { return Entry::read_owned_inputs(o, owned, mine, comm); });
+      in.graph_seconds += read.seconds();
+    }
+  }
   return in;
 }
 

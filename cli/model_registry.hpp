@@ -128,9 +128,11 @@ struct CovidEntry : ModelEntry {
   static Inputs read_inputs(Options const& o, Input<WeightStorage> const& input, Comm comm) {
     return covid_population(o, input.attributes, input.graph.num_agents(), comm);
   }
-  /// A rank's block of agents of a population file that the ranks read in blocks.
-  static Inputs read_block_inputs(Options const& o, global_id first, global_id count, Comm comm) {
-    return covid_population_block(o, first, count, comm);
+  /// A rank's owned agents' inputs, when the ranks read the files by parts: from `attributes`
+  /// (--attributes' rows of the owned agents, in their order) or the population file.
+  static Inputs read_owned_inputs(Options const& o, std::vector<global_id> const& owned,
+                                  AttributeTable const& attributes, Comm comm) {
+    return covid_population_of_owned(o, owned, attributes, comm);
   }
   template <class WeightStorage>
   static Covid<Memory> make(Options const& o, agent_index agents, global_id, Inputs const& population) {

@@ -110,18 +110,32 @@ class CovidRun(hf.Case):
             "bad stage": [good[0], ",".join(good[1].split(",")[:2]) + ",7"] + good[2:],
             "text stage": [good[0], ",".join(good[1].split(",")[:2]) + ",sick"] + good[2:],
             "missing agent": good[:-1],
+            "repeated id": good + [good[1].split(",")[0] + ",30t39,0"],
+            "short line": good[:40] + ["7,30t39"] + good[40:],
+            "bad stages": good[:30] + [",".join(good[30].split(",")[:2]) + ",9"] + good[31:-1]
+            + [",".join(good[-1].split(",")[:2]) + ",8"],
         }
         expected = {"no age column": "no column age_group", "unknown label": "unknown age group 'adult'",
-                    "bad stage": "stage 7", "text stage": "not text", "missing agent": "no row for agent"}
+                    "bad stage": "stage 7", "text stage": "not text", "missing agent": "no row for agent",
+                    "repeated id": "bad.csv:52: agent id", "short line": "bad.csv:41: expected 3 fields",
+                    "bad stages": "has stage"}
+        # Under mpiexec each rank reads its part of the table: the message is one process's.
         for name, lines in cases.items():
-            with self.subTest(case=name):
-                with open(self.path("bad.csv"), "w") as f:
-                    f.write("\n".join(lines) + "\n")
-                result = hf.herd(0, "run", "--model", "covid", "--graph", self.path("edges.csv"), "--directed",
-                                 "--transpose", "--attributes", self.path("bad.csv"), "--steps", "2", "--quiet")
-                self.assertEqual(result.returncode, 1, result.stderr)
-                self.assertIn(self.path("bad.csv"), result.stderr)
-                self.assertIn(expected[name], result.stderr)
+            with open(self.path("bad.csv"), "w") as f:
+                f.write("\n".join(lines) + "\n")
+            messages = []
+            for ranks in [0] + ([3] if len(sys.argv) > 2 else []):
+                with self.subTest(case=name, ranks=ranks):
+                    result = hf.herd(ranks, "run", "--model", "covid", "--graph", self.path("edges.csv"),
+                                     "--directed", "--transpose", "--attributes", self.path("bad.csv"), "--steps",
+                                     "2", "--quiet")
+                    self.assertEqual(result.returncode, 1, result.stderr)
+                    errors = [line for line in result.stderr.splitlines() if line.startswith("herd:")]
+                    self.assertEqual(len(errors), 1, result.stderr)
+                    self.assertIn(self.path("bad.csv"), errors[0])
+                    self.assertIn(expected[name], errors[0])
+                    messages.append(errors[0])
+            self.assertEqual(len(set(messages)), 1, messages)
 
     def test_usage_errors(self):
         self.write_population(agents=50, contacts=100, exposed=2)
@@ -144,11 +158,21 @@ class CovidRun(hf.Case):
     def test_same_results_on_1_to_3_ranks(self):
         self.write_population()
         one = self.covid("--steps", "30", "--transmission-rate", "12")
-        for partition in ["contiguous", "metis"]:
+        partitions = ["contiguous", "metis"]
+        if "ptscotch" in hf.herd(0, "--version").stdout:
+            partitions.append("ptscotch")
+        for partition in partitions:
             for ranks in [2, 3]:
                 with self.subTest(partition=partition, ranks=ranks):
                     extra = ["--steps", "30", "--transmission-rate", "12", "--partition", partition]
-                    self.assertEqual(self.covid(*extra, ranks=ranks, csv_name="many.csv"), one)
+                    self.assertEqual(self.covid(*extra, "--json", self.path("many.json"), ranks=ranks,
+                                                csv_name="many.csv"), one)
+                    # In contiguous blocks each rank reads its part of the edges and of the table,
+                    # and no rank partitions the whole graph.
+                    with open(self.path("many.json")) as f:
+                        setup = [r["setup"] for r in json.load(f)["ranks"]]
+                    for phases in setup:
+                        self.assertEqual(phases["partition_seconds"] == 0, partition == "contiguous", phases)
                     # Every rank steps its active agents only: still the same run.
                     self.assertEqual(self.covid(*extra, "--stepping", "active", ranks=ranks, csv_name="active.csv"),
                                      one)
@@ -164,9 +188,10 @@ class CovidRun(hf.Case):
         self.assertEqual(read(self.path("h5.csv")), one)
         if len(sys.argv) <= 2:
             return
-        # Under mpiexec, in contiguous blocks each rank reads its rows and its agents' ages and
-        # stages alone (no rank partitions or cuts the whole graph), and its ghosts' stages come
-        # from their owners; METIS and PT-Scotch partition the whole graph, read by every rank.
+        # Under mpiexec, in contiguous blocks and under PT-Scotch each rank reads its rows and,
+        # once they are in place, its agents' ages and stages alone (no rank reads the whole
+        # graph), and its ghosts' stages come from their owners; METIS partitions the whole graph,
+        # read by every rank.
         # Infected agents in the middle and last blocks (a file from another tool: no checksum),
         # so that ghosts take stages from every rank, not only the exposed agents of the first.
         import h5py
@@ -191,24 +216,35 @@ class CovidRun(hf.Case):
                     self.assertEqual(read(self.path("many.csv")), one)
                     with open(self.path("many.json")) as f:
                         setup = [r["setup"] for r in json.load(f)["ranks"]]
-                    in_blocks = partition == "contiguous"
+                    by_blocks = partition == "contiguous"
                     for phases in setup:
-                        self.assertEqual(phases["partition_seconds"] == 0, in_blocks, phases)
-        # A bad age code in the last rank's block is named on every rank, as one process names
-        # it, with exit status 1.
+                        self.assertEqual(phases["partition_seconds"] == 0, by_blocks, phases)
+        # Bad age codes in the last two blocks: the agent of lowest id is named on every rank, as
+        # one process names it, with exit status 1, wherever the partition put the agents.
         with h5py.File(self.path("pop.h5"), "a") as f:
             ages = f["agents/age_group"]
             ages[2999] = 99
+            ages[1700] = 77
             del ages.attrs["checksum"]
-        for ranks in [0, 3]:
-            with self.subTest(bad_code_on_ranks=ranks):
-                result = hf.herd(ranks, "run", "--model", "covid", "--graph", self.path("pop.h5"), "--steps", "5",
-                                 "--quiet", "--csv", self.path("bad.csv"))
-                self.assertEqual(result.returncode, 1, result.stderr)
-                lines = [line for line in result.stderr.splitlines() if line.startswith("herd:")]
-                self.assertEqual(len(lines), 1, result.stderr)
-                self.assertIn("agent 2999 has category code 99", lines[0])
-                self.assertFalse(os.path.exists(self.path("bad.csv")))
+        def refused(expected):
+            for ranks, partition in [(0, "contiguous")] + [(3, p) for p in partitions]:
+                with self.subTest(expected=expected, ranks=ranks, partition=partition):
+                    result = hf.herd(ranks, "run", "--model", "covid", "--graph", self.path("pop.h5"), "--steps",
+                                     "5", "--quiet", "--partition", partition, "--csv", self.path("bad.csv"))
+                    self.assertEqual(result.returncode, 1, result.stderr)
+                    lines = [line for line in result.stderr.splitlines() if line.startswith("herd:")]
+                    self.assertEqual(len(lines), 1, result.stderr)
+                    self.assertIn(expected, lines[0])
+                    self.assertFalse(os.path.exists(self.path("bad.csv")))
+        refused("agent 1700 has category code 77")
+        # The same for stages out of range, with the ages mended.
+        with h5py.File(self.path("pop.h5"), "a") as f:
+            f["agents/age_group"][1700] = 0
+            f["agents/age_group"][2999] = 0
+            stages = f["agents/initial_disease_stage"]
+            stages[2990] = 7
+            stages[1600] = 9
+        refused("agent 1600 has stage 9")
 
     @unittest.skipUnless(os.path.isfile(os.path.join(os.environ.get("HERD_ASTORIA", "-"), "astoria_agents.csv")),
                          "the Astoria data is not at hand (HERD_ASTORIA)")

@@ -2,9 +2,13 @@
 
 // Files the ranks of an MPI test share.
 
+#include <herd/mpi/collective.hpp>
+
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 namespace herd::test {
@@ -18,5 +22,25 @@ inline std::string scratch_path(std::string const& file) {
   MPI_Bcast(dir.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD);
   return dir + "/" + file;
 }
+
+/// A file rank 0 writes and every rank reads; removed when it goes.
+class SharedFile {
+ public:
+  SharedFile(std::string const& name, std::string const& text) {
+    path_ = scratch_path("herd_" + std::to_string(mpi::size_of(MPI_COMM_WORLD)) + "_" + name);
+    if (mpi::rank_of(MPI_COMM_WORLD) == 0) std::ofstream(path_, std::ios::binary) << text;
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  SharedFile(SharedFile const&) = delete;
+  SharedFile& operator=(SharedFile const&) = delete;
+  ~SharedFile() {
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (mpi::rank_of(MPI_COMM_WORLD) == 0) std::filesystem::remove(path_);
+  }
+  std::string const& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 }  // namespace herd::test

@@ -25,25 +25,7 @@ namespace {
 using namespace herd;
 using test::Exec;
 
-// A file rank 0 writes and every rank reads; removed when the test ends.
-class SharedFile {
- public:
-  SharedFile(std::string const& name, std::string const& text) {
-    path_ = test::scratch_path("herd_edge_list_" + std::to_string(mpi::size_of(MPI_COMM_WORLD)) + "_" + name);
-    if (mpi::rank_of(MPI_COMM_WORLD) == 0) std::ofstream(path_, std::ios::binary) << text;
-    MPI_Barrier(MPI_COMM_WORLD);
-  }
-  SharedFile(SharedFile const&) = delete;
-  SharedFile& operator=(SharedFile const&) = delete;
-  ~SharedFile() {
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (mpi::rank_of(MPI_COMM_WORLD) == 0) std::filesystem::remove(path_);
-  }
-  std::string const& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using test::SharedFile;
 
 struct Style {
   bool weights = false;
@@ -116,7 +98,7 @@ void expect_part_of(HostEdgeList const& part, HostEdgeList const& whole) {
 
 void expect_read_as_one_process(std::string const& name, std::string const& text, std::size_t round_edges = 0) {
   SCOPED_TRACE(name);
-  SharedFile const file(name, text);
+  SharedFile const file("edge_list_" + name, text);
   Exec exec;
   auto const whole = read_edge_list(file.path());
   auto const part = mpi::read_edge_list(MPI_COMM_WORLD, file.path());
@@ -184,7 +166,7 @@ std::string one_process_error(std::string const& path) {
 
 void expect_failure_as_one_process(std::string const& name, std::string const& text) {
   SCOPED_TRACE(name);
-  SharedFile const file(name, text);
+  SharedFile const file("edge_list_" + name, text);
   auto const expected = one_process_error(file.path());
   ASSERT_FALSE(expected.empty());
   EXPECT_EQ(error_reading(file.path()), expected);

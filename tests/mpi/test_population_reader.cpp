@@ -1,7 +1,9 @@
 // A population file read by row ranges: each rank reads its block of offsets and its rows'
 // entries, and must build the share extract_local_graph cuts from the graph as stored. A bad row
-// fails on every rank with the message one process reading the whole file gives.
+// fails on every rank with the message one process reading the whole file gives. Attributes are
+// read for the agents each rank asks for.
 #include <herd/herd.hpp>
+#include <herd/io/hdf5/agent_io.hpp>
 #include <herd/io/hdf5/population.hpp>
 #include <herd/mpi/collective.hpp>
 #include <herd/mpi/distributed_graph.hpp>
@@ -18,6 +20,7 @@
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 namespace {
 
@@ -194,6 +197,72 @@ TEST(PopulationRows, ABadRowFailsOnEveryRankNamingTheFirstAgentAtFault) {
     EXPECT_FALSE(whole.empty());
     EXPECT_EQ(by_rows, whole);
   }
+}
+
+// Attributes read for the agents each rank asks for, scattered or its own block, in any order (a
+// partition's owned agents): each gets the values one process reads for them, whichever rank's
+// block holds them. A bad category code names the lowest agent at fault on every rank, wherever
+// it was asked.
+TEST(PopulationAttributes, EachRankGetsTheValuesOfTheAgentsItAsksFor) {
+  auto const graph = random_graph(3001, false);
+  auto const n = static_cast<std::size_t>(graph.num_agents());
+  int const rank = mpi::rank_of(MPI_COMM_WORLD), ranks = mpi::size_of(MPI_COMM_WORLD);
+  io::PopulationInfo info;
+  info.attributes.rows = n;
+  AttributeColumn group, x;
+  group.name = "group";
+  group.kind = AttributeColumn::Kind::category;
+  group.categories = {"a", "b", "c"};
+  x.name = "x";
+  x.kind = AttributeColumn::Kind::real;
+  for (std::size_t k = 0; k < n; ++k) {
+    group.integers.push_back(static_cast<std::int64_t>(k * 7 % 3));
+    x.reals.push_back(0.5 * static_cast<double>(k));
+  }
+  info.attributes.columns = {group, x};
+  // Agents spread over the ranks by a hash, in descending order, with the last agent asked for
+  // by every rank as well; and the rank's own block, in descending order.
+  std::vector<global_id> scattered, own;
+  for (std::size_t k = n; k-- > 0;)
+    if (k * 2654435761u % 1009 % static_cast<std::size_t>(ranks) == static_cast<std::size_t>(rank))
+      scattered.push_back(static_cast<global_id>(k));
+  scattered.push_back(static_cast<global_id>(n - 1));
+  auto const [first, last] = io::h5::block_of(n, rank, ranks);
+  for (auto k = last; k-- > first;) own.push_back(static_cast<global_id>(k));
+  auto const path = scratch("attributes");
+  io::write_population(path, graph, info, MPI_COMM_WORLD);
+  for (auto const* ids : {&scattered, &own}) {
+    SCOPED_TRACE(ids == &own ? "own block" : "scattered");
+    auto const read = io::read_population_attributes(path, {"group", "y", "x"}, MPI_COMM_WORLD, *ids);
+    ASSERT_EQ(read.size(), 3u);
+    EXPECT_FALSE(read[1]);
+    ASSERT_TRUE(read[0] && read[2]);
+    EXPECT_EQ(read[0]->kind, AttributeColumn::Kind::category);
+    EXPECT_EQ(read[0]->categories, group.categories);
+    EXPECT_EQ(read[2]->kind, AttributeColumn::Kind::real);
+    ASSERT_EQ(read[0]->integers.size(), ids->size());
+    ASSERT_EQ(read[2]->reals.size(), ids->size());
+    for (std::size_t i = 0; i < ids->size(); ++i) {
+      auto const k = static_cast<std::size_t>((*ids)[i]);
+      ASSERT_EQ(read[0]->integers[i], group.integers[k]) << "agent " << k;
+      ASSERT_EQ(read[2]->reals[i], x.reals[k]) << "agent " << k;
+    }
+  }
+  // Codes outside the categories at agents 2000 and 2500.
+  info.attributes.columns[0].integers[2500] = 9;
+  info.attributes.columns[0].integers[2000] = 7;
+  io::write_population(path, graph, info, MPI_COMM_WORLD);
+  for (auto const* ids : {&scattered, &own}) {
+    std::string message;
+    try {
+      (void)io::read_population_attributes(path, {"group"}, MPI_COMM_WORLD, *ids);
+    } catch (mpi::CollectiveError const& e) {
+      message = e.what();
+    }
+    EXPECT_EQ(message, path + ": /agents/group: agent 2000 has category code 7 of 3");
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) std::remove(path.c_str());
 }
 
 }  // namespace

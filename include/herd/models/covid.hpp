@@ -57,15 +57,14 @@ struct CovidParameters {
   global_id initial_exposed = 10;  ///< exposed agents chosen by the seed, when stages are not given
 };
 
-/// Per-agent inputs, indexed by global id from `first` on; either may be empty.
+/// Per-agent inputs, by global id (or by owned agent); either may be empty.
 struct CovidPopulation {
   std::vector<std::uint8_t> age_group;  ///< index into CovidParameters::age_groups (empty: drawn from the shares)
   std::vector<std::uint8_t> stage;      ///< initial stage, a Covid::Stage (empty: initial_exposed chosen by seed)
-  /// Whether each rank holds the values of its owned agents alone, those of agents first, first +
-  /// 1, ... (a block that covers them): its ghosts' stages then come from their owners. The same
-  /// on every rank.
-  bool in_blocks = false;
-  global_id first = 0;
+  /// Whether each rank holds the values of its owned agents alone, by local index (a distributed
+  /// run whose ranks read their own agents'): its ghosts' stages then come from their owners.
+  /// The same on every rank.
+  bool owned_only = false;
 };
 
 template <class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
@@ -97,8 +96,7 @@ class Covid {
     build_tables(p);
     given_age_ = to_view("herd::covid::given_age", population.age_group);
     given_stage_ = to_view("herd::covid::given_stage", population.stage);
-    given_in_blocks_ = population.in_blocks;
-    given_first_ = population.in_blocks ? population.first : 0;
+    given_owned_only_ = population.owned_only;
   }
 
   /// The parameters a scenario may set between steps (herd::ScenarioEvent), by their names in the
@@ -151,17 +149,17 @@ class Covid {
   std::vector<std::string> observable_names() const { return {"S", "E", "I", "R", "D"}; }
 
   /// Sets each agent's age group and stage from the population (or draws them from the seed).
-  /// With the population in blocks, collective: the ghosts' stages come from their owners. A
-  /// rank's block must cover its owned agents (throws herd::Error on that rank otherwise: the
-  /// caller's blocks are those its ranks own, as the herd command's are).
+  /// With the owned agents' values alone, collective: the ghosts' stages come from their owners.
+  /// Throws herd::Error when the values given are not one per agent (per owned agent).
   template <class Simulation>
   void initialise(Simulation& sim, global_id population) {
-    global_id const first = given_first_;
+    bool const owned_only = given_owned_only_;
+    global_id const expected = owned_only ? static_cast<global_id>(sim.num_owned()) : population;
     auto const given = [&](auto const& view, char const* what) {
       auto const count = static_cast<global_id>(view.extent(0));
-      require(count == 0 || (given_in_blocks_ ? first >= 0 && count <= population - first : count == population),
-              std::string("covid: ") + std::to_string(count) + " " + what + " for " + std::to_string(population) +
-                  " agents" + (given_in_blocks_ ? " from agent " + std::to_string(first) : std::string()));
+      require(count == 0 || count == expected, std::string("covid: ") + std::to_string(count) + " " + what + " for " +
+                                                   std::to_string(expected) +
+                                                   (owned_only ? " owned agents" : " agents"));
       return count != 0;
     };
     bool const ages_given = given(given_age_, "age groups");
@@ -171,18 +169,6 @@ class Covid {
     auto const rng = sim.rng();
     auto const s = stage.current(), d = days.current(), t = timer.current(), g = age.current();
     auto const ages = given_age_, stages = given_stage_;
-    // The agents whose values are given: first, first + 1, ... (all of them unless in blocks).
-    auto const held = static_cast<global_id>(ages_given ? ages.extent(0) : stages.extent(0));
-    if (given_in_blocks_ && (ages_given || stages_given)) {
-      agent_index outside = 0;
-      Kokkos::parallel_reduce(
-          "herd::covid::check_block",
-          Kokkos::RangePolicy<typename Simulation::execution_space>(sim.execution_space_instance(), 0, sim.num_owned()),
-          KOKKOS_LAMBDA(agent_index i, agent_index & n) { n += ids(i) < first || ids(i) - first >= held; }, outside);
-      require(outside == 0, "covid: " + std::to_string(outside) + " owned agents lie outside the block of " +
-                                std::to_string(held) + " agents from agent " + std::to_string(first) +
-                                " that the population gives");
-    }
     auto const age_thresholds = age_thresholds_;
     std::uint8_t const first_timer = static_cast<std::uint8_t>(initial_exposed_to_infected_);
     std::uint8_t const infected_timer = static_cast<std::uint8_t>(infected_to_recovered_);
@@ -191,10 +177,10 @@ class Covid {
         Kokkos::RangePolicy<typename Simulation::execution_space>(sim.execution_space_instance(), 0, sim.num_agents()),
         KOKKOS_LAMBDA(agent_index i) {
           global_id const id = ids(i);
-          // A ghost outside the rank's block takes its owner's stage below (its age and timer are
-          // its owner's to read).
-          auto const k = static_cast<std::size_t>(id - first);
-          bool const given_here = id >= first && id - first < held;
+          // A ghost's values, when only the owned agents' are given, are its owner's: its stage
+          // arrives below (its age and timer are its owner's to read).
+          auto const k = static_cast<std::size_t>(owned_only ? static_cast<global_id>(i) : id);
+          bool const given_here = !owned_only || static_cast<global_id>(i) < expected;
           std::uint8_t group = 0;
           if (ages_given) {
             group = given_here ? ages(k) : 0;
@@ -211,7 +197,8 @@ class Covid {
           d(i) = st == exposed ? 1 : (st == infected ? 3 : 0);
           t(i) = st == exposed ? first_timer : (st == infected ? infected_timer : 0);
         });
-    if (given_in_blocks_ && stages_given) {
+    // On every rank alike (a rank's count does not say whether another's stages were given).
+    if (owned_only) {
       sim.update_ghosts(stage, days);
       sim.wait_for_ghosts();
     }
@@ -419,8 +406,7 @@ class Covid {
   Kokkos::View<std::uint64_t*, MemorySpace> age_thresholds_;
   Kokkos::View<std::uint8_t*, MemorySpace> given_age_;
   Kokkos::View<std::uint8_t*, MemorySpace> given_stage_;
-  bool given_in_blocks_ = false;
-  global_id given_first_ = 0;
+  bool given_owned_only_ = false;
 };
 
 }  // namespace herd

@@ -422,52 +422,103 @@ HostRows read_population_rows(std::string const& path, MPI_Comm comm) {
 }
 #endif
 
-std::optional<AttributeColumn> read_population_attribute(std::string const& path, std::string const& name,
-                                                         MPI_Comm comm, std::uint64_t first, std::uint64_t count) {
-  auto file = h5::File::open(path, comm);
-  check_format(file, kind);
+namespace {
+
+// /agents/<name>'s length after checking it against the agent count; nothing when the file has no
+// such attribute.
+std::optional<std::uint64_t> attribute_length(h5::File const& file, std::string const& name) {
   std::string const dataset = "/agents/" + name;
   if (!is_attribute_name(name) || !file.exists(dataset)) return std::nullopt;
   auto const agents = static_cast<std::uint64_t>(file.int_attribute("/graph", "agents"));
-  auto const type = file.type(dataset);
-  bool const floating = h5::is_floating(type);
-  auto const length = length_of(file, dataset, floating);
-  require(length == agents, path + ": " + dataset + " holds " + std::to_string(length) + " values for " +
+  auto const length = length_of(file, dataset, h5::is_floating(file.type(dataset)));
+  require(length == agents, file.path() + ": " + dataset + " holds " + std::to_string(length) + " values for " +
                                 std::to_string(agents) + " agents");
-  if (count == 0) {  // every agent's
-    first = 0;
-    count = length;
-  }
-  mpi::raise_if_any_failed(comm, first <= length && count <= length - first
-                                     ? std::string()
-                                     : path + ": " + dataset + ": agents [" + std::to_string(first) + ", " +
-                                           std::to_string(first + count) + ") of " + std::to_string(length));
+  return length;
+}
+
+// A column of /agents/<name> whose values `read(T{}, type)` returns (as a std::vector<T>), with
+// its categories checked: a bad code fails on every rank, naming the agent of lowest id at fault
+// (agent_of(k) is the agent of value k).
+template <class Read, class AgentOf>
+AttributeColumn attribute_column(h5::File const& file, std::string const& name, Read&& read, AgentOf&& agent_of) {
+  std::string const dataset = "/agents/" + name;
   AttributeColumn column;
   column.name = name;
-  if (floating) {
+  if (h5::is_floating(file.type(dataset))) {
     column.kind = AttributeColumn::Kind::real;
-    column.reals = read_all<double>(file, dataset, count, false, first);
-  } else {
-    column.kind = AttributeColumn::Kind::integer;
-    column.integers = read_all<std::int64_t>(file, dataset, count, true, first);
-    if (file.has_attribute(dataset, "categories")) {
-      column.kind = AttributeColumn::Kind::category;
-      column.categories = split_lines(file.string_attribute(dataset, "categories"));
-      auto const& codes = column.integers;
-      auto const bad = std::find_if(codes.begin(), codes.end(), [&](std::int64_t code) {
-        return code < 0 || static_cast<std::size_t>(code) >= column.categories.size();
-      });
-      // Ranks reading blocks find their own bad codes: every rank fails, naming the first agent.
-      auto const agent = first + static_cast<std::uint64_t>(bad - codes.begin());
-      mpi::raise_first_failure(file.communicator(), agent,
-                               bad == codes.end() ? std::string()
-                                                  : path + ": " + dataset + ": agent " + std::to_string(agent) +
-                                                        " has category code " + std::to_string(*bad) + " of " +
-                                                        std::to_string(column.categories.size()));
-    }
+    column.reals = read(double{}, h5::Type::f64);
+    return column;
   }
+  column.kind = AttributeColumn::Kind::integer;
+  column.integers = read(std::int64_t{}, h5::Type::i64);
+  if (!file.has_attribute(dataset, "categories")) return column;
+  column.kind = AttributeColumn::Kind::category;
+  column.categories = split_lines(file.string_attribute(dataset, "categories"));
+  auto const& codes = column.integers;
+  std::optional<std::size_t> bad;  // the value of the lowest agent with a bad code
+  for (std::size_t k = 0; k < codes.size(); ++k)
+    if ((codes[k] < 0 || static_cast<std::size_t>(codes[k]) >= column.categories.size()) &&
+        (!bad || agent_of(k) < agent_of(*bad)))
+      bad = k;
+  mpi::raise_first_failure(file.communicator(), bad ? agent_of(*bad) : 0,
+                           !bad ? std::string()
+                                : file.path() + ": " + dataset + ": agent " + std::to_string(agent_of(*bad)) +
+                                      " has category code " + std::to_string(codes[*bad]) + " of " +
+                                      std::to_string(column.categories.size()));
+  return column;
+}
+
+}  // namespace
+
+std::optional<AttributeColumn> read_population_attribute(std::string const& path, std::string const& name,
+                                                         MPI_Comm comm) {
+  auto file = h5::File::open(path, comm);
+  check_format(file, kind);
+  auto const length = attribute_length(file, name);
+  if (!length) return std::nullopt;
+  std::string const dataset = "/agents/" + name;
+  auto column = attribute_column(
+      file, name,
+      [&](auto tag, h5::Type type) { return read_all<decltype(tag)>(file, dataset, *length, type == h5::Type::i64); },
+      [](std::size_t k) { return static_cast<std::uint64_t>(k); });
   file.close();
   return column;
+}
+
+std::vector<std::optional<AttributeColumn>> read_population_attributes(std::string const& path,
+                                                                       std::vector<std::string> const& names,
+                                                                       MPI_Comm comm,
+                                                                       std::vector<global_id> const& ids) {
+  auto file = h5::File::open(path, comm);
+  check_format(file, kind);
+  std::vector<std::optional<std::uint64_t>> lengths(names.size());
+  for (std::size_t c = 0; c < names.size(); ++c) lengths[c] = attribute_length(file, names[c]);
+  std::vector<std::optional<AttributeColumn>> columns(names.size());
+  if (std::none_of(lengths.begin(), lengths.end(), [](auto const& l) { return l.has_value(); })) return columns;
+  // The ids asked for in ascending order: a rank that asks for its own block (in any order) reads
+  // it directly, and the plan serves every name.
+  std::vector<std::size_t> order(ids.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return ids[a] < ids[b]; });
+  std::vector<global_id> sorted(ids.size());
+  for (std::size_t k = 0; k < order.size(); ++k) sorted[k] = ids[order[k]];
+  auto const agents = static_cast<std::uint64_t>(file.int_attribute("/graph", "agents"));
+  h5::AgentBlocks const blocks(comm, agents, sorted, path);
+  for (std::size_t c = 0; c < names.size(); ++c) {
+    if (!lengths[c]) continue;
+    std::string const dataset = "/agents/" + names[c];
+    columns[c] = attribute_column(
+        file, names[c],
+        [&](auto tag, h5::Type type) {
+          std::vector<decltype(tag)> ascending(ids.size()), values(ids.size());
+          if (agents > 0) blocks.read(file, dataset, type, ascending.data());  // HDF5 refuses to read nothing
+          for (std::size_t k = 0; k < order.size(); ++k) values[order[k]] = ascending[k];
+          return values;
+        },
+        [&](std::size_t k) { return static_cast<std::uint64_t>(ids[k]); });
+  }
+  file.close();
+  return columns;
 }
 
 bool is_attribute_name(std::string const& name) {

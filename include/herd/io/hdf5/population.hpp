@@ -59,11 +59,19 @@ HostRows read_population_rows(std::string const& path, MPI_Comm comm);
 
 /// Reads the agent attribute /agents/<name> of a population file on every rank: integers (with
 /// the text of each code when it is a category) or reals, one per agent. Nothing when the file has
-/// no such attribute. With `count` > 0, the values of agents [first, first + count) alone (a
-/// rank's block). Collective.
+/// no such attribute. Collective.
 std::optional<AttributeColumn> read_population_attribute(std::string const& path, std::string const& name,
-                                                         MPI_Comm comm, std::uint64_t first = 0,
-                                                         std::uint64_t count = 0);
+                                                         MPI_Comm comm);
+
+/// The attributes `names` of the agents `ids` alone, in that order (each in [0, agents)): a
+/// rank's own agents. Each rank reads its contiguous block of the file and the values travel to
+/// the ranks that asked for them (h5::AgentBlocks, one plan for every name), so no rank holds a
+/// whole column; ranks that ask for their own blocks exchange nothing. Nothing for a name the file
+/// lacks. A bad category code names the agent of lowest id at fault, on every rank. Collective.
+std::vector<std::optional<AttributeColumn>> read_population_attributes(std::string const& path,
+                                                                       std::vector<std::string> const& names,
+                                                                       MPI_Comm comm,
+                                                                       std::vector<global_id> const& ids);
 
 /// Whether an attribute table's column can be stored under this name (/agents/<name>): not empty,
 /// no '/', not "." and not the reserved original_id.

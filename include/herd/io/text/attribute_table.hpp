@@ -3,9 +3,11 @@
 // A CSV table of agent attributes (age, household, occupation, ...) parsed on the host, one row per
 // agent. Free of Kokkos, like the edge-list parser, so that it can be fuzzed on its own.
 
+#include <herd/core/error.hpp>
 #include <herd/core/types.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,5 +43,53 @@ AttributeTable parse_attribute_table(std::string_view text, std::string const& n
 
 /// Reads and parses the CSV file `path` (see parse_attribute_table).
 AttributeTable read_attribute_table(std::string const& path);
+
+namespace Details {
+
+/// A problem on one line of an attribute table: the message names the file and the line.
+class LineError : public Error {
+ public:
+  LineError(std::string const& what, std::size_t at) : Error(what), line(at) {}
+  std::size_t line;
+};
+
+/// An attribute table's lines as text, before the kinds of its columns are known: what a reader
+/// of part of a file (herd::mpi::read_attribute_rows) settles with the other parts first.
+struct AttributeLines {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> values;  ///< [column][row]
+  std::vector<std::size_t> lines;                ///< the line number of each row
+};
+
+/// Splits CSV text into fields, the first line being number `first_line`. With `header` empty,
+/// the first non-empty line is the header, checked; otherwise every non-empty line is a row of
+/// the columns `header` names. Throws LineError naming `name`, the line and the problem.
+AttributeLines split_attribute_lines(std::string_view text, std::string const& name, std::size_t first_line = 1,
+                                     std::vector<std::string> header = {});
+
+/// The kind of a column whose values are these alone: integer if every one is, else real if every
+/// one is, else category.
+AttributeColumn::Kind kind_of(std::vector<std::string> const& values);
+
+/// A column `name` of `kind` from its text values, which must all read as that kind (`kind_of`
+/// gave it, or a kind that takes more). Categories are coded in order of first appearance.
+AttributeColumn typed_column(std::string name, std::vector<std::string> const& values, AttributeColumn::Kind kind);
+
+/// Whether `name` is a column that names each row's agent: "id" or "agent_id".
+bool is_id_column(std::string const& name);
+
+/// The agent id `text` gives: a non-negative integer; nothing otherwise.
+std::optional<global_id> agent_id_of(std::string const& text);
+/// What is wrong with an id that agent_id_of refuses, in the column `column`.
+std::string bad_agent_id(std::string const& column, std::string const& text);
+/// What is wrong with an id given a second time.
+std::string repeated_agent_id(global_id id);
+
+/// The agent ids of an id column, each checked to be a non-negative integer not seen before in
+/// the column. Throws LineError naming `name`, the line (from `lines`) and the problem.
+std::vector<global_id> agent_ids(std::vector<std::string> const& values, std::vector<std::size_t> const& lines,
+                                 std::string const& column, std::string const& name);
+
+}  // namespace Details
 
 }  // namespace herd
