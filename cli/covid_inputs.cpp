@@ -131,29 +131,29 @@ CovidPopulation covid_population_of_owned(Options const& o, std::vector<global_i
   CovidPopulation population;
   population.owned_only = true;
   std::optional<AttributeColumn> ages, stages;
-  std::string source = o.attributes;
-  if (!attributes.columns.empty()) {
+  bool const table = !o.attributes.empty();
+  std::string const source = table ? o.attributes : o.graph;
+  if (table) {
     for (auto const& column : attributes.columns) {
       if (column.name == age_column) ages = column;
       if (column.name == stage_column) stages = column;
     }
-    // As covid_population asks, on every rank alike (every rank has the table's columns).
-    require(ages.has_value(),
-            source + ": no column " + age_column + " (the agents' age labels, which --model covid reads)");
   } else {
 #if HERD_ENABLE_HDF5
-    source = o.graph;
     auto columns = io::read_population_attributes(o.graph, {age_column, stage_column}, comm, owned);
     ages = std::move(columns[0]);
     stages = std::move(columns[1]);
 #endif
   }
-  // A bad value is named as one process names it: by the lowest agent at fault, on every rank.
+  // A bad value is named as one process names it: by the lowest agent at fault, on every rank;
+  // then a missing age column (every rank has the table's columns).
   if (ages) population.age_group = age_groups_of(*ages, source);
   std::string failure;
   global_id agent = 0;
   if (stages) population.stage = stages_of(*stages, source, failure, agent, owned);
   mpi::raise_first_failure(comm, static_cast<std::uint64_t>(agent), failure);
+  require(!table || attributes.columns.empty() || ages,
+          source + ": no column " + age_column + " (the agents' age labels, which --model covid reads)");
   // Checks the values against the parameters here, where every rank sees the same error.
   Covid<Kokkos::HostSpace> const checked(0, covid_parameters(o), population);
   (void)checked;

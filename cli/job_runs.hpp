@@ -237,18 +237,22 @@ LocalGraph<Memory, WeightStorage> population_share(Options const& o, Exec const&
   return mpi::build_local_graph<WeightStorage>(exec, comm, part.edges);
 }
 
-// This rank's share of the edge list --graph names, read by byte ranges, among at least
-// `least_agents` agents (those --attributes describes; collective).
+// This rank's share of the edge list --graph names, read by byte ranges, with the agents `table`
+// (--attributes) names as well (collective).
 template <class WeightStorage, class Entry>
 LocalGraph<Memory, WeightStorage> read_share(Options const& o, Exec const& exec, MPI_Comm comm, bool& symmetric,
-                                             std::vector<std::string>& layer_names, agent_index least_agents) {
+                                             std::vector<std::string>& layer_names,
+                                             std::optional<mpi::AttributeRows> const& table) {
   auto edges = mpi::read_edge_list(comm, o.graph);
-  edges.num_agents = std::max(edges.num_agents, least_agents);
   layer_names = edges.layer_names;
   auto lines = static_cast<unsigned long long>(edges.sources.size());
   MPI_Allreduce(MPI_IN_PLACE, &lines, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
   bool const directed = o.directed || edges.directed;
   mpi::collectively(comm, [&] {
+    // Agents without contacts are agents too, as cover_table_agents makes them for one process.
+    if (table)
+      edges.num_agents =
+          std::max(edges.num_agents, agents_described(table->named, table->largest, table->rows, o.attributes));
     int const size = mpi::size_of(comm);
     // Held while building: the rank's lines, 20 bytes each (read in place, or a round at a time
     // copied to a device).
@@ -636,6 +640,10 @@ DistributedInput<WeightStorage, Entry> distributed_input(Options const& o, Exec 
   DistributedInput<WeightStorage, Entry> in;
   bool reads_share = false, reads_rows = false, makes_population = false;
   bool symmetric = false;  // whether every row entry is also stored the other way (PT-Scotch's input)
+  // --attributes, each rank reading its part of the table first, as one process reads the table
+  // before the graph: its rows go to their agents' owners once the graph's rows are in place.
+  std::optional<mpi::AttributeRows> table;
+  if (!o.attributes.empty() && o.window == 0 && builds_shares(o)) table = mpi::read_attribute_rows(comm, o.attributes);
   auto source = mpi::collectively(comm, [&] {
     require(o.reorder == "none", "--reorder applies to one process; under mpiexec the partition decides locality");
     require(o.partition != "ptscotch" || have_ptscotch(),
@@ -661,16 +669,6 @@ DistributedInput<WeightStorage, Entry> distributed_input(Options const& o, Exec 
     }
     return share;
   });
-  // --attributes, each rank reading its part of the table: the rows go to their agents' owners
-  // once the graph's rows are in place. An edge list's agents are those the table names as well.
-  std::optional<mpi::AttributeRows> table;
-  agent_index least_agents = 0;
-  if (!o.attributes.empty() && (source || makes_population || reads_share)) {
-    table = mpi::read_attribute_rows(comm, o.attributes);
-    if (reads_share)
-      mpi::collectively(
-          comm, [&] { least_agents = agents_described(table->named, table->largest, table->rows, o.attributes); });
-  }
   // Not inside collectively: building and reading by shares run collectives of their own, and
   // fail on every rank together.
   if (source) {
@@ -690,7 +688,7 @@ DistributedInput<WeightStorage, Entry> distributed_input(Options const& o, Exec 
     // Each rank reads its part of the file (the lines of its byte range, or its block of rows)
     // and builds its own rows.
     std::vector<std::string> names;
-    in.local = reads_share ? read_share<WeightStorage, Entry>(o, exec, comm, symmetric, names, least_agents)
+    in.local = reads_share ? read_share<WeightStorage, Entry>(o, exec, comm, symmetric, names, table)
                            : read_population_share<WeightStorage, Entry>(o, exec, comm);
     // A population file's rows found both ways go to PT-Scotch as they are, not symmetrised again.
     if (reads_rows) symmetric = in.local.mirrored;
@@ -731,6 +729,8 @@ DistributedInput<WeightStorage, Entry> distributed_input(Options const& o, Exec 
   }
   if (o.partition == "ptscotch" && size > 1)
     in.local = repartition(exec, comm, std::move(in.local), symmetric, in.partition_seconds, in.local_graph_seconds);
+  // A table of ids alone describes no agent, as for one process (it only adds agents).
+  if (table && table->table.columns.empty()) table.reset();
   if constexpr (Entry::reads_attributes) {
     // Each rank takes its owned agents' attributes alone, wherever the partition put them: part
     // of reading the files.

@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
-#include <unordered_set>
+#include <unordered_map>
 
 namespace herd::mpi {
 
@@ -65,25 +65,25 @@ std::vector<std::string> header_of(MPI_Comm comm, std::string const& path, Detai
                                                     lines.first_line)
                    .header;
   });
-  header = Details::gather_lines(comm, rank == holder ? header : std::vector<std::string>{});
+  header = Details::gather_lines(comm, rank == holder ? header : std::vector<std::string>{}, path);
   return header;
 }
 
-// Agent ids repeated across the file, found by the ranks whose blocks of ids hold them: the line
-// of the first row that repeats an id before it, and that id, on the rank that found it (none
-// elsewhere).
+// Agent ids repeated across the file, found by the rank each id goes to (id mod P: any id, however
+// large, and ids spread over the ranks): the line of the first row that repeats an id before it,
+// and that id, on the rank that found it (none elsewhere).
 std::pair<std::uint64_t, global_id> first_repeat(MPI_Comm comm, std::string const& path,
                                                  std::vector<global_id> const& ids,
-                                                 std::vector<std::size_t> const& lines, global_id largest) {
-  int const parts = size_of(comm);
-  Details::Blocks const blocks{largest + 1, parts};
-  std::vector<std::size_t> counts(static_cast<std::size_t>(parts), 0);
-  for (auto id : ids) ++counts[static_cast<std::size_t>(blocks.owner(id))];
+                                                 std::vector<std::size_t> const& lines) {
+  auto const parts = static_cast<std::uint64_t>(size_of(comm));
+  auto const finder = [&](global_id id) { return static_cast<std::size_t>(static_cast<std::uint64_t>(id) % parts); };
+  std::vector<std::size_t> counts(parts, 0);
+  for (auto id : ids) ++counts[finder(id)];
   auto const begin = Details::group_begins(counts);
   auto next = begin;
   std::vector<std::uint64_t> out(2 * ids.size());
   for (std::size_t k = 0; k < ids.size(); ++k) {
-    auto& at = next[static_cast<std::size_t>(blocks.owner(ids[k]))];
+    auto& at = next[finder(ids[k])];
     out[2 * at] = static_cast<std::uint64_t>(ids[k]);
     out[2 * at + 1] = static_cast<std::uint64_t>(lines[k]);
     ++at;
@@ -104,15 +104,14 @@ std::pair<std::uint64_t, global_id> first_repeat(MPI_Comm comm, std::string cons
 
 // A category column's codes renumbered by the categories of every rank, in order of first
 // appearance over the whole file: the ranks' parts are in file order.
-void code_together(MPI_Comm comm, AttributeColumn& column) {
-  auto const all = Details::gather_lines(comm, column.categories);
+void code_together(MPI_Comm comm, std::string const& path, AttributeColumn& column) {
+  auto const all = Details::gather_lines(comm, column.categories, path + ": column " + column.name);
   std::vector<std::string> categories;
-  std::unordered_set<std::string> seen;
+  std::unordered_map<std::string, std::int64_t> code;
   for (auto const& c : all)
-    if (seen.insert(c).second) categories.push_back(c);
+    if (code.emplace(c, static_cast<std::int64_t>(categories.size())).second) categories.push_back(c);
   std::vector<std::int64_t> code_of(column.categories.size());
-  for (std::size_t c = 0; c < code_of.size(); ++c)
-    code_of[c] = std::find(categories.begin(), categories.end(), column.categories[c]) - categories.begin();
+  for (std::size_t c = 0; c < code_of.size(); ++c) code_of[c] = code.at(column.categories[c]);
   for (auto& code : column.integers) code = code_of[static_cast<std::size_t>(code)];
   column.categories = std::move(categories);
 }
@@ -184,7 +183,7 @@ AttributeRows read_attribute_rows(MPI_Comm comm, std::string const& path) {
           valid.push_back(table.ids[r]);
           valid_lines.push_back(text.lines[r]);
         }
-      auto const [repeat_line, repeated] = first_repeat(comm, path, valid, valid_lines, largest);
+      auto const [repeat_line, repeated] = first_repeat(comm, path, valid, valid_lines);
       if (repeat_line < (failure.empty() ? none : failing)) {
         failing = static_cast<std::size_t>(repeat_line);
         failure = path + ":" + std::to_string(failing) + ": " + herd::Details::repeated_agent_id(repeated);
@@ -196,7 +195,7 @@ AttributeRows read_attribute_rows(MPI_Comm comm, std::string const& path) {
     auto kind = static_cast<int>(herd::Details::kind_of(values));
     MPI_Allreduce(MPI_IN_PLACE, &kind, 1, MPI_INT, MPI_MAX, comm);
     table.columns.push_back(herd::Details::typed_column(header[c], values, static_cast<Kind>(kind)));
-    if (static_cast<Kind>(kind) == Kind::category) code_together(comm, table.columns.back());
+    if (static_cast<Kind>(kind) == Kind::category) code_together(comm, path, table.columns.back());
   }
   if (!out.named) {
     // A row's agent is its position in the file.

@@ -52,7 +52,7 @@ herd::Details::EdgeListFormat first_line_format(std::ifstream& file, std::string
 // Numbers this rank's layers by the sorted names of all ranks' lines, as one process reading the
 // whole file does.
 void number_layers_together(MPI_Comm comm, std::string const& path, HostEdgeList& edges, bool too_many) {
-  auto names = Details::gather_lines(comm, edges.layer_names);
+  auto names = Details::gather_lines(comm, edges.layer_names, path);
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
   int many = too_many || names.size() > static_cast<std::size_t>(max_layers) ? 1 : 0;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <filesystem>
 
@@ -86,9 +87,13 @@ RankLines rank_lines(MPI_Comm comm, std::ifstream& file, std::string const& path
   return lines;
 }
 
-std::vector<std::string> gather_lines(MPI_Comm comm, std::vector<std::string> const& mine) {
+std::vector<std::string> gather_lines(MPI_Comm comm, std::vector<std::string> const& mine, std::string const& what) {
   std::string joined;
   for (auto const& s : mine) joined += s + '\n';
+  unsigned long long total = joined.size();
+  MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
+  if (total > static_cast<unsigned long long>(INT_MAX))
+    throw CollectiveError(what + ": the names to share exceed 2^31 bytes");
   int const length = static_cast<int>(joined.size()), parts = size_of(comm);
   std::vector<int> lengths(static_cast<std::size_t>(parts)), starts(static_cast<std::size_t>(parts), 0);
   MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm);

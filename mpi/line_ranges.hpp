@@ -52,6 +52,7 @@ RankLines rank_lines(MPI_Comm comm, std::ifstream& file, std::string const& path
 
 // Every rank's strings (none holding a newline), in rank order, on every rank: the names a
 // reader of part of a file found, which must be numbered as one reader of the whole numbers them.
-std::vector<std::string> gather_lines(MPI_Comm comm, std::vector<std::string> const& mine);
+// Throws CollectiveError on every rank, naming `what`, when they exceed MPI's int counts.
+std::vector<std::string> gather_lines(MPI_Comm comm, std::vector<std::string> const& mine, std::string const& what);
 
 }  // namespace herd::mpi::Details
