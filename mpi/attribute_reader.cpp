@@ -20,12 +20,6 @@ namespace {
 using Kind = AttributeColumn::Kind;
 constexpr std::uint64_t none = std::numeric_limits<std::uint64_t>::max();
 
-// The lowest failing rank's `failure` (by `line`, or none) on every rank: the first bad line of
-// the file, as one process reading it names it.
-void fail_at_first_line(MPI_Comm comm, std::size_t line, std::string const& failure) {
-  raise_first_failure(comm, failure.empty() ? none : static_cast<std::uint64_t>(line), failure);
-}
-
 // Runs `f`, which may throw a LineError, on every rank; the first bad line of all is thrown on
 // every rank.
 template <class F>
@@ -38,7 +32,7 @@ void by_first_line(MPI_Comm comm, F&& f) {
     line = e.line;
     failure = e.what();
   }
-  fail_at_first_line(comm, line, failure);
+  raise_first_failure(comm, line, failure);
 }
 
 // The header: the first non-empty line of the file, which the first rank holding one splits and
@@ -132,8 +126,8 @@ AttributeRows read_attribute_rows(MPI_Comm comm, std::string const& path) {
   file.close();
   // Text that is no text fails first, as one process refuses it on reading.
   auto const [bad_line, bad] = herd::Details::first_non_text_line(lines.text, lines.first_line);
-  fail_at_first_line(comm, bad_line,
-                     bad_line == 0 ? std::string() : path + ":" + std::to_string(bad_line) + ": " + bad);
+  raise_first_failure(comm, bad_line,
+                      bad_line == 0 ? std::string() : path + ":" + std::to_string(bad_line) + ": " + bad);
 
   // The header, then this rank's rows, split as text.
   std::size_t rows_begin = 0;
@@ -175,7 +169,7 @@ AttributeRows read_attribute_rows(MPI_Comm comm, std::string const& path) {
         if (id) largest = std::max(largest, *id);
       }
       MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_INT64_T, MPI_MAX, comm);
-      // Every valid id goes to the rank whose block of ids holds it, which finds the repeats.
+      // Every valid id goes to one rank (id mod P), which finds the repeats.
       std::vector<global_id> valid;
       std::vector<std::size_t> valid_lines;
       for (std::size_t r = 0; r < values.size(); ++r)
@@ -188,7 +182,7 @@ AttributeRows read_attribute_rows(MPI_Comm comm, std::string const& path) {
         failing = static_cast<std::size_t>(repeat_line);
         failure = path + ":" + std::to_string(failing) + ": " + herd::Details::repeated_agent_id(repeated);
       }
-      fail_at_first_line(comm, failing, failure);
+      raise_first_failure(comm, failing, failure);
       out.largest = largest;
       continue;
     }
@@ -224,7 +218,7 @@ AttributeTable owned_attribute_rows(MPI_Comm comm, AttributeRows const& rows, gl
       failure = path + ": agent id " + std::to_string(table.ids[r]) + " is not an agent of the graph (" +
                 std::to_string(agents) + " agents)";
     }
-  fail_at_first_line(comm, failing, failure);
+  raise_first_failure(comm, failing, failure);
 
   // Each row to its agent's home, the rank whose block holds it: its agent, then a word per
   // column (an integer, or a real's bits).
