@@ -3,10 +3,13 @@
 # Adds one test <name>.ranks<n> per rank count, launched with MPIEXEC_EXECUTABLE. Open MPI needs
 # --oversubscribe to start more ranks than cores (and permission to run as root, which CI does);
 # other MPIs take HERD_MPIEXEC_PREFLAGS as set by the user. Each rank gets one OpenMP thread.
+# After a rank exits with an error, Open MPI waits 2 s by default before it kills the job's other
+# ranks, even those that already exited: the tests of bad input run hundreds of such jobs, so it
+# kills at once.
 if(NOT DEFINED HERD_MPIEXEC_PREFLAGS)
   execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE herd_mpiexec_version ERROR_QUIET)
   if(herd_mpiexec_version MATCHES "Open MPI|OpenRTE")
-    set(herd_default_preflags --oversubscribe)
+    set(herd_default_preflags --oversubscribe --mca odls_base_sigkill_timeout 0)
   endif()
   set(HERD_MPIEXEC_PREFLAGS "${herd_default_preflags}" CACHE STRING "Flags for mpiexec in Herd's MPI tests")
 endif()
