@@ -5,8 +5,13 @@
 #include <herd/io/hdf5/format.hpp>
 #include <herd/mpi/collective.hpp>
 
+#include <herd/io/output_file.hpp>
+
 #include <climits>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 #include <utility>
 
 namespace herd::cli {
@@ -102,11 +107,12 @@ MemberState from_bytes(char const* begin, std::size_t size) {
 
 }  // namespace
 
-EnsembleCheckpoint::EnsembleCheckpoint(std::string path, io::RunRecord const& record, MPI_Comm comm)
+EnsembleCheckpoint::EnsembleCheckpoint(std::string path, io::RunRecord const& record, int every, MPI_Comm comm)
     : path_(std::move(path)),
       comm_(comm),
       members_(record.members),
       agents_(record.agents),
+      every_(static_cast<std::uint64_t>(every)),
       columns_(record.observables.size()) {
   require(members_ > 0, "ensemble checkpoint: no members");
   rows_ = record.step + 1ull;
@@ -174,7 +180,32 @@ void EnsembleCheckpoint::write_round(MemberState const* mine) {
       }
       ++written_;
     }
+    if (every_ > 0 && written_ - in_place_ >= every_ && written_ < members_) put_in_place();
   });
+}
+
+void EnsembleCheckpoint::put_in_place() {
+  // The file written so far is closed, copied, and put in place whole; writing goes on in the
+  // copy, so a job killed at any moment leaves the last file put in place.
+  file_->set_attribute("/run", "members_done", static_cast<std::int64_t>(written_));
+  std::string const written = file_->path();
+  file_->close();
+  std::string const next = io::temporary_beside(io::replaced_file(path_), path_);
+  std::error_code failed;
+  std::filesystem::copy_file(written, next, std::filesystem::copy_options::overwrite_existing, failed);
+  if (failed) {
+    std::remove(next.c_str());
+    throw Error(path_ + ": copying the checkpoint to go on writing failed (" + failed.message() + ")");
+  }
+  try {
+    io::commit_file(*file_, path_);
+    file_.reset();
+    file_.emplace(io::h5::File::open_to_write(next, MPI_COMM_SELF));
+  } catch (...) {
+    std::remove(next.c_str());
+    throw;
+  }
+  in_place_ = written_;
 }
 
 void EnsembleCheckpoint::commit() {
@@ -184,6 +215,7 @@ void EnsembleCheckpoint::commit() {
     if (rank != 0) return;
     require(written_ == members_,
             path_ + ": " + std::to_string(written_) + " of " + std::to_string(members_) + " members written");
+    file_->set_attribute("/run", "members_done", static_cast<std::int64_t>(written_));
     io::commit_file(*file_, path_);
     file_.reset();
   });

@@ -4,7 +4,9 @@
 // at the end of the run, in one file that herd resume continues on any rank count. Members run one
 // after another, a member per rank at a time under mpiexec: after each round the ranks send their
 // members' states to rank 0, which writes them (docs/file-formats.md, "Ensemble checkpoints").
-// With the graph over the ranks, one member a round, whose states rank 0 alone holds.
+// With the graph over the ranks, one member a round, whose states rank 0 alone holds. Given
+// --checkpoint-every K, the file is also put in place after every K members, with the members
+// run so far; herd resume runs the others.
 
 #include <herd/config.hpp>
 #include <herd/detail/mpi.hpp>
@@ -38,16 +40,16 @@ struct MemberState {
 
 class EnsembleCheckpoint {
  public:
-  /// Begins the file `path` for the ensemble `record` (its member count set) on rank 0 of `comm`.
-  /// Collective.
-  EnsembleCheckpoint(std::string path, io::RunRecord const& record, MPI_Comm comm);
+  /// Begins the file `path` for the ensemble `record` (its member count set) on rank 0 of `comm`,
+  /// to be put in place after every `every` members (0: once all have run). Collective.
+  EnsembleCheckpoint(std::string path, io::RunRecord const& record, int every, MPI_Comm comm);
   EnsembleCheckpoint(EnsembleCheckpoint const&) = delete;
   EnsembleCheckpoint& operator=(EnsembleCheckpoint const&) = delete;
   /// A checkpoint not committed leaves no file behind, and an earlier one whole.
   ~EnsembleCheckpoint();
 
-  /// Writes the states of a round's members, one per rank (none where `mine` is empty).
-  /// Collective.
+  /// Writes the states of a round's members, one per rank (none where `mine` is empty), and puts
+  /// the file in place if `every` more members have run since it last was. Collective.
   void write_round(MemberState const* mine);
   /// Puts the file in place once every member was written. Collective.
   void commit();
@@ -55,9 +57,13 @@ class EnsembleCheckpoint {
  private:
   std::string path_;
   MPI_Comm comm_;
+  // Rank 0's: puts the file in place with members [0, written_), and goes on writing a copy.
+  void put_in_place();
+
   std::uint64_t members_ = 0, agents_ = 0, written_ = 0;
-  std::uint64_t rows_ = 0, columns_ = 0;  // of each member's history
-  std::optional<io::h5::File> file_;      // rank 0's
+  std::uint64_t every_ = 0, in_place_ = 0;  // members written when last put in place
+  std::uint64_t rows_ = 0, columns_ = 0;    // of each member's history
+  std::optional<io::h5::File> file_;        // rank 0's
 };
 #endif
 

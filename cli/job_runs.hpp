@@ -537,7 +537,7 @@ JobResult run_ensemble(Options const& o, Entry, std::function<void(int, int)> co
     if (!o.checkpoint.empty()) {
       // Made on every rank alike before the file is begun, which every rank must reach.
       auto const record = together([&] { return ensemble_record<WeightStorage, Entry>(o, base, facts, members); });
-      checkpoint.emplace(o.checkpoint, record, world());
+      checkpoint.emplace(o.checkpoint, record, o.checkpoint_every, world());
     }
 #endif
     for (long long round = 0; round < members; round += size) {
@@ -924,7 +924,7 @@ JobResult run_ensemble_over_ranks(Options const& o, Entry, std::function<void(in
     checkpoint.emplace(
         o.checkpoint,
         mpi::collectively(comm, [&] { return ensemble_record<WeightStorage, Entry>(o, base, in.facts, members); }),
-        comm);
+        o.checkpoint_every, comm);
   }
 #endif
   for (long long m = 0; m < members; ++m) {

@@ -463,10 +463,10 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
       throw UsageError{"an ensemble runs at most a million members (the sweep's points times --replicates)"};
     if (o.seed + static_cast<std::uint64_t>(o.replicates - 1) > (1ull << 53))
       throw UsageError{"--seed plus --replicates exceeds the largest seed, 2^53"};
-    // A run's checkpoints on the way, agent states, record and per-step profiles: an ensemble's
-    // members run one after another. Its --output is the ensemble file, its --checkpoint every
-    // member's state at the end.
-    for (char const* single : {"--checkpoint-every", "--snapshot-every", "--record", "--profile", "--profile-steps"})
+    // A run's agent states, record and per-step profiles: an ensemble's members run one after
+    // another. Its --output is the ensemble file, its --checkpoint every member's state at the end
+    // (and, given --checkpoint-every K, the members run so far after every K of them).
+    for (char const* single : {"--snapshot-every", "--record", "--profile", "--profile-steps"})
       if (given.count(single))
         throw UsageError{std::string(single) + " does not apply to an ensemble (--replicates, --sweep)"};
     // Each member holds the whole graph, on one rank each under mpiexec, unless --partition
@@ -587,6 +587,7 @@ Options member_base(Options const& o) {
   base.csv.clear();
   base.json.clear();
   base.output.clear();
+  base.checkpoint_every = 0;  // the ensemble's counts members: it writes its members' checkpoints
   return base;
 }
 
@@ -707,6 +708,7 @@ Ensembles (many runs of one scenario on one graph; docs/ensembles.md):
 Files (HDF5; schema in docs/file-formats.md):
   --checkpoint FILE        write a checkpoint at the end of the run (herd resume FILE continues it)
   --checkpoint-every K     and every K steps; each replaces the last only once complete
+                           (an ensemble's: after every K members, holding those run so far)
   --output FILE            write the time series and the final state of every agent
   --snapshot-every K       and every agent's state every K steps
 

@@ -125,8 +125,8 @@ std::vector<std::string> point_values(Options const& o, long long point);
 /// with herd::replicate_seed and the point's parameter values.
 Options member_options(Options const& o, Options const& base, long long member);
 
-/// What every member of `o` runs with before its seed and parameters: `o` without its sweep and
-/// without the ensemble's output files.
+/// What every member of `o` runs with before its seed and parameters: `o` without its sweep, the
+/// ensemble's output files and its --checkpoint-every (which counts members).
 Options member_base(Options const& o);
 
 /// Parses argv (without the program name). Throws UsageError, also for an option given twice

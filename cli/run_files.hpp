@@ -77,9 +77,8 @@ class RunFiles {
   /// Sets the initial state: the model's own, or the checkpoint's for a resumed run. Returns the
   /// step the run starts from.
   std::uint32_t initialise() {
-    if (o_.resume.empty()) {
-      model_.initialise(sim_, sim_.num_global());
-    } else {
+    bool fresh = o_.resume.empty();
+    if (!fresh) {
       mpi::collectively(comm_, [&] {
         auto file = io::h5::File::open(o_.resume, comm_);
         auto saved = io::read_record(file, "herd-checkpoint");
@@ -90,8 +89,6 @@ class RunFiles {
                 path + ": holds " +
                     (saved.members > 0 ? "an ensemble of " + std::to_string(saved.members) + " members" : "one run") +
                     (member ? ", not this ensemble's " + std::to_string(o_.members) : ", not an ensemble's"));
-        std::string const group = member ? io::member_group(static_cast<std::uint64_t>(o_.member)) : "";
-        if (member) saved.history = io::read_member_history(file, saved, static_cast<std::uint64_t>(o_.member));
         require(saved.model == record_.model, path + ": written by a " + saved.model + " run, not " + record_.model);
         require(saved.agents == record_.agents && saved.edges == record_.edges,
                 path + ": written for a graph of " + std::to_string(saved.agents) + " agents and " +
@@ -103,10 +100,17 @@ class RunFiles {
                 path + ": written by a run of another scenario: " + o_.scenario +
                     " changed since (the events from the checkpoint on would differ)");
         require(saved.observables == record_.observables, path + ": its observables are not this model's");
-        check_history(saved, path + ": " + (member ? group : std::string("/run")) + "/history");
         require(
             static_cast<std::uint32_t>(o_.steps) >= saved.step,
             path + ": already at step " + std::to_string(saved.step) + ", beyond --steps " + std::to_string(o_.steps));
+        // A member the ensemble had not run when its checkpoint was put in place starts afresh.
+        if (member && static_cast<std::uint64_t>(o_.member) >= saved.members_done) {
+          fresh = true;
+          return;
+        }
+        std::string const group = member ? io::member_group(static_cast<std::uint64_t>(o_.member)) : "";
+        if (member) saved.history = io::read_member_history(file, saved, static_cast<std::uint64_t>(o_.member));
+        check_history(saved, path + ": " + (member ? group : std::string("/run")) + "/history");
         io::read_properties(file, group + "/agents", sim_, model_);
         if (timers_) {
           require(file.exists(group + "/scenario/isolation"),
@@ -116,10 +120,13 @@ class RunFiles {
         history_prefix_ = saved.history;
         record_.step = saved.step;
       });
-      sim_.set_step(record_.step);
-      check_loaded_state();
-      if (restore_) restore_();
+      if (!fresh) {
+        sim_.set_step(record_.step);
+        check_loaded_state();
+        if (restore_) restore_();
+      }
     }
+    if (fresh) model_.initialise(sim_, sim_.num_global());
     if (!o_.output.empty()) {
       output_.emplace(mpi::collectively(comm_, [&] {
                         auto r = record_;

@@ -1,7 +1,9 @@
 """Tests of ensembles (herd run --replicates, --sweep): every member of every model equals herd run
 with its seed and parameters; the JSON summaries equal a direct computation from the CSV of every
 member; the HDF5 ensemble file holds the same counts and summaries; the share of major outbreaks of SIR on Erdos-Renyi matches bond percolation theory; the
-same members on 1 to 3 ranks, spread over the ranks or on a graph the ranks share; bad sweeps refused with one line, exit status 2 and no file.
+same members on 1 to 3 ranks, spread over the ranks or on a graph the ranks share; checkpoints,
+also put in place on the way and resumed after a kill; bad sweeps refused with one line, exit
+status 2 and no file.
 
 Usage: test_cli_ensemble.py HERD [MPIEXEC [MPIEXEC FLAGS...]]   (needs numpy)"""
 
@@ -240,6 +242,56 @@ class Checkpoints(hf.Case):
         self.assertFalse(os.path.exists(self.path("bad.csv")))
 
 
+    def test_a_checkpoint_put_in_place_on_the_way_resumes_the_members_not_yet_run(self):
+        # Killed once its first checkpoint is in place (after 2 of 40 members), the ensemble
+        # resumes from it, on one process or two, to the counts of an uninterrupted run: the
+        # members it holds continue from their states, the others run from step 0.
+        import h5py
+        import signal
+        import subprocess
+        import time
+        args = ["run", "--model", "seir", *GRAPH, "--replicates", "20", "--sweep", "beta=0.1:0.3:2"]
+        self.ok(0, *args, "--csv", self.path("whole.csv"))
+        whole = hf.read(self.path("whole.csv"))
+        ckpt = self.path("c.h5")
+        for attempt in range(5):
+            if os.path.exists(ckpt):
+                os.remove(ckpt)
+            process = subprocess.Popen(hf.herd_command(0, *args, "--checkpoint", ckpt, "--checkpoint-every", "2"),
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=hf.ENV)
+            deadline = time.time() + 120
+            while not os.path.exists(ckpt) and process.poll() is None and time.time() < deadline:
+                time.sleep(0.005)
+            process.send_signal(signal.SIGKILL)
+            process.wait()
+            with h5py.File(ckpt, "r") as f:
+                done = int(f["run"].attrs["members_done"])
+                self.assertEqual((f["run"].attrs["members"], f["run"].attrs["step"]), (40, 25))
+                # The members run so far, all of them whole: a prefix of the ensemble.
+                self.assertEqual(sorted(f["members"].keys(), key=int), [str(m) for m in range(done)])
+                self.assertEqual(done % 2, 0)
+            if done < 40:
+                break
+        self.assertLess(done, 40, "every kill came after the last member")
+        for ranks in (0, 2) if hf.MPIEXEC else (0,):
+            with self.subTest(resumed_on=ranks):
+                # Put in place on the way again, and written on in each copy to the end.
+                self.ok(ranks, "resume", ckpt, "--csv", self.path("r.csv"), "--checkpoint", self.path("r.h5"),
+                        "--checkpoint-every", "3")
+                self.assertEqual(hf.read(self.path("r.csv")), whole)
+                with h5py.File(self.path("r.h5"), "r") as f:
+                    self.assertEqual(int(f["run"].attrs["members_done"]), 40)
+                    self.assertEqual(len(f["members"]), 40)
+        # A member count it cannot hold is named, and nothing is written.
+        for bad in (0, 41):
+            with h5py.File(ckpt, "a") as f:
+                f["run"].attrs["members_done"] = bad
+            result = hf.herd(0, "resume", ckpt, "--csv", self.path("bad.csv"))
+            self.assertEqual(result.returncode, 1, result.stderr)
+            self.assertIn(f"invalid members_done {bad} of 40 members", result.stderr)
+            self.assertFalse(os.path.exists(self.path("bad.csv")))
+
+
 class Percolation(hf.Case):
     def test_major_outbreaks_match_bond_percolation(self):
         # SIR on Erdos-Renyi with one initial infectious agent and a fixed infectious period tau:
@@ -300,8 +352,7 @@ class BadSweeps(hf.Case):
                 self.assertEqual(os.listdir(self.path("")), [])
         for args, message in [(["--beta", "0.1", "--sweep", "beta=0.1:0.2:2"], "also given as --beta"),
                               (["--replicates", "0"], "--replicates must be positive"),
-                              (["--replicates", "2", "--checkpoint", self.path("c.h5"), "--checkpoint-every", "5"],
-                               "does not apply"),
+                              (["--replicates", "2", "--checkpoint-every", "5"], "needs --checkpoint FILE"),
                               (["--replicates", "2", "--output", self.path("c.h5"), "--snapshot-every", "2"],
                                "does not apply"),
                               (["--replicates", "2", "--exchange-every", "2"], "whose graph --partition distributes"),
@@ -368,7 +419,8 @@ class Ranks(hf.Case):
                 "--replicates", "2", "--sweep", "beta=0.1:0.3:2"]
         self.ok(0, *args, "--steps", "15", "--csv", self.path("whole.csv"))
         whole = hf.read(self.path("whole.csv"))
-        self.ok(2, *args, "--steps", "6", "--partition", "metis", "--checkpoint", self.path("over.h5"))
+        self.ok(2, *args, "--steps", "6", "--partition", "metis", "--checkpoint", self.path("over.h5"),
+                "--checkpoint-every", "1")  # put in place after each member, the last file the same
         self.ok(0, *args, "--steps", "6", "--checkpoint", self.path("one.h5"))
         # The same file, dataset for dataset, whichever layout wrote it.
         import h5py

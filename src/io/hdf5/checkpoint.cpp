@@ -97,6 +97,11 @@ RunRecord read_record(h5::File const& file, std::string const& kind) {
     require(members > 0, path + ": /run: invalid member count " + std::to_string(members));
     require(file.exists("/members"), path + ": the /members group is missing");
     r.members = static_cast<std::uint64_t>(members);
+    // Absent where the file was written when every member had run.
+    auto const done = file.has_attribute("/run", "members_done") ? file.int_attribute("/run", "members_done") : members;
+    require(done > 0 && done <= members, path + ": /run: invalid members_done " + std::to_string(done) + " of " +
+                                             std::to_string(members) + " members");
+    r.members_done = static_cast<std::uint64_t>(done);
     r.observables = split(file.string_attribute("/members", "columns"), ',');
     require(!r.observables.empty(), path + ": /members names no observables");
     return r;

@@ -226,15 +226,26 @@ File File::create(std::string const& path, MPI_Comm comm) {
   return File(path, comm, id);
 }
 
-File File::open(std::string const& path, MPI_Comm comm) {
+namespace {
+hid_t open_file(std::string const& path, MPI_Comm comm, unsigned access) {
   silence_hdf5();
   Id fapl(access_through_mpi(comm), H5Pclose);
-  hid_t const id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get());
+  hid_t const id = H5Fopen(path.c_str(), access, fapl.get());
   if (id < 0) {
     std::string const reason = hdf5_reason();
-    throw Error(path + ": not a readable HDF5 file (" + (reason.empty() ? "unknown reason" : reason) + ")");
+    throw Error(path + ": not a " + (access == H5F_ACC_RDWR ? "writable" : "readable") + " HDF5 file (" +
+                (reason.empty() ? "unknown reason" : reason) + ")");
   }
-  return File(path, comm, id);
+  return id;
+}
+}  // namespace
+
+File File::open(std::string const& path, MPI_Comm comm) {
+  return File(path, comm, open_file(path, comm, H5F_ACC_RDONLY));
+}
+
+File File::open_to_write(std::string const& path, MPI_Comm comm) {
+  return File(path, comm, open_file(path, comm, H5F_ACC_RDWR));
 }
 
 namespace {

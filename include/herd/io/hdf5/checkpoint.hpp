@@ -36,6 +36,9 @@ struct RunRecord {
   /// An ensemble's checkpoint: its member count (0: one run's). Each member m's history and
   /// agents are then in member_group(m), and /run holds no history.
   std::uint64_t members = 0;
+  /// Of an ensemble's checkpoint: members [0, members_done) are at `step`; the others have not
+  /// begun (a checkpoint put in place while the ensemble ran).
+  std::uint64_t members_done = 0;
 };
 
 /// Where an ensemble's checkpoint keeps member m: its `history` and its `agents`.

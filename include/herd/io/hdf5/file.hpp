@@ -72,6 +72,8 @@ class File {
   static File create(std::string const& path, MPI_Comm comm);
   /// Opens an existing file read-only; a missing, truncated or non-HDF5 file is an error.
   static File open(std::string const& path, MPI_Comm comm);
+  /// Opens an existing file to read and add to it; errors as open's.
+  static File open_to_write(std::string const& path, MPI_Comm comm);
 
   File(File&& other) noexcept;
   File& operator=(File&& other) noexcept;
