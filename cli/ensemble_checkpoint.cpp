@@ -107,19 +107,23 @@ MemberState from_bytes(char const* begin, std::size_t size) {
 
 }  // namespace
 
-EnsembleCheckpoint::EnsembleCheckpoint(std::string path, io::RunRecord const& record, int every, MPI_Comm comm)
+EnsembleCheckpoint::EnsembleCheckpoint(std::string path, io::RunRecord const& record, int every, MPI_Comm comm,
+                                       bool collective)
     : path_(std::move(path)),
       comm_(comm),
+      collective_(collective),
       members_(record.members),
       agents_(record.agents),
       every_(static_cast<std::uint64_t>(every)),
       columns_(record.observables.size()) {
   require(members_ > 0, "ensemble checkpoint: no members");
   rows_ = record.step + 1ull;
-  int rank = 0;
-  MPI_Comm_rank(comm_, &rank);
+  if (collective_) {
+    file_.emplace(io::begin_file(path_, "herd-checkpoint", record, comm_));
+    return;
+  }
   mpi::collectively(comm_, [&] {
-    if (rank == 0) file_.emplace(io::begin_file(path_, "herd-checkpoint", record, MPI_COMM_SELF));
+    if (mpi::rank_of(comm_) == 0) file_.emplace(io::begin_file(path_, "herd-checkpoint", record, MPI_COMM_SELF));
   });
 }
 
@@ -128,6 +132,7 @@ EnsembleCheckpoint::~EnsembleCheckpoint() {
 }
 
 void EnsembleCheckpoint::write_round(MemberState const* mine) {
+  require(!collective_, path_ + ": a checkpoint written by every rank takes its members through write_member");
   int rank = 0, size = 1;
   MPI_Comm_rank(comm_, &rank);
   MPI_Comm_size(comm_, &size);
@@ -163,13 +168,7 @@ void EnsembleCheckpoint::write_round(MemberState const* mine) {
     for (std::size_t r = 0; r < lengths.size(); ++r) {
       if (lengths[r] == 0) continue;
       auto const state = from_bytes(all.data() + starts[r], static_cast<std::size_t>(lengths[r]));
-      require(state.member < members_ && state.history.size() == rows_ * columns_,
-              path_ + ": member " + std::to_string(state.member) + "'s history does not hold " + std::to_string(rows_) +
-                  " rows of " + std::to_string(columns_) + " observables");
-      auto const group = io::member_group(state.member);
-      file_->create_group(group);
-      file_->write_all(group + "/history", io::h5::Type::i64, {rows_, columns_}, state.history.data());
-      file_->set_attribute(group + "/history", "columns", file_->string_attribute("/members", "columns"));
+      auto const group = begin_member(state.member, state.history);
       for (auto const& v : state.values) {
         if (!file_->exists(group + "/" + v.group)) file_->create_group(group + "/" + v.group);
         auto const count = static_cast<std::uint64_t>(v.bytes.size() / io::h5::size_of(v.type));
@@ -180,39 +179,71 @@ void EnsembleCheckpoint::write_round(MemberState const* mine) {
       }
       ++written_;
     }
-    if (every_ > 0 && written_ - in_place_ >= every_ && written_ < members_) put_in_place();
+    if (due()) put_in_place();
   });
 }
 
+void EnsembleCheckpoint::write_member(std::uint64_t member, std::vector<std::int64_t> const& history,
+                                      std::function<void(io::h5::File&, std::string const&)> const& write_states) {
+  require(collective_, path_ + ": a checkpoint written by rank 0 takes its members through write_round");
+  auto const group = begin_member(member, history);
+  write_states(*file_, group);
+  ++written_;
+  if (due()) put_in_place();
+}
+
+std::string EnsembleCheckpoint::begin_member(std::uint64_t member, std::vector<std::int64_t> const& history) {
+  require(member < members_ && history.size() == rows_ * columns_,
+          path_ + ": member " + std::to_string(member) + "'s history does not hold " + std::to_string(rows_) +
+              " rows of " + std::to_string(columns_) + " observables");
+  auto group = io::member_group(member);
+  file_->create_group(group);
+  file_->write_all(group + "/history", io::h5::Type::i64, {rows_, columns_}, history.data());
+  file_->set_attribute(group + "/history", "columns", file_->string_attribute("/members", "columns"));
+  return group;
+}
+
+bool EnsembleCheckpoint::due() const { return every_ > 0 && written_ - in_place_ >= every_ && written_ < members_; }
+
 void EnsembleCheckpoint::put_in_place() {
   // The file written so far is closed, copied, and put in place whole; writing goes on in the
-  // copy, so a job killed at any moment leaves the last file put in place.
+  // copy, so a job killed at any moment leaves the last file put in place. Every rank that holds
+  // the file takes part; the first copies it.
+  MPI_Comm const holders = file_->communicator();
   file_->set_attribute("/run", "members_done", static_cast<std::int64_t>(written_));
   std::string const written = file_->path();
   file_->close();
-  std::string const next = io::temporary_beside(io::replaced_file(path_), path_);
-  std::error_code failed;
-  std::filesystem::copy_file(written, next, std::filesystem::copy_options::overwrite_existing, failed);
-  if (failed) {
-    std::remove(next.c_str());
-    throw Error(path_ + ": copying the checkpoint to go on writing failed (" + failed.message() + ")");
-  }
+  std::string next;
+  mpi::collectively(holders, [&] {
+    if (mpi::rank_of(holders) != 0) return;
+    next = io::temporary_beside(io::replaced_file(path_), path_);
+    std::error_code failed;
+    std::filesystem::copy_file(written, next, std::filesystem::copy_options::overwrite_existing, failed);
+    if (failed) {
+      std::remove(next.c_str());
+      throw Error(path_ + ": copying the checkpoint to go on writing failed (" + failed.message() + ")");
+    }
+  });
+  int length = static_cast<int>(next.size());
+  MPI_Bcast(&length, 1, MPI_INT, 0, holders);
+  next.resize(static_cast<std::size_t>(length));
+  MPI_Bcast(next.data(), length, MPI_CHAR, 0, holders);
   try {
     io::commit_file(*file_, path_);
     file_.reset();
-    file_.emplace(io::h5::File::open_to_write(next, MPI_COMM_SELF));
+    file_.emplace(mpi::collectively(holders, [&] {
+                    return std::optional<io::h5::File>(io::h5::File::open_to_write(next, holders));
+                  }).value());
   } catch (...) {
-    std::remove(next.c_str());
+    if (mpi::rank_of(holders) == 0) std::remove(next.c_str());
     throw;
   }
   in_place_ = written_;
 }
 
 void EnsembleCheckpoint::commit() {
-  int rank = 0;
-  MPI_Comm_rank(comm_, &rank);
   mpi::collectively(comm_, [&] {
-    if (rank != 0) return;
+    if (!file_) return;  // rank 0 alone holds a file written from gathered states
     require(written_ == members_,
             path_ + ": " + std::to_string(written_) + " of " + std::to_string(members_) + " members written");
     file_->set_attribute("/run", "members_done", static_cast<std::int64_t>(written_));

@@ -122,12 +122,17 @@ std::vector<EventRun> event_runs(Scenario const& scenario, Counts const& counts,
 template <class Model, class Sim>
 JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> const& shown,
                    std::function<void(int, int)> const& progress, std::uint64_t edges, std::uint64_t hash,
-                   bool distributed, std::vector<std::string> const& layer_names) {
+                   bool distributed, std::vector<std::string> const& layer_names, EnsembleCheckpoint* ensemble) {
   JobResult result;
   // An ensemble's member on one rank reads and keeps its state alone; one on a graph that the
   // ranks share, with every rank.
   RunFiles<Sim, Model> files(o, sim, model, edges, hash, o.member >= 0 && !distributed ? MPI_COMM_SELF : world(),
                              distributed);
+#if HERD_ENABLE_HDF5
+  files.write_member_into(ensemble);
+#else
+  (void)ensemble;
+#endif
   // Before a checkpoint is loaded: every value the scenario sets is a valid one for its states.
   std::optional<Interventions<Sim, Model>> events;
   if (!o.scenario.empty()) {
@@ -316,13 +321,16 @@ GraphFacts share_facts(Options const& o, Exec const& exec, MPI_Comm comm,
 }
 #endif
 
-// Runs the model of `Entry` (cli/model_registry.hpp) on `sim`.
+// Runs the model of `Entry` (cli/model_registry.hpp) on `sim`; an ensemble's member on a graph
+// the ranks share writes its state at the end into `ensemble`.
 template <class Entry, class Sim>
 JobResult run_model(Options const& o, Sim& sim, typename Entry::Inputs const& inputs,
-                    std::function<void(int, int)> const& progress, GraphFacts const& graph, bool distributed) {
+                    std::function<void(int, int)> const& progress, GraphFacts const& graph, bool distributed,
+                    EnsembleCheckpoint* ensemble = nullptr) {
   auto model =
       Entry::template make<typename Sim::graph_type::weight_storage>(o, sim.num_agents(), sim.num_global(), inputs);
-  return simulate(o, sim, model, Entry::shown(o), progress, graph.edges, graph.hash, distributed, graph.layer_names);
+  return simulate(o, sim, model, Entry::shown(o), progress, graph.edges, graph.hash, distributed, graph.layer_names,
+                  ensemble);
 }
 
 // How the run's steps run. The active threshold's none: Herd's default for the backend, the model
@@ -906,26 +914,16 @@ JobResult run_ensemble_over_ranks(Options const& o, Entry, std::function<void(in
   HaloTotals halo;
   double halo_plan_seconds = 0.0, simulation_seconds = 0.0;
   Kokkos::Timer loop;
+  // Each rank writes its agents' part of each member's states when it has run, in parallel HDF5:
+  // no rank holds a member's whole state.
+  EnsembleCheckpoint* writes_into = nullptr;
 #if HERD_ENABLE_HDF5
-  // Each member's states meet on rank 0 when it has run, which writes them as the other layouts do:
-  // in one gather, which carries less than 2 GiB.
   std::optional<EnsembleCheckpoint> checkpoint;
-  if (!o.checkpoint.empty()) {
-    mpi::collectively(comm, [&] {
-      auto model = Entry::template make<WeightStorage>(base, 0, in.facts.agents, typename Entry::Inputs{});
-      double per_agent = o.scenario.empty() ? 0.0 : 2.0;  // a scenario's isolation timers
-      model.for_each_property(
-          [&](auto const& p) { per_agent += sizeof(typename std::decay_t<decltype(p)>::storage_type); });
-      double const bytes = per_agent * static_cast<double>(in.facts.agents) + 64.0 * (o.steps + 1);
-      require(bytes < static_cast<double>(std::numeric_limits<int>::max()),
-              o.checkpoint + ": a member's states take " + std::to_string(static_cast<long long>(bytes)) +
-                  " bytes, more than the gather to rank 0 that writes them carries (2 GiB)");
-    });
-    checkpoint.emplace(
+  if (!o.checkpoint.empty())
+    writes_into = &checkpoint.emplace(
         o.checkpoint,
         mpi::collectively(comm, [&] { return ensemble_record<WeightStorage, Entry>(o, base, in.facts, members); }),
-        o.checkpoint_every, comm);
-  }
+        o.checkpoint_every, comm, true);
 #endif
   for (long long m = 0; m < members; ++m) {
     auto const mo = member_options(o, base, m);
@@ -937,13 +935,10 @@ JobResult run_ensemble_over_ranks(Options const& o, Entry, std::function<void(in
     auto sim = distributed_simulation(mo, exec, std::move(ghosts), in, mo.seed);
     simulation_seconds += phase.seconds();
     auto const no_progress = [](int, int) {};
-    auto const run = run_model<Entry>(mo, sim, in.inputs, no_progress, in.facts, true);
+    auto const run = run_model<Entry>(mo, sim, in.inputs, no_progress, in.facts, true, writes_into);
     result.columns = run.columns;
     schedule = to_string(sim.plan().schedule);
     halo.add(sim);
-#if HERD_ENABLE_HDF5
-    if (checkpoint) checkpoint->write_round(run.member_state.get());
-#endif
     if (rank == 0) {
       MemberRun member;
       member.member = m;

@@ -1,6 +1,7 @@
 // Per-agent HDF5 datasets through AgentBlocks at 1-4 ranks: every element type round-trips
-// whichever ranks hold which agents, reading ghosts (repeated ids) as well as owned agents; and a
-// write that misses an agent or names one twice is refused on every rank.
+// whichever ranks hold which agents, reading ghosts (repeated ids) as well as owned agents; a
+// write that misses an agent or names one twice is refused on every rank; a file reopened to
+// write keeps its datasets.
 
 #include <herd/core/half.hpp>
 #include <herd/io/hdf5/agent_io.hpp>
@@ -135,6 +136,46 @@ TEST(AgentBlocks, RefusesAWriteThatMissesOrRepeatsAnAgent) {
   mine = {static_cast<global_id>(agents)};
   EXPECT_NE(write(mine).find("agent id 100 outside 0..100 - 1"), std::string::npos);
   io::discard_file(file);
+}
+
+TEST(AgentBlocks, AFileReopenedToWriteKeepsWhatItHeldAndTakesMore) {
+  // How an ensemble's checkpoint goes on after being put in place: closed, then opened again.
+  constexpr std::uint64_t agents = 101;
+  auto const path = scratch("reopened");
+  auto const mine = owned_ids(agents, true);
+  auto const values_for = [&](int shift) {
+    std::vector<std::int32_t> values;
+    for (auto id : mine) values.push_back(static_cast<std::int32_t>(id) + shift);
+    return values;
+  };
+  {
+    auto file = h5::File::create(path, MPI_COMM_WORLD);
+    h5::AgentBlocks(MPI_COMM_WORLD, agents, mine, path).write(file, "/first", h5::Type::i32, values_for(0).data());
+    file.close();
+  }
+  {
+    auto file = h5::File::open_to_write(path, MPI_COMM_WORLD);
+    file.create_group("/more");
+    h5::AgentBlocks(MPI_COMM_WORLD, agents, mine, path)
+        .write(file, "/more/second", h5::Type::i32, values_for(1000).data());
+    file.set_attribute("/", "written", std::int64_t{2});
+    file.close();
+  }
+  auto const file = h5::File::open(path, MPI_COMM_WORLD);
+  EXPECT_EQ(file.int_attribute("/", "written"), 2);
+  for (auto const& [dataset, shift] : {std::pair<std::string, int>{"/first", 0}, {"/more/second", 1000}}) {
+    std::vector<std::int32_t> got(mine.size());
+    h5::AgentBlocks(MPI_COMM_WORLD, agents, mine, path).read(file, dataset, h5::Type::i32, got.data());
+    EXPECT_EQ(got, values_for(shift)) << dataset;
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() == 0) std::remove(path.c_str());
+  try {
+    (void)h5::File::open_to_write(path, MPI_COMM_WORLD);
+    ADD_FAILURE() << "a missing file opened to write";
+  } catch (Error const& e) {
+    EXPECT_NE(std::string(e.what()).find("not a writable HDF5 file"), std::string::npos) << e.what();
+  }
 }
 
 TEST(PopulationFile, WritesInBlocksAndReadsOnEveryRank) {
