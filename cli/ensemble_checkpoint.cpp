@@ -206,19 +206,20 @@ std::string EnsembleCheckpoint::begin_member(std::uint64_t member, std::vector<s
 bool EnsembleCheckpoint::due() const { return every_ > 0 && written_ - in_place_ >= every_ && written_ < members_; }
 
 void EnsembleCheckpoint::put_in_place() {
-  // The file written so far is closed, copied, and put in place whole; writing goes on in the
-  // copy, so a job killed at any moment leaves the last file put in place. Every rank that holds
-  // the file takes part; the first copies it.
+  // The file written so far is put in place whole, then copied to go on writing, so a job killed
+  // at any moment leaves the last file put in place (and the disk holds two copies at most).
+  // Every rank that holds the file takes part; the first copies it.
   MPI_Comm const holders = file_->communicator();
   file_->set_attribute("/run", "members_done", static_cast<std::int64_t>(written_));
-  std::string const written = file_->path();
-  file_->close();
+  io::commit_file(*file_, path_);
+  file_.reset();
   std::string next;
   mpi::collectively(holders, [&] {
     if (mpi::rank_of(holders) != 0) return;
-    next = io::temporary_beside(io::replaced_file(path_), path_);
+    std::string const in_place = io::replaced_file(path_);
+    next = io::temporary_beside(in_place, path_);
     std::error_code failed;
-    std::filesystem::copy_file(written, next, std::filesystem::copy_options::overwrite_existing, failed);
+    std::filesystem::copy_file(in_place, next, std::filesystem::copy_options::overwrite_existing, failed);
     if (failed) {
       std::remove(next.c_str());
       throw Error(path_ + ": copying the checkpoint to go on writing failed (" + failed.message() + ")");
@@ -229,8 +230,6 @@ void EnsembleCheckpoint::put_in_place() {
   next.resize(static_cast<std::size_t>(length));
   MPI_Bcast(next.data(), length, MPI_CHAR, 0, holders);
   try {
-    io::commit_file(*file_, path_);
-    file_.reset();
     file_.emplace(mpi::collectively(holders, [&] {
                     return std::optional<io::h5::File>(io::h5::File::open_to_write(next, holders));
                   }).value());

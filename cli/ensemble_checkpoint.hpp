@@ -21,9 +21,21 @@
 #include <string>
 #include <vector>
 
+namespace herd::io::h5 {
+class File;
+}
+
 namespace herd::cli {
 
 class EnsembleCheckpoint;
+
+/// The files an ensemble's member shares with the other members: the checkpoint it resumes from,
+/// opened once for them all (a checkpoint put in place under its name must not hide the members
+/// it held), and, with the graph over the ranks, the checkpoint it writes its state into.
+struct MemberFiles {
+  io::h5::File const* resumed = nullptr;
+  EnsembleCheckpoint* checkpoint = nullptr;
+};
 
 #if HERD_ENABLE_HDF5
 /// One member's state at the end of its run, as its checkpoint stores it.

@@ -122,16 +122,16 @@ std::vector<EventRun> event_runs(Scenario const& scenario, Counts const& counts,
 template <class Model, class Sim>
 JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> const& shown,
                    std::function<void(int, int)> const& progress, std::uint64_t edges, std::uint64_t hash,
-                   bool distributed, std::vector<std::string> const& layer_names, EnsembleCheckpoint* ensemble) {
+                   bool distributed, std::vector<std::string> const& layer_names, MemberFiles const& shared) {
   JobResult result;
   // An ensemble's member on one rank reads and keeps its state alone; one on a graph that the
   // ranks share, with every rank.
   RunFiles<Sim, Model> files(o, sim, model, edges, hash, o.member >= 0 && !distributed ? MPI_COMM_SELF : world(),
                              distributed);
 #if HERD_ENABLE_HDF5
-  files.write_member_into(ensemble);
+  files.share(shared);
 #else
-  (void)ensemble;
+  (void)shared;
 #endif
   // Before a checkpoint is loaded: every value the scenario sets is a valid one for its states.
   std::optional<Interventions<Sim, Model>> events;
@@ -321,16 +321,16 @@ GraphFacts share_facts(Options const& o, Exec const& exec, MPI_Comm comm,
 }
 #endif
 
-// Runs the model of `Entry` (cli/model_registry.hpp) on `sim`; an ensemble's member on a graph
-// the ranks share writes its state at the end into `ensemble`.
+// Runs the model of `Entry` (cli/model_registry.hpp) on `sim`; an ensemble's member with the files
+// it shares with the other members.
 template <class Entry, class Sim>
 JobResult run_model(Options const& o, Sim& sim, typename Entry::Inputs const& inputs,
                     std::function<void(int, int)> const& progress, GraphFacts const& graph, bool distributed,
-                    EnsembleCheckpoint* ensemble = nullptr) {
+                    MemberFiles const& shared = {}) {
   auto model =
       Entry::template make<typename Sim::graph_type::weight_storage>(o, sim.num_agents(), sim.num_global(), inputs);
   return simulate(o, sim, model, Entry::shown(o), progress, graph.edges, graph.hash, distributed, graph.layer_names,
-                  ensemble);
+                  shared);
 }
 
 // How the run's steps run. The active threshold's none: Herd's default for the backend, the model
@@ -539,7 +539,14 @@ JobResult run_ensemble(Options const& o, Entry, std::function<void(int, int)> co
         return;
       }
     }
+    MemberFiles shared;
 #if HERD_ENABLE_HDF5
+    // Each rank opens the checkpoint it resumes once, for all its members.
+    std::optional<io::h5::File> resumed;
+    together([&] {
+      if (!o.resume.empty()) resumed.emplace(io::h5::File::open(o.resume, MPI_COMM_SELF));
+    });
+    shared.resumed = resumed ? &*resumed : nullptr;
     // Each round's members, one per rank, are written to the checkpoint once all have run.
     std::optional<EnsembleCheckpoint> checkpoint;
     if (!o.checkpoint.empty()) {
@@ -557,7 +564,7 @@ JobResult run_ensemble(Options const& o, Entry, std::function<void(int, int)> co
         auto const mo = member_options(o, base, m);
         auto sim = simulation_of(exec, input.temporal, graph, mo.seed, step_options<Entry>(mo), ids);
         auto const no_progress = [](int, int) {};
-        run = run_model<Entry>(mo, sim, inputs, no_progress, facts, false);
+        run = run_model<Entry>(mo, sim, inputs, no_progress, facts, false, shared);
         result.columns = run.columns;
         schedule = to_string(sim.plan().schedule);
         for (auto const& row : run.counts) mine.insert(mine.end(), row.begin(), row.end());
@@ -916,11 +923,16 @@ JobResult run_ensemble_over_ranks(Options const& o, Entry, std::function<void(in
   Kokkos::Timer loop;
   // Each rank writes its agents' part of each member's states when it has run, in parallel HDF5:
   // no rank holds a member's whole state.
-  EnsembleCheckpoint* writes_into = nullptr;
+  MemberFiles shared;
 #if HERD_ENABLE_HDF5
+  std::optional<io::h5::File> resumed;
+  if (!o.resume.empty()) {
+    resumed = mpi::collectively(comm, [&] { return std::optional<io::h5::File>(io::h5::File::open(o.resume, comm)); });
+    shared.resumed = &*resumed;
+  }
   std::optional<EnsembleCheckpoint> checkpoint;
   if (!o.checkpoint.empty())
-    writes_into = &checkpoint.emplace(
+    shared.checkpoint = &checkpoint.emplace(
         o.checkpoint,
         mpi::collectively(comm, [&] { return ensemble_record<WeightStorage, Entry>(o, base, in.facts, members); }),
         o.checkpoint_every, comm, true);
@@ -935,7 +947,7 @@ JobResult run_ensemble_over_ranks(Options const& o, Entry, std::function<void(in
     auto sim = distributed_simulation(mo, exec, std::move(ghosts), in, mo.seed);
     simulation_seconds += phase.seconds();
     auto const no_progress = [](int, int) {};
-    auto const run = run_model<Entry>(mo, sim, in.inputs, no_progress, in.facts, true, writes_into);
+    auto const run = run_model<Entry>(mo, sim, in.inputs, no_progress, in.facts, true, shared);
     result.columns = run.columns;
     schedule = to_string(sim.plan().schedule);
     halo.add(sim);

@@ -80,7 +80,9 @@ class RunFiles {
     bool fresh = o_.resume.empty();
     if (!fresh) {
       mpi::collectively(comm_, [&] {
-        auto file = io::h5::File::open(o_.resume, comm_);
+        std::optional<io::h5::File> own;
+        if (!shared_.resumed) own.emplace(io::h5::File::open(o_.resume, comm_));
+        auto const& file = shared_.resumed ? *shared_.resumed : *own;
         auto saved = io::read_record(file, "herd-checkpoint");
         std::string const& path = o_.resume;
         // An ensemble's member reads its own group of the ensemble's checkpoint.
@@ -160,17 +162,17 @@ class RunFiles {
     auto all = rows_before_resume(columns);
     all.insert(all.end(), history.begin(), history.end());
     auto const last = static_cast<std::uint32_t>(all.size() / columns - 1);
-    if (!o_.checkpoint.empty() && o_.member >= 0 && ensemble_) {
+    if (!o_.checkpoint.empty() && o_.member >= 0 && shared_.checkpoint) {
       // The graph over the ranks: each rank writes its agents' part of the member's states.
-      ensemble_->write_member(static_cast<std::uint64_t>(o_.member), all,
-                              [&](io::h5::File& file, std::string const& group) {
-                                file.create_group(group + "/agents");
-                                io::write_properties(file, group + "/agents", sim_, model_);
-                                if (timers_) {
-                                  file.create_group(group + "/scenario");
-                                  io::write_properties(file, group + "/scenario", sim_, TimerList{*timers_});
-                                }
-                              });
+      shared_.checkpoint->write_member(static_cast<std::uint64_t>(o_.member), all,
+                                       [&](io::h5::File& file, std::string const& group) {
+                                         file.create_group(group + "/agents");
+                                         io::write_properties(file, group + "/agents", sim_, model_);
+                                         if (timers_) {
+                                           file.create_group(group + "/scenario");
+                                           io::write_properties(file, group + "/scenario", sim_, TimerList{*timers_});
+                                         }
+                                       });
     } else if (!o_.checkpoint.empty() && o_.member >= 0) {
       keep_member_state(all);  // the ensemble writes it, with the other members'
     } else if (!o_.checkpoint.empty()) {
@@ -189,10 +191,11 @@ class RunFiles {
   }
 
   /// An ensemble member's state at the end of its run, kept by finish() for the ensemble's
-  /// checkpoint (null for a run that writes none, or writes into `ensemble`).
+  /// checkpoint (null for a run that writes none, or writes into the shared checkpoint).
   std::shared_ptr<MemberState> member_state() const { return member_state_; }
-  /// A member whose graph the ranks share: finish() writes its state into `ensemble`'s file.
-  void write_member_into(EnsembleCheckpoint* ensemble) { ensemble_ = ensemble; }
+  /// An ensemble's member: initialise() reads the checkpoint `shared.resumed` (held open for every
+  /// member), and finish() writes the member's state into `shared.checkpoint` where given.
+  void share(MemberFiles const& shared) { shared_ = shared; }
 
  private:
   // The member's history and its agents' values in global id order, as its checkpoint holds them:
@@ -324,7 +327,7 @@ class RunFiles {
   std::vector<std::int64_t> history_prefix_;  // the checkpoint's rows 0..step
   std::optional<io::h5::File> output_;
   std::shared_ptr<MemberState> member_state_;
-  EnsembleCheckpoint* ensemble_ = nullptr;
+  MemberFiles shared_;
 };
 #else
 template <class Sim, class Model>

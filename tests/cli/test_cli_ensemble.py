@@ -282,6 +282,29 @@ class Checkpoints(hf.Case):
                 with h5py.File(self.path("r.h5"), "r") as f:
                     self.assertEqual(int(f["run"].attrs["members_done"]), 40)
                     self.assertEqual(len(f["members"]), 40)
+        # Resumed into its own name, put in place after every member: the members it held still
+        # resume from their states (an edit to row 1 of their histories shows in the CSV), the
+        # others run from step 0.
+        import shutil
+        same = self.path("same.h5")
+        shutil.copy(ckpt, same)
+        with h5py.File(same, "a") as f:
+            for m in range(done):
+                history = f[f"members/{m}/history"]
+                row = history[1]
+                row[0] -= 1
+                row[-1] += 1
+                history[1] = row
+                history.attrs.pop("checksum", None)
+        self.ok(0, "resume", same, "--checkpoint", same, "--checkpoint-every", "1", "--csv", self.path("same.csv"))
+        _, got = members(self.path("same.csv"))
+        _, want = members(self.path("whole.csv"))
+        for m in range(40):
+            expected = [list(row) for row in want[m][1]]
+            if m < done:
+                expected[1][0] -= 1
+                expected[1][-1] += 1
+            self.assertEqual(got[m][1], expected, f"member {m} of the {done} held")
         # A member count it cannot hold is named, and nothing is written.
         for bad in (0, 41):
             with h5py.File(ckpt, "a") as f:
@@ -352,7 +375,9 @@ class BadSweeps(hf.Case):
                 self.assertEqual(os.listdir(self.path("")), [])
         for args, message in [(["--beta", "0.1", "--sweep", "beta=0.1:0.2:2"], "also given as --beta"),
                               (["--replicates", "0"], "--replicates must be positive"),
-                              (["--replicates", "2", "--checkpoint-every", "5"], "needs --checkpoint FILE"),
+                              (["--replicates", "8", "--checkpoint-every", "5"], "needs --checkpoint FILE"),
+                              (["--replicates", "2", "--checkpoint", self.path("c.h5"), "--checkpoint-every", "2"],
+                               "counts members, and this one has 2"),
                               (["--replicates", "2", "--output", self.path("c.h5"), "--snapshot-every", "2"],
                                "does not apply"),
                               (["--replicates", "2", "--exchange-every", "2"], "whose graph --partition distributes"),
