@@ -107,21 +107,15 @@ MemberState from_bytes(char const* begin, std::size_t size) {
 
 }  // namespace
 
-EnsembleCheckpoint::EnsembleCheckpoint(std::string path, io::RunRecord const& record, int every, MPI_Comm comm,
-                                       bool collective)
+EnsembleCheckpoint::EnsembleCheckpoint(std::string path, io::RunRecord const& record, int every, MPI_Comm comm)
     : path_(std::move(path)),
       comm_(comm),
-      collective_(collective),
       members_(record.members),
       agents_(record.agents),
       every_(static_cast<std::uint64_t>(every)),
       columns_(record.observables.size()) {
   require(members_ > 0, "ensemble checkpoint: no members");
   rows_ = record.step + 1ull;
-  if (collective_) {
-    file_.emplace(io::begin_file(path_, "herd-checkpoint", record, comm_));
-    return;
-  }
   mpi::collectively(comm_, [&] {
     if (mpi::rank_of(comm_) == 0) file_.emplace(io::begin_file(path_, "herd-checkpoint", record, MPI_COMM_SELF));
   });
@@ -132,7 +126,6 @@ EnsembleCheckpoint::~EnsembleCheckpoint() {
 }
 
 void EnsembleCheckpoint::write_round(MemberState const* mine) {
-  require(!collective_, path_ + ": a checkpoint written by every rank takes its members through write_member");
   int rank = 0, size = 1;
   MPI_Comm_rank(comm_, &rank);
   MPI_Comm_size(comm_, &size);
@@ -183,15 +176,6 @@ void EnsembleCheckpoint::write_round(MemberState const* mine) {
   });
 }
 
-void EnsembleCheckpoint::write_member(std::uint64_t member, std::vector<std::int64_t> const& history,
-                                      std::function<void(io::h5::File&, std::string const&)> const& write_states) {
-  require(collective_, path_ + ": a checkpoint written by rank 0 takes its members through write_round");
-  auto const group = begin_member(member, history);
-  write_states(*file_, group);
-  ++written_;
-  if (due()) put_in_place();
-}
-
 std::string EnsembleCheckpoint::begin_member(std::uint64_t member, std::vector<std::int64_t> const& history) {
   require(member < members_ && history.size() == rows_ * columns_,
           path_ + ": member " + std::to_string(member) + "'s history does not hold " + std::to_string(rows_) +
@@ -208,8 +192,7 @@ bool EnsembleCheckpoint::due() const { return every_ > 0 && written_ - in_place_
 void EnsembleCheckpoint::put_in_place() {
   // The file written so far is put in place whole, then copied to go on writing, so a job killed
   // at any moment leaves the last file put in place (and the disk holds two copies at most).
-  // Every rank that holds the file takes part; the first copies it.
-  MPI_Comm const holders = file_->communicator();
+  MPI_Comm const holders = file_->communicator();  // rank 0's own
   file_->set_attribute("/run", "members_done", static_cast<std::int64_t>(written_));
   io::commit_file(*file_, path_);
   file_.reset();
@@ -242,7 +225,7 @@ void EnsembleCheckpoint::put_in_place() {
 
 void EnsembleCheckpoint::commit() {
   mpi::collectively(comm_, [&] {
-    if (!file_) return;  // rank 0 alone holds a file written from gathered states
+    if (!file_) return;  // rank 0 alone holds the file
     require(written_ == members_,
             path_ + ": " + std::to_string(written_) + " of " + std::to_string(members_) + " members written");
     file_->set_attribute("/run", "members_done", static_cast<std::int64_t>(written_));

@@ -2,11 +2,11 @@
 
 // An ensemble's checkpoint (herd run --replicates/--sweep --checkpoint FILE): every member's state
 // at the end of the run, in one file that herd resume continues on any rank count
-// (docs/file-formats.md, "Ensemble checkpoints"). Members spread over the ranks run a round at a
-// time, a member per rank: after each round the ranks send their members' states to rank 0, which
-// writes them. With the graph over the ranks, every rank writes its agents' part of each member,
-// in parallel HDF5. Given --checkpoint-every K, the file is also put in place after every K
-// members, with the members run so far; herd resume runs the others.
+// (docs/file-formats.md, "Ensemble checkpoints"). Members run one after another, a member per rank
+// at a time under mpiexec: after each round the ranks send their members' states to rank 0, which
+// writes them. With the graph over the ranks, one member a round, whose states rank 0 alone
+// holds. Given --checkpoint-every K, the file is also put in place after every K members, with
+// the members run so far; herd resume runs the others.
 
 #include <herd/config.hpp>
 #include <herd/detail/mpi.hpp>
@@ -16,7 +16,6 @@
 #endif
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,14 +26,11 @@ class File;
 
 namespace herd::cli {
 
-class EnsembleCheckpoint;
-
-/// The files an ensemble's member shares with the other members: the checkpoint it resumes from,
-/// opened once for them all (a checkpoint put in place under its name must not hide the members
-/// it held), and, with the graph over the ranks, the checkpoint it writes its state into.
+/// What an ensemble's member shares with the other members of its rank: the checkpoint it resumes
+/// from, opened once for them all (a checkpoint put in place under its name must not hide the
+/// members it held).
 struct MemberFiles {
   io::h5::File const* resumed = nullptr;
-  EnsembleCheckpoint* checkpoint = nullptr;
 };
 
 #if HERD_ENABLE_HDF5
@@ -55,10 +51,9 @@ struct MemberState {
 
 class EnsembleCheckpoint {
  public:
-  /// Begins the file `path` for the ensemble `record` (its member count set), to be put in place
-  /// after every `every` members (0: once all have run): on rank 0 of `comm`, or with `collective`
-  /// (the graph over the ranks) on every rank. Collective.
-  EnsembleCheckpoint(std::string path, io::RunRecord const& record, int every, MPI_Comm comm, bool collective = false);
+  /// Begins the file `path` for the ensemble `record` (its member count set) on rank 0 of `comm`,
+  /// to be put in place after every `every` members (0: once all have run). Collective.
+  EnsembleCheckpoint(std::string path, io::RunRecord const& record, int every, MPI_Comm comm);
   EnsembleCheckpoint(EnsembleCheckpoint const&) = delete;
   EnsembleCheckpoint& operator=(EnsembleCheckpoint const&) = delete;
   /// A checkpoint not committed leaves no file behind, and an earlier one whole.
@@ -67,30 +62,23 @@ class EnsembleCheckpoint {
   /// Writes the states of a round's members, one per rank (none where `mine` is empty), and puts
   /// the file in place if `every` more members have run since it last was. Collective.
   void write_round(MemberState const* mine);
-  /// With the graph over the ranks: member `member`'s history (the same on every rank), then its
-  /// agents' states through `write_states(file, member's group)`, which every rank calls; the file
-  /// is put in place as by write_round. Collective.
-  void write_member(std::uint64_t member, std::vector<std::int64_t> const& history,
-                    std::function<void(io::h5::File&, std::string const&)> const& write_states);
   /// Puts the file in place once every member was written. Collective.
   void commit();
 
  private:
-  // The member's group with its history; returns the group's name.
+  // Rank 0's: the member's group with its history; returns the group's name.
   std::string begin_member(std::uint64_t member, std::vector<std::int64_t> const& history);
   // Whether `every` members were written since the file was last put in place, and more follow.
   bool due() const;
-  // Puts the file in place with members [0, written_), and goes on writing a copy. Collective
-  // over the ranks that hold the file.
+  // Rank 0's: puts the file in place with members [0, written_), and goes on writing a copy.
   void put_in_place();
 
   std::string path_;
   MPI_Comm comm_;
-  bool collective_ = false;  // the file open on every rank of comm_, not on rank 0 alone
   std::uint64_t members_ = 0, agents_ = 0, written_ = 0;
   std::uint64_t every_ = 0, in_place_ = 0;  // members written when last put in place
   std::uint64_t rows_ = 0, columns_ = 0;    // of each member's history
-  std::optional<io::h5::File> file_;        // rank 0's, or every rank's when collective_
+  std::optional<io::h5::File> file_;        // rank 0's
 };
 #endif
 

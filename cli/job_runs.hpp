@@ -29,6 +29,7 @@
 #endif
 #if HERD_ENABLE_HDF5
 #include <herd/io/hdf5/population.hpp>
+#include <herd/io/output_file.hpp>
 #endif
 
 #include <Kokkos_Timer.hpp>
@@ -910,6 +911,14 @@ JobResult run_ensemble_over_ranks(Options const& o, Entry, std::function<void(in
   mpi::collectively(comm, [&] {
     check_ensemble_fits(members, o.steps, o.max_memory);
     check_points<WeightStorage, Entry>(o, base, in.facts.agents);
+#if HERD_ENABLE_HDF5
+    // Each member reads the file resumed anew: one put in place under its name on the way would
+    // hide the members it held.
+    require(
+        o.resume.empty() || o.checkpoint_every == 0 || !(io::identity_of(o.resume) == io::identity_of(o.checkpoint)),
+        "--checkpoint " + o.checkpoint + " --checkpoint-every: with the graph over the ranks (--partition), " +
+            "an ensemble resumed puts its progress in place under another name than the file it resumes");
+#endif
   });
   // Listed steps push through a transpose of the rank's rows: made once, for every member, where
   // the steps may be listed (a model that declares its activity, not pulled, on a static graph).
@@ -921,21 +930,26 @@ JobResult run_ensemble_over_ranks(Options const& o, Entry, std::function<void(in
   HaloTotals halo;
   double halo_plan_seconds = 0.0, simulation_seconds = 0.0;
   Kokkos::Timer loop;
-  // Each rank writes its agents' part of each member's states when it has run, in parallel HDF5:
-  // no rank holds a member's whole state.
-  MemberFiles shared;
 #if HERD_ENABLE_HDF5
-  std::optional<io::h5::File> resumed;
-  if (!o.resume.empty()) {
-    resumed = mpi::collectively(comm, [&] { return std::optional<io::h5::File>(io::h5::File::open(o.resume, comm)); });
-    shared.resumed = &*resumed;
-  }
+  // Each member's states meet on rank 0 when it has run, which writes them as the other layouts do:
+  // in one gather, which carries less than 2 GiB.
   std::optional<EnsembleCheckpoint> checkpoint;
-  if (!o.checkpoint.empty())
-    shared.checkpoint = &checkpoint.emplace(
+  if (!o.checkpoint.empty()) {
+    mpi::collectively(comm, [&] {
+      auto model = Entry::template make<WeightStorage>(base, 0, in.facts.agents, typename Entry::Inputs{});
+      double per_agent = o.scenario.empty() ? 0.0 : 2.0;  // a scenario's isolation timers
+      model.for_each_property(
+          [&](auto const& p) { per_agent += sizeof(typename std::decay_t<decltype(p)>::storage_type); });
+      double const bytes = per_agent * static_cast<double>(in.facts.agents) + 64.0 * (o.steps + 1);
+      require(bytes < static_cast<double>(std::numeric_limits<int>::max()),
+              o.checkpoint + ": a member's states take " + std::to_string(static_cast<long long>(bytes)) +
+                  " bytes, more than the gather to rank 0 that writes them carries (2 GiB)");
+    });
+    checkpoint.emplace(
         o.checkpoint,
         mpi::collectively(comm, [&] { return ensemble_record<WeightStorage, Entry>(o, base, in.facts, members); }),
-        o.checkpoint_every, comm, true);
+        o.checkpoint_every, comm);
+  }
 #endif
   for (long long m = 0; m < members; ++m) {
     auto const mo = member_options(o, base, m);
@@ -947,10 +961,13 @@ JobResult run_ensemble_over_ranks(Options const& o, Entry, std::function<void(in
     auto sim = distributed_simulation(mo, exec, std::move(ghosts), in, mo.seed);
     simulation_seconds += phase.seconds();
     auto const no_progress = [](int, int) {};
-    auto const run = run_model<Entry>(mo, sim, in.inputs, no_progress, in.facts, true, shared);
+    auto const run = run_model<Entry>(mo, sim, in.inputs, no_progress, in.facts, true);
     result.columns = run.columns;
     schedule = to_string(sim.plan().schedule);
     halo.add(sim);
+#if HERD_ENABLE_HDF5
+    if (checkpoint) checkpoint->write_round(run.member_state.get());
+#endif
     if (rank == 0) {
       MemberRun member;
       member.member = m;

@@ -469,11 +469,9 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
     for (char const* single : {"--snapshot-every", "--record", "--profile", "--profile-steps"})
       if (given.count(single))
         throw UsageError{std::string(single) + " does not apply to an ensemble (--replicates, --sweep)"};
-    // K members or more would put the file in place only at the end: most likely steps were meant.
-    if (auto const members = sweep_points(o) * o.replicates; o.checkpoint_every >= members)
-      throw UsageError{"--checkpoint-every " + std::to_string(o.checkpoint_every) +
-                       ": an ensemble's counts members, and this one has " + std::to_string(members) +
-                       ", so its checkpoint would be put in place only at the end"};
+    // herd resume checks the value given anew, once merged (resume_options): a checkpoint's
+    // stored value stays readable.
+    if (!later_wins) check_members_per_checkpoint(o);
     // Each member holds the whole graph, on one rank each under mpiexec, unless --partition
     // distributes the graph over the ranks, which then run every member together.
     o.graph_over_ranks = given.count("--partition") != 0;
@@ -567,6 +565,14 @@ std::vector<std::string> point_values(Options const& o, long long point) {
     point /= n;
   }
   return values;
+}
+
+void check_members_per_checkpoint(Options const& o) {
+  // K members or more would put the file in place only at the end: most likely steps were meant.
+  if (auto const members = sweep_points(o) * o.replicates; is_ensemble(o) && o.checkpoint_every >= members)
+    throw UsageError{"--checkpoint-every " + std::to_string(o.checkpoint_every) +
+                     ": an ensemble's counts members, and this one has " + std::to_string(members) +
+                     ", so its checkpoint would be put in place only at the end"};
 }
 
 Options member_options(Options const& o, Options const& base, long long member) {

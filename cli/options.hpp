@@ -125,6 +125,10 @@ std::vector<std::string> point_values(Options const& o, long long point);
 /// with herd::replicate_seed and the point's parameter values.
 Options member_options(Options const& o, Options const& base, long long member);
 
+/// Refuses an ensemble's --checkpoint-every (which counts members) at or above its member count:
+/// the checkpoint would be put in place only at the end. Throws UsageError.
+void check_members_per_checkpoint(Options const& o);
+
 /// What every member of `o` runs with before its seed and parameters: `o` without its sweep, the
 /// ensemble's output files and its --checkpoint-every (which counts members).
 Options member_base(Options const& o);

@@ -100,6 +100,7 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
   if (!asked("--snapshot-every")) merged.snapshot_every = 0;
   if (merged.checkpoint_every > 0 && merged.checkpoint.empty())
     throw UsageError{"--checkpoint-every needs --checkpoint FILE: a resumed run writes only the files it names"};
+  check_members_per_checkpoint(merged);
   if (merged.snapshot_every > 0 && merged.output.empty())
     throw UsageError{"--snapshot-every needs --output FILE: a resumed run writes only the files it names"};
   // The arguments and /run's attributes are stored apart: a file where they disagree was damaged.

@@ -162,18 +162,7 @@ class RunFiles {
     auto all = rows_before_resume(columns);
     all.insert(all.end(), history.begin(), history.end());
     auto const last = static_cast<std::uint32_t>(all.size() / columns - 1);
-    if (!o_.checkpoint.empty() && o_.member >= 0 && shared_.checkpoint) {
-      // The graph over the ranks: each rank writes its agents' part of the member's states.
-      shared_.checkpoint->write_member(static_cast<std::uint64_t>(o_.member), all,
-                                       [&](io::h5::File& file, std::string const& group) {
-                                         file.create_group(group + "/agents");
-                                         io::write_properties(file, group + "/agents", sim_, model_);
-                                         if (timers_) {
-                                           file.create_group(group + "/scenario");
-                                           io::write_properties(file, group + "/scenario", sim_, TimerList{*timers_});
-                                         }
-                                       });
-    } else if (!o_.checkpoint.empty() && o_.member >= 0) {
+    if (!o_.checkpoint.empty() && o_.member >= 0) {
       keep_member_state(all);  // the ensemble writes it, with the other members'
     } else if (!o_.checkpoint.empty()) {
       checkpoint(last, all);
@@ -191,45 +180,96 @@ class RunFiles {
   }
 
   /// An ensemble member's state at the end of its run, kept by finish() for the ensemble's
-  /// checkpoint (null for a run that writes none, or writes into the shared checkpoint).
+  /// checkpoint (null for a run that writes none).
   std::shared_ptr<MemberState> member_state() const { return member_state_; }
-  /// An ensemble's member: initialise() reads the checkpoint `shared.resumed` (held open for every
-  /// member), and finish() writes the member's state into `shared.checkpoint` where given.
+  /// An ensemble's member: initialise() reads the checkpoint `shared.resumed`, held open for every
+  /// member, where given.
   void share(MemberFiles const& shared) { shared_ = shared; }
 
  private:
-  // The member's history and its agents' values in global id order, as its checkpoint holds them:
-  // a member on one rank, which holds every agent.
+  // The member's history and its agents' values in global id order, as its checkpoint holds them.
+  // A member whose graph the ranks share sends its values to rank 0, which alone keeps the state.
+  // Collective then.
   void keep_member_state(std::vector<std::int64_t> const& history) {
+    int rank = 0;
+    MPI_Comm_rank(comm_, &rank);
     auto const agents = static_cast<std::size_t>(sim_.num_global());
     auto state = std::make_shared<MemberState>();
     state->member = static_cast<std::uint64_t>(o_.member);
     state->history = history;
     auto const owned = static_cast<std::size_t>(sim_.num_owned());
-    require(owned == agents, "a member's state kept for rank 0 holds every agent");
     std::vector<global_id> ids(owned);
     {
       auto const device = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sim_.global_ids());
       for (std::size_t i = 0; i < owned; ++i) ids[i] = device.extent(0) == 0 ? static_cast<global_id>(i) : device(i);
     }
+    std::vector<int> counts, starts;
+    if (partial_) ids = gather_on_rank_zero(ids, counts, starts);
     auto keep = [&](std::string const& group, auto const& property) {
       using storage = typename std::decay_t<decltype(property)>::storage_type;
       auto const values = Kokkos::create_mirror_view_and_copy(
           Kokkos::HostSpace(), Kokkos::subview(property.current(), std::make_pair(std::size_t{0}, owned)));
-      std::vector<char> bytes;
-      try {
-        bytes.resize(agents * sizeof(storage));
-      } catch (std::bad_alloc const&) {
-        throw Error(o_.checkpoint + ": no memory for member " + std::to_string(o_.member) + "'s " +
-                    std::to_string(agents * sizeof(storage)) + " bytes of agent states");
-      }
+      std::vector<storage> mine(values.data(), values.data() + owned);
+      if (partial_) mine = gather_on_rank_zero(mine, counts, starts);
+      auto bytes = on_rank_zero<char>(agents * sizeof(storage));
+      if (rank != 0) return;
       for (std::size_t i = 0; i < ids.size(); ++i)
-        std::memcpy(bytes.data() + static_cast<std::size_t>(ids[i]) * sizeof(storage), &values(i), sizeof(storage));
+        std::memcpy(bytes.data() + static_cast<std::size_t>(ids[i]) * sizeof(storage), &mine[i], sizeof(storage));
       state->values.push_back({group, property.name(), io::h5::type_of<storage>(), std::move(bytes)});
     };
     model_.for_each_property([&](auto const& property) { keep("agents", property); });
     if (timers_) keep("scenario", *timers_);
-    member_state_ = std::move(state);
+    if (rank == 0) member_state_ = std::move(state);
+  }
+
+  // `count` values on rank 0 (none elsewhere): where rank 0 has no memory for them, every rank
+  // fails together. Collective when the member's graph is shared.
+  template <class T>
+  std::vector<T> on_rank_zero(std::size_t count) {
+    int rank = 0;
+    MPI_Comm_rank(comm_, &rank);
+    std::vector<T> values;
+    std::string failure;
+    try {
+      values.resize(rank == 0 ? count : 0);
+    } catch (std::bad_alloc const&) {
+      failure = o_.checkpoint + ": rank 0 has no memory for member " + std::to_string(o_.member) + "'s " +
+                std::to_string(count * sizeof(T)) + " bytes of agent states";
+    }
+    if (partial_) mpi::raise_if_any_failed(comm_, failure);
+    require(failure.empty(), failure);
+    return values;
+  }
+
+  // The ranks' `mine`, one after another on rank 0 (empty elsewhere). `counts` and `starts`, in
+  // values, are made by the first call and reused. Collective.
+  template <class T>
+  std::vector<T> gather_on_rank_zero(std::vector<T> const& mine, std::vector<int>& counts, std::vector<int>& starts) {
+    std::vector<T> all;
+#if HERD_ENABLE_MPI
+    int rank = 0, size = 1;
+    MPI_Comm_rank(comm_, &rank);
+    MPI_Comm_size(comm_, &size);
+    if (counts.empty()) {
+      int const count = static_cast<int>(mine.size());
+      counts.assign(static_cast<std::size_t>(size), 0);
+      MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm_);
+      starts.assign(counts.size(), 0);
+      for (std::size_t r = 1; r < counts.size(); ++r) starts[r] = starts[r - 1] + counts[r - 1];
+    }
+    all = on_rank_zero<T>(static_cast<std::size_t>(starts.back() + counts.back()));
+    MPI_Datatype value;
+    MPI_Type_contiguous(static_cast<int>(sizeof(T)), MPI_BYTE, &value);
+    MPI_Type_commit(&value);
+    MPI_Gatherv(mine.data(), static_cast<int>(mine.size()), value, all.data(), counts.data(), starts.data(), value, 0,
+                comm_);
+    MPI_Type_free(&value);
+#else
+    (void)counts;
+    (void)starts;
+    all = mine;
+#endif
+    return all;
   }
 
   // The command's models count every agent in exactly one observable: each stored row must add up

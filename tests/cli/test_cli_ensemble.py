@@ -461,6 +461,11 @@ class Ranks(hf.Case):
             with self.subTest(resumed_on=ranks):
                 self.ok(ranks, "resume", self.path("over.h5"), "--steps", "15", "--csv", self.path("r.csv"))
                 self.assertEqual(hf.read(self.path("r.csv")), whole)
+        # Its members read the file resumed anew: progress put in place under its name is refused.
+        result = hf.herd(2, "resume", self.path("over.h5"), "--checkpoint", self.path("over.h5"),
+                         "--checkpoint-every", "1")
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertIn("under another name than the file it resumes", result.stderr)
         self.ok(3, "resume", self.path("one.h5"), "--steps", "15", "--partition", "contiguous",
                 "--csv", self.path("r.csv"), "--json", self.path("r.json"))
         self.assertEqual(hf.read(self.path("r.csv")), whole)

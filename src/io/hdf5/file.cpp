@@ -1,4 +1,5 @@
 #include <herd/io/hdf5/file.hpp>
+#include <herd/mpi/collective.hpp>
 
 #include <hdf5.h>
 
@@ -517,8 +518,14 @@ void File::write_rows(std::string const& dataset, Type type, std::uint64_t first
   Id memory_space(select_rows(file_space.get(), first, count, path_, dataset), H5Sclose);
   Id t(native(type), H5Tclose);
   Id dxpl(transfer_collectively(), H5Pclose);
-  if (H5Dwrite(d.get(), t.get(), memory_space.get(), file_space.get(), dxpl.get(), data) < 0)
-    fail(dataset, "writing failed");
+  // A rank whose part failed (its disk full) must not leave the others in the checksum's sum:
+  // every rank throws.
+  std::string failure;
+  if (H5Dwrite(d.get(), t.get(), memory_space.get(), file_space.get(), dxpl.get(), data) < 0) {
+    std::string const reason = hdf5_reason();
+    failure = path_ + ": " + dataset + ": writing failed" + (reason.empty() ? "" : " (" + reason + ")");
+  }
+  mpi::raise_if_any_failed(comm_, failure);
   // Every write adds its rows to the stored sum, so a dataset written in parts gets the whole one.
   // Values converted on the way have another sum than those stored: such a dataset gets none.
   bool const had = has_attribute(dataset, checksum_attribute);
