@@ -3,9 +3,8 @@
 #if HERD_ENABLE_HDF5
 #include <herd/core/error.hpp>
 #include <herd/io/hdf5/format.hpp>
-#include <herd/mpi/collective.hpp>
-
 #include <herd/io/output_file.hpp>
+#include <herd/mpi/collective.hpp>
 
 #include <climits>
 #include <cstdio>
@@ -192,32 +191,18 @@ bool EnsembleCheckpoint::due() const { return every_ > 0 && written_ - in_place_
 void EnsembleCheckpoint::put_in_place() {
   // The file written so far is put in place whole, then copied to go on writing, so a job killed
   // at any moment leaves the last file put in place (and the disk holds two copies at most).
-  MPI_Comm const holders = file_->communicator();  // rank 0's own
   file_->set_attribute("/run", "members_done", static_cast<std::int64_t>(written_));
   io::commit_file(*file_, path_);
   file_.reset();
-  std::string next;
-  mpi::collectively(holders, [&] {
-    if (mpi::rank_of(holders) != 0) return;
-    std::string const in_place = io::replaced_file(path_);
-    next = io::temporary_beside(in_place, path_);
-    std::error_code failed;
-    std::filesystem::copy_file(in_place, next, std::filesystem::copy_options::overwrite_existing, failed);
-    if (failed) {
-      std::remove(next.c_str());
-      throw Error(path_ + ": copying the checkpoint to go on writing failed (" + failed.message() + ")");
-    }
-  });
-  int length = static_cast<int>(next.size());
-  MPI_Bcast(&length, 1, MPI_INT, 0, holders);
-  next.resize(static_cast<std::size_t>(length));
-  MPI_Bcast(next.data(), length, MPI_CHAR, 0, holders);
+  std::string const in_place = io::replaced_file(path_);
+  std::string const next = io::temporary_beside(in_place, path_);
+  std::error_code failed;
+  std::filesystem::copy_file(in_place, next, std::filesystem::copy_options::overwrite_existing, failed);
   try {
-    file_.emplace(mpi::collectively(holders, [&] {
-                    return std::optional<io::h5::File>(io::h5::File::open_to_write(next, holders));
-                  }).value());
+    if (failed) throw Error(path_ + ": copying the checkpoint to go on writing failed (" + failed.message() + ")");
+    file_.emplace(io::h5::File::open_to_write(next, MPI_COMM_SELF));
   } catch (...) {
-    if (mpi::rank_of(holders) == 0) std::remove(next.c_str());
+    std::remove(next.c_str());
     throw;
   }
   in_place_ = written_;
