@@ -160,7 +160,13 @@ void EnsembleCheckpoint::write_round(MemberState const* mine) {
     for (std::size_t r = 0; r < lengths.size(); ++r) {
       if (lengths[r] == 0) continue;
       auto const state = from_bytes(all.data() + starts[r], static_cast<std::size_t>(lengths[r]));
-      auto const group = begin_member(state.member, state.history);
+      require(state.member < members_ && state.history.size() == rows_ * columns_,
+              path_ + ": member " + std::to_string(state.member) + "'s history does not hold " + std::to_string(rows_) +
+                  " rows of " + std::to_string(columns_) + " observables");
+      auto const group = io::member_group(state.member);
+      file_->create_group(group);
+      file_->write_all(group + "/history", io::h5::Type::i64, {rows_, columns_}, state.history.data());
+      file_->set_attribute(group + "/history", "columns", file_->string_attribute("/members", "columns"));
       for (auto const& v : state.values) {
         if (!file_->exists(group + "/" + v.group)) file_->create_group(group + "/" + v.group);
         auto const count = static_cast<std::uint64_t>(v.bytes.size() / io::h5::size_of(v.type));
@@ -173,17 +179,6 @@ void EnsembleCheckpoint::write_round(MemberState const* mine) {
     }
     if (due()) put_in_place();
   });
-}
-
-std::string EnsembleCheckpoint::begin_member(std::uint64_t member, std::vector<std::int64_t> const& history) {
-  require(member < members_ && history.size() == rows_ * columns_,
-          path_ + ": member " + std::to_string(member) + "'s history does not hold " + std::to_string(rows_) +
-              " rows of " + std::to_string(columns_) + " observables");
-  auto group = io::member_group(member);
-  file_->create_group(group);
-  file_->write_all(group + "/history", io::h5::Type::i64, {rows_, columns_}, history.data());
-  file_->set_attribute(group + "/history", "columns", file_->string_attribute("/members", "columns"));
-  return group;
 }
 
 bool EnsembleCheckpoint::due() const { return every_ > 0 && written_ - in_place_ >= every_ && written_ < members_; }

@@ -20,18 +20,7 @@
 #include <string>
 #include <vector>
 
-namespace herd::io::h5 {
-class File;
-}
-
 namespace herd::cli {
-
-/// What an ensemble's member shares with the other members of its rank: the checkpoint it resumes
-/// from, opened once for them all (a checkpoint put in place under its name must not hide the
-/// members it held).
-struct MemberFiles {
-  io::h5::File const* resumed = nullptr;
-};
 
 #if HERD_ENABLE_HDF5
 /// One member's state at the end of its run, as its checkpoint stores it.
@@ -66,8 +55,6 @@ class EnsembleCheckpoint {
   void commit();
 
  private:
-  // Rank 0's: the member's group with its history; returns the group's name.
-  std::string begin_member(std::uint64_t member, std::vector<std::int64_t> const& history);
   // Whether `every` members were written since the file was last put in place, and more follow.
   bool due() const;
   // Rank 0's: puts the file in place with members [0, written_), and goes on writing a copy.

@@ -37,6 +37,10 @@
 #include <limits>
 #include <optional>
 
+namespace herd::io::h5 {
+class File;  // held by pointer also where Herd is built without HDF5
+}  // namespace herd::io::h5
+
 namespace herd::cli {
 
 // The classes of `--scenario`'s vaccinations in the order oldest-first, for a model with ages
@@ -123,16 +127,16 @@ std::vector<EventRun> event_runs(Scenario const& scenario, Counts const& counts,
 template <class Model, class Sim>
 JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> const& shown,
                    std::function<void(int, int)> const& progress, std::uint64_t edges, std::uint64_t hash,
-                   bool distributed, std::vector<std::string> const& layer_names, MemberFiles const& shared) {
+                   bool distributed, std::vector<std::string> const& layer_names, io::h5::File const* resumed) {
   JobResult result;
   // An ensemble's member on one rank reads and keeps its state alone; one on a graph that the
   // ranks share, with every rank.
   RunFiles<Sim, Model> files(o, sim, model, edges, hash, o.member >= 0 && !distributed ? MPI_COMM_SELF : world(),
                              distributed);
 #if HERD_ENABLE_HDF5
-  files.share(shared);
+  files.resume_from(resumed);
 #else
-  (void)shared;
+  (void)resumed;
 #endif
   // Before a checkpoint is loaded: every value the scenario sets is a valid one for its states.
   std::optional<Interventions<Sim, Model>> events;
@@ -322,16 +326,16 @@ GraphFacts share_facts(Options const& o, Exec const& exec, MPI_Comm comm,
 }
 #endif
 
-// Runs the model of `Entry` (cli/model_registry.hpp) on `sim`; an ensemble's member with the files
-// it shares with the other members.
+// Runs the model of `Entry` (cli/model_registry.hpp) on `sim`; an ensemble's member resumes from
+// `resumed`, the checkpoint its rank opened once for all its members, where given.
 template <class Entry, class Sim>
 JobResult run_model(Options const& o, Sim& sim, typename Entry::Inputs const& inputs,
                     std::function<void(int, int)> const& progress, GraphFacts const& graph, bool distributed,
-                    MemberFiles const& shared = {}) {
+                    io::h5::File const* resumed = nullptr) {
   auto model =
       Entry::template make<typename Sim::graph_type::weight_storage>(o, sim.num_agents(), sim.num_global(), inputs);
   return simulate(o, sim, model, Entry::shown(o), progress, graph.edges, graph.hash, distributed, graph.layer_names,
-                  shared);
+                  resumed);
 }
 
 // How the run's steps run. The active threshold's none: Herd's default for the backend, the model
@@ -540,14 +544,14 @@ JobResult run_ensemble(Options const& o, Entry, std::function<void(int, int)> co
         return;
       }
     }
-    MemberFiles shared;
+    io::h5::File const* resumes = nullptr;
 #if HERD_ENABLE_HDF5
     // Each rank opens the checkpoint it resumes once, for all its members.
     std::optional<io::h5::File> resumed;
     together([&] {
       if (!o.resume.empty()) resumed.emplace(io::h5::File::open(o.resume, MPI_COMM_SELF));
     });
-    shared.resumed = resumed ? &*resumed : nullptr;
+    if (resumed) resumes = &*resumed;
     // Each round's members, one per rank, are written to the checkpoint once all have run.
     std::optional<EnsembleCheckpoint> checkpoint;
     if (!o.checkpoint.empty()) {
@@ -565,7 +569,7 @@ JobResult run_ensemble(Options const& o, Entry, std::function<void(int, int)> co
         auto const mo = member_options(o, base, m);
         auto sim = simulation_of(exec, input.temporal, graph, mo.seed, step_options<Entry>(mo), ids);
         auto const no_progress = [](int, int) {};
-        run = run_model<Entry>(mo, sim, inputs, no_progress, facts, false, shared);
+        run = run_model<Entry>(mo, sim, inputs, no_progress, facts, false, resumes);
         result.columns = run.columns;
         schedule = to_string(sim.plan().schedule);
         for (auto const& row : run.counts) mine.insert(mine.end(), row.begin(), row.end());

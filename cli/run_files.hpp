@@ -81,8 +81,8 @@ class RunFiles {
     if (!fresh) {
       mpi::collectively(comm_, [&] {
         std::optional<io::h5::File> own;
-        if (!shared_.resumed) own.emplace(io::h5::File::open(o_.resume, comm_));
-        auto const& file = shared_.resumed ? *shared_.resumed : *own;
+        if (!resumed_) own.emplace(io::h5::File::open(o_.resume, comm_));
+        auto const& file = resumed_ ? *resumed_ : *own;
         auto saved = io::read_record(file, "herd-checkpoint");
         std::string const& path = o_.resume;
         // An ensemble's member reads its own group of the ensemble's checkpoint.
@@ -182,9 +182,9 @@ class RunFiles {
   /// An ensemble member's state at the end of its run, kept by finish() for the ensemble's
   /// checkpoint (null for a run that writes none).
   std::shared_ptr<MemberState> member_state() const { return member_state_; }
-  /// An ensemble's member: initialise() reads the checkpoint `shared.resumed`, held open for every
-  /// member, where given.
-  void share(MemberFiles const& shared) { shared_ = shared; }
+  /// An ensemble's member: initialise() reads `resumed` (its rank holds the checkpoint open for
+  /// all its members, so that one put in place under its name hides none of them), where given.
+  void resume_from(io::h5::File const* resumed) { resumed_ = resumed; }
 
  private:
   // The member's history and its agents' values in global id order, as its checkpoint holds them.
@@ -367,7 +367,7 @@ class RunFiles {
   std::vector<std::int64_t> history_prefix_;  // the checkpoint's rows 0..step
   std::optional<io::h5::File> output_;
   std::shared_ptr<MemberState> member_state_;
-  MemberFiles shared_;
+  io::h5::File const* resumed_ = nullptr;
 };
 #else
 template <class Sim, class Model>

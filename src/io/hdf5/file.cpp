@@ -289,9 +289,16 @@ void File::close() {
     throw Error(path_ + ": writing the file failed (" + (flushed ? hdf5_reason() : reason) + ")");
 }
 
-void File::fail(std::string const& object, std::string const& what) const {
+namespace {
+// "path: object: what (HDF5's reason)", the reason taken from HDF5's error stack.
+std::string failure_text(std::string const& path, std::string const& object, std::string const& what) {
   std::string const reason = hdf5_reason();
-  throw Error(path_ + ": " + object + ": " + what + (reason.empty() ? "" : " (" + reason + ")"));
+  return path + ": " + object + ": " + what + (reason.empty() ? "" : " (" + reason + ")");
+}
+}  // namespace
+
+void File::fail(std::string const& object, std::string const& what) const {
+  throw Error(failure_text(path_, object, what));
 }
 
 bool File::exists(std::string const& object) const {
@@ -521,10 +528,8 @@ void File::write_rows(std::string const& dataset, Type type, std::uint64_t first
   // A rank whose part failed (its disk full) must not leave the others in the checksum's sum:
   // every rank throws.
   std::string failure;
-  if (H5Dwrite(d.get(), t.get(), memory_space.get(), file_space.get(), dxpl.get(), data) < 0) {
-    std::string const reason = hdf5_reason();
-    failure = path_ + ": " + dataset + ": writing failed" + (reason.empty() ? "" : " (" + reason + ")");
-  }
+  if (H5Dwrite(d.get(), t.get(), memory_space.get(), file_space.get(), dxpl.get(), data) < 0)
+    failure = failure_text(path_, dataset, "writing failed");
   mpi::raise_if_any_failed(comm_, failure);
   // Every write adds its rows to the stored sum, so a dataset written in parts gets the whole one.
   // Values converted on the way have another sum than those stored: such a dataset gets none.
