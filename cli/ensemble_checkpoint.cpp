@@ -7,7 +7,6 @@
 #include <herd/mpi/collective.hpp>
 
 #include <climits>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
@@ -197,7 +196,7 @@ void EnsembleCheckpoint::put_in_place() {
     if (failed) throw Error(path_ + ": copying the checkpoint to go on writing failed (" + failed.message() + ")");
     file_.emplace(io::h5::File::open_to_write(next, MPI_COMM_SELF));
   } catch (...) {
-    std::remove(next.c_str());
+    io::remove_temporary(next);
     throw;
   }
   in_place_ = written_;

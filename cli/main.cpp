@@ -23,6 +23,7 @@
 #include <herd/core/error.hpp>
 #include <herd/core/half.hpp>
 #include <herd/core/kokkos_compat.hpp>
+#include <herd/io/output_file.hpp>
 #include <herd/mpi/partition.hpp>
 #if HERD_ENABLE_MPI
 #include <herd/mpi/collective.hpp>
@@ -169,6 +170,8 @@ int main(int argc, char* argv[]) {
     return 1;
   }
   MpiSession mpi(argc, argv);
+  // After MPI's start, which may set handlers of its own.
+  herd::io::remove_temporaries_on_signals();
   bool const speaks = mpi.rank == 0;
   if (!mpi.same_arguments_everywhere(argc, argv)) {
     if (speaks)

@@ -90,7 +90,7 @@ void check_outputs(Options const& o) {
     if (f.hdf5) io::replaced_file(*f.path, spelt(f));
     // The folder takes the file the output is written to before it is renamed into place.
     if (target.kind == io::OutputTarget::Kind::replace)
-      std::remove(io::temporary_beside(target.target, spelt(f)).c_str());
+      io::remove_temporary(io::temporary_beside(target.target, spelt(f)));
   }
 }
 

@@ -5,8 +5,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <climits>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -87,6 +89,46 @@ bool write_all(int fd, std::string const& content) {
   return true;
 }
 
+// The temporary files this process made and has not yet put in place or removed, for the signal
+// handler: fixed slots whose state is atomic, so that the handler reads only whole names (a slot
+// being filled or emptied is skipped) and allocates nothing.
+constexpr int temporary_slots = 32;
+struct TemporarySlot {
+  std::atomic<int> state{0};  // 0 free, 1 being changed, 2 holds a name
+  char name[PATH_MAX] = {};
+};
+TemporarySlot temporaries[temporary_slots];
+
+void remember_temporary(std::string const& name) {
+  if (name.size() >= PATH_MAX) return;
+  for (auto& slot : temporaries) {
+    int free = 0;
+    if (!slot.state.compare_exchange_strong(free, 1)) continue;
+    std::memcpy(slot.name, name.c_str(), name.size() + 1);
+    slot.state.store(2);
+    return;
+  }
+  // Every slot taken: the file is left to the process's own removal, as without a signal.
+}
+
+void forget_temporary(std::string const& name) {
+  for (auto& slot : temporaries) {
+    int held = 2;
+    if (slot.state.load() != 2 || std::strcmp(slot.name, name.c_str()) != 0) continue;
+    if (slot.state.compare_exchange_strong(held, 1)) slot.state.store(0);
+  }
+}
+
+void remove_temporaries_and_end(int signal_number) {
+  for (auto& slot : temporaries)
+    if (slot.state.load() == 2) ::unlink(slot.name);
+  // Ended by the signal itself, so that a parent (mpiexec, a batch system) sees why.
+  std::signal(signal_number, SIG_DFL);
+  std::raise(signal_number);
+}
+
+static_assert(std::atomic<int>::is_always_lock_free, "the signal handler reads the slots' states");
+
 }  // namespace
 
 OutputTarget output_target(std::string const& option, std::string const& path) {
@@ -133,7 +175,25 @@ std::string temporary_beside(std::string const& target, std::string const& named
   int const fd = ::mkstemp(name.data());
   require(fd >= 0, (named.empty() ? target : named) + ": cannot write the file (" + std::strerror(errno) + ")");
   ::close(fd);
+  remember_temporary(name);
   return name;
+}
+
+void remove_temporary(std::string const& temporary) {
+  std::remove(temporary.c_str());
+  forget_temporary(temporary);
+}
+
+void remove_temporaries_on_signals() {
+  for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction current {};
+    // A signal ignored (nohup) stays ignored, and a handler of the program's own stays.
+    if (::sigaction(signal_number, nullptr, &current) != 0 || current.sa_handler != SIG_DFL) continue;
+    struct sigaction handler {};
+    handler.sa_handler = remove_temporaries_and_end;
+    sigemptyset(&handler.sa_mask);
+    ::sigaction(signal_number, &handler, nullptr);
+  }
 }
 
 void replace_with(std::string const& temporary, std::string const& target) {
@@ -141,9 +201,10 @@ void replace_with(std::string const& temporary, std::string const& target) {
   mode_t const mode = ::stat(target.c_str(), &info) == 0 ? (info.st_mode & 07777) : new_file_mode();
   if (::chmod(temporary.c_str(), mode) != 0 || std::rename(temporary.c_str(), target.c_str()) != 0) {
     std::string const why = std::strerror(errno);
-    std::remove(temporary.c_str());
+    remove_temporary(temporary);
     throw Error(target + ": cannot put the written file in place (" + why + ")");
   }
+  forget_temporary(temporary);
   sync_folder(target);
 }
 
@@ -177,7 +238,7 @@ void write_output(OutputTarget const& t, std::string const& content) {
   int const why = errno;
   if (fd >= 0) ::close(fd);
   if (!written) {
-    std::remove(temporary.c_str());
+    remove_temporary(temporary);
     throw Error(t.path + ": writing the file failed (" + std::strerror(why) + ")");
   }
   replace_with(temporary, t.target);

@@ -145,6 +145,37 @@ class KilledWhileWriting(Case):
         self.assertGreaterEqual(len(resumed_from), 2, "the kills should land at different steps")
 
 
+class StoppedBySignal(Case):
+    def test_a_job_stopped_by_a_signal_leaves_no_partial_file_and_the_old_file_in_place(self):
+        # SIGTERM is what a batch system sends at a job's time limit, SIGINT what Ctrl-C sends.
+        for ranks, sig in [(0, signal.SIGTERM), (0, signal.SIGINT)]:
+            with self.subTest(ranks=ranks, signal=sig.name):
+                folder = self.path(f"{ranks}-{sig.name}")
+                os.mkdir(folder)
+                out = os.path.join(folder, "out.h5")
+                with open(out, "w") as f:
+                    f.write("old\n")
+                command = herd_files_test.herd_command(ranks, "run", "--agents", "200000", "--steps", "100000",
+                                                       "--stepping", "pull", "--quiet", "--output", out)
+                process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+
+                def partial():
+                    return [n for n in os.listdir(folder) if ".partial-" in n]
+
+                deadline = time.time() + 120
+                while not partial() and process.poll() is None and time.time() < deadline:
+                    time.sleep(0.01)
+                self.assertTrue(partial(), "the output should be written beside its target while the job runs")
+                time.sleep(0.3)
+                process.send_signal(sig)
+                status = process.wait(timeout=120)
+                self.assertNotEqual(status, 0)
+                if ranks == 0 and not herd_files_test.LAUNCHER:
+                    self.assertEqual(status, -sig, "ended by the signal itself")
+                self.assertEqual(partial(), [])
+                self.assertEqual(read(out), "old\n")
+
+
 class Schema(Case):
     def test_output_holds_the_time_series_the_final_state_and_snapshots_in_original_ids(self):
         out = self.path("out.h5")

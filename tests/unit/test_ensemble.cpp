@@ -97,6 +97,68 @@ TYPED_TEST(Ensemble, AHubTooLargeForAByteStepsMembersInTurn) {
   for (std::size_t k = 0; k < 3; ++k) EXPECT_EQ(members[k], alone<Exec>(graph, k, true, 20)) << "member " << k;
 }
 
+// Each member's counts are its infectious neighbours plus its own bit where the agent is exposed or
+// infectious, counted directly on the host, for one to four groups of eight members (full and part
+// groups) and an agent count that ends in a part block and a part word.
+TYPED_TEST(Ensemble, SharedCountsAreEachMembersOwnCounts) {
+  using Exec = TypeParam;
+  using Memory = typename Exec::memory_space;
+  agent_index const agents = 1005;
+  auto const graph = herd::test::generated_graph<Exec>(ErdosRenyi{agents, 12.0}, 5);
+  auto const offsets = to_vector(graph.row_offsets);
+  auto const neighbours = to_vector(graph.neighbours);
+  for (int members : {1, 8, 9, 17, 26, 32}) {
+    SharedSpreaderCounts<Exec> shared(Exec(), graph, agents, members);
+    std::vector<std::vector<std::uint8_t>> states(static_cast<std::size_t>(members));
+    std::vector<Seir<Memory>> models;
+    std::uint64_t z = 2024 + static_cast<std::uint64_t>(members);
+    for (int m = 0; m < members; ++m) {
+      auto& s = states[static_cast<std::size_t>(m)];
+      for (agent_index i = 0; i < agents; ++i) {
+        z = z * 6364136223846793005ull + 1442695040888963407ull;
+        s.push_back(static_cast<std::uint8_t>(z >> 62));  // S, E, I, R alike
+      }
+      models.emplace_back(agents, member_parameters(static_cast<std::size_t>(m), true));
+      Kokkos::View<std::uint8_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host(s.data(), s.size());
+      Kokkos::deep_copy(models.back().state.current(), host);
+      shared.mark(m, models.back());
+    }
+    shared.count();
+    Kokkos::fence();
+    for (int m = 0; m < members; ++m) {
+      auto const& s = states[static_cast<std::size_t>(m)];
+      auto const counts = to_vector(shared.counts(m));
+      ASSERT_EQ(counts.size(), static_cast<std::size_t>(agents));
+      for (agent_index i = 0; i < agents; ++i) {
+        int expected = s[static_cast<std::size_t>(i)] == 1 || s[static_cast<std::size_t>(i)] == 2;
+        for (auto e = offsets[static_cast<std::size_t>(i)]; e < offsets[static_cast<std::size_t>(i) + 1]; ++e)
+          expected += s[static_cast<std::size_t>(neighbours[static_cast<std::size_t>(e)])] == 2;
+        ASSERT_EQ(counts[static_cast<std::size_t>(i)], expected)
+            << members << " members, member " << m << " agent " << i;
+      }
+    }
+  }
+}
+
+// SEIR's eight activities a word are its activity() of each agent, for every state in every lane.
+TEST(SharedSpreaderCounts, ActivityWordsAreEachAgentsActivity) {
+  static_assert(declares_activity_words_v<Seir<Kokkos::HostSpace>>);
+  agent_index const agents = 4096;
+  Seir<Kokkos::HostSpace> model(agents, member_parameters(0, true));
+  auto const states = model.state.current();
+  std::uint64_t z = 5;
+  for (agent_index i = 0; i < agents; ++i) {
+    z = z * 6364136223846793005ull + 1442695040888963407ull;
+    states(i) = static_cast<std::uint8_t>(z >> 62);
+  }
+  for (agent_index first = 0; first < agents; first += 8) {
+    std::uint64_t const word = model.activity_word(first);
+    for (int k = 0; k < 8; ++k)
+      ASSERT_EQ((word >> (8 * k)) & 0xFFu, model.activity(first + k))
+          << "agent " << first + k << " state " << int{states(first + k)};
+  }
+}
+
 // Each bit of a byte lands in its own byte lane.
 TEST(SharedSpreaderCounts, BitsToLanesSpreadsEveryByte) {
   for (std::uint64_t byte = 0; byte < 256; ++byte) {
@@ -119,6 +181,41 @@ TEST(SharedSpreaderCounts, TransposeBitsSwapsRowsAndColumns) {
   for (int k = 0; k < 32; ++k)
     for (int c = 0; c < 32; ++c)
       EXPECT_EQ((rows[c] >> (31 - k)) & 1u, (original[k] >> (31 - c)) & 1u) << "row " << k << " column " << c;
+}
+
+// Bit k of lanes_with is whether byte k shares a bit with the flags.
+TEST(SharedSpreaderCounts, LanesWithGathersTheLanesThatHoldAFlag) {
+  std::uint64_t z = 99;
+  for (int trial = 0; trial < 2000; ++trial) {
+    z = z * 6364136223846793005ull + 1442695040888963407ull;
+    // Sparse bytes as well as dense ones: zero lanes beside non-zero ones.
+    std::uint64_t const lanes = z & (z >> 7) & (z >> 13);
+    for (std::uint8_t flags :
+         {std::uint8_t{1}, std::uint8_t{2}, std::uint8_t{3}, std::uint8_t{0x80}, std::uint8_t{0xFF}}) {
+      std::uint32_t expected = 0;
+      for (int k = 0; k < 8; ++k) expected |= static_cast<std::uint32_t>(((lanes >> (8 * k)) & flags) != 0) << k;
+      EXPECT_EQ(Details::lanes_with(lanes, flags), expected) << std::hex << lanes << " " << int{flags};
+    }
+  }
+}
+
+// The byte transpose moves byte c of row k to byte k of row c.
+TEST(SharedSpreaderCounts, TransposeBytesSwapsRowsAndColumns) {
+  std::uint64_t rows[8];
+  for (int k = 0; k < 8; ++k) {
+    rows[k] = 0;
+    for (int c = 0; c < 8; ++c) rows[k] |= static_cast<std::uint64_t>(16 * k + c) << (8 * c);
+  }
+  Details::transpose_bytes(rows);
+  for (int k = 0; k < 8; ++k)
+    for (int c = 0; c < 8; ++c)
+      EXPECT_EQ((rows[c] >> (8 * k)) & 0xFFu, static_cast<std::uint64_t>(16 * k + c)) << "row " << k << " column " << c;
+}
+
+// The looked-up lanes are bits_to_lanes's.
+TEST(SharedSpreaderCounts, TheLaneTableHoldsEachBytesLanes) {
+  for (std::uint64_t byte = 0; byte < 256; ++byte)
+    EXPECT_EQ(Details::lane_table.lanes[byte], Details::bits_to_lanes(byte)) << byte;
 }
 
 }  // namespace

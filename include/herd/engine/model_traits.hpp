@@ -25,6 +25,21 @@ inline constexpr bool declares_activity_v = Details::declares_activity<Model>::v
 
 namespace Details {
 template <class Model, class = void>
+struct declares_activity_words : std::false_type {};
+template <class Model>
+struct declares_activity_words<Model, std::void_t<decltype(std::declval<Model const&>().activity_word(agent_index{}))>>
+    : std::bool_constant<declares_activity_v<Model>> {};
+}  // namespace Details
+
+/// Whether a model also gives eight agents' activity() at once: Model::activity_word(first), with
+/// activity(first + k) in bits 8k to 8k + 7, for `first` a multiple of 8 and the eight agents
+/// stored. Passes that read every agent's activity (the members' marks of
+/// SharedSpreaderCounts) then read a word at a time.
+template <class Model>
+inline constexpr bool declares_activity_words_v = Details::declares_activity_words<Model>::value;
+
+namespace Details {
+template <class Model, class = void>
 struct checks_state : std::false_type {};
 template <class Model>
 struct checks_state<Model, std::void_t<decltype(std::declval<Model const&>().holds_valid_state(agent_index{}))>>

@@ -10,8 +10,10 @@
 // its counts instead of its rows (Simulation::count_spreaders_for_next_phase): the same integer
 // sums, hence the same bits as the member run on its own.
 
+#include <herd/core/byte_order.hpp>
 #include <herd/core/device_pass.hpp>
 #include <herd/core/error.hpp>
+#include <herd/core/execution_spaces.hpp>
 #include <herd/core/types.hpp>
 #include <herd/engine/activity.hpp>
 #include <herd/engine/model_traits.hpp>
@@ -20,6 +22,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 namespace herd {
@@ -34,6 +37,16 @@ KOKKOS_INLINE_FUNCTION std::uint64_t bits_to_lanes(std::uint64_t byte) {
   return ((in_place + 0x00406070787C7E7Full) >> 7) & 0x0101010101010101ull;
 }
 
+// The byte lanes of `lanes` that share a bit with `flags`, as the bits of a byte: lane k's top bit
+// says whether it is non-zero (its low seven bits plus 0x7F carry into it, not beyond), and the
+// product moves each lane's bit to its own place in the top byte.
+KOKKOS_INLINE_FUNCTION std::uint32_t lanes_with(std::uint64_t lanes, std::uint8_t flags) {
+  constexpr std::uint64_t low = 0x7F7F7F7F7F7F7F7Full;
+  std::uint64_t const hit = lanes & (flags * 0x0101010101010101ull);
+  std::uint64_t const nonzero = (((hit & low) + low) | hit) & ~low;
+  return static_cast<std::uint32_t>(((nonzero >> 7) * 0x0102040810204080ull) >> 56);
+}
+
 // Transposes a 32 x 32 matrix of bits in place, row k being rows[k] with column c its bit 31 - c
 // (Hacker's Delight, 7-3): five rounds of swaps of ever smaller blocks.
 KOKKOS_INLINE_FUNCTION void transpose_bits(std::uint32_t (&rows)[32]) {
@@ -44,6 +57,42 @@ KOKKOS_INLINE_FUNCTION void transpose_bits(std::uint32_t (&rows)[32]) {
       rows[k] ^= t;
       rows[k + j] ^= t << j;
     }
+}
+
+// bits_to_lanes of every byte, looked up on CPUs: one load in place of five dependent operations.
+struct LaneTable {
+  std::uint64_t lanes[256];
+  constexpr LaneTable() : lanes() {
+    for (std::uint64_t byte = 0; byte < 256; ++byte)
+      for (int k = 0; k < 8; ++k) lanes[byte] |= ((byte >> k) & 1u) << (8 * k);
+  }
+};
+inline constexpr LaneTable lane_table{};
+
+// activity() of the `agents` (at most 8) agents from `first`, agent first + k's in byte k: eight at
+// once where the model gives them so (Model::activity_word). (A function of its own: an extended
+// lambda may not first capture a variable under `if constexpr`.)
+template <class Model>
+KOKKOS_INLINE_FUNCTION std::uint64_t activities(Model const& model, agent_index first, agent_index agents) {
+  if constexpr (declares_activity_words_v<Model>) {
+    if (agents == 8) return model.activity_word(first);
+  }
+  std::uint64_t lanes = 0;
+  for (agent_index k = 0; k < agents; ++k) lanes |= static_cast<std::uint64_t>(model.activity(first + k)) << (8 * k);
+  return lanes;
+}
+
+// Transposes an 8 x 8 matrix of bytes in place, row k being rows[k] with column c its byte c
+// (bits 8c to 8c + 7): swaps of 4 x 4, then 2 x 2, then single bytes.
+inline void transpose_bytes(std::uint64_t (&rows)[8]) {
+  auto const swap = [&](int k, int j, int shift, std::uint64_t mask) {
+    std::uint64_t const t = ((rows[k] >> shift) ^ rows[j]) & mask;
+    rows[k] ^= t << shift;
+    rows[j] ^= t;
+  };
+  for (int k = 0; k < 4; ++k) swap(k, k + 4, 32, 0x00000000FFFFFFFFull);
+  for (int k : {0, 1, 4, 5}) swap(k, k + 2, 16, 0x0000FFFF0000FFFFull);
+  for (int k = 0; k < 8; k += 2) swap(k, k + 1, 8, 0x00FF00FF00FF00FFull);
 }
 
 }  // namespace Details
@@ -80,8 +129,8 @@ class SharedSpreaderCounts {
             "SharedSpreaderCounts: 1 to " + std::to_string(max_members) + " members, got " + std::to_string(members));
     require(!graph_.weighted(), "SharedSpreaderCounts: the graph must be unweighted");
     auto const words = static_cast<std::size_t>((owned + word_bits - 1) / word_bits);
-    spreads_ = Words("herd::ensemble::spreads", words);
-    sources_ = Words("herd::ensemble::sources", words);
+    spreads_ = Words("herd::ensemble::spreads", static_cast<std::size_t>(max_members), words);
+    sources_ = Words("herd::ensemble::sources", static_cast<std::size_t>(max_members), words);
     masks_ = Kokkos::View<std::uint32_t*, memory_space>("herd::ensemble::masks", static_cast<std::size_t>(owned));
     counts_ = Kokkos::View<std::uint8_t**, Kokkos::LayoutRight, memory_space>(
         "herd::ensemble::counts", static_cast<std::size_t>(members), static_cast<std::size_t>(owned));
@@ -101,18 +150,21 @@ class SharedSpreaderCounts {
     auto const m = static_cast<std::size_t>(member);
     Kokkos::parallel_for(
         "herd::ensemble::mark",
-        Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, static_cast<agent_index>(spreads.extent(0))),
+        Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, static_cast<agent_index>(spreads.extent(1))),
         KOKKOS_LAMBDA(agent_index w) {
           agent_index const base = w * word_bits;
           agent_index const count = owned - base < word_bits ? owned - base : word_bits;
           std::uint32_t spreading = 0, source = 0;
-          for (agent_index b = 0; b < count; ++b) {
-            std::uint8_t const a = model.activity(base + b);
-            spreading |= static_cast<std::uint32_t>((a & activity::spreads) != 0) << b;
-            source |= static_cast<std::uint32_t>((a & activity::source) != 0) << b;
+          // Eight agents' activities a word, their flags then gathered by word operations: a
+          // third of the operations of testing and shifting each agent's flags in turn.
+          for (agent_index first = 0; first < count; first += 8) {
+            std::uint64_t const lanes =
+                Details::activities(model, base + first, count - first < 8 ? count - first : agent_index{8});
+            spreading |= Details::lanes_with(lanes, activity::spreads) << first;
+            source |= Details::lanes_with(lanes, activity::source) << first;
           }
-          spreads(w, m) = spreading;
-          sources(w, m) = source;
+          spreads(m, w) = spreading;
+          sources(m, w) = source;
         });
   }
 
@@ -126,11 +178,11 @@ class SharedSpreaderCounts {
     // of bits per 32 agents.
     Kokkos::parallel_for(
         "herd::ensemble::masks",
-        Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, static_cast<agent_index>(spreads.extent(0))),
+        Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, static_cast<agent_index>(spreads.extent(1))),
         KOKKOS_LAMBDA(agent_index w) {
           std::uint32_t rows[word_bits];
           for (int m = 0; m < word_bits; ++m)
-            rows[word_bits - 1 - m] = m < members ? spreads(w, static_cast<std::size_t>(m)) : 0u;
+            rows[word_bits - 1 - m] = m < members ? spreads(static_cast<std::size_t>(m), w) : 0u;
           Details::transpose_bits(rows);
           agent_index const base = w * word_bits;
           agent_index const count = owned - base < word_bits ? owned - base : word_bits;
@@ -138,23 +190,34 @@ class SharedSpreaderCounts {
         });
     switch ((members + 7) / 8) {
       case 1:
-        count_rows<1>();
+        count_groups<1>();
         break;
       case 2:
-        count_rows<2>();
+        count_groups<2>();
         break;
       case 3:
-        count_rows<3>();
+        count_groups<3>();
         break;
       default:
-        count_rows<4>();
+        count_groups<4>();
         break;
     }
   }
 
-  /// count()'s pass over the rows, for `Groups` groups of eight members (public for CUDA's device
-  /// lambdas): per agent, `Groups` words of eight byte lanes count members 0-7, 8-15, 16-23 and
-  /// 24-31, so that a neighbour costs one index, one mask and a spread into lanes per eight members.
+  // count()'s pass over the rows, for `Groups` groups of eight members: on a CPU by blocks of
+  // agents, on a GPU an agent a thread.
+  template <int Groups>
+  void count_groups() const {
+    if constexpr (Details::runs_on_host_v<ExecutionSpace>)
+      count_blocks<Groups>();
+    else
+      count_rows<Groups>();
+  }
+
+  /// count()'s pass over the rows on a GPU, for `Groups` groups of eight members (public for CUDA's
+  /// device lambdas): per agent, `Groups` words of eight byte lanes count members 0-7, 8-15, 16-23
+  /// and 24-31, so that a neighbour costs one index, one mask and a spread into lanes per eight
+  /// members.
   template <int Groups>
   void count_rows() const {
     auto const sources = sources_;
@@ -193,9 +256,73 @@ class SharedSpreaderCounts {
           std::uint64_t const lanes[4] = {l0, l1, l2, l3};
           agent_index const w = i / word_bits, b = i % word_bits;
           for (int m = 0; m < members; ++m) {
-            auto const own = (sources(w, static_cast<std::size_t>(m)) >> b) & 1u;
+            auto const own = (sources(static_cast<std::size_t>(m), w) >> b) & 1u;
             auto const lane = static_cast<std::uint8_t>(lanes[m / 8] >> (8 * (m % 8)));
             counts(static_cast<std::size_t>(m), i) = static_cast<std::uint8_t>(lane + own);
+          }
+        });
+  }
+
+  /// count()'s pass over the rows on a CPU: as count_rows, with each byte's lanes looked up, by
+  /// blocks of `block` agents. A block's lanes, [agent][member] bytes, turn into [member][agent]
+  /// bytes by 8 x 8 transposes, so that each member's counts of the block take one 8-byte store
+  /// (rather than one store per agent and member, which took a third of the pass).
+  template <int Groups>
+  void count_blocks() const {
+    auto const sources = sources_;
+    auto const masks = masks_;
+    auto const counts = counts_;
+    auto const graph = graph_;
+    agent_index const owned = owned_;
+    int const members = members_;
+    Kokkos::parallel_for(
+        "herd::ensemble::count", Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, (owned + block - 1) / block),
+        [=](agent_index k) {
+          agent_index const base = k * block;
+          agent_index const agents = owned - base < block ? owned - base : block;
+          // [group][agent]: byte m of lanes[g][a] counts member 8g + m for agent base + a.
+          std::uint64_t lanes[Groups][block] = {};
+          for (agent_index a = 0; a < agents; ++a) {
+            agent_index const i = base + a;
+#if defined(__GNUC__) || defined(__clang__)
+            // The masks of a row are scattered over 4 bytes per agent, beyond the inner caches,
+            // and the hardware prefetcher does not follow them: ask for those of a row ahead.
+            if (i + prefetch_distance < owned)
+              for (edge_offset e = graph.row_offsets(i + prefetch_distance);
+                   e < graph.row_offsets(i + prefetch_distance + 1); ++e)
+                __builtin_prefetch(masks.data() + graph.neighbours(e));
+#endif
+            // Named, not an array: the sums stay in registers.
+            std::uint64_t l0 = 0, l1 = 0, l2 = 0, l3 = 0;
+            edge_offset const end = graph.row_offsets(i + 1);
+            for (edge_offset e = graph.row_offsets(i); e < end; ++e) {
+              std::uint32_t const mask = masks(graph.neighbours(e));
+              l0 += Details::lane_table.lanes[mask & 0xFFu];
+              if constexpr (Groups > 1) l1 += Details::lane_table.lanes[(mask >> 8) & 0xFFu];
+              if constexpr (Groups > 2) l2 += Details::lane_table.lanes[(mask >> 16) & 0xFFu];
+              if constexpr (Groups > 3) l3 += Details::lane_table.lanes[mask >> 24];
+            }
+            lanes[0][a] = l0;
+            if constexpr (Groups > 1) lanes[1][a] = l1;
+            if constexpr (Groups > 2) lanes[2][a] = l2;
+            if constexpr (Groups > 3) lanes[3][a] = l3;
+          }
+          // A block lies within one word of source bits (block divides word_bits).
+          agent_index const w = base / word_bits, b = base % word_bits;
+          for (int g = 0; g < Groups; ++g) {
+            Details::transpose_bytes(lanes[g]);
+            for (int r = 0; r < 8 && 8 * g + r < members; ++r) {
+              int const member = 8 * g + r;
+              auto const m = static_cast<std::size_t>(member);
+              // The agents' own bits, one per agent's lane.
+              std::uint64_t const row = lanes[g][r] + Details::lane_table.lanes[(sources(m, w) >> b) & 0xFFu];
+              std::uint8_t* const out = &counts(m, static_cast<std::size_t>(base));
+              if (Details::little_endian && agents == block) {
+                std::memcpy(out, &row, sizeof row);
+              } else {
+                for (agent_index a = 0; a < agents; ++a) out[a] = static_cast<std::uint8_t>(row >> (8 * a));
+              }
+            }
           }
         });
   }
@@ -210,8 +337,9 @@ class SharedSpreaderCounts {
  private:
   static constexpr agent_index word_bits = 32;
   static constexpr agent_index prefetch_distance = 8;  // rows
-  // Bits of 32 consecutive agents per member: [word][member].
-  using Words = Kokkos::View<std::uint32_t* [max_members], Kokkos::LayoutRight, memory_space>;
+  static constexpr agent_index block = 8;              // agents, on CPUs: the bytes of one word
+  // Bits of 32 consecutive agents per member, [member][word]: a member's mark writes one stream.
+  using Words = Kokkos::View<std::uint32_t**, Kokkos::LayoutRight, memory_space>;
 
   ExecutionSpace exec_;
   graph_type graph_;

@@ -42,6 +42,15 @@ std::string temporary_beside(std::string const& target, std::string const& named
 /// flushes the folder's entry to storage. Throws herd::Error; `temporary` is removed on failure.
 void replace_with(std::string const& temporary, std::string const& target);
 
+/// Removes a file temporary_beside() made and that will not be put in place.
+void remove_temporary(std::string const& temporary);
+
+/// From now on, SIGINT, SIGTERM and SIGHUP (where not ignored) first remove the temporary files
+/// made by temporary_beside() and not yet put in place or removed, then end the process as the
+/// signal does: a job stopped at its time limit or by Ctrl-C leaves no half-written file beside its
+/// outputs. For a program's main(); a handler of the program's own stays.
+void remove_temporaries_on_signals();
+
 /// Whether `path`, or a link on its way, names a descriptor the process holds (/dev/stdout,
 /// /dev/fd/N, /proc/self/fd/N): such an output is written through it, never replaced.
 bool names_a_descriptor(std::string const& path);

@@ -9,6 +9,7 @@
 // herd::portable, which gives the same bits on every backend.
 
 #include <herd/agents/property.hpp>
+#include <herd/core/byte_order.hpp>
 #include <herd/core/device_pass.hpp>
 #include <herd/core/error.hpp>
 #include <herd/core/portable_math.hpp>
@@ -19,6 +20,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -223,6 +225,23 @@ class Seir {
     constexpr std::uint32_t by_state = activity::receives | activity::changes << 8 |
                                        (activity::changes | activity::spreads) << 16 | activity::none << 24;
     return static_cast<std::uint8_t>(by_state >> (8 * (state.stored(i) & 3)));
+  }
+
+  /// activity() of agents first to first + 7, agent first + k's in bits 8k to 8k + 7, from one
+  /// load of their states (see declares_activity_words_v).
+  KOKKOS_INLINE_FUNCTION std::uint64_t activity_word(agent_index first) const {
+    std::uint64_t states = 0;
+    if constexpr (Details::little_endian) {
+      std::memcpy(&states, state.address(first), sizeof states);
+    } else {
+      for (int k = 0; k < 8; ++k) states |= static_cast<std::uint64_t>(state.stored(first + k)) << (8 * k);
+    }
+    // Each lane's state bits 0 and 1, as activity() reads them: S receives; E changes; I changes
+    // and spreads; R does neither. A lane holds 0 or 1, so times a flag it holds 0 or the flag.
+    constexpr std::uint64_t lanes = 0x0101010101010101ull;
+    std::uint64_t const low = states & lanes, high = (states >> 1) & lanes;
+    return (low ^ high) * activity::changes | (high & ~low) * activity::spreads |
+           (~(low | high) & lanes) * activity::receives;
   }
 
   /// Fixed-point hazard of one contact of weight w: -ln(1 - beta w) in units of 2^-32, at most 32.

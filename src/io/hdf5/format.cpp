@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 
 namespace herd::io {
@@ -40,7 +39,7 @@ h5::File create_partial(std::string const& final_path, std::string const& kind, 
     try {
       return h5::File::create(temporary, comm);
     } catch (...) {
-      if (mpi::rank_of(comm) == 0) std::remove(temporary.c_str());
+      if (mpi::rank_of(comm) == 0) remove_temporary(temporary);
       throw;
     }
   }();
@@ -57,7 +56,7 @@ void commit_file(h5::File& file, std::string const& final_path) {
     file.close();
   } catch (...) {
     // Its last writes failed (a full disk): the file is not whole, so it goes.
-    if (mpi::rank_of(comm) == 0) std::remove(partial.c_str());
+    if (mpi::rank_of(comm) == 0) remove_temporary(partial);
     throw;
   }
   MPI_Barrier(comm);
@@ -71,7 +70,7 @@ void commit_file(h5::File& file, std::string const& final_path) {
         failure = e.what();
       }
     }
-    if (!failure.empty()) std::remove(partial.c_str());
+    if (!failure.empty()) remove_temporary(partial);
   }
   mpi::raise_if_any_failed(comm, failure);
 }
@@ -82,7 +81,7 @@ void discard_file(h5::File& file) noexcept {
     file.close();
   } catch (...) {
   }
-  if (mpi::rank_of(file.communicator()) == 0) std::remove(partial.c_str());
+  if (mpi::rank_of(file.communicator()) == 0) remove_temporary(partial);
 }
 
 void check_format(h5::File const& file, std::string const& kind) {
