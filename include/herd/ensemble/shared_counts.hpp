@@ -11,7 +11,6 @@
 // sums, hence the same bits as the member run on its own.
 
 #include <herd/core/byte_order.hpp>
-#include <herd/core/device_pass.hpp>
 #include <herd/core/error.hpp>
 #include <herd/core/execution_spaces.hpp>
 #include <herd/core/types.hpp>
@@ -228,21 +227,6 @@ class SharedSpreaderCounts {
     int const members = members_;
     Kokkos::parallel_for(
         "herd::ensemble::count", Kokkos::RangePolicy<ExecutionSpace>(exec_, 0, owned), KOKKOS_LAMBDA(agent_index i) {
-          // Captured in this order in both passes: see device_pass.hpp.
-          (void)sources;
-          (void)masks;
-          (void)counts;
-          (void)graph;
-          (void)owned;
-          (void)members;
-#if !HERD_DEVICE_PASS && (defined(__GNUC__) || defined(__clang__))
-          // CPUs: the masks of a row are scattered over 4 bytes per agent, beyond the inner caches,
-          // and the hardware prefetcher does not follow them: ask for those of a row ahead.
-          if (i + prefetch_distance < owned)
-            for (edge_offset e = graph.row_offsets(i + prefetch_distance);
-                 e < graph.row_offsets(i + prefetch_distance + 1); ++e)
-              __builtin_prefetch(masks.data() + graph.neighbours(e));
-#endif
           // Named, not an array: the sums stay in registers.
           std::uint64_t l0 = 0, l1 = 0, l2 = 0, l3 = 0;
           edge_offset const end = graph.row_offsets(i + 1);
