@@ -148,15 +148,17 @@ class KilledWhileWriting(Case):
 class StoppedBySignal(Case):
     def test_a_job_stopped_by_a_signal_leaves_no_partial_file_and_the_old_file_in_place(self):
         # SIGTERM is what a batch system sends at a job's time limit, SIGINT what Ctrl-C sends.
-        for ranks, sig in [(0, signal.SIGTERM), (0, signal.SIGINT)]:
-            with self.subTest(ranks=ranks, signal=sig.name):
-                folder = self.path(f"{ranks}-{sig.name}")
+        for sig in [signal.SIGTERM, signal.SIGINT]:
+            with self.subTest(signal=sig.name):
+                folder = self.path(sig.name)
                 os.mkdir(folder)
                 out = os.path.join(folder, "out.h5")
                 with open(out, "w") as f:
                     f.write("old\n")
-                command = herd_files_test.herd_command(ranks, "run", "--agents", "200000", "--steps", "100000",
-                                                       "--stepping", "pull", "--quiet", "--output", out)
+                # Started directly even where the other tests go through a launcher: a launcher
+                # (mpiexec) takes the signal itself and kills herd before its handler can run.
+                command = [herd_files_test.HERD, "run", "--agents", "200000", "--steps", "100000",
+                           "--stepping", "pull", "--quiet", "--output", out]
                 process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
 
                 def partial():
@@ -169,9 +171,7 @@ class StoppedBySignal(Case):
                 time.sleep(0.3)
                 process.send_signal(sig)
                 status = process.wait(timeout=120)
-                self.assertNotEqual(status, 0)
-                if ranks == 0 and not herd_files_test.LAUNCHER:
-                    self.assertEqual(status, -sig, "ended by the signal itself")
+                self.assertEqual(status, -sig, "ended by the signal itself")
                 self.assertEqual(partial(), [])
                 self.assertEqual(read(out), "old\n")
 
