@@ -131,7 +131,8 @@ Input<WeightStorage> temporal_graph_of(Options const& o, Exec const& exec) {
              2.0 * static_cast<double>(contacts.size()), o.max_memory);
   Input<WeightStorage> input;
   input.temporal = build_temporal_network<WeightStorage>(
-      exec, contacts, o.window, o.after_last == "stop" ? AfterLastWindow::stop : AfterLastWindow::loop);
+      exec, contacts, o.window, o.after_last == "stop" ? AfterLastWindow::stop : AfterLastWindow::loop,
+      o.window_weights == "contacts" ? SnapshotWeights::contacts : SnapshotWeights::met);
   HostEdgeList pairs;
   pairs.num_agents = contacts.num_agents;
   pairs.sources.assign(contacts.first.begin(), contacts.first.end());
@@ -140,7 +141,8 @@ Input<WeightStorage> temporal_graph_of(Options const& o, Exec const& exec) {
   auto const& t = *input.temporal;
   input.name = o.graph + ", " + with_commas(static_cast<long long>(t.num_windows())) + " windows of " +
                std::to_string(o.window) + " (" + with_commas(static_cast<long long>(t.graphs.size() - 1)) +
-               " with contacts), then " + o.after_last;
+               " with contacts" + (o.window_weights == "contacts" ? ", weighted by their contacts" : "") + "), then " +
+               o.after_last;
   return input;
 }
 

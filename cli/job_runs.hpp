@@ -207,7 +207,7 @@ GraphFacts graph_facts(Options const& o, Input<WeightStorage> const& input, Exec
           static_cast<std::uint64_t>(input.graph.num_edges()),
           stats.mean_degree,
           stats.max_degree,
-          input.graph.weighted(),
+          input.temporal ? input.temporal->weighted() : input.graph.weighted(),
           !checkpointed    ? 0
           : input.temporal ? graph_hash(exec, *input.temporal)
                            : graph_hash(exec, input.graph),

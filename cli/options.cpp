@@ -427,6 +427,7 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
       {"--scenario", [&](auto& k, auto& v) { o.scenario = to_path(k, v); }},
       {"--window", [&](auto& k, auto& v) { o.window = to_duration(k, v); }},
       {"--after-last", [&](auto& k, auto& v) { o.after_last = one_of(k, v, {"loop", "stop"}); }},
+      {"--window-weights", [&](auto& k, auto& v) { o.window_weights = one_of(k, v, {"met", "contacts"}); }},
       {"--snapshot-every", [&](auto& k, auto& v) { o.snapshot_every = static_cast<int>(to_count(k, v, max_int)); }},
       {"--partition", [&](auto& k, auto& v) { o.partition = one_of(k, v, {"contiguous", "metis", "ptscotch"}); }},
       {"--exchange-every", [&](auto& k, auto& v) { o.exchange_every = static_cast<int>(to_count(k, v, max_int)); }},
@@ -529,8 +530,9 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
     throw UsageError{"--attributes: herd run reads agent attributes for --model " + list + " only"};
   }
   if (o.transpose && !o.directed) throw UsageError{"--transpose orients directed edges: it needs --directed"};
-  if (given.count("--after-last") && o.window == 0)
-    throw UsageError{"--after-last needs --window (a temporal network)"};
+  for (char const* temporal : {"--after-last", "--window-weights"})
+    if (given.count(temporal) && o.window == 0)
+      throw UsageError{std::string(temporal) + " needs --window (a temporal network)"};
   if (o.window > 0) {
     // A timed-contact file's snapshots are stepped by one process, in their agents' order.
     if (o.graph == "population" || o.graph == "erdos-renyi" || o.graph == "power-law" || o.graph == "watts-strogatz")
@@ -688,6 +690,9 @@ Run:
                            the file's units) from the first contact; steps pull
   --after-last loop|stop   after the last window, the steps read the windows again (loop, the
                            default) or no contacts (stop)
+  --window-weights met|contacts
+                           a pair's weight in a window: 1 where it met (met, the default) or its
+                           number of contacts there (contacts: with beta per contact line)
   --threads N              host threads (default: OpenMP's)
   --max-memory SIZE        refuse, before building it, a graph whose estimated peak exceeds SIZE
                            bytes (16G, 512M; default: the node's available memory over its ranks)

@@ -92,7 +92,8 @@ struct Options {
   std::string scenario;  ///< JSON of timed events (docs/scenarios.md)
   // A temporal network: --graph is a timed-contact file, cut into windows of this length (0: none).
   long long window = 0;
-  std::string after_last = "loop";  ///< loop or stop: what the steps after the last window read
+  std::string after_last = "loop";     ///< loop or stop: what the steps after the last window read
+  std::string window_weights = "met";  ///< met or contacts: what a pair weighs in a window's snapshot
   std::string attributes;  ///< CSV of agent attributes to store with the graph (convert) or for the model (run)
   bool relabel = false;    ///< number an edge list's agents densely, keeping their ids
   // Distributed runs (mpiexec -n P herd ...).

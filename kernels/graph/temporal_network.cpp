@@ -21,30 +21,69 @@ namespace Details {
 // Rows of one batch's CSR: (window of the batch, agent) pairs, fewer than an agent index holds.
 inline constexpr std::int64_t batch_rows = std::int64_t{1} << 30;
 
+// Each unordered pair of `pairs` once, as (smaller, larger), with the number of times it was
+// listed either way in `counts`. Exact in a float up to 2^24 contacts of one pair in a window.
+void tally_pairs(std::vector<std::pair<global_id, global_id>>& pairs, std::vector<float>& counts) {
+  for (auto& [a, b] : pairs)
+    if (b < a) std::swap(a, b);
+  std::sort(pairs.begin(), pairs.end());
+  counts.clear();
+  std::size_t kept = 0;
+  for (std::size_t k = 0; k < pairs.size(); ++k) {
+    if (k > 0 && pairs[k] == pairs[k - 1]) {
+      counts.back() += 1.0f;
+      continue;
+    }
+    pairs[kept++] = pairs[k];
+    counts.push_back(1.0f);
+  }
+  pairs.resize(kept);
+}
+
 // The snapshots of windows [first_slot, first_slot + slots) of the windows with contacts, whose
 // contacts are `order[begin, end)` (sorted by slot), appended to `network.graphs`.
 template <class WeightStorage, class ExecutionSpace>
 void build_batch(ExecutionSpace const& exec, TimedContacts const& contacts, std::vector<std::size_t> const& order,
                  std::vector<std::int64_t> const& slot_of, std::size_t begin, std::size_t end, std::int64_t first_slot,
-                 std::int64_t slots, TemporalNetwork<typename ExecutionSpace::memory_space, WeightStorage>& network) {
+                 std::int64_t slots, SnapshotWeights weights,
+                 TemporalNetwork<typename ExecutionSpace::memory_space, WeightStorage>& network) {
   using memory_space = typename ExecutionSpace::memory_space;
   auto const n = static_cast<global_id>(contacts.num_agents);
+  // Contact k as a (window, agent) row and a neighbour in that window's rows.
+  auto const contact = [&](std::size_t k) {
+    auto const c = order[k];
+    auto const row = (slot_of[c] - first_slot) * n;
+    return std::make_pair(row + contacts.first[c], row + contacts.second[c]);
+  };
+  // Counted weights list each pair once; otherwise build_csr drops the repeats.
+  std::vector<std::pair<global_id, global_id>> pairs;
+  std::vector<float> counts;
+  if (weights == SnapshotWeights::contacts) {
+    pairs.reserve(end - begin);
+    for (std::size_t k = begin; k < end; ++k) pairs.push_back(contact(k));
+    tally_pairs(pairs, counts);
+  }
+  std::size_t const listed = counts.empty() ? end - begin : pairs.size();
   EdgeList<memory_space> edges;
   edges.num_agents = static_cast<agent_index>(slots * n);
   edges.sources = Kokkos::View<global_id*, memory_space>(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "herd::temporal::sources"), end - begin);
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "herd::temporal::sources"), listed);
   edges.targets = Kokkos::View<global_id*, memory_space>(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "herd::temporal::targets"), end - begin);
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "herd::temporal::targets"), listed);
   auto sources = Kokkos::create_mirror_view(edges.sources);
   auto targets = Kokkos::create_mirror_view(edges.targets);
-  for (std::size_t k = begin; k < end; ++k) {
-    auto const c = order[k];
-    auto const row = (slot_of[c] - first_slot) * n;
-    sources(k - begin) = row + contacts.first[c];
-    targets(k - begin) = row + contacts.second[c];
+  for (std::size_t k = 0; k < listed; ++k) {
+    auto const [source, target] = counts.empty() ? contact(begin + k) : pairs[k];
+    sources(k) = source;
+    targets(k) = target;
   }
   Kokkos::deep_copy(exec, edges.sources, sources);
   Kokkos::deep_copy(exec, edges.targets, targets);
+  if (!counts.empty()) {
+    edges.weights = Kokkos::View<float*, memory_space>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "herd::temporal::weights"), counts.size());
+    Kokkos::deep_copy(exec, edges.weights, Kokkos::View<float const*, Kokkos::HostSpace>(counts.data(), counts.size()));
+  }
   auto const batch = build_csr<WeightStorage>(exec, edges);
   // Each window's rows, numbered from its own first row and edge: offsets with a row more per window.
   auto const rows = static_cast<std::size_t>(n) + 1;
@@ -69,8 +108,10 @@ void build_batch(ExecutionSpace const& exec, TimedContacts const& contacts, std:
     auto const w = static_cast<std::size_t>(s);
     typename TemporalNetwork<memory_space, WeightStorage>::graph_type g;
     g.row_offsets = Kokkos::subview(offsets, std::make_pair(w * rows, (w + 1) * rows));
-    g.neighbours = Kokkos::subview(neighbours, std::make_pair(host_big(w * static_cast<std::size_t>(n)),
-                                                              host_big((w + 1) * static_cast<std::size_t>(n))));
+    auto const edges_of_window =
+        std::make_pair(host_big(w * static_cast<std::size_t>(n)), host_big((w + 1) * static_cast<std::size_t>(n)));
+    g.neighbours = Kokkos::subview(neighbours, edges_of_window);
+    if (batch.weighted()) g.weights = Kokkos::subview(batch.weights, edges_of_window);
     g.symmetric = true;
     network.graphs.push_back(g);
   }
@@ -98,7 +139,8 @@ std::size_t windows_with_contacts(TimedContacts const& contacts, std::int64_t wi
 
 template <class WeightStorage, class ExecutionSpace>
 TemporalNetwork<typename ExecutionSpace::memory_space, WeightStorage> build_temporal_network(
-    ExecutionSpace const& exec, TimedContacts const& contacts, std::int64_t window, AfterLastWindow after_last) {
+    ExecutionSpace const& exec, TimedContacts const& contacts, std::int64_t window, AfterLastWindow after_last,
+    SnapshotWeights weights) {
   using memory_space = typename ExecutionSpace::memory_space;
   Details::ProfilingRegion const region("herd::build_temporal_network");
   auto const count = contacts.size();
@@ -154,16 +196,16 @@ TemporalNetwork<typename ExecutionSpace::memory_space, WeightStorage> build_temp
     std::int64_t const batch_slots = std::min(per_batch, slots - first);
     std::size_t end = begin;
     while (end < count && slot_of[order[end]] < first + batch_slots) ++end;
-    Details::build_batch(exec, contacts, order, slot_of, begin, end, first, batch_slots, network);
+    Details::build_batch(exec, contacts, order, slot_of, begin, end, first, batch_slots, weights, network);
     begin = end;
   }
   exec.fence();
   return network;
 }
 
-#define HERD_INSTANTIATE_TEMPORAL_W(EXEC, W)                                                                         \
-  template TemporalNetwork<EXEC::memory_space, W> build_temporal_network<W, EXEC>(EXEC const&, TimedContacts const&, \
-                                                                                  std::int64_t, AfterLastWindow);
+#define HERD_INSTANTIATE_TEMPORAL_W(EXEC, W)                                       \
+  template TemporalNetwork<EXEC::memory_space, W> build_temporal_network<W, EXEC>( \
+      EXEC const&, TimedContacts const&, std::int64_t, AfterLastWindow, SnapshotWeights);
 #define HERD_INSTANTIATE_TEMPORAL(EXEC) HERD_INSTANTIATE_TEMPORAL_W(EXEC, float) HERD_INSTANTIATE_TEMPORAL_W(EXEC, half)
 
 HERD_FOR_EACH_EXECUTION_SPACE(HERD_INSTANTIATE_TEMPORAL)

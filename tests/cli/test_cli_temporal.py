@@ -7,6 +7,7 @@ run's counts. Bad files and options: one line, exit status 1 (2 for a usage erro
 
 Usage: test_cli_temporal.py HERD [MPIEXEC [MPIEXEC FLAGS...]]"""
 
+import json
 import os
 import random
 import sys
@@ -114,7 +115,6 @@ class Temporal(hf.Case):
         self.assertGreater(len(reached), 100)
 
     def test_switching_snapshots_allocates_and_copies_nothing(self):
-        import json
         out = self.path("profile.json")
         self.ok(0, "run", "--model", "sir", "--graph", self.generated(), "--window", "20", "--steps", "500",
                 "--profile", "--json", out, "--quiet")
@@ -180,6 +180,50 @@ class Temporal(hf.Case):
                 self.assertEqual([r[state] for r in mine], [r[state] for r in one], f"member {member}")
             self.assertNotEqual(one[0]["S"], one[-1]["S"], "an epidemic, not a still life")
 
+    def meetings(self):
+        """20 people (ids from 7) meeting 3000 times over 10 hours: pairs meet again and again
+        within a window of 30 min."""
+        rng = random.Random(11)
+        lines = []
+        for _ in range(3000):
+            a, b = rng.sample(range(20), 2)
+            lines.append(f"{rng.randrange(36000)} {7 + a} {7 + b}")
+        path = self.path("meetings.tij")
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        return path
+
+    def test_contact_weights_count_on_any_rank_count_and_across_resume(self):
+        path = self.meetings()
+        args = ["--model", "seir", "--graph", path, "--window", "30min", "--beta", "0.02", "--infectious-steps", "8",
+                "--latent-steps", "1", "--initial-infected", "2", "--seed", "5", "--steps", "120"]
+
+        def series(ranks, *extra):
+            out = self.path(f"series{ranks}{len(extra)}.csv")
+            self.ok(ranks, "run", *args, "--csv", out, "--quiet", *extra)
+            return hf.read(out)
+
+        weighted = series(0, "--window-weights", "contacts")
+        # Pairs meeting 5 times in a window transmit 5 times as often: another epidemic.
+        self.assertNotEqual(weighted, series(0))
+        # Counts are exact in half precision.
+        self.assertEqual(series(0, "--window-weights", "contacts", "--precision", "half"), weighted)
+        summary = self.path("weighted.json")
+        report = self.ok(0, "run", *args, "--window-weights", "contacts", "--json", summary).stdout
+        self.assertIn("weighted by their contacts", report)
+        with open(summary) as f:
+            self.assertTrue(json.load(f)["weighted"])
+        if hf.MPIEXEC:
+            self.assertEqual(series(2, "--window-weights", "contacts", "--partition", "metis"), weighted)
+        if os.environ.get("HERD_HAS_HDF5") == "1":
+            ckpt = self.path("weighted.h5")
+            self.ok(0, "run", *args[:-2], "--steps", "50", "--window-weights", "contacts", "--checkpoint", ckpt,
+                    "--quiet")
+            self.ok(0, "resume", ckpt, "--steps", "120", "--csv", self.path("resumed.csv"), "--quiet")
+            self.assertEqual(hf.read(self.path("resumed.csv")), weighted)
+            refused = hf.herd(0, "resume", ckpt, "--steps", "120", "--window-weights", "met")
+            self.assertEqual(refused.returncode, 2, refused.stderr)
+
     def fails(self, *args, ranks=0, status=1):
         """herd's one line of a refusal: status 1 for what the run found, 2 for a usage error."""
         result = hf.herd(ranks, "run", *args)
@@ -198,6 +242,10 @@ class Temporal(hf.Case):
         self.assertIn("not a positive duration", self.fails("--graph", path, "--window", "0", status=2))
         self.assertIn("not a positive duration", self.fails("--graph", path, "--window", "5 min", status=2))
         self.assertIn("--after-last needs --window", self.fails("--graph", path, "--after-last", "stop", status=2))
+        self.assertIn("--window-weights needs --window",
+                      self.fails("--graph", path, "--window-weights", "contacts", status=2))
+        self.assertIn("--window-weights", self.fails("--graph", path, "--window", "20", "--window-weights", "time",
+                                                     status=2))
         self.assertIn("--window reads a timed-contact file", self.fails("--window", "20", status=2))
         self.assertIn("--reorder does not apply to a temporal network",
                       self.fails("--graph", path, "--window", "20", "--reorder", "bfs", status=2))

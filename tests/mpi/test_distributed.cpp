@@ -184,27 +184,30 @@ TEST(Distributed, TemporalNetworksMatchOneProcess) {
     contacts.second.push_back(static_cast<agent_index>((x >> 36) % 3000));
   }
   Exec exec;
-  auto const network = build_temporal_network(exec, contacts, 1000);
-  ASSERT_EQ(network.num_windows(), 17u);
   // Every pair that ever met: the graph the ranks are partitioned by.
   HostEdgeList pairs;
   pairs.num_agents = contacts.num_agents;
   pairs.sources.assign(contacts.first.begin(), contacts.first.end());
   pairs.targets.assign(contacts.second.begin(), contacts.second.end());
   auto const met = build_csr(exec, to_device(exec, pairs));
-  for (Kind kind : {Kind::sir, Kind::seir}) {
-    Simulation<Exec> one(exec, network, 99);
-    auto const want = simulate(one, kind, 150);
-    std::int64_t touched = 0;
-    for (auto s : want.state) touched += s != Seir<>::susceptible;
-    EXPECT_GT(touched, 300) << name(kind);
-    for (auto method : {PartitionMethod::contiguous, PartitionMethod::metis}) {
-      if (method == PartitionMethod::metis && !have_metis()) continue;
-      auto local = mpi::distribute(exec, MPI_COMM_WORLD, met, method);
-      auto snapshots = mpi::local_snapshots(exec, network, local);
-      mpi::DistributedSimulation<Exec> sim(exec, mpi::Ghosts<Exec>(exec, MPI_COMM_WORLD, std::move(local)),
-                                           std::move(snapshots), 99);
-      expect_same(simulate(sim, kind, 150), want, "temporal " + name(kind) + " " + to_string(method));
+  for (auto weights : {SnapshotWeights::met, SnapshotWeights::contacts}) {
+    auto const network = build_temporal_network(exec, contacts, 1000, AfterLastWindow::loop, weights);
+    ASSERT_EQ(network.num_windows(), 17u);
+    std::string const weighted = weights == SnapshotWeights::contacts ? " weighted" : "";
+    for (Kind kind : {Kind::sir, Kind::seir}) {
+      Simulation<Exec> one(exec, network, 99);
+      auto const want = simulate(one, kind, 150);
+      std::int64_t touched = 0;
+      for (auto s : want.state) touched += s != Seir<>::susceptible;
+      EXPECT_GT(touched, 300) << name(kind) << weighted;
+      for (auto method : {PartitionMethod::contiguous, PartitionMethod::metis}) {
+        if (method == PartitionMethod::metis && !have_metis()) continue;
+        auto local = mpi::distribute(exec, MPI_COMM_WORLD, met, method);
+        auto snapshots = mpi::local_snapshots(exec, network, local);
+        mpi::DistributedSimulation<Exec> sim(exec, mpi::Ghosts<Exec>(exec, MPI_COMM_WORLD, std::move(local)),
+                                             std::move(snapshots), 99);
+        expect_same(simulate(sim, kind, 150), want, "temporal" + weighted + " " + name(kind) + " " + to_string(method));
+      }
     }
   }
 }

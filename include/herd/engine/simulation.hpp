@@ -92,8 +92,11 @@ class Simulation {
              TemporalNetwork<memory_space, WeightStorage> network, std::uint64_t seed, StepOptions const& options = {})
       : Simulation(exec, std::move(distribution), seed, pulled(options)) {
     for (auto const& g : network.graphs)
-      require(g.num_agents() == num_owned() && !g.weighted(),
-              "temporal network: every snapshot holds the rows of the owned agents, unweighted");
+      require(g.num_agents() == num_owned(), "temporal network: every snapshot holds the rows of the owned agents");
+    // Bits for weighted sums where the snapshots are weighted (the first is the empty one).
+    spreaders_ = Details::SpreaderBits<ExecutionSpace>(network.weighted_snapshot(), num_agents());
+    spreaders_.set_enabled(options_.spreader_bits);
+    spreaders_.set_weight_codes(options_.weight_codes);
     timeline_.emplace();
     timeline_->network = std::move(network);
     make_plans(options_.schedule);
@@ -450,7 +453,8 @@ class Simulation {
     f.bytes_per_agent += static_cast<double>(sizeof(edge_offset)) + static_cast<double>(plans) / agents +
                          spreaders_.bits_per_agent() / 8.0;
     if (global_ids().extent(0) != 0) f.bytes_per_agent += sizeof(global_id);
-    double const edge = static_cast<double>(sizeof(agent_index) + (graph().weighted() ? sizeof(WeightStorage) : 0) +
+    bool const weighted = timeline_ ? timeline_->network.weighted() : graph().weighted();
+    double const edge = static_cast<double>(sizeof(agent_index) + (weighted ? sizeof(WeightStorage) : 0) +
                                             (graph().layered() ? sizeof(layer_index) : 0));
     f.bytes_per_edge = edge + code_bytes_per_edge();
     if constexpr (declares_activity_v<Model>) {
@@ -552,6 +556,8 @@ class Simulation {
         std::string("a temporal network is stepped by pull (each snapshot changes every agent's neighbours), not ") +
             (options.stepping == Stepping::active ? "active" : "verify"));
     options.stepping = Stepping::pull;
+    // Weighted snapshots are summed edge by edge: codes are made once, of one graph's weights.
+    options.weight_codes = false;
     return options;
   }
 

@@ -15,9 +15,15 @@ namespace herd {
 /// What the steps after the last window read: the windows again from the first, or no contacts.
 enum class AfterLastWindow { loop, stop };
 
+/// What a snapshot's pair weighs: nothing (`met`: unweighted, a pair met or did not), or the
+/// number of its contacts in the window (`contacts`: the SocioPatterns files list a contact for
+/// every 20 s two people faced each other, so the weight is the time they spent together).
+enum class SnapshotWeights { met, contacts };
+
 /// A sequence of graph snapshots over one set of agents. Window w covers the times
 /// [start + w window, start + (w + 1) window); its snapshot joins two agents when they met at least
-/// once in it (unweighted, both directions). Windows without contacts share the empty snapshot.
+/// once in it, both directions, unweighted or weighted by their contacts in it (SnapshotWeights).
+/// Windows without contacts share the empty snapshot, which is unweighted.
 template <class MemorySpace, class WeightStorage = float>
 struct TemporalNetwork {
   using memory_space = MemorySpace;
@@ -32,6 +38,14 @@ struct TemporalNetwork {
   AfterLastWindow after_last = AfterLastWindow::loop;
 
   agent_index num_agents() const { return graphs.empty() ? 0 : graphs.front().num_agents(); }
+  /// A weighted snapshot, or the empty one where none is: the weights the steps may read.
+  graph_type const& weighted_snapshot() const {
+    for (auto const& g : graphs)
+      if (g.weighted()) return g;
+    return graphs.front();
+  }
+  /// Whether any snapshot is weighted.
+  bool weighted() const { return !graphs.empty() && weighted_snapshot().weighted(); }
   std::size_t num_windows() const { return window_graphs.size(); }
   /// Edges stored over all snapshots.
   edge_offset num_edges() const {
@@ -59,11 +73,13 @@ std::size_t windows_with_contacts(TimedContacts const& contacts, std::int64_t wi
 /// Builds the snapshots of `contacts` for windows of `window` time units from the earliest
 /// contact, on the device: the contacts of a batch of windows become one CSR of (window, agent)
 /// rows (build_csr, in parallel), which is then cut into its windows' graphs without copying their
-/// edges. A contact of an agent with itself is dropped. Throws herd::Error for a window that is
-/// not positive, an agent out of range, or more than 2^31 windows.
+/// edges. A contact of an agent with itself is dropped. With SnapshotWeights::contacts a pair's
+/// contacts in a window are counted on the host as the batch is laid out, whichever of the two
+/// was named first. Throws herd::Error for a window that is not positive, an agent out of range,
+/// or more than 2^31 windows.
 template <class WeightStorage = float, class ExecutionSpace>
 TemporalNetwork<typename ExecutionSpace::memory_space, WeightStorage> build_temporal_network(
     ExecutionSpace const& exec, TimedContacts const& contacts, std::int64_t window,
-    AfterLastWindow after_last = AfterLastWindow::loop);
+    AfterLastWindow after_last = AfterLastWindow::loop, SnapshotWeights weights = SnapshotWeights::met);
 
 }  // namespace herd

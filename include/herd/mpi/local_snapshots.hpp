@@ -18,7 +18,8 @@
 namespace herd::mpi {
 
 /// Each snapshot of `global` (every rank holds it) cut to the rows of `local`'s owned agents,
-/// with entries mapped to `local`'s indices; each row keeps the order of its global row. `local`
+/// with entries mapped to `local`'s indices and their weights, if any; each row keeps the order of
+/// its global row. `local`
 /// is this rank's share of a graph that holds every snapshot's pairs (the pairs that ever met).
 /// Throws herd::Error when a snapshot names an agent that `local` neither owns nor reads.
 template <class ExecutionSpace, class WeightStorage>
@@ -42,7 +43,6 @@ TemporalNetwork<typename ExecutionSpace::memory_space, WeightStorage> local_snap
   share.after_last = global.after_last;
   agent_index const owned = local.owned;
   for (auto const& g : global.graphs) {
-    require(!g.weighted(), "temporal network: snapshots are unweighted");
     CsrGraph<memory_space, WeightStorage> part;
     part.row_offsets =
         Kokkos::View<edge_offset*, memory_space>("herd::temporal::local_offsets", static_cast<std::size_t>(owned) + 1);
@@ -57,8 +57,13 @@ TemporalNetwork<typename ExecutionSpace::memory_space, WeightStorage> local_snap
     Kokkos::deep_copy(entries, Kokkos::subview(offsets, static_cast<std::size_t>(owned)));
     part.neighbours = Kokkos::View<agent_index*, memory_space>(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "herd::temporal::local_neighbours"), entries);
+    if (g.weighted())
+      part.weights = decltype(part.weights)(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "herd::temporal::local_weights"), entries);
     auto const neighbours = part.neighbours;
+    auto const weights = part.weights;
     auto const global_neighbours = g.neighbours;
+    auto const global_weights = g.weights;
     agent_index unknown = 0;
     Kokkos::parallel_reduce(
         "herd::temporal::local_neighbours", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, owned),
@@ -67,6 +72,7 @@ TemporalNetwork<typename ExecutionSpace::memory_space, WeightStorage> local_snap
           for (edge_offset e = 0; e < offsets(i + 1) - offsets(i); ++e) {
             agent_index const j = local_of(global_neighbours(from + e));
             neighbours(offsets(i) + e) = j;
+            if (weights.extent(0) != 0) weights(offsets(i) + e) = global_weights(from + e);
             if (j < 0) ++missing;
           }
         },
