@@ -15,6 +15,7 @@
 #include <herd/core/execution_spaces.hpp>
 #include <herd/core/types.hpp>
 #include <herd/engine/activity.hpp>
+#include <herd/engine/activity_lanes.hpp>
 #include <herd/engine/model_traits.hpp>
 #include <herd/graph/csr_graph.hpp>
 
@@ -34,16 +35,6 @@ namespace Details {
 KOKKOS_INLINE_FUNCTION std::uint64_t bits_to_lanes(std::uint64_t byte) {
   std::uint64_t const in_place = (byte * 0x0101010101010101ull) & 0x8040201008040201ull;
   return ((in_place + 0x00406070787C7E7Full) >> 7) & 0x0101010101010101ull;
-}
-
-// The byte lanes of `lanes` that share a bit with `flags`, as the bits of a byte: lane k's top bit
-// says whether it is non-zero (its low seven bits plus 0x7F carry into it, not beyond), and the
-// product moves each lane's bit to its own place in the top byte.
-KOKKOS_INLINE_FUNCTION std::uint32_t lanes_with(std::uint64_t lanes, std::uint8_t flags) {
-  constexpr std::uint64_t low = 0x7F7F7F7F7F7F7F7Full;
-  std::uint64_t const hit = lanes & (flags * 0x0101010101010101ull);
-  std::uint64_t const nonzero = (((hit & low) + low) | hit) & ~low;
-  return static_cast<std::uint32_t>(((nonzero >> 7) * 0x0102040810204080ull) >> 56);
 }
 
 // Transposes a 32 x 32 matrix of bits in place, row k being rows[k] with column c its bit 31 - c
@@ -67,19 +58,6 @@ struct LaneTable {
   }
 };
 inline constexpr LaneTable lane_table{};
-
-// activity() of the `agents` (at most 8) agents from `first`, agent first + k's in byte k: eight at
-// once where the model gives them so (Model::activity_word). (A function of its own: an extended
-// lambda may not first capture a variable under `if constexpr`.)
-template <class Model>
-KOKKOS_INLINE_FUNCTION std::uint64_t activities(Model const& model, agent_index first, agent_index agents) {
-  if constexpr (declares_activity_words_v<Model>) {
-    if (agents == 8) return model.activity_word(first);
-  }
-  std::uint64_t lanes = 0;
-  for (agent_index k = 0; k < agents; ++k) lanes |= static_cast<std::uint64_t>(model.activity(first + k)) << (8 * k);
-  return lanes;
-}
 
 // Transposes an 8 x 8 matrix of bytes in place, row k being rows[k] with column c its byte c
 // (bits 8c to 8c + 7): swaps of 4 x 4, then 2 x 2, then single bytes.
