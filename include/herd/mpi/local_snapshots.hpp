@@ -19,8 +19,8 @@ namespace herd::mpi {
 
 /// Each snapshot of `global` (every rank holds it) cut to the rows of `local`'s owned agents,
 /// with entries mapped to `local`'s indices and their weights, if any; each row keeps the order of
-/// its global row. `local`
-/// is this rank's share of a graph that holds every snapshot's pairs (the pairs that ever met).
+/// its global row. `local` is this rank's share of a graph that holds every snapshot's pairs (the
+/// pairs that ever met).
 /// Throws herd::Error when a snapshot names an agent that `local` neither owns nor reads.
 template <class ExecutionSpace, class WeightStorage>
 TemporalNetwork<typename ExecutionSpace::memory_space, WeightStorage> local_snapshots(
