@@ -142,6 +142,9 @@ TEST(EdgeListReader, EachRankReadsItsLinesAsOneProcessDoes) {
   // Fewer lines than ranks: some ranks own no line, and a range may fall inside one line.
   expect_read_as_one_process("tiny.txt", "0 5\n4 2\n");
   expect_read_as_one_process("one-line.txt", "# one edge\n7 3");
+  // A byte-order mark before a first line of the longest length allowed: read, in parts or not.
+  expect_read_as_one_process("bom-long-first.txt", "\xEF\xBB\xBF#" + std::string(Details::longest_line - 1, 'c') +
+                                                       "\n" + edge_text(2500, 9000, {}));
 }
 
 // The CollectiveError reading `path` throws on this rank ("" if none).

@@ -69,6 +69,18 @@ TEST(TextFiles, SkipAByteOrderMark) {
   std::ofstream(edges_file.path()) << "\xEF\xBB\xBF"
                                    << "0 1\n1 2\n";
   EXPECT_EQ(read_edge_list(edges_file.path()).sources, (std::vector<global_id>{0, 1}));
+  // The mark is no part of the first line's length: a first line of the longest length allowed is
+  // read, one byte more is refused.
+  for (std::size_t extra : {0, 1}) {
+    herd::test::TemporaryFile const long_file("bom-long.txt");
+    std::ofstream(long_file.path()) << "\xEF\xBB\xBF#" << std::string(Details::longest_line - 1 + extra, 'c')
+                                    << "\n0 1\n";
+    if (extra == 0) {
+      EXPECT_EQ(read_edge_list(long_file.path()).targets, (std::vector<global_id>{1}));
+    } else {
+      EXPECT_THROW(read_edge_list(long_file.path()), herd::Error);
+    }
+  }
 }
 
 // Messages show a number with the fewest digits that read back as it: never 16.000000, and never

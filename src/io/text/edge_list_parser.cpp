@@ -45,6 +45,8 @@ bool parse_weight(std::string_view text, float& value) {
 }
 
 constexpr std::size_t longest_layer_name = 64;
+// What spreadsheets put before the text of a CSV they save as UTF-8.
+constexpr std::string_view byte_order_mark = "\xEF\xBB\xBF";
 constexpr char const* layer_name_rule = "a letter, then letters, digits, '_', '-' or '.', at most 64 bytes";
 
 // Layer names numbered by first appearance. Lines of one layer tend to come together, so the
@@ -86,6 +88,8 @@ std::string read_text_file(std::string const& path) {
   while (file) {
     file.read(buffer.data(), static_cast<std::streamsize>(block));
     auto const got = static_cast<std::size_t>(file.gcount());
+    // A byte-order mark is no part of the first line's length, as for ranks reading in parts.
+    if (text.empty() && got >= 3 && std::string_view(buffer.data(), 3) == byte_order_mark) line_start = 3;
     for (std::size_t k = 0; k < got; ++k) {
       char const c = buffer[k];
       if (c == '\n') {
@@ -103,7 +107,7 @@ std::string read_text_file(std::string const& path) {
   require(!file.bad(), path + ": cannot read the file");
   // Spreadsheets save CSV with a UTF-8 byte-order mark, which would otherwise become part of the
   // first column's name (an "id" column no longer recognised) or of the first agent id.
-  if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);
+  if (text.compare(0, 3, byte_order_mark) == 0) text.erase(0, 3);
   return text;
 }
 
