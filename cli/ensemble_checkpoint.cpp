@@ -6,7 +6,7 @@
 #include <herd/io/output_file.hpp>
 #include <herd/mpi/collective.hpp>
 
-#include <climits>
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
@@ -15,6 +15,13 @@
 namespace herd::cli {
 
 namespace {
+
+#if HERD_ENABLE_MPI
+// Pieces of a member's bytes on their way to rank 0: large enough for full bandwidth, small enough
+// that a state of any size travels in int counts. Tags of their own.
+constexpr std::size_t piece_bytes = std::size_t{1} << 20;
+constexpr int length_tag = 7301, piece_tag = 7302;
+#endif
 
 // A member's state as bytes, to travel to rank 0: its number, its history, then each dataset's
 // group, name, type and values, every length first.
@@ -127,57 +134,100 @@ void EnsembleCheckpoint::write_round(MemberState const* mine) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm_, &rank);
   MPI_Comm_size(comm_, &size);
-  auto bytes = mine ? to_bytes(*mine) : std::vector<char>();
-  // The states meet on rank 0 (one process keeps its own); a round's states in all must fit an
-  // int's count of bytes.
-  long long const length = static_cast<long long>(bytes.size());
-  std::vector<long long> lengths(static_cast<std::size_t>(size), length);
-  if (size > 1) MPI_Gather(&length, 1, MPI_LONG_LONG, lengths.data(), 1, MPI_LONG_LONG, 0, comm_);
-  std::vector<std::size_t> starts(lengths.size(), 0);
-  for (std::size_t r = 1; r < lengths.size(); ++r) starts[r] = starts[r - 1] + static_cast<std::size_t>(lengths[r - 1]);
-  long long const total = static_cast<long long>(starts.back()) + lengths.back();
-  std::vector<char> all;
-  if (size > 1) {
-    mpi::collectively(comm_, [&] {
-      require(rank != 0 || total < INT_MAX, path_ + ": a round of " + std::to_string(size) + " members' states takes " +
-                                                std::to_string(total) +
-                                                " bytes, more than one gather carries (2 GiB): run on fewer ranks");
-    });
-    std::vector<int> counts(lengths.size()), displacements(lengths.size());
-    for (std::size_t r = 0; r < lengths.size(); ++r) {
-      counts[r] = static_cast<int>(lengths[r]);
-      displacements[r] = static_cast<int>(starts[r]);
+  // Rank 0 writes its own member as it stands, then each other rank's in turn, received in pieces:
+  // it holds one member's bytes at a time, and no message exceeds MPI's int counts.
+  std::vector<char> bytes;
+  mpi::collectively(comm_, [&] {
+    if (rank != 0 && mine) bytes = to_bytes(*mine);
+  });
+  if (rank != 0) {
+    send_to_rank_zero(bytes);
+    bytes = {};
+  }
+  std::string failure;  // rank 0's first, raised once every rank's bytes have arrived
+  auto const attempt = [&](auto&& write) {
+    if (!failure.empty()) return;
+    try {
+      write();
+    } catch (std::exception const& e) {
+      if (failure.empty()) failure = *e.what() ? e.what() : "unknown error";
     }
-    all.resize(rank == 0 ? static_cast<std::size_t>(total) : 0);
-    MPI_Gatherv(bytes.data(), static_cast<int>(bytes.size()), MPI_CHAR, all.data(), counts.data(), displacements.data(),
-                MPI_CHAR, 0, comm_);
-  } else {
-    all = std::move(bytes);
+  };
+  if (rank == 0) {
+    if (mine) attempt([&] { write_member(*mine); });
+    for (int r = 1; r < size; ++r) {
+      auto received = receive_from(r, failure);
+      if (received.empty()) continue;
+      attempt([&] {
+        auto const state = from_bytes(received.data(), received.size());
+        std::vector<char>().swap(received);  // rank 0 holds one copy of the member while it writes
+        write_member(state);
+      });
+    }
   }
   mpi::collectively(comm_, [&] {
-    if (rank != 0) return;
-    for (std::size_t r = 0; r < lengths.size(); ++r) {
-      if (lengths[r] == 0) continue;
-      auto const state = from_bytes(all.data() + starts[r], static_cast<std::size_t>(lengths[r]));
-      require(state.member < members_ && state.history.size() == rows_ * columns_,
-              path_ + ": member " + std::to_string(state.member) + "'s history does not hold " + std::to_string(rows_) +
-                  " rows of " + std::to_string(columns_) + " observables");
-      auto const group = io::member_group(state.member);
-      file_->create_group(group);
-      file_->write_all(group + "/history", io::h5::Type::i64, {rows_, columns_}, state.history.data());
-      file_->set_attribute(group + "/history", "columns", file_->string_attribute("/members", "columns"));
-      for (auto const& v : state.values) {
-        if (!file_->exists(group + "/" + v.group)) file_->create_group(group + "/" + v.group);
-        auto const count = static_cast<std::uint64_t>(v.bytes.size() / io::h5::size_of(v.type));
-        require(count == agents_ && v.bytes.size() % io::h5::size_of(v.type) == 0,
-                path_ + ": member " + std::to_string(state.member) + "'s " + v.group + "/" + v.name + " holds " +
-                    std::to_string(count) + " values for " + std::to_string(agents_) + " agents");
-        file_->write_all(group + "/" + v.group + "/" + v.name, v.type, {count}, v.bytes.data());
-      }
-      ++written_;
-    }
-    if (due()) put_in_place();
+    require(failure.empty(), failure);
+    if (rank == 0 && due()) put_in_place();
   });
+}
+
+void EnsembleCheckpoint::send_to_rank_zero(std::vector<char> const& bytes) const {
+#if HERD_ENABLE_MPI
+  std::uint64_t const length = bytes.size();
+  MPI_Send(&length, 1, MPI_UINT64_T, 0, length_tag, comm_);
+  for (std::size_t at = 0; at < bytes.size(); at += piece_bytes)
+    MPI_Send(bytes.data() + at, static_cast<int>(std::min(piece_bytes, bytes.size() - at)), MPI_CHAR, 0, piece_tag,
+             comm_);
+#else
+  (void)bytes;  // one process: rank 0 alone, which sends nothing
+#endif
+}
+
+std::vector<char> EnsembleCheckpoint::receive_from(int rank, std::string& failure) const {
+  std::vector<char> bytes;
+#if HERD_ENABLE_MPI
+  std::uint64_t length = 0;
+  MPI_Recv(&length, 1, MPI_UINT64_T, rank, length_tag, comm_, MPI_STATUS_IGNORE);
+  std::vector<char> scratch;
+  try {
+    bytes.resize(static_cast<std::size_t>(length));
+  } catch (std::bad_alloc const&) {
+    // Every piece is still received, into a piece's room, so that the sender is not left waiting.
+    if (failure.empty())
+      failure = path_ + ": rank 0 has no memory for the " + std::to_string(length) + " bytes of rank " +
+                std::to_string(rank) + "'s member state";
+    scratch.resize(std::min<std::size_t>(piece_bytes, static_cast<std::size_t>(length)));
+  }
+  for (std::size_t at = 0; at < length; at += piece_bytes) {
+    char* into = scratch.empty() ? bytes.data() + at : scratch.data();
+    MPI_Recv(into, static_cast<int>(std::min<std::size_t>(piece_bytes, static_cast<std::size_t>(length) - at)),
+             MPI_CHAR, rank, piece_tag, comm_, MPI_STATUS_IGNORE);
+  }
+  if (!scratch.empty()) bytes = {};
+#else
+  (void)rank;   // one process: no other rank sends
+  (void)failure;
+#endif
+  return bytes;
+}
+
+void EnsembleCheckpoint::write_member(MemberState const& state) {
+  require(state.member < members_ && state.history.size() == rows_ * columns_,
+          path_ + ": member " + std::to_string(state.member) + "'s history does not hold " + std::to_string(rows_) +
+              " rows of " + std::to_string(columns_) + " observables");
+  auto const group = io::member_group(state.member);
+  file_->create_group(group);
+  file_->write_all(group + "/history", io::h5::Type::i64, {rows_, columns_}, state.history.data());
+  file_->set_attribute(group + "/history", "columns", file_->string_attribute("/members", "columns"));
+  for (auto const& v : state.values) {
+    if (!file_->exists(group + "/" + v.group)) file_->create_group(group + "/" + v.group);
+    auto const count = static_cast<std::uint64_t>(v.bytes.size() / io::h5::size_of(v.type));
+    require(count == agents_ && v.bytes.size() % io::h5::size_of(v.type) == 0,
+            path_ + ": member " + std::to_string(state.member) + "'s " + v.group + "/" + v.name + " holds " +
+                std::to_string(count) + " values for " + std::to_string(agents_) + " agents");
+    file_->write_all(group + "/" + v.group + "/" + v.name, v.type, {count}, v.bytes.data());
+  }
+  ++written_;
 }
 
 bool EnsembleCheckpoint::due() const { return every_ > 0 && written_ - in_place_ >= every_ && written_ < members_; }

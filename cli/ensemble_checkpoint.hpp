@@ -3,9 +3,9 @@
 // An ensemble's checkpoint (herd run --replicates/--sweep --checkpoint FILE): every member's state
 // at the end of the run, in one file that herd resume continues on any rank count
 // (docs/file-formats.md, "Ensemble checkpoints"). Members run one after another, a member per rank
-// at a time under mpiexec: after each round the ranks send their members' states to rank 0, which
-// writes them. With the graph over the ranks, one member a round, whose states rank 0 alone
-// holds. Given --checkpoint-every K, the file is also put in place after every K members, with
+// at a time under mpiexec: after each round the ranks send their members' states to rank 0, one
+// rank after another, which writes them. With the graph over the ranks, one member a round, whose
+// states rank 0 alone holds. Given --checkpoint-every K, the file is also put in place after every K members, with
 // the members run so far; herd resume runs the others.
 
 #include <herd/config.hpp>
@@ -55,6 +55,12 @@ class EnsembleCheckpoint {
   void commit();
 
  private:
+  // A rank's member state on its way to rank 0, and its arrival there from `rank` (empty where
+  // rank 0 had no room for it, which `failure` then says, unless it already said something).
+  void send_to_rank_zero(std::vector<char> const& bytes) const;
+  std::vector<char> receive_from(int rank, std::string& failure) const;
+  // Rank 0's: writes a member's group.
+  void write_member(MemberState const& state);
   // Whether `every` members were written since the file was last put in place, and more follow.
   bool due() const;
   // Rank 0's: puts the file in place with members [0, written_), and goes on writing a copy.

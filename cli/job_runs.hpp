@@ -935,20 +935,9 @@ JobResult run_ensemble_over_ranks(Options const& o, Entry, std::function<void(in
   double halo_plan_seconds = 0.0, simulation_seconds = 0.0;
   Kokkos::Timer loop;
 #if HERD_ENABLE_HDF5
-  // Each member's states meet on rank 0 when it has run, which writes them as the other layouts do:
-  // in one gather, which carries less than 2 GiB.
+  // Each member's states meet on rank 0 when it has run, which writes them as the other layouts do.
   std::optional<EnsembleCheckpoint> checkpoint;
   if (!o.checkpoint.empty()) {
-    mpi::collectively(comm, [&] {
-      auto model = Entry::template make<WeightStorage>(base, 0, in.facts.agents, typename Entry::Inputs{});
-      double per_agent = o.scenario.empty() ? 0.0 : 2.0;  // a scenario's isolation timers
-      model.for_each_property(
-          [&](auto const& p) { per_agent += sizeof(typename std::decay_t<decltype(p)>::storage_type); });
-      double const bytes = per_agent * static_cast<double>(in.facts.agents) + 64.0 * (o.steps + 1);
-      require(bytes < static_cast<double>(std::numeric_limits<int>::max()),
-              o.checkpoint + ": a member's states take " + std::to_string(static_cast<long long>(bytes)) +
-                  " bytes, more than the gather to rank 0 that writes them carries (2 GiB)");
-    });
     checkpoint.emplace(
         o.checkpoint,
         mpi::collectively(comm, [&] { return ensemble_record<WeightStorage, Entry>(o, base, in.facts, members); }),

@@ -472,6 +472,28 @@ class Ranks(hf.Case):
         with open(self.path("r.json")) as f:
             self.assertTrue(json.load(f)["graph_over_ranks"])
 
+    @unittest.skipUnless(HAS_HDF5, "herd was built without HDF5")
+    def test_members_states_larger_than_a_message_reach_the_checkpoint_whole(self):
+        # 1.5 million agents of SEIR hold 3 MB of states a member: the ranks send them to rank 0 in
+        # pieces of 1 MiB, the last one short. Spread over 2 and 3 ranks (rank 0 writing its own
+        # member, then the others'), or with the graph over 2 ranks: the file of one process.
+        args = ["run", "--model", "seir", "--graph", "erdos-renyi", "--agents", "1500000", "--mean-degree", "3",
+                "--steps", "3", "--quiet", "--replicates", "3"]
+        self.ok(0, *args, "--checkpoint", self.path("one.h5"))
+        import h5py
+        for ranks, layout in ((2, []), (3, []), (2, ["--partition", "contiguous"])):
+            with self.subTest(ranks=ranks, layout=layout):
+                self.ok(ranks, *args, *layout, "--checkpoint", self.path("many.h5"))
+                with h5py.File(self.path("one.h5"), "r") as a, h5py.File(self.path("many.h5"), "r") as b:
+                    names = []
+                    a["members"].visit(lambda name: names.append(name)
+                                       if isinstance(a["members"][name], h5py.Dataset) else None)
+                    self.assertIn("2/agents/state", names)
+                    self.assertGreater(sum(a["members/2/agents"][p].nbytes for p in a["members/2/agents"]),
+                                       2 * 2 ** 20)
+                    for name in names:
+                        self.assertTrue(np.array_equal(a["members"][name][...], b["members"][name][...]), name)
+
     def test_a_member_that_fails_on_one_rank_fails_the_run_on_all(self):
         # The second point's initial infections exceed the agents: one message, exit 1, no file.
         result = hf.herd(3, "run", "--model", "sir", *GRAPH, "--sweep", "initial-infected=10:4000:2",
