@@ -216,19 +216,22 @@ GraphFacts graph_facts(Options const& o, Input<WeightStorage> const& input, Exec
 
 #if HERD_ENABLE_MPI
 // Whether each rank of a distributed run builds only its share of the graph: a generator, an
-// edge-list file or a population file, under contiguous blocks (or PT-Scotch, which starts from
-// them). A model that reads attributes (a population file's, or --attributes') reads its own
-// agents' values once its rows are in place.
-inline bool builds_shares(Options const& o) { return o.partition == "contiguous" || o.partition == "ptscotch"; }
+// edge-list file or a population file, under contiguous blocks (or PT-Scotch or ParMETIS, which
+// start from them). A model that reads attributes (a population file's, or --attributes') reads
+// its own agents' values once its rows are in place.
+inline bool partitions_shares(Options const& o) { return o.partition == "ptscotch" || o.partition == "parmetis"; }
+inline bool builds_shares(Options const& o) { return o.partition == "contiguous" || partitions_shares(o); }
 
-// PT-Scotch's parts for a share in contiguous blocks (of a graph whose rows are `symmetric`, or
-// not), and the rows moved to them (collective). Adds the time of each to `partition_seconds` and
-// `local_graph_seconds`.
+// The parts of the parallel partitioner --partition names for a share in contiguous blocks (of a
+// graph whose rows are `symmetric`, or not), and the rows moved to them (collective). Adds the time
+// of each to `partition_seconds` and `local_graph_seconds`.
 template <class WeightStorage>
-LocalGraph<Memory, WeightStorage> repartition(Exec const& exec, MPI_Comm comm, LocalGraph<Memory, WeightStorage> share,
-                                              bool symmetric, double& partition_seconds, double& local_graph_seconds) {
+LocalGraph<Memory, WeightStorage> repartition(Options const& o, Exec const& exec, MPI_Comm comm,
+                                              LocalGraph<Memory, WeightStorage> share, bool symmetric,
+                                              double& partition_seconds, double& local_graph_seconds) {
   Kokkos::Timer phase;
-  auto const parts = mpi::ptscotch_parts(exec, comm, share, symmetric);
+  auto const parts = o.partition == "parmetis" ? mpi::parmetis_parts(exec, comm, share, symmetric)
+                                               : mpi::ptscotch_parts(exec, comm, share, symmetric);
   partition_seconds += phase.seconds();
   phase.reset();
   auto moved = mpi::migrate_rows(exec, comm, share, parts);
@@ -659,7 +662,7 @@ DistributedInput<WeightStorage, Entry> distributed_input(Options const& o, Exec 
   Kokkos::Timer setup;
   DistributedInput<WeightStorage, Entry> in;
   bool reads_share = false, reads_rows = false, makes_population = false;
-  bool symmetric = false;  // whether every row entry is also stored the other way (PT-Scotch's input)
+  bool symmetric = false;  // whether every row entry is also stored the other way (a partitioner's input)
   // --attributes, each rank reading its part of the table first, as one process reads the table
   // before the graph: its rows go to their agents' owners once the graph's rows are in place.
   std::optional<mpi::AttributeRows> table;
@@ -668,6 +671,8 @@ DistributedInput<WeightStorage, Entry> distributed_input(Options const& o, Exec 
     require(o.reorder == "none", "--reorder applies to one process; under mpiexec the partition decides locality");
     require(o.partition != "ptscotch" || have_ptscotch(),
             "--partition ptscotch: this build of Herd has no PT-Scotch (configure with -DHerd_ENABLE_PTSCOTCH=ON)");
+    require(o.partition != "parmetis" || have_parmetis(),
+            "--partition parmetis: this build of Herd has no ParMETIS (configure with -DHerd_ENABLE_PARMETIS=ON)");
     require(o.stepping != "verify", "--stepping verify runs on one process: it steps each step twice");
     std::optional<EdgeSource<Memory>> share;
     // A temporal network's snapshots are cut from the whole network, which every rank builds.
@@ -710,7 +715,7 @@ DistributedInput<WeightStorage, Entry> distributed_input(Options const& o, Exec 
     std::vector<std::string> names;
     in.local = reads_share ? read_share<WeightStorage, Entry>(o, exec, comm, symmetric, names, table)
                            : read_population_share<WeightStorage, Entry>(o, exec, comm);
-    // A population file's rows found both ways go to PT-Scotch as they are, not symmetrised again.
+    // A population file's rows found both ways go to the partitioner as they are, not symmetrised again.
     if (reads_rows) symmetric = in.local.mirrored;
     in.graph_seconds = setup.seconds();
     in.facts = share_facts(o, exec, comm, in.local, reads_share ? std::move(names) : *layer_names_of(o, comm));
@@ -728,9 +733,9 @@ DistributedInput<WeightStorage, Entry> distributed_input(Options const& o, Exec 
     in.graph_seconds = setup.seconds();
     Kokkos::Timer phase;
     // Each rank keeps its share alone through the run, not the whole graph or the partition as well.
-    // PT-Scotch starts from contiguous blocks, below.
+    // PT-Scotch and ParMETIS start from contiguous blocks, below.
     in.local = [&] {
-      auto const method = o.partition == "ptscotch" ? PartitionMethod::contiguous : parse_partition_method(o.partition);
+      auto const method = partitions_shares(o) ? PartitionMethod::contiguous : parse_partition_method(o.partition);
       auto const partition = mpi::collectively(comm, [&] { return partition_graph(exec, input.graph, size, method); });
       in.partition_seconds = phase.seconds();
       phase.reset();
@@ -747,8 +752,8 @@ DistributedInput<WeightStorage, Entry> distributed_input(Options const& o, Exec 
     }
     in.local_graph_seconds = phase.seconds();
   }
-  if (o.partition == "ptscotch" && size > 1)
-    in.local = repartition(exec, comm, std::move(in.local), symmetric, in.partition_seconds, in.local_graph_seconds);
+  if (partitions_shares(o) && size > 1)
+    in.local = repartition(o, exec, comm, std::move(in.local), symmetric, in.partition_seconds, in.local_graph_seconds);
   // A table of ids alone describes no agent, as for one process (it only adds agents).
   if (table && table->table.columns.empty()) table.reset();
   if constexpr (Entry::reads_attributes) {

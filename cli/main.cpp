@@ -151,11 +151,12 @@ bool cpu_runs_this_build() {
 
 char const* half_conversions() { return HERD_HALF_USES_F16C ? "F16C" : "integer"; }
 
-// The partition methods this build offers: METIS and PT-Scotch are optional.
+// The partition methods this build offers: METIS, PT-Scotch and ParMETIS are optional.
 std::string partitioners() {
   std::string methods = "contiguous";
   if (herd::have_metis()) methods += ", metis";
   if (herd::have_ptscotch()) methods += ", ptscotch";
+  if (herd::have_parmetis()) methods += ", parmetis";
   return methods;
 }
 

@@ -429,7 +429,7 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
       {"--after-last", [&](auto& k, auto& v) { o.after_last = one_of(k, v, {"loop", "stop"}); }},
       {"--window-weights", [&](auto& k, auto& v) { o.window_weights = one_of(k, v, {"met", "contacts"}); }},
       {"--snapshot-every", [&](auto& k, auto& v) { o.snapshot_every = static_cast<int>(to_count(k, v, max_int)); }},
-      {"--partition", [&](auto& k, auto& v) { o.partition = one_of(k, v, {"contiguous", "metis", "ptscotch"}); }},
+      {"--partition", [&](auto& k, auto& v) { o.partition = one_of(k, v, {"contiguous", "metis", "ptscotch", "parmetis"}); }},
       {"--exchange-every", [&](auto& k, auto& v) { o.exchange_every = static_cast<int>(to_count(k, v, max_int)); }},
       {"--parts", [&](auto& k, auto& v) { o.parts = to_list(k, v); }},
       {"--network-bandwidth", [&](auto& k, auto& v) { o.network_gbps = to_positive(k, v); }},
@@ -540,9 +540,9 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
     for (char const* other : {"--directed", "--transpose", "--reorder", "--attributes"})
       if (given.count(other)) throw UsageError{std::string(other) + " does not apply to a temporal network (--window)"};
     if (o.command != "run") throw UsageError{"--window belongs to herd run"};
-    if (o.partition == "ptscotch")
-      throw UsageError{
-          "--partition ptscotch: a temporal network's ranks keep the rows of a contiguous or metis partition"};
+    if (o.partition == "ptscotch" || o.partition == "parmetis")
+      throw UsageError{"--partition " + o.partition +
+                       ": a temporal network's ranks keep the rows of a contiguous or metis partition"};
   }
 #if !HERD_ENABLE_HDF5
   if (!o.checkpoint.empty() || !o.output.empty() || o.command == "resume" || o.command == "convert")
@@ -737,10 +737,11 @@ Convert (herd convert):
                            64-bit ids), storing the ids as /agents/original_id
 
 Distributed (under mpiexec):
-  --partition METHOD       contiguous (default), metis or ptscotch: which rank owns which
-                           agent; ptscotch partitions the ranks' shares without any rank
-                           holding the whole graph. Given to an ensemble, the ranks share the
-                           graph and run each member together (else each holds all of it)
+  --partition METHOD       contiguous (default), metis, ptscotch or parmetis: which rank owns
+                           which agent; ptscotch and parmetis partition the ranks' shares
+                           without any rank holding the whole graph. Given to an ensemble, the
+                           ranks share the graph and run each member together (else each holds
+                           all of it)
   --exchange-every K       send ghost values after every K-th step only (1); K > 1 leaves
                            ghosts stale in between, so results differ from K = 1
   --no-overlap             wait for ghosts before stepping any agent (for comparison)

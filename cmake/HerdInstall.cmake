@@ -18,5 +18,5 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/HerdConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/HerdConfig.cmake ${PROJECT_BINARY_DIR}/HerdConfigVersion.cmake
               ${CMAKE_CURRENT_LIST_DIR}/HerdFindHDF5.cmake ${CMAKE_CURRENT_LIST_DIR}/HerdFindMETIS.cmake
-              ${CMAKE_CURRENT_LIST_DIR}/HerdFindPTScotch.cmake
+              ${CMAKE_CURRENT_LIST_DIR}/HerdFindPTScotch.cmake ${CMAKE_CURRENT_LIST_DIR}/HerdFindParMETIS.cmake
   DESTINATION ${HERD_INSTALL_CMAKEDIR})

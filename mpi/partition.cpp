@@ -15,14 +15,25 @@ PartitionMethod parse_partition_method(std::string const& name) {
   if (name == "contiguous") return PartitionMethod::contiguous;
   if (name == "metis") return PartitionMethod::metis;
   if (name == "ptscotch") return PartitionMethod::ptscotch;
-  throw Error("unknown partition method '" + name + "' (expected contiguous, metis or ptscotch)");
+  if (name == "parmetis") return PartitionMethod::parmetis;
+  throw Error("unknown partition method '" + name + "' (expected contiguous, metis, ptscotch or parmetis)");
 }
 
 std::string to_string(PartitionMethod method) {
-  return method == PartitionMethod::metis ? "metis" : method == PartitionMethod::ptscotch ? "ptscotch" : "contiguous";
+  switch (method) {
+    case PartitionMethod::metis:
+      return "metis";
+    case PartitionMethod::ptscotch:
+      return "ptscotch";
+    case PartitionMethod::parmetis:
+      return "parmetis";
+    default:
+      return "contiguous";
+  }
 }
 
 bool have_ptscotch() { return HERD_ENABLE_PTSCOTCH != 0; }
+bool have_parmetis() { return HERD_ENABLE_PARMETIS != 0; }
 
 namespace {
 
@@ -65,6 +76,9 @@ Partition<typename ExecutionSpace::memory_space> partition_graph(
   require(method != PartitionMethod::ptscotch,
           "ptscotch partitioning: PT-Scotch partitions a graph the ranks of a distributed run hold in shares "
           "(herd::mpi::ptscotch_parts), not a graph one process holds");
+  require(method != PartitionMethod::parmetis,
+          "parmetis partitioning: ParMETIS partitions a graph the ranks of a distributed run hold in shares "
+          "(herd::mpi::parmetis_parts), not a graph one process holds");
   require(have_metis(), "metis partitioning: this build of Herd has no METIS (configure with Herd_ENABLE_METIS=ON)");
   auto offsets = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), graph.row_offsets);
   auto neighbours = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), graph.neighbours);

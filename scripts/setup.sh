@@ -24,7 +24,7 @@ case "${1:-}" in
 esac
 
 packages=(build-essential cmake ninja-build pkg-config libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libmetis-dev
-  libptscotch-dev libcli11-dev nlohmann-json3-dev)
+  libptscotch-dev libscotchparmetis-dev libcli11-dev nlohmann-json3-dev)
 $run_only || packages+=(git hdf5-tools libgtest-dev libgmock-dev libbenchmark-dev
   libhdf5-dev python3 python3-h5py python3-matplotlib python3-numpy doxygen clang-format clang-tidy clang libclang-rt-14-dev)
 

@@ -41,7 +41,7 @@ class Outputs(unittest.TestCase):
             self.assertIn(option, result.stdout)
         self.assertRegex(herd("--version").stdout,
                          r"^herd \d+\.\d+\.\d+ \(Kokkos [\d.]+, half conversions: (F16C|integer); "
-                         r"partitioners: contiguous(, metis)?(, ptscotch)?\)")
+                         r"partitioners: contiguous(, metis)?(, ptscotch)?(, parmetis)?\)")
 
     def test_json_and_csv_describe_the_run(self):
         result = herd("run", "--model", "sir", "--graph", "erdos-renyi", "--agents", "20000", "--mean-degree", "6",

@@ -1,4 +1,4 @@
-// Rows moved from contiguous blocks to other parts, and PT-Scotch's parts: each rank's share must be
+// Rows moved from contiguous blocks to other parts, and PT-Scotch's and ParMETIS's parts: each rank's share must be
 // the one extract_local_graph cuts from the whole graph under the same map of agents to parts, and
 // a run on it the one-process run. Shares are compared on each rank; only the tests' expected maps
 // are gathered.
@@ -60,13 +60,13 @@ void expect_moved(CsrGraph<Memory, WeightStorage> const& global, PartOf const& p
 }
 
 // A 64 x 64 torus whose ids follow no locality (a multiplicative shuffle), one edge right and one
-// down per agent: symmetrised, or kept one-way.
+// down per agent: symmetrised, or kept one-way; and `alone` more agents without contacts.
 template <class WeightStorage = float>
-CsrGraph<Memory, WeightStorage> shuffled_torus(bool directed) {
+CsrGraph<Memory, WeightStorage> shuffled_torus(bool directed, global_id alone = 0) {
   constexpr global_id side = 64, agents = side * side;
   auto const id = [&](global_id x, global_id y) { return ((y * side + x) * 1237) % agents; };
   EdgeList<Memory> list;
-  list.num_agents = static_cast<agent_index>(agents);
+  list.num_agents = static_cast<agent_index>(agents + alone);
   list.sources = Kokkos::View<global_id*, Memory>("sources", 2 * agents);
   list.targets = Kokkos::View<global_id*, Memory>("targets", 2 * agents);
   auto s = Kokkos::create_mirror_view(list.sources);
@@ -133,53 +133,83 @@ TEST(Repartition, APartOutOfRangeFailsOnEveryRank) {
   }
 }
 
-TEST(Repartition, PtscotchPartsCutLessThanBlocksAndMoveAsOneProcessCuts) {
+// The parallel partitioners, each giving the owned agents of a share in blocks their parts.
+struct Partitioner {
+  char const* name;
+  bool available;
+  std::vector<int> (*parts)(Exec const&, MPI_Comm, LocalGraph<Memory, float> const&, bool);
+};
+
+std::vector<Partitioner> partitioners() {
+  return {{"ptscotch", have_ptscotch(), &mpi::ptscotch_parts<Exec, float>},
+          {"parmetis", have_parmetis(), &mpi::parmetis_parts<Exec, float>}};
+}
+
+TEST(Repartition, ParallelPartsCutLessThanBlocksAndMoveAsOneProcessCuts) {
   Exec exec;
-  for (bool directed : {false, true}) {
-    SCOPED_TRACE(directed ? "directed torus" : "torus");
-    auto const global = shuffled_torus(directed);
-    auto const share = block_share(global);
-    if (!have_ptscotch()) {
-      EXPECT_THROW((void)mpi::ptscotch_parts(exec, MPI_COMM_WORLD, share), mpi::CollectiveError);
-      continue;
-    }
-    auto const parts = mpi::ptscotch_parts(exec, MPI_COMM_WORLD, share);
-    ASSERT_EQ(parts.size(), static_cast<std::size_t>(share.owned));
-    EXPECT_EQ(mpi::ptscotch_parts(exec, MPI_COMM_WORLD, share), parts) << "not reproducible";
-    // Rows stored both ways give PT-Scotch the same graph without routing, hence the same parts.
-    if (!directed) {
-      EXPECT_EQ(mpi::ptscotch_parts(exec, MPI_COMM_WORLD, share, true), parts);
-    }
-    bool in_range = true;
-    std::vector<global_id> per_part(static_cast<std::size_t>(ranks()), 0);
-    for (int q : parts) {
-      in_range = in_range && q >= 0 && q < ranks();
-      if (in_range) ++per_part[static_cast<std::size_t>(q)];
-    }
-    EXPECT_TRUE(test::on_every_rank(in_range));
-    MPI_Allreduce(MPI_IN_PLACE, per_part.data(), ranks(), MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-    for (auto count : per_part) EXPECT_GT(count, 0) << "an empty part";
+  for (auto const& partitioner : partitioners()) {
+    for (bool directed : {false, true}) {
+      SCOPED_TRACE(std::string(partitioner.name) + (directed ? ", directed torus" : ", torus"));
+      auto const global = shuffled_torus(directed);
+      auto const share = block_share(global);
+      if (!partitioner.available) {
+        EXPECT_THROW((void)partitioner.parts(exec, MPI_COMM_WORLD, share, false), mpi::CollectiveError);
+        continue;
+      }
+      auto const parts = partitioner.parts(exec, MPI_COMM_WORLD, share, false);
+      ASSERT_EQ(parts.size(), static_cast<std::size_t>(share.owned));
+      EXPECT_EQ(partitioner.parts(exec, MPI_COMM_WORLD, share, false), parts) << "not reproducible";
+      // Rows stored both ways give the partitioner the same graph without routing, hence the same
+      // parts.
+      if (!directed) {
+        EXPECT_EQ(partitioner.parts(exec, MPI_COMM_WORLD, share, true), parts);
+      }
+      bool in_range = true;
+      std::vector<global_id> per_part(static_cast<std::size_t>(ranks()), 0);
+      for (int q : parts) {
+        in_range = in_range && q >= 0 && q < ranks();
+        if (in_range) ++per_part[static_cast<std::size_t>(q)];
+      }
+      EXPECT_TRUE(test::on_every_rank(in_range));
+      MPI_Allreduce(MPI_IN_PLACE, per_part.data(), ranks(), MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+      for (auto count : per_part) EXPECT_GT(count, 0) << "an empty part";
 
-    // The whole map, gathered for the expected share only.
-    auto const ids = to_vector(share.ids);
-    std::vector<int> owner(static_cast<std::size_t>(global.num_agents()), -1);
-    for (std::size_t l = 0; l < parts.size(); ++l) owner[static_cast<std::size_t>(ids[l])] = parts[l];
-    MPI_Allreduce(MPI_IN_PLACE, owner.data(), static_cast<int>(owner.size()), MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    auto const moved = mpi::migrate_rows(exec, MPI_COMM_WORLD, share, parts);
-    test::expect_share_under(
-        global, partition_of(global.num_agents(), [&](global_id g) { return owner[static_cast<std::size_t>(g)]; }),
-        moved, "ptscotch");
+      // The whole map, gathered for the expected share only.
+      auto const ids = to_vector(share.ids);
+      std::vector<int> owner(static_cast<std::size_t>(global.num_agents()), -1);
+      for (std::size_t l = 0; l < parts.size(); ++l) owner[static_cast<std::size_t>(ids[l])] = parts[l];
+      MPI_Allreduce(MPI_IN_PLACE, owner.data(), static_cast<int>(owner.size()), MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+      auto const moved = mpi::migrate_rows(exec, MPI_COMM_WORLD, share, parts);
+      test::expect_share_under(
+          global, partition_of(global.num_agents(), [&](global_id g) { return owner[static_cast<std::size_t>(g)]; }),
+          moved, partitioner.name);
 
-    // Blocks of shuffled ids cut about (P - 1) / P of the entries; parts of a torus, a few per cent.
-    auto const block_cut = sum_over_ranks(share.cut_edges), cut = sum_over_ranks(moved.cut_edges);
-    if (ranks() > 1) {
-      EXPECT_LT(4 * cut, block_cut) << cut << " entries cut against " << block_cut << " by blocks";
+      // Blocks of shuffled ids cut about (P - 1) / P of the entries; parts of a torus, a few per cent.
+      auto const block_cut = sum_over_ranks(share.cut_edges), cut = sum_over_ranks(moved.cut_edges);
+      if (ranks() > 1) {
+        EXPECT_LT(4 * cut, block_cut) << cut << " entries cut against " << block_cut << " by blocks";
+      }
     }
   }
 }
 
-TEST(Repartition, ARunOnPtscotchPartsMatchesOneProcess) {
-  if (!have_ptscotch()) GTEST_SKIP() << "this build has no PT-Scotch";
+// Agents without contacts take the highest ids (as those an attribute table adds to an edge list),
+// so whole blocks give the partitioner no entries: it still gives every agent a part.
+TEST(Repartition, BlocksWithoutContactsArePartitionedToo) {
+  Exec exec;
+  auto const global = shuffled_torus(false, 3 * 64 * 64);
+  auto const share = block_share(global);
+  for (auto const& partitioner : partitioners()) {
+    if (!partitioner.available) continue;
+    SCOPED_TRACE(partitioner.name);
+    auto const parts = partitioner.parts(exec, MPI_COMM_WORLD, share, true);
+    auto const moved = mpi::migrate_rows(exec, MPI_COMM_WORLD, share, parts);
+    EXPECT_EQ(sum_over_ranks(static_cast<std::uint64_t>(moved.owned)), static_cast<std::uint64_t>(global.num_agents()));
+    EXPECT_EQ(sum_over_ranks(moved.graph.num_edges()), static_cast<std::uint64_t>(global.num_edges()));
+  }
+}
+
+TEST(Repartition, ARunOnParallelPartsMatchesOneProcess) {
   Exec exec;
   auto const source = edge_source(exec, PowerLaw{6000, 2.2, 6.0, 1500.0}, 23);
   auto const global = build_csr<float>(exec, source.slice(0, source.edges));
@@ -193,12 +223,16 @@ TEST(Repartition, ARunOnPtscotchPartsMatchesOneProcess) {
   auto const expected = to_vector(run(one, one_model, 30));
 
   auto const share = block_share(global);
-  auto moved = mpi::migrate_rows(exec, MPI_COMM_WORLD, share, mpi::ptscotch_parts(exec, MPI_COMM_WORLD, share));
-  mpi::Ghosts<Exec> ghosts(exec, MPI_COMM_WORLD, std::move(moved));
-  mpi::DistributedSimulation<Exec> sim(exec, std::move(ghosts), 5);
-  Seir<Memory> model(sim.num_agents(), p);
-  model.initialise(sim, sim.num_global());
-  EXPECT_EQ(to_vector(run(sim, model, 30)), expected);
+  for (auto const& partitioner : partitioners()) {
+    if (!partitioner.available) continue;
+    SCOPED_TRACE(partitioner.name);
+    auto moved = mpi::migrate_rows(exec, MPI_COMM_WORLD, share, partitioner.parts(exec, MPI_COMM_WORLD, share, false));
+    mpi::Ghosts<Exec> ghosts(exec, MPI_COMM_WORLD, std::move(moved));
+    mpi::DistributedSimulation<Exec> sim(exec, std::move(ghosts), 5);
+    Seir<Memory> model(sim.num_agents(), p);
+    model.initialise(sim, sim.num_global());
+    EXPECT_EQ(to_vector(run(sim, model, 30)), expected);
+  }
 }
 
 }  // namespace

@@ -4,8 +4,8 @@
 // distributed run; every rank holds the same map.
 //
 // Contiguous blocks need only the agent count, METIS needs the whole graph on one process.
-// PT-Scotch partitions a graph the ranks hold in contiguous blocks, and no rank ever holds the
-// whole map: see herd/mpi/repartition.hpp.
+// PT-Scotch and ParMETIS partition a graph the ranks hold in contiguous blocks, and no rank ever
+// holds the whole map: see herd/mpi/repartition.hpp.
 
 #include <herd/graph/csr_graph.hpp>
 
@@ -16,16 +16,19 @@ namespace herd {
 enum class PartitionMethod {
   contiguous,  ///< rank r owns agents [r N / P, (r + 1) N / P): free, and good when ids follow locality
   metis,       ///< METIS k-way: fewer cut edges on graphs whose ids do not follow locality
-  ptscotch     ///< PT-Scotch on the distributed graph (mpi::ptscotch_parts): no rank holds the whole graph
+  ptscotch,    ///< PT-Scotch on the distributed graph (mpi::ptscotch_parts): no rank holds the whole graph
+  parmetis     ///< ParMETIS on the distributed graph (mpi::parmetis_parts): no rank holds the whole graph
 };
 
-/// Parses "contiguous", "metis" or "ptscotch"; throws herd::Error otherwise.
+/// Parses "contiguous", "metis", "ptscotch" or "parmetis"; throws herd::Error otherwise.
 PartitionMethod parse_partition_method(std::string const& name);
 std::string to_string(PartitionMethod method);
 /// Whether this build of Herd can partition with METIS.
 bool have_metis();
 /// Whether this build of Herd can partition with PT-Scotch.
 bool have_ptscotch();
+/// Whether this build of Herd can partition with ParMETIS (or Scotch's library of its interface).
+bool have_parmetis();
 
 /// owner(g) is the part (rank) that owns global agent g.
 template <class MemorySpace>
@@ -44,7 +47,7 @@ Partition<typename ExecutionSpace::memory_space> partition_contiguous(ExecutionS
 /// Partitions `graph` (symmetric, as built for contact networks) into `parts` with `method`.
 /// METIS runs on the host with a fixed seed, so every process computing it gets the same map.
 /// Throws herd::Error when there are more parts than agents or METIS is missing, and for PT-Scotch
-/// (which partitions shares, not a graph one process holds) unless `parts` is 1.
+/// and ParMETIS (which partition shares, not a graph one process holds) unless `parts` is 1.
 template <class ExecutionSpace, class WeightStorage>
 Partition<typename ExecutionSpace::memory_space> partition_graph(
     ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& graph, int parts,

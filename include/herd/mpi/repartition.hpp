@@ -3,8 +3,8 @@
 // Partitioning a graph no rank holds whole, and moving its rows to their parts.
 //
 // The ranks start from shares in contiguous blocks (build_local_graph, or extract_local_graph
-// under partition_contiguous). A parallel partitioner (PT-Scotch) then gives each of a rank's rows
-// its part, and migrate_rows sends every row to its part. Nothing global is kept: the part of a
+// under partition_contiguous). A parallel partitioner (PT-Scotch or ParMETIS) then gives each of a
+// rank's rows its part, and migrate_rows sends every row to its part. Nothing global is kept: the part of a
 // ghost is asked of its home, the rank whose contiguous block holds it (a rendezvous directory),
 // so no rank holds an owner map of all agents.
 
@@ -28,6 +28,15 @@ namespace herd::mpi {
 /// Collective over `comm`.
 template <class ExecutionSpace, class WeightStorage>
 std::vector<int> ptscotch_parts(ExecutionSpace const& exec, MPI_Comm comm,
+                                LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> const& share,
+                                bool symmetric = false);
+
+/// The same as ptscotch_parts, from ParMETIS's k-way partitioner (ParMETIS_V3_PartKway, equal
+/// parts within 5 %, a fixed seed), or from Scotch's library of the same interface where Herd was
+/// linked against that. Throws CollectiveError on every rank when this build has no ParMETIS, the
+/// graph is beyond its integers, it fails, or a part is left without agents. Collective over `comm`.
+template <class ExecutionSpace, class WeightStorage>
+std::vector<int> parmetis_parts(ExecutionSpace const& exec, MPI_Comm comm,
                                 LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> const& share,
                                 bool symmetric = false);
 

@@ -33,6 +33,8 @@ class Herd(CMakePackage, CudaPackage, ROCmPackage):
     variant("metis", default=False, description="Partition graphs with METIS for distributed runs")
     variant("ptscotch", default=False,
             description="Partition distributed graphs with PT-Scotch, no rank holding the whole graph (needs +mpi)")
+    variant("parmetis", default=False,
+            description="Partition distributed graphs with ParMETIS, no rank holding the whole graph (needs +mpi)")
     variant("gpu_aware_mpi", default=False,
             description="Hand device buffers to MPI by default (needs an MPI built with GPU support)")
     variant("hdf5", default=False,
@@ -69,6 +71,8 @@ class Herd(CMakePackage, CudaPackage, ROCmPackage):
     depends_on("metis@5:", when="+metis")
     depends_on("scotch@7:+mpi", when="+ptscotch")  # SCOTCH_Context came with 7.0
     conflicts("+ptscotch", when="~mpi", msg="PT-Scotch partitions graphs distributed over MPI ranks")
+    depends_on("parmetis", when="+parmetis")
+    conflicts("+parmetis", when="~mpi", msg="ParMETIS partitions graphs distributed over MPI ranks")
     # Ranks write one file through MPI-IO; one process (a laptop) uses serial HDF5.
     depends_on("hdf5+mpi", when="+hdf5+mpi")
     depends_on("hdf5~mpi", when="+hdf5~mpi")
@@ -109,6 +113,7 @@ class Herd(CMakePackage, CudaPackage, ROCmPackage):
             self.define_from_variant("Herd_ENABLE_MPI", "mpi"),
             self.define_from_variant("Herd_ENABLE_METIS", "metis"),
             self.define_from_variant("Herd_ENABLE_PTSCOTCH", "ptscotch"),
+            self.define_from_variant("Herd_ENABLE_PARMETIS", "parmetis"),
             self.define_from_variant("Herd_MPI_DEVICE_BUFFERS", "gpu_aware_mpi"),
             self.define_from_variant("Herd_ENABLE_HDF5", "hdf5"),
             self.define_from_variant("Herd_STRICT_FLOATING_POINT", "strict_fp"),
