@@ -1,9 +1,46 @@
 #include <herd/mpi/collective.hpp>
 
 #include <cstdint>
+#include <exception>
 #include <vector>
 
 namespace herd::mpi {
+
+namespace {
+// Per thread: an exception stays on the thread that throws and handles it.
+thread_local int collective_errors_alive = 0;
+thread_local int agreeing = 0;
+}  // namespace
+
+CollectiveError::Alive::Alive() noexcept { ++collective_errors_alive; }
+CollectiveError::Alive::Alive(Alive const&) noexcept { ++collective_errors_alive; }
+CollectiveError::Alive::~Alive() { --collective_errors_alive; }
+
+Details::Agreeing::Agreeing() noexcept { ++agreeing; }
+Details::Agreeing::~Agreeing() { --agreeing; }
+
+bool failing_alone(MPI_Comm comm) noexcept {
+#if HERD_ENABLE_MPI
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (!initialized || finalized) return false;
+#endif
+  if (agreeing > 0 || size_of(comm) < 2) return false;
+  // Unwinding: the exception in flight cannot be looked at, but a CollectiveError, if it is one,
+  // is alive until its handler ends.
+  if (std::uncaught_exceptions() > 0) return collective_errors_alive == 0;
+  if (auto const handled = std::current_exception()) {
+    try {
+      std::rethrow_exception(handled);
+    } catch (CollectiveError const&) {
+      return false;
+    } catch (...) {
+      return collective_errors_alive == 0;
+    }
+  }
+  return false;
+}
 
 int rank_of(MPI_Comm comm) {
   int rank = 0;

@@ -21,7 +21,26 @@ namespace herd::mpi {
 class CollectiveError : public Error {
  public:
   using Error::Error;
+
+ private:
+  // Counts the CollectiveErrors alive in the process, the one being thrown included: how
+  // failing_alone tells an error every rank leaves by from one this rank leaves by alone.
+  struct Alive {
+    Alive() noexcept;
+    Alive(Alive const&) noexcept;
+    Alive& operator=(Alive const&) noexcept { return *this; }
+    ~Alive();
+  } alive_;
 };
+
+/// Whether this rank is leaving its work through an error that the other ranks of `comm` do not
+/// share: an exception under way, or being handled, that is not a CollectiveError (an error
+/// worded anew from one must be a CollectiveError again), outside any `collectively` call (which
+/// makes every failure a shared one), with more than one rank. The others may be waiting in a
+/// collective call, so such a rank must start no other on its files (closing a parallel HDF5 file
+/// is one): it releases what is its own alone, and the job is then aborted (MPI_Abort). Meant for
+/// destructors and catch blocks.
+bool failing_alone(MPI_Comm comm) noexcept;
 
 /// Throws herd::mpi::CollectiveError on every rank of `comm` if `failure` is non-empty on any rank. The message is
 /// that of the lowest failing rank, naming the rank when not all ranks failed. Collective.
@@ -32,6 +51,17 @@ void raise_if_any_failed(MPI_Comm comm, std::string const& failure);
 /// bad line, as one process reading it all would name). Collective.
 void raise_first_failure(MPI_Comm comm, std::uint64_t place, std::string const& failure);
 
+namespace Details {
+// Marks the thread as inside collectively's call of its function, whose failures every rank
+// learns of: a rank failing there does not fail alone.
+struct Agreeing {
+  Agreeing() noexcept;
+  Agreeing(Agreeing const&) = delete;
+  Agreeing& operator=(Agreeing const&) = delete;
+  ~Agreeing();
+};
+}  // namespace Details
+
 /// Runs `f` on every rank of `comm`; if it throws on any rank, every rank throws the same
 /// CollectiveError (see raise_if_any_failed). Collective: every rank must call it.
 template <class F>
@@ -39,6 +69,7 @@ auto collectively(MPI_Comm comm, F&& f) -> decltype(f()) {
   std::string failure;
   if constexpr (std::is_void<decltype(f())>::value) {
     try {
+      Details::Agreeing const agreeing;
       f();
     } catch (std::exception const& e) {
       failure = e.what();
@@ -48,6 +79,7 @@ auto collectively(MPI_Comm comm, F&& f) -> decltype(f()) {
   } else {
     decltype(f()) result{};
     try {
+      Details::Agreeing const agreeing;
       result = f();
     } catch (std::exception const& e) {
       failure = e.what();

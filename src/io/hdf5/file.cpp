@@ -276,7 +276,9 @@ File& File::operator=(File&& other) noexcept {
 }
 
 File::~File() {
-  if (id_ >= 0) close_file(id_);
+  // A rank failing alone would wait in the collective close for ranks that wait elsewhere: the
+  // file is left to the job's abort.
+  if (id_ >= 0 && !mpi::failing_alone(comm_)) close_file(id_);
 }
 
 void File::close() {

@@ -43,9 +43,14 @@ h5::File create_partial(std::string const& final_path, std::string const& kind, 
       throw;
     }
   }();
-  file.set_attribute("/", "herd_format", kind);
-  file.set_attribute("/", "format_version", format_version);
-  file.set_attribute("/", "herd_version", std::string(HERD_VERSION_STRING));
+  try {
+    file.set_attribute("/", "herd_format", kind);
+    file.set_attribute("/", "format_version", format_version);
+    file.set_attribute("/", "herd_version", std::string(HERD_VERSION_STRING));
+  } catch (...) {
+    discard_file(file);
+    throw;
+  }
   return file;
 }
 
@@ -55,8 +60,9 @@ void commit_file(h5::File& file, std::string const& final_path) {
   try {
     file.close();
   } catch (...) {
-    // Its last writes failed (a full disk): the file is not whole, so it goes.
-    if (mpi::rank_of(comm) == 0) remove_temporary(partial);
+    // Its last writes failed (a full disk): the file is not whole, so it goes, also where this
+    // rank alone failed and the job is about to be aborted.
+    if (mpi::rank_of(comm) == 0 || mpi::failing_alone(comm)) remove_temporary(partial);
     throw;
   }
   MPI_Barrier(comm);
@@ -77,6 +83,13 @@ void commit_file(h5::File& file, std::string const& final_path) {
 
 void discard_file(h5::File& file) noexcept {
   std::string const partial = file.path();
+  if (mpi::failing_alone(file.communicator())) {
+    // The other ranks may wait in a collective call that the close would join out of turn: the
+    // name goes now, the file stays open until the job is aborted.
+    file.abandon();
+    remove_temporary(partial);
+    return;
+  }
   try {
     file.close();
   } catch (...) {

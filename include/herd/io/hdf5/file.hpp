@@ -60,12 +60,13 @@ constexpr Type type_of() {
 /// parts; a flipped bit or two swapped values change it.
 std::uint64_t checksum(Type type, std::uint64_t first, std::uint64_t elements, void const* data);
 
-/// An open file. Move-only; closes on destruction.
 /// Whether closing a written file failed in this process (a full disk). HDF5 1.10 keeps such a
 /// file registered and crashes closing it again when MPI finalizes: a program that saw this reports
 /// its error and ends without finalizing (the herd command does).
 bool close_failed();
 
+/// An open file. Move-only; closes on destruction, but for a rank that fails alone
+/// (mpi::failing_alone), whose job is then to be aborted.
 class File {
  public:
   /// Creates (truncates) `path` for writing.
@@ -83,6 +84,9 @@ class File {
 
   /// Flushes and closes; errors surface here rather than in the destructor.
   void close();
+  /// Forgets the file without closing it. For a rank that fails alone (mpi::failing_alone): the
+  /// collective close would wait for ranks that wait elsewhere, and the job's abort ends the rest.
+  void abandon() noexcept { id_ = -1; }
   std::string const& path() const { return path_; }
   MPI_Comm communicator() const { return comm_; }
 

@@ -19,7 +19,9 @@ constexpr std::int64_t format_version = 1;
 h5::File create_partial(std::string const& final_path, std::string const& kind, MPI_Comm comm);
 /// Closes a file from create_partial and renames it to `final_path`, flushed to storage. Collective.
 void commit_file(h5::File& file, std::string const& final_path);
-/// Closes and deletes an unfinished file from create_partial. Collective; never throws.
+/// Closes and deletes an unfinished file from create_partial. Collective; never throws. A rank
+/// that fails alone (mpi::failing_alone: it throws or handles an error the other ranks do not
+/// share) deletes it without closing it and returns at once; the job must then be aborted.
 void discard_file(h5::File& file) noexcept;
 
 /// Checks that an open file is a Herd file of `kind` in a version this Herd reads; throws
