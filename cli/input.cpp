@@ -118,6 +118,12 @@ bool is_edge_list_file(Options const& o) {
   return !is_generator(o.graph);
 }
 
+std::string temporal_name(Options const& o, std::size_t windows, std::size_t with_contacts) {
+  return o.graph + ", " + with_commas(static_cast<long long>(windows)) + " windows of " + std::to_string(o.window) +
+         " (" + with_commas(static_cast<long long>(with_contacts)) + " with contacts" +
+         (o.window_weights == "contacts" ? ", weighted by their contacts" : "") + "), then " + o.after_last;
+}
+
 namespace {
 
 // A timed-contact file cut into --window windows: the snapshots, and the graph of every pair that
@@ -139,10 +145,7 @@ Input<WeightStorage> temporal_graph_of(Options const& o, Exec const& exec) {
   pairs.targets.assign(contacts.second.begin(), contacts.second.end());
   input.graph = build_csr<WeightStorage>(exec, to_device(exec, pairs));
   auto const& t = *input.temporal;
-  input.name = o.graph + ", " + with_commas(static_cast<long long>(t.num_windows())) + " windows of " +
-               std::to_string(o.window) + " (" + with_commas(static_cast<long long>(t.graphs.size() - 1)) +
-               " with contacts" + (o.window_weights == "contacts" ? ", weighted by their contacts" : "") + "), then " +
-               o.after_last;
+  input.name = temporal_name(o, t.num_windows(), t.graphs.size() - 1);
   return input;
 }
 

@@ -45,6 +45,10 @@ struct Input {
 /// unknown (nullopt) for an edge-list file until it is read (make_graph gives them).
 std::optional<std::vector<std::string>> layer_names_of(Options const& options, Comm comm);
 
+/// What the report calls a timed-contact file cut into --window windows: `windows` windows, of
+/// which `with_contacts` hold contacts.
+std::string temporal_name(Options const& options, std::size_t windows, std::size_t with_contacts);
+
 /// Whether `graph` names a built-in generator rather than a file.
 bool is_generator(std::string const& graph);
 

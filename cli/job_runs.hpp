@@ -26,6 +26,7 @@
 #include <herd/mpi/edge_list_reader.hpp>
 #include <herd/mpi/local_snapshots.hpp>
 #include <herd/mpi/repartition.hpp>
+#include <herd/mpi/temporal_share.hpp>
 #endif
 #if HERD_ENABLE_HDF5
 #include <herd/io/hdf5/population.hpp>
@@ -326,6 +327,58 @@ GraphFacts share_facts(Options const& o, Exec const& exec, MPI_Comm comm,
           local.graph.weighted(),
           checkpointed ? mpi::graph_hash(exec, comm, local) : 0,
           std::move(layer_names)};
+}
+
+// This rank's share of a timed-contact file's network in --window windows, read by parts (collective).
+template <class WeightStorage, class Entry>
+mpi::TemporalShare<Memory, WeightStorage> timed_share(Options const& o, Exec const& exec, MPI_Comm comm) {
+  auto mine = mpi::read_timed_contacts(comm, o.graph);
+  auto const frame = mpi::window_frame(comm, mine, o.window);
+  agent_index const agents = mine.num_agents;
+  unsigned long long contacts = mine.size();
+  MPI_Allreduce(MPI_IN_PLACE, &contacts, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
+  // Each rank builds a row offset per agent and window with contacts, as one process does.
+  mpi::collectively(comm, [&] {
+    check_fits(o.graph + " in windows of " + std::to_string(o.window), static_cast<double>(frame.busy.size()) * agents,
+               2.0 * static_cast<double>(contacts), o.max_memory);
+  });
+  auto share = mpi::temporal_share<WeightStorage>(
+      exec, comm, std::move(mine), o.window, frame,
+      o.after_last == "stop" ? AfterLastWindow::stop : AfterLastWindow::loop,
+      o.window_weights == "contacts" ? SnapshotWeights::contacts : SnapshotWeights::met);
+  // The model's parameters, checked once the network is built, as one process checks them.
+  mpi::collectively(comm, [&] { (void)Entry::template make<WeightStorage>(o, 0, agents, typename Entry::Inputs{}); });
+  return share;
+}
+
+// What the report says of a temporal network built by shares, as graph_facts says it of the
+// whole network (collective).
+template <class WeightStorage>
+GraphFacts timed_share_facts(Options const& o, Exec const& exec, MPI_Comm comm,
+                             LocalGraph<Memory, WeightStorage> const& local,
+                             TemporalNetwork<Memory, WeightStorage> const& network) {
+  auto const [max_degree, entries] = mpi::degree_extent(exec, comm, local);
+  int weighted = network.weighted() ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &weighted, 1, MPI_INT, MPI_MAX, comm);
+  std::uint64_t hash = 0;
+  if (!o.checkpoint.empty() || !o.resume.empty()) {
+    // graph_hash of the whole network, from each snapshot's shares.
+    std::vector<std::uint64_t> snapshots;
+    for (auto const& g : network.graphs) {
+      auto part = local;
+      part.graph = g;
+      snapshots.push_back(mpi::graph_hash(exec, comm, part));
+    }
+    hash = temporal_hash(network, snapshots);
+  }
+  return {temporal_name(o, network.num_windows(), network.graphs.size() - 1),
+          static_cast<agent_index>(local.global_agents),
+          entries,
+          static_cast<double>(entries) / static_cast<double>(local.global_agents),
+          max_degree,
+          weighted != 0,
+          hash,
+          {}};
 }
 #endif
 
@@ -661,7 +714,7 @@ DistributedInput<WeightStorage, Entry> distributed_input(Options const& o, Exec 
   int const rank = mpi::rank_of(comm), size = mpi::size_of(comm);
   Kokkos::Timer setup;
   DistributedInput<WeightStorage, Entry> in;
-  bool reads_share = false, reads_rows = false, makes_population = false;
+  bool reads_share = false, reads_rows = false, makes_population = false, reads_timed = false;
   bool symmetric = false;  // whether every row entry is also stored the other way (a partitioner's input)
   // --attributes, each rank reading its part of the table first, as one process reads the table
   // before the graph: its rows go to their agents' owners once the graph's rows are in place.
@@ -675,8 +728,13 @@ DistributedInput<WeightStorage, Entry> distributed_input(Options const& o, Exec 
             "--partition parmetis: this build of Herd has no ParMETIS (configure with -DHerd_ENABLE_PARMETIS=ON)");
     require(o.stepping != "verify", "--stepping verify runs on one process: it steps each step twice");
     std::optional<EdgeSource<Memory>> share;
-    // A temporal network's snapshots are cut from the whole network, which every rank builds.
-    if (o.window > 0 || !builds_shares(o)) return share;
+    // A timed-contact file is read by parts under blocks; under METIS every rank builds the whole
+    // network, and cuts its share from it.
+    if (o.window > 0) {
+      reads_timed = builds_shares(o);
+      return share;
+    }
+    if (!builds_shares(o)) return share;
     if ((share = edge_source_of(o, exec))) {
       check_share_fits(o, size, static_cast<double>(o.agents), static_cast<double>(o.agents) * o.mean_degree);
       (void)Entry::template make<WeightStorage>(o, 0, share->agents, typename Entry::Inputs{});
@@ -709,6 +767,16 @@ DistributedInput<WeightStorage, Entry> distributed_input(Options const& o, Exec 
     symmetric = true;
     in.graph_seconds = setup.seconds();
     in.facts = share_facts(o, exec, comm, in.local, *layer_names_of(o, comm));
+  } else if (reads_timed) {
+    // Each rank reads its part of the file, and each contact travels to the owners of its agents,
+    // which build their rows of every snapshot: no rank holds the file or the whole network.
+    auto share = timed_share<WeightStorage, Entry>(o, exec, comm);
+    in.local = std::move(share.local);
+    in.network = std::move(share.network);
+    in.graph_seconds = setup.seconds();
+    in.facts = timed_share_facts(o, exec, comm, in.local, *in.network);
+    in.edges_read = snapshot_entries(*in.network, o.steps);
+    MPI_Allreduce(MPI_IN_PLACE, &in.edges_read, 1, MPI_DOUBLE, MPI_SUM, comm);
   } else if (reads_share || reads_rows) {
     // Each rank reads its part of the file (the lines of its byte range, or its block of rows)
     // and builds its own rows.

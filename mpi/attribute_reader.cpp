@@ -113,21 +113,9 @@ void code_together(MPI_Comm comm, std::string const& path, AttributeColumn& colu
 }  // namespace
 
 AttributeRows read_attribute_rows(MPI_Comm comm, std::string const& path) {
-  std::ifstream file;
-  auto const size = Details::open_together(comm, path, file);
-  // A leading byte-order mark (spreadsheets save CSV with one) is left out, as one process reading
-  // the file leaves it out.
-  int bom = 0;
-  Details::together(comm, [&] {
-    if (rank_of(comm) == 0 && size >= 3) bom = Details::read_bytes(file, path, 0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
-  });
-  MPI_Bcast(&bom, 1, MPI_INT, 0, comm);
-  auto lines = Details::rank_lines(comm, file, path, size, static_cast<std::size_t>(bom));
-  file.close();
-  // Text that is no text fails first, as one process refuses it on reading.
-  auto const [bad_line, bad] = herd::Details::first_non_text_line(lines.text, lines.first_line);
-  raise_first_failure(comm, bad_line,
-                      bad_line == 0 ? std::string() : path + ":" + std::to_string(bad_line) + ": " + bad);
+  // A leading byte-order mark (spreadsheets save CSV with one) is left out; text that is no text
+  // fails first.
+  auto lines = Details::text_lines(comm, path);
 
   // The header, then this rank's rows, split as text.
   std::size_t rows_begin = 0;

@@ -109,4 +109,20 @@ std::vector<std::string> gather_lines(MPI_Comm comm, std::vector<std::string> co
   return out;
 }
 
+RankLines text_lines(MPI_Comm comm, std::string const& path) {
+  std::ifstream file;
+  auto const size = open_together(comm, path, file);
+  int bom = 0;
+  together(comm, [&] {
+    if (rank_of(comm) == 0 && size >= 3) bom = read_bytes(file, path, 0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+  });
+  MPI_Bcast(&bom, 1, MPI_INT, 0, comm);
+  auto lines = rank_lines(comm, file, path, size, static_cast<std::size_t>(bom));
+  file.close();
+  auto const [bad_line, bad] = herd::Details::first_non_text_line(lines.text, lines.first_line);
+  raise_first_failure(comm, bad_line,
+                      bad_line == 0 ? std::string() : path + ":" + std::to_string(bad_line) + ": " + bad);
+  return lines;
+}
+
 }  // namespace herd::mpi::Details

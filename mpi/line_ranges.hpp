@@ -50,6 +50,12 @@ struct RankLines {
 RankLines rank_lines(MPI_Comm comm, std::ifstream& file, std::string const& path, std::uint64_t size,
                      std::size_t bom = 0);
 
+// The lines of this rank's byte range of the text file `path`, opened on every rank, a leading
+// byte-order mark left out as one process reading the file leaves it out. Text that is no text
+// (a NUL byte, a line too long) throws CollectiveError on every rank, naming the first such line
+// of the file, as one process refuses it on reading. Collective.
+RankLines text_lines(MPI_Comm comm, std::string const& path);
+
 // Every rank's strings (none holding a newline), in rank order, on every rank: the names a
 // reader of part of a file found, which must be numbered as one reader of the whole numbers them.
 // Throws CollectiveError on every rank, naming `what`, when they exceed MPI's int counts.

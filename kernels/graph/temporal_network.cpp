@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -117,13 +119,15 @@ void build_batch(ExecutionSpace const& exec, TimedContacts const& contacts, std:
   }
 }
 
-// Each contact's window: (time - earliest) / window, in unsigned arithmetic (the span of 64-bit
-// times may exceed what a signed one holds).
-std::vector<std::uint64_t> window_indices(TimedContacts const& contacts, std::int64_t window) {
+// Each contact's window: (time - start) / window, in unsigned arithmetic (the span of 64-bit
+// times may exceed what a signed one holds); `start` is the earliest contact's time by default.
+std::vector<std::uint64_t> window_indices(TimedContacts const& contacts, std::int64_t window,
+                                          std::optional<std::int64_t> start = std::nullopt) {
   require(window > 0, "temporal network: the window must be positive, not " + std::to_string(window));
   std::vector<std::uint64_t> windows(contacts.size());
   if (contacts.size() == 0) return windows;
-  auto const earliest = static_cast<std::uint64_t>(*std::min_element(contacts.times.begin(), contacts.times.end()));
+  auto const earliest =
+      static_cast<std::uint64_t>(start ? *start : *std::min_element(contacts.times.begin(), contacts.times.end()));
   for (std::size_t k = 0; k < contacts.size(); ++k)
     windows[k] = (static_cast<std::uint64_t>(contacts.times[k]) - earliest) / static_cast<std::uint64_t>(window);
   return windows;
@@ -141,10 +145,26 @@ template <class WeightStorage, class ExecutionSpace>
 TemporalNetwork<typename ExecutionSpace::memory_space, WeightStorage> build_temporal_network(
     ExecutionSpace const& exec, TimedContacts const& contacts, std::int64_t window, AfterLastWindow after_last,
     SnapshotWeights weights) {
+  WindowFrame frame;
+  auto busy = Details::window_indices(contacts, window);
+  if (contacts.size() > 0) {
+    auto const [earliest, latest] = std::minmax_element(contacts.times.begin(), contacts.times.end());
+    frame.start = *earliest;
+    frame.latest = *latest;
+  }
+  std::sort(busy.begin(), busy.end());
+  busy.erase(std::unique(busy.begin(), busy.end()), busy.end());
+  frame.busy = std::move(busy);
+  return build_temporal_network<WeightStorage>(exec, contacts, window, frame, after_last, weights);
+}
+
+template <class WeightStorage, class ExecutionSpace>
+TemporalNetwork<typename ExecutionSpace::memory_space, WeightStorage> build_temporal_network(
+    ExecutionSpace const& exec, TimedContacts const& contacts, std::int64_t window, WindowFrame const& frame,
+    AfterLastWindow after_last, SnapshotWeights weights) {
   using memory_space = typename ExecutionSpace::memory_space;
   Details::ProfilingRegion const region("herd::build_temporal_network");
   auto const count = contacts.size();
-  auto const window_of = Details::window_indices(contacts, window);
   require(contacts.first.size() == count && contacts.second.size() == count,
           "temporal network: " + std::to_string(count) + " times for " + std::to_string(contacts.first.size()) +
               " and " + std::to_string(contacts.second.size()) + " agents");
@@ -154,6 +174,11 @@ TemporalNetwork<typename ExecutionSpace::memory_space, WeightStorage> build_temp
                 contacts.second[k] < contacts.num_agents,
             "temporal network: contact " + std::to_string(k) + " joins an agent out of [0, " +
                 std::to_string(contacts.num_agents) + ")");
+  for (std::size_t k = 0; k < count; ++k)
+    require(contacts.times[k] >= frame.start, "temporal network: contact " + std::to_string(k) + " at " +
+                                                  std::to_string(contacts.times[k]) + " precedes the frame's start " +
+                                                  std::to_string(frame.start));
+  auto const window_of = Details::window_indices(contacts, window, frame.start);
   TemporalNetwork<memory_space, WeightStorage> network;
   network.window = window;
   network.after_last = after_last;
@@ -163,34 +188,39 @@ TemporalNetwork<typename ExecutionSpace::memory_space, WeightStorage> build_temp
                                                                static_cast<std::size_t>(contacts.num_agents) + 1);
   empty.symmetric = true;
   network.graphs.push_back(empty);
-  if (count == 0) return network;
-  auto const [earliest, latest] = std::minmax_element(contacts.times.begin(), contacts.times.end());
-  network.start = *earliest;
-  auto const windows = *std::max_element(window_of.begin(), window_of.end()) + 1;
-  require(windows <= std::uint64_t{1} << 31, "temporal network: " + std::to_string(windows) + " windows of " +
-                                                 std::to_string(window) + " from " + std::to_string(*earliest) +
-                                                 " to " + std::to_string(*latest) +
-                                                 " are more than 2^31; choose a longer window");
+  if (frame.busy.empty()) {
+    require(count == 0, "temporal network: contacts outside the frame's windows");
+    return network;
+  }
+  network.start = frame.start;
+  // The last window's index, not the count, is checked: the count of 2^64 windows wraps to 0.
+  auto const last = frame.busy.back();
+  require(last < std::uint64_t{1} << 31,
+          "temporal network: " +
+              (last == std::numeric_limits<std::uint64_t>::max() ? std::string("18446744073709551616")
+                                                                 : std::to_string(last + 1)) +
+              " windows of " + std::to_string(window) + " from " + std::to_string(frame.start) + " to " +
+              std::to_string(frame.latest) + " are more than 2^31; choose a longer window");
+  auto const windows = last + 1;
+  // Busy windows are numbered (slots) in time order; the others read the empty snapshot.
+  network.window_graphs.assign(static_cast<std::size_t>(windows), 0);
+  for (std::size_t s = 0; s < frame.busy.size(); ++s)
+    network.window_graphs[static_cast<std::size_t>(frame.busy[s])] = static_cast<std::uint32_t>(s + 1);
+  std::vector<std::int64_t> slot_of(count);
+  for (std::size_t c = 0; c < count; ++c) {
+    auto const at = std::lower_bound(frame.busy.begin(), frame.busy.end(), window_of[c]);
+    require(at != frame.busy.end() && *at == window_of[c],
+            "temporal network: contact " + std::to_string(c) + " lies in a window the frame does not list");
+    slot_of[c] = at - frame.busy.begin();
+  }
   // The contacts in window order (stable: the CSR does not depend on it, but the batches do).
   std::vector<std::size_t> order(count);
   std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return window_of[a] < window_of[b]; });
-  // Windows with contacts are numbered (slots) in time order; the others read the empty snapshot.
-  network.window_graphs.assign(static_cast<std::size_t>(windows), 0);
-  std::vector<std::int64_t> slot_of(count);
-  std::int64_t slots = 0;
-  for (std::size_t k = 0; k < count; ++k) {
-    auto const c = order[k];
-    if (k == 0 || window_of[c] != window_of[order[k - 1]]) {
-      ++slots;
-      network.window_graphs[static_cast<std::size_t>(window_of[c])] = static_cast<std::uint32_t>(slots);
-    }
-    slot_of[c] = slots - 1;
-  }
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return slot_of[a] < slot_of[b]; });
+  auto const slots = static_cast<std::int64_t>(frame.busy.size());
   // Batches of whole windows, each fewer rows than an agent index holds.
   auto const n = static_cast<std::int64_t>(contacts.num_agents);
-  std::int64_t const per_batch = std::max<std::int64_t>(1, Details::batch_rows / n);
+  std::int64_t const per_batch = std::max<std::int64_t>(1, Details::batch_rows / std::max<std::int64_t>(n, 1));
   std::size_t begin = 0;
   for (std::int64_t first = 0; first < slots; first += per_batch) {
     std::int64_t const batch_slots = std::min(per_batch, slots - first);
@@ -203,9 +233,11 @@ TemporalNetwork<typename ExecutionSpace::memory_space, WeightStorage> build_temp
   return network;
 }
 
-#define HERD_INSTANTIATE_TEMPORAL_W(EXEC, W)                                       \
-  template TemporalNetwork<EXEC::memory_space, W> build_temporal_network<W, EXEC>( \
-      EXEC const&, TimedContacts const&, std::int64_t, AfterLastWindow, SnapshotWeights);
+#define HERD_INSTANTIATE_TEMPORAL_W(EXEC, W)                                              \
+  template TemporalNetwork<EXEC::memory_space, W> build_temporal_network<W, EXEC>(        \
+      EXEC const&, TimedContacts const&, std::int64_t, AfterLastWindow, SnapshotWeights); \
+  template TemporalNetwork<EXEC::memory_space, W> build_temporal_network<W, EXEC>(        \
+      EXEC const&, TimedContacts const&, std::int64_t, WindowFrame const&, AfterLastWindow, SnapshotWeights);
 #define HERD_INSTANTIATE_TEMPORAL(EXEC) HERD_INSTANTIATE_TEMPORAL_W(EXEC, float) HERD_INSTANTIATE_TEMPORAL_W(EXEC, half)
 
 HERD_FOR_EACH_EXECUTION_SPACE(HERD_INSTANTIATE_TEMPORAL)

@@ -160,7 +160,7 @@ class Temporal(hf.Case):
             self.skipTest("needs mpiexec")
         path = self.generated()
         one = self.seir(path, 300)
-        for ranks, partition in [(2, "contiguous"), (3, "metis")]:
+        for ranks, partition in [(2, "contiguous"), (4, "contiguous"), (3, "metis")]:
             with self.subTest(ranks=ranks, partition=partition):
                 out = self.path(f"ranks{ranks}.csv")
                 self.ok(ranks, "run", "--model", "seir", "--graph", path, "--window", "2min", "--beta", "0.8",
@@ -215,12 +215,21 @@ class Temporal(hf.Case):
             self.assertTrue(json.load(f)["weighted"])
         if hf.MPIEXEC:
             self.assertEqual(series(2, "--window-weights", "contacts", "--partition", "metis"), weighted)
+            # Read by parts: each rank builds its agents' rows from the contacts sent to it.
+            self.assertEqual(series(3, "--window-weights", "contacts"), weighted)
         if os.environ.get("HERD_HAS_HDF5") == "1":
             ckpt = self.path("weighted.h5")
             self.ok(0, "run", *args[:-2], "--steps", "50", "--window-weights", "contacts", "--checkpoint", ckpt,
                     "--quiet")
             self.ok(0, "resume", ckpt, "--steps", "120", "--csv", self.path("resumed.csv"), "--quiet")
             self.assertEqual(hf.read(self.path("resumed.csv")), weighted)
+            if hf.MPIEXEC:
+                # The fingerprint of a network read by parts is one process's.
+                parts = self.path("parts.h5")
+                self.ok(3, "run", *args[:-2], "--steps", "50", "--window-weights", "contacts", "--checkpoint",
+                        parts, "--quiet")
+                self.ok(0, "resume", parts, "--steps", "120", "--csv", self.path("parts.csv"), "--quiet")
+                self.assertEqual(hf.read(self.path("parts.csv")), weighted)
             refused = hf.herd(0, "resume", ckpt, "--steps", "120", "--window-weights", "met")
             self.assertEqual(refused.returncode, 2, refused.stderr)
 
@@ -239,6 +248,14 @@ class Temporal(hf.Case):
             f.write("10 1 2\n20 1\n")
         self.assertIn("bad.tij:2: expected a time and two agent ids", self.fails("--graph", bad, "--window", "20"))
         path = self.generated()
+        too_short = ("--graph", path, "--window", "1", "--max-memory", "1M")
+        refused = self.fails(*too_short)
+        self.assertIn("(--max-memory)", refused)
+        if hf.MPIEXEC:
+            # Read by parts, the same line on every rank, printed once.
+            self.assertEqual(self.fails("--graph", bad, "--window", "20", ranks=3),
+                             self.fails("--graph", bad, "--window", "20"))
+            self.assertEqual(self.fails(*too_short, ranks=2), refused)
         self.assertIn("not a positive duration", self.fails("--graph", path, "--window", "0", status=2))
         self.assertIn("not a positive duration", self.fails("--graph", path, "--window", "5 min", status=2))
         self.assertIn("--after-last needs --window", self.fails("--graph", path, "--after-last", "stop", status=2))

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <random>
 #include <set>
@@ -288,6 +289,18 @@ TYPED_TEST(Temporal, ActiveSteppingAndBadWindowsAreRefused) {
   auto bad = contacts;
   bad.second[7] = 50;
   EXPECT_THROW(build_temporal_network(Exec(), bad, 10), Error);
+  // Times 2^64 - 1 apart: 2^64 windows of 1, a count that wraps to 0 in 64 bits.
+  TimedContacts far;
+  far.num_agents = 3;
+  far.times = {std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()};
+  far.first = {0, 1};
+  far.second = {1, 2};
+  try {
+    (void)build_temporal_network(Exec(), far, 1);
+    ADD_FAILURE() << "2^64 windows were built";
+  } catch (Error const& e) {
+    EXPECT_NE(std::string(e.what()).find("18446744073709551616 windows of 1"), std::string::npos) << e.what();
+  }
   Exec exec;
   EXPECT_THROW(Simulation<Exec>(exec, build_temporal_network(exec, contacts, 10), 1,
                                 herd::test::stepping_options(Stepping::active)),

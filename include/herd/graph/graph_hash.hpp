@@ -51,17 +51,25 @@ std::uint64_t graph_hash(ExecutionSpace const& exec,
   return Details::mix64(rows) ^ entries;
 }
 
-/// A temporal network's fingerprint: its snapshots' in window order, and what the steps read after
-/// the last window. Two reductions a distinct snapshot, each waiting for the device.
+/// A temporal network's fingerprint from the graph_hash of each of its distinct snapshots
+/// (`snapshots[k]` of network.graphs[k]): theirs in window order, and what the steps read after
+/// the last window.
+template <class Network>
+std::uint64_t temporal_hash(Network const& network, std::vector<std::uint64_t> const& snapshots) {
+  std::uint64_t h =
+      Details::mix64(network.window_graphs.size() << 1 | (network.after_last == AfterLastWindow::stop ? 1u : 0u));
+  for (auto k : network.window_graphs) h = Details::mix64(h ^ snapshots[k]);
+  return h;
+}
+
+/// A temporal network's fingerprint (temporal_hash). Two reductions a distinct snapshot, each
+/// waiting for the device.
 template <class ExecutionSpace, class WeightStorage>
 std::uint64_t graph_hash(ExecutionSpace const& exec,
                          TemporalNetwork<typename ExecutionSpace::memory_space, WeightStorage> const& network) {
-  std::vector<std::uint64_t> snapshot;
-  for (auto const& g : network.graphs) snapshot.push_back(graph_hash(exec, g));
-  std::uint64_t h =
-      Details::mix64(network.window_graphs.size() << 1 | (network.after_last == AfterLastWindow::stop ? 1u : 0u));
-  for (auto k : network.window_graphs) h = Details::mix64(h ^ snapshot[k]);
-  return h;
+  std::vector<std::uint64_t> snapshots;
+  for (auto const& g : network.graphs) snapshots.push_back(graph_hash(exec, g));
+  return temporal_hash(network, snapshots);
 }
 
 }  // namespace herd

@@ -65,6 +65,15 @@ struct TemporalNetwork {
   }
 };
 
+/// The windows of a network whose contacts several parts hold (ranks reading parts of one file):
+/// the earliest and latest times of all, and the windows from the earliest that hold any part's
+/// contacts, ascending.
+struct WindowFrame {
+  std::int64_t start = 0;
+  std::int64_t latest = 0;
+  std::vector<std::uint64_t> busy;
+};
+
 /// How many windows of `window` time units from the earliest contact hold contacts: the snapshots
 /// build_temporal_network makes besides the empty one, each (agents + 1) row offsets. Throws
 /// herd::Error for a window that is not positive.
@@ -80,6 +89,16 @@ std::size_t windows_with_contacts(TimedContacts const& contacts, std::int64_t wi
 template <class WeightStorage = float, class ExecutionSpace>
 TemporalNetwork<typename ExecutionSpace::memory_space, WeightStorage> build_temporal_network(
     ExecutionSpace const& exec, TimedContacts const& contacts, std::int64_t window,
+    AfterLastWindow after_last = AfterLastWindow::loop, SnapshotWeights weights = SnapshotWeights::met);
+
+/// build_temporal_network of a part of some contacts, in the windows of `frame` (every window of a
+/// contact of the part must be among frame.busy): one snapshot per busy window, in order, empty
+/// where the part has none of its contacts, so that every part numbers its snapshots alike. Each
+/// agent's row of a snapshot is the whole network's where the part holds all of the agent's
+/// contacts.
+template <class WeightStorage = float, class ExecutionSpace>
+TemporalNetwork<typename ExecutionSpace::memory_space, WeightStorage> build_temporal_network(
+    ExecutionSpace const& exec, TimedContacts const& contacts, std::int64_t window, WindowFrame const& frame,
     AfterLastWindow after_last = AfterLastWindow::loop, SnapshotWeights weights = SnapshotWeights::met);
 
 }  // namespace herd

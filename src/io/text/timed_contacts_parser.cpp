@@ -28,12 +28,11 @@ bool parse_integer(std::string_view text, long long& value) {
 
 }  // namespace
 
-TimedContacts parse_timed_contacts(std::string_view text, std::string const& name) {
-  auto const [bad_line, problem] = Details::first_non_text_line(text, 1);
-  require(bad_line == 0, name + ":" + std::to_string(bad_line) + ": " + problem);
-  TimedContacts contacts;
-  std::vector<long long> first, second;
-  std::size_t line_number = 0, begin = 0;
+namespace Details {
+
+std::pair<std::size_t, std::string> parse_timed_lines(std::string_view text, std::string const& name,
+                                                      std::size_t first_line, TimedLines& out) {
+  std::size_t line_number = first_line - 1, begin = 0;
   while (begin < text.size()) {
     std::size_t end = text.find('\n', begin);
     if (end == std::string_view::npos) end = text.size();
@@ -46,41 +45,64 @@ TimedContacts parse_timed_contacts(std::string_view text, std::string const& nam
     auto const i = next_field(line, at);
     auto const j = next_field(line, at);
     // "name:line: what 'field' problem (a line is: time id id)"
-    auto const fail = [&](char const* what, std::string_view field = {}, char const* problem = "") {
+    auto const failure = [&](char const* what, std::string_view field = {}, char const* problem = "") {
       std::string message = name + ":" + std::to_string(line_number) + ": " + what;
       if (!field.empty()) message.append(" '").append(field).append("' ").append(problem);
-      throw Error(message + " (a line is: time id id)");
+      return std::make_pair(line_number, message + " (a line is: time id id)");
     };
     long long time = 0, a = 0, b = 0;
-    if (j.empty()) fail("expected a time and two agent ids");
-    if (!parse_integer(t, time)) fail("the time", t, "is not an integer");
-    if (!parse_integer(i, a) || a < 0) fail("the agent id", i, "is not a non-negative integer");
-    if (!parse_integer(j, b) || b < 0) fail("the agent id", j, "is not a non-negative integer");
-    contacts.times.push_back(time);
-    first.push_back(a);
-    second.push_back(b);
+    if (j.empty()) return failure("expected a time and two agent ids");
+    if (!parse_integer(t, time)) return failure("the time", t, "is not an integer");
+    if (!parse_integer(i, a) || a < 0) return failure("the agent id", i, "is not a non-negative integer");
+    if (!parse_integer(j, b) || b < 0) return failure("the agent id", j, "is not a non-negative integer");
+    out.times.push_back(time);
+    out.first.push_back(a);
+    out.second.push_back(b);
   }
-  require(!contacts.times.empty(), name + ": no contacts (a line is: time id id)");
+  return {0, {}};
+}
+
+std::string no_timed_contacts(std::string const& name) { return name + ": no contacts (a line is: time id id)"; }
+
+}  // namespace Details
+
+TimedContacts parse_timed_contacts(std::string_view text, std::string const& name) {
+  auto const [bad_line, problem] = Details::first_non_text_line(text, 1);
+  require(bad_line == 0, name + ":" + std::to_string(bad_line) + ": " + problem);
+  Details::TimedLines lines;
+  auto const [failed_line, failure] = Details::parse_timed_lines(text, name, 1, lines);
+  require(failed_line == 0, failure);
+  require(!lines.times.empty(), Details::no_timed_contacts(name));
+  TimedContacts contacts;
+  contacts.times = std::move(lines.times);
   // Agents are numbered in increasing order of their ids, whatever order they first meet in.
-  std::vector<long long> ids(first);
-  ids.insert(ids.end(), second.begin(), second.end());
+  std::vector<long long> ids(lines.first);
+  ids.insert(ids.end(), lines.second.begin(), lines.second.end());
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   require(ids.size() <= static_cast<std::size_t>(std::numeric_limits<agent_index>::max()),
           name + ": more agents than an agent index holds");
   contacts.num_agents = static_cast<agent_index>(ids.size());
-  auto const index = [&](long long id) {
-    return static_cast<agent_index>(std::lower_bound(ids.begin(), ids.end(), id) - ids.begin());
-  };
-  contacts.first.reserve(first.size());
-  contacts.second.reserve(second.size());
-  for (std::size_t k = 0; k < first.size(); ++k) {
-    contacts.first.push_back(index(first[k]));
-    contacts.second.push_back(index(second[k]));
-  }
+  Details::number_timed_agents(ids, lines, contacts);
   contacts.ids.assign(ids.begin(), ids.end());
   return contacts;
 }
+
+namespace Details {
+
+void number_timed_agents(std::vector<long long> const& ids, TimedLines const& lines, TimedContacts& contacts) {
+  auto const index = [&](long long id) {
+    return static_cast<agent_index>(std::lower_bound(ids.begin(), ids.end(), id) - ids.begin());
+  };
+  contacts.first.resize(lines.first.size());
+  contacts.second.resize(lines.second.size());
+  for (std::size_t k = 0; k < lines.first.size(); ++k) {
+    contacts.first[k] = index(lines.first[k]);
+    contacts.second[k] = index(lines.second[k]);
+  }
+}
+
+}  // namespace Details
 
 TimedContacts read_timed_contacts(std::string const& path) { return parse_timed_contacts(read_text_file(path), path); }
 

@@ -5,8 +5,12 @@
 
 #include <herd/graph/timed_contacts.hpp>
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace herd {
 
@@ -18,5 +22,27 @@ TimedContacts parse_timed_contacts(std::string_view text, std::string const& nam
 
 /// Reads and parses the timed-contact file `path` (see parse_timed_contacts).
 TimedContacts read_timed_contacts(std::string const& path);
+
+namespace Details {
+
+// The contacts of some lines of a file, with the file's own ids: what parse_timed_contacts and
+// the ranks reading a file in parts (mpi::read_timed_contacts) share.
+struct TimedLines {
+  std::vector<std::int64_t> times;
+  std::vector<long long> first, second;
+};
+
+// Appends the contacts of `text`, whose first line is line `first_line` of `name`, to `out`; the
+// first bad line's number and message, or {0, ""}.
+std::pair<std::size_t, std::string> parse_timed_lines(std::string_view text, std::string const& name,
+                                                      std::size_t first_line, TimedLines& out);
+
+// `contacts`' agents of `lines`, numbered by their places in `ids` (sorted, each id once).
+void number_timed_agents(std::vector<long long> const& ids, TimedLines const& lines, TimedContacts& contacts);
+
+// The message for a file without contacts.
+std::string no_timed_contacts(std::string const& name);
+
+}  // namespace Details
 
 }  // namespace herd

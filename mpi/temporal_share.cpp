@@ -1,0 +1,186 @@
+#include <herd/mpi/temporal_share.hpp>
+
+#include "blocks.hpp"
+#include "exchange.hpp"
+#include "line_ranges.hpp"
+
+#include <herd/core/error.hpp>
+#include <herd/core/execution_spaces.hpp>
+#include <herd/core/half.hpp>
+#include <herd/graph/build_csr.hpp>
+#include <herd/io/device_copy.hpp>
+#include <herd/io/text/edge_list_parser.hpp>
+#include <herd/io/text/timed_contacts_parser.hpp>
+#include <herd/mpi/collective.hpp>
+#include <herd/mpi/local_snapshots.hpp>
+#include <herd/mpi/partition.hpp>
+
+#include <algorithm>
+#include <climits>
+#include <limits>
+#include <vector>
+
+namespace herd::mpi {
+
+namespace {
+
+// Every rank's values, one after another in rank order, on every rank. Throws CollectiveError
+// naming `what` when they exceed MPI's int counts.
+template <class T>
+std::vector<T> gather_everywhere(MPI_Comm comm, std::vector<T> const& mine, std::string const& what) {
+  int const size = size_of(comm);
+  unsigned long long const count = mine.size();
+  std::vector<unsigned long long> counts(static_cast<std::size_t>(size));
+  MPI_Allgather(&count, 1, MPI_UNSIGNED_LONG_LONG, counts.data(), 1, MPI_UNSIGNED_LONG_LONG, comm);
+  unsigned long long total = 0;
+  for (auto c : counts) total += c;
+  if (total > static_cast<unsigned long long>(INT_MAX))
+    throw CollectiveError(what + ": more than 2^31 values to share between the ranks");
+  std::vector<int> sizes(counts.begin(), counts.end()), starts(counts.size(), 0);
+  for (std::size_t q = 1; q < sizes.size(); ++q) starts[q] = starts[q - 1] + sizes[q - 1];
+  std::vector<T> all(static_cast<std::size_t>(total));
+  MPI_Datatype type;
+  MPI_Type_contiguous(static_cast<int>(sizeof(T)), MPI_BYTE, &type);
+  MPI_Type_commit(&type);
+  MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), type, all.data(), sizes.data(), starts.data(), type, comm);
+  MPI_Type_free(&type);
+  return all;
+}
+
+// Sorted, each value once.
+template <class T>
+void sort_unique(std::vector<T>& values) {
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+}
+
+// A contact as it travels to the owners of its agents.
+struct Contact {
+  std::int64_t time;
+  agent_index first, second;
+};
+
+}  // namespace
+
+TimedContacts read_timed_contacts(MPI_Comm comm, std::string const& path) {
+  // Text that is no text fails first, as one process refuses it on reading; then the first bad
+  // line of all.
+  auto part = Details::text_lines(comm, path);
+  herd::Details::TimedLines lines;
+  std::pair<std::size_t, std::string> failure;
+  Details::together(comm, [&] { failure = herd::Details::parse_timed_lines(part.text, path, part.first_line, lines); });
+  part.text = std::string();
+  raise_first_failure(comm, failure.first, failure.second);
+  unsigned long long contacts = lines.times.size();
+  MPI_Allreduce(MPI_IN_PLACE, &contacts, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
+  if (contacts == 0) throw CollectiveError(herd::Details::no_timed_contacts(path));
+  // Agents numbered by the ids of all ranks' lines, as one process numbers those of the file.
+  std::vector<long long> ids(lines.first);
+  ids.insert(ids.end(), lines.second.begin(), lines.second.end());
+  sort_unique(ids);
+  ids = gather_everywhere(comm, ids, path + ": the agents' ids");
+  sort_unique(ids);
+  if (ids.size() > static_cast<std::size_t>(std::numeric_limits<agent_index>::max()))
+    throw CollectiveError(path + ": more agents than an agent index holds");
+  TimedContacts mine;
+  mine.num_agents = static_cast<agent_index>(ids.size());
+  mine.times = std::move(lines.times);
+  herd::Details::number_timed_agents(ids, lines, mine);
+  return mine;
+}
+
+WindowFrame window_frame(MPI_Comm comm, TimedContacts const& mine, std::int64_t window) {
+  collectively(comm, [&] {
+    require(window > 0, "temporal network: the window must be positive, not " + std::to_string(window));
+  });
+  WindowFrame frame;
+  frame.start = mine.size() == 0 ? std::numeric_limits<std::int64_t>::max()
+                                 : *std::min_element(mine.times.begin(), mine.times.end());
+  frame.latest = mine.size() == 0 ? std::numeric_limits<std::int64_t>::min()
+                                  : *std::max_element(mine.times.begin(), mine.times.end());
+  MPI_Allreduce(MPI_IN_PLACE, &frame.start, 1, MPI_INT64_T, MPI_MIN, comm);
+  MPI_Allreduce(MPI_IN_PLACE, &frame.latest, 1, MPI_INT64_T, MPI_MAX, comm);
+  for (std::size_t k = 0; k < mine.size(); ++k)
+    frame.busy.push_back((static_cast<std::uint64_t>(mine.times[k]) - static_cast<std::uint64_t>(frame.start)) /
+                         static_cast<std::uint64_t>(window));
+  sort_unique(frame.busy);
+  frame.busy = gather_everywhere(comm, frame.busy, "temporal network: the windows with contacts");
+  sort_unique(frame.busy);
+  return frame;
+}
+
+template <class WeightStorage, class ExecutionSpace>
+TemporalShare<typename ExecutionSpace::memory_space, WeightStorage> temporal_share(
+    ExecutionSpace const& exec, MPI_Comm comm, TimedContacts mine, std::int64_t window, WindowFrame const& frame,
+    AfterLastWindow after_last, SnapshotWeights weights) {
+  int const rank = rank_of(comm), parts = size_of(comm);
+  long long agents = mine.num_agents, fewest = 0;
+  MPI_Allreduce(&agents, &fewest, 1, MPI_LONG_LONG, MPI_MIN, comm);
+  MPI_Allreduce(MPI_IN_PLACE, &agents, 1, MPI_LONG_LONG, MPI_MAX, comm);
+  collectively(comm, [&] {
+    require(agents == fewest, "temporal network: the ranks hold contacts of different agent counts");
+    require(agents >= parts, "cannot split " + std::to_string(agents) + " agents into " + std::to_string(parts) +
+                                 " parts: every rank needs at least one agent (use fewer ranks)");
+  });
+  // Each contact to the owners of its agents (rank q owns [q N / P, (q + 1) N / P)).
+  Details::Blocks const blocks{static_cast<global_id>(agents), parts};
+  auto const owner = [&](agent_index a) { return blocks.owner(a); };
+  std::vector<std::size_t> counts(static_cast<std::size_t>(parts), 0);
+  for (std::size_t k = 0; k < mine.size(); ++k) {
+    int const p = owner(mine.first[k]), q = owner(mine.second[k]);
+    ++counts[static_cast<std::size_t>(p)];
+    if (q != p) ++counts[static_cast<std::size_t>(q)];
+  }
+  auto const begin = Details::group_begins(counts);
+  std::vector<Contact> outgoing(begin.back());
+  {
+    auto next = begin;
+    for (std::size_t k = 0; k < mine.size(); ++k) {
+      Contact const c{mine.times[k], mine.first[k], mine.second[k]};
+      int const p = owner(c.first), q = owner(c.second);
+      outgoing[next[static_cast<std::size_t>(p)]++] = c;
+      if (q != p) outgoing[next[static_cast<std::size_t>(q)]++] = c;
+    }
+  }
+  mine = {};
+  std::vector<std::size_t> from;
+  auto incoming = Details::exchange(comm, outgoing, begin, from, "temporal network: contacts to their agents' owners");
+  outgoing = {};
+  TimedContacts held;
+  held.num_agents = static_cast<agent_index>(agents);
+  held.times.reserve(incoming.size());
+  held.first.reserve(incoming.size());
+  held.second.reserve(incoming.size());
+  for (auto const& c : incoming) {
+    held.times.push_back(c.time);
+    held.first.push_back(c.first);
+    held.second.push_back(c.second);
+  }
+  incoming = {};
+  // Every contact of an owned agent is here, so its rows are the whole network's.
+  using memory_space = typename ExecutionSpace::memory_space;
+  TemporalShare<memory_space, WeightStorage> share;
+  auto const network = collectively(
+      comm, [&] { return build_temporal_network<WeightStorage>(exec, held, window, frame, after_last, weights); });
+  HostEdgeList pairs;
+  pairs.num_agents = held.num_agents;
+  pairs.sources.assign(held.first.begin(), held.first.end());
+  pairs.targets.assign(held.second.begin(), held.second.end());
+  held = {};
+  share.local = collectively(comm, [&] {
+    auto const met = build_csr<WeightStorage>(exec, to_device(exec, pairs));
+    return extract_local_graph(exec, met, partition_contiguous(exec, agents, parts), rank);
+  });
+  share.network = collectively(comm, [&] { return local_snapshots(exec, network, share.local); });
+  return share;
+}
+
+#define HERD_INSTANTIATE_TEMPORAL_SHARE_W(EXEC, W)                       \
+  template TemporalShare<EXEC::memory_space, W> temporal_share<W, EXEC>( \
+      EXEC const&, MPI_Comm, TimedContacts, std::int64_t, WindowFrame const&, AfterLastWindow, SnapshotWeights);
+#define HERD_INSTANTIATE_TEMPORAL_SHARE(EXEC) \
+  HERD_INSTANTIATE_TEMPORAL_SHARE_W(EXEC, float) HERD_INSTANTIATE_TEMPORAL_SHARE_W(EXEC, half)
+
+HERD_FOR_EACH_EXECUTION_SPACE(HERD_INSTANTIATE_TEMPORAL_SHARE)
+
+}  // namespace herd::mpi
