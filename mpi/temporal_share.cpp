@@ -100,11 +100,8 @@ WindowFrame window_frame(MPI_Comm comm, TimedContacts const& mine, std::int64_t 
                                   : *std::max_element(mine.times.begin(), mine.times.end());
   MPI_Allreduce(MPI_IN_PLACE, &frame.start, 1, MPI_INT64_T, MPI_MIN, comm);
   MPI_Allreduce(MPI_IN_PLACE, &frame.latest, 1, MPI_INT64_T, MPI_MAX, comm);
-  for (std::size_t k = 0; k < mine.size(); ++k)
-    frame.busy.push_back((static_cast<std::uint64_t>(mine.times[k]) - static_cast<std::uint64_t>(frame.start)) /
-                         static_cast<std::uint64_t>(window));
-  sort_unique(frame.busy);
-  frame.busy = gather_everywhere(comm, frame.busy, "temporal network: the windows with contacts");
+  frame.busy =
+      gather_everywhere(comm, busy_windows(mine, window, frame.start), "temporal network: the windows with contacts");
   sort_unique(frame.busy);
   return frame;
 }
@@ -117,10 +114,10 @@ TemporalShare<typename ExecutionSpace::memory_space, WeightStorage> temporal_sha
   long long agents = mine.num_agents, fewest = 0;
   MPI_Allreduce(&agents, &fewest, 1, MPI_LONG_LONG, MPI_MIN, comm);
   MPI_Allreduce(MPI_IN_PLACE, &agents, 1, MPI_LONG_LONG, MPI_MAX, comm);
-  collectively(comm, [&] {
+  // The blocks, made first: their check refuses more ranks than agents before any contact moves.
+  auto const partition = collectively(comm, [&] {
     require(agents == fewest, "temporal network: the ranks hold contacts of different agent counts");
-    require(agents >= parts, "cannot split " + std::to_string(agents) + " agents into " + std::to_string(parts) +
-                                 " parts: every rank needs at least one agent (use fewer ranks)");
+    return partition_contiguous(exec, agents, parts);
   });
   // Each contact to the owners of its agents (rank q owns [q N / P, (q + 1) N / P)).
   Details::Blocks const blocks{static_cast<global_id>(agents), parts};
@@ -169,7 +166,7 @@ TemporalShare<typename ExecutionSpace::memory_space, WeightStorage> temporal_sha
   held = {};
   share.local = collectively(comm, [&] {
     auto const met = build_csr<WeightStorage>(exec, to_device(exec, pairs));
-    return extract_local_graph(exec, met, partition_contiguous(exec, agents, parts), rank);
+    return extract_local_graph(exec, met, partition, rank);
   });
   share.network = collectively(comm, [&] { return local_snapshots(exec, network, share.local); });
   return share;

@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -120,25 +119,32 @@ void build_batch(ExecutionSpace const& exec, TimedContacts const& contacts, std:
 }
 
 // Each contact's window: (time - start) / window, in unsigned arithmetic (the span of 64-bit
-// times may exceed what a signed one holds); `start` is the earliest contact's time by default.
-std::vector<std::uint64_t> window_indices(TimedContacts const& contacts, std::int64_t window,
-                                          std::optional<std::int64_t> start = std::nullopt) {
+// times may exceed what a signed one holds).
+std::vector<std::uint64_t> window_indices(TimedContacts const& contacts, std::int64_t window, std::int64_t start) {
   require(window > 0, "temporal network: the window must be positive, not " + std::to_string(window));
   std::vector<std::uint64_t> windows(contacts.size());
-  if (contacts.size() == 0) return windows;
-  auto const earliest =
-      static_cast<std::uint64_t>(start ? *start : *std::min_element(contacts.times.begin(), contacts.times.end()));
   for (std::size_t k = 0; k < contacts.size(); ++k)
-    windows[k] = (static_cast<std::uint64_t>(contacts.times[k]) - earliest) / static_cast<std::uint64_t>(window);
+    windows[k] = (static_cast<std::uint64_t>(contacts.times[k]) - static_cast<std::uint64_t>(start)) /
+                 static_cast<std::uint64_t>(window);
   return windows;
+}
+
+// The earliest contact's time (0 without contacts).
+std::int64_t earliest_time(TimedContacts const& contacts) {
+  return contacts.size() == 0 ? 0 : *std::min_element(contacts.times.begin(), contacts.times.end());
 }
 
 }  // namespace Details
 
-std::size_t windows_with_contacts(TimedContacts const& contacts, std::int64_t window) {
-  auto windows = Details::window_indices(contacts, window);
+std::vector<std::uint64_t> busy_windows(TimedContacts const& contacts, std::int64_t window, std::int64_t start) {
+  auto windows = Details::window_indices(contacts, window, start);
   std::sort(windows.begin(), windows.end());
-  return static_cast<std::size_t>(std::unique(windows.begin(), windows.end()) - windows.begin());
+  windows.erase(std::unique(windows.begin(), windows.end()), windows.end());
+  return windows;
+}
+
+std::size_t windows_with_contacts(TimedContacts const& contacts, std::int64_t window) {
+  return busy_windows(contacts, window, Details::earliest_time(contacts)).size();
 }
 
 template <class WeightStorage, class ExecutionSpace>
@@ -146,15 +152,12 @@ TemporalNetwork<typename ExecutionSpace::memory_space, WeightStorage> build_temp
     ExecutionSpace const& exec, TimedContacts const& contacts, std::int64_t window, AfterLastWindow after_last,
     SnapshotWeights weights) {
   WindowFrame frame;
-  auto busy = Details::window_indices(contacts, window);
   if (contacts.size() > 0) {
     auto const [earliest, latest] = std::minmax_element(contacts.times.begin(), contacts.times.end());
     frame.start = *earliest;
     frame.latest = *latest;
   }
-  std::sort(busy.begin(), busy.end());
-  busy.erase(std::unique(busy.begin(), busy.end()), busy.end());
-  frame.busy = std::move(busy);
+  frame.busy = busy_windows(contacts, window, frame.start);
   return build_temporal_network<WeightStorage>(exec, contacts, window, frame, after_last, weights);
 }
 

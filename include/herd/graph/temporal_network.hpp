@@ -79,6 +79,11 @@ struct WindowFrame {
 /// herd::Error for a window that is not positive.
 std::size_t windows_with_contacts(TimedContacts const& contacts, std::int64_t window);
 
+/// The windows of `window` time units from `start` (no later than any contact) that hold
+/// contacts, ascending, each once: a WindowFrame's `busy` for `contacts`. Throws herd::Error for
+/// a window that is not positive.
+std::vector<std::uint64_t> busy_windows(TimedContacts const& contacts, std::int64_t window, std::int64_t start);
+
 /// Builds the snapshots of `contacts` for windows of `window` time units from the earliest
 /// contact, on the device: the contacts of a batch of windows become one CSR of (window, agent)
 /// rows (build_csr, in parallel), which is then cut into its windows' graphs without copying their
