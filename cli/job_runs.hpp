@@ -345,7 +345,8 @@ mpi::TemporalShare<Memory, WeightStorage> timed_share(Options const& o, Exec con
   auto share = mpi::temporal_share<WeightStorage>(
       exec, comm, std::move(mine), o.window, frame,
       o.after_last == "stop" ? AfterLastWindow::stop : AfterLastWindow::loop,
-      o.window_weights == "contacts" ? SnapshotWeights::contacts : SnapshotWeights::met);
+      o.window_weights == "contacts" ? SnapshotWeights::contacts : SnapshotWeights::met,
+      parse_partition_method(o.partition));
   // The model's parameters, checked once the network is built, as one process checks them.
   mpi::collectively(comm, [&] { (void)Entry::template make<WeightStorage>(o, 0, agents, typename Entry::Inputs{}); });
   return share;
@@ -728,8 +729,8 @@ DistributedInput<WeightStorage, Entry> distributed_input(Options const& o, Exec 
             "--partition parmetis: this build of Herd has no ParMETIS (configure with -DHerd_ENABLE_PARMETIS=ON)");
     require(o.stepping != "verify", "--stepping verify runs on one process: it steps each step twice");
     std::optional<EdgeSource<Memory>> share;
-    // A timed-contact file is read by parts under blocks; under METIS every rank builds the whole
-    // network, and cuts its share from it.
+    // A timed-contact file is read by parts under blocks and the parallel partitioners; under
+    // METIS every rank builds the whole network, and cuts its share from it.
     if (o.window > 0) {
       reads_timed = builds_shares(o);
       return share;
@@ -773,7 +774,8 @@ DistributedInput<WeightStorage, Entry> distributed_input(Options const& o, Exec 
     auto share = timed_share<WeightStorage, Entry>(o, exec, comm);
     in.local = std::move(share.local);
     in.network = std::move(share.network);
-    in.graph_seconds = setup.seconds();
+    in.partition_seconds = share.partition_seconds;
+    in.graph_seconds = setup.seconds() - in.partition_seconds;
     in.facts = timed_share_facts(o, exec, comm, in.local, *in.network);
     in.edges_read = snapshot_entries(*in.network, o.steps);
     MPI_Allreduce(MPI_IN_PLACE, &in.edges_read, 1, MPI_DOUBLE, MPI_SUM, comm);
@@ -820,7 +822,8 @@ DistributedInput<WeightStorage, Entry> distributed_input(Options const& o, Exec 
     }
     in.local_graph_seconds = phase.seconds();
   }
-  if (partitions_shares(o) && size > 1)
+  // A temporal share is partitioned as it is built, with its snapshots.
+  if (partitions_shares(o) && size > 1 && !reads_timed)
     in.local = repartition(o, exec, comm, std::move(in.local), symmetric, in.partition_seconds, in.local_graph_seconds);
   // A table of ids alone describes no agent, as for one process (it only adds agents).
   if (table && table->table.columns.empty()) table.reset();

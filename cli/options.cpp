@@ -540,9 +540,6 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
     for (char const* other : {"--directed", "--transpose", "--reorder", "--attributes"})
       if (given.count(other)) throw UsageError{std::string(other) + " does not apply to a temporal network (--window)"};
     if (o.command != "run") throw UsageError{"--window belongs to herd run"};
-    if (o.partition == "ptscotch" || o.partition == "parmetis")
-      throw UsageError{"--partition " + o.partition +
-                       ": a temporal network's ranks keep the rows of a contiguous or metis partition"};
   }
 #if !HERD_ENABLE_HDF5
   if (!o.checkpoint.empty() || !o.output.empty() || o.command == "resume" || o.command == "convert")

@@ -1,6 +1,7 @@
 #include <herd/mpi/distributed_graph.hpp>
 
 #include "blocks.hpp"
+#include "exchange.hpp"
 
 #include "../kernels/graph/edge_entries.hpp"
 #include "../kernels/graph/row_sort.hpp"
@@ -16,6 +17,7 @@
 #include <herd/detail/select.hpp>
 #include <herd/graph/build_csr.hpp>
 #include <herd/graph/graph_hash.hpp>
+#include <herd/io/device_copy.hpp>
 #include <herd/mpi/collective.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -857,6 +859,54 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_gra
   return local;
 }
 
+namespace {
+
+// A row's agent and entries, on its way to the rank whose block holds the agent.
+struct RowDegree {
+  global_id agent;
+  edge_offset degree;
+};
+
+// Where each of this rank's rows (agents `ids`, `degrees` entries) begins in the whole graph,
+// whatever the partition: each degree goes to the rank whose contiguous block holds its agent,
+// which numbers its block's rows in id order after the rows of lower blocks, and answers.
+std::vector<edge_offset> row_starts_by_blocks(MPI_Comm comm, global_id agents, std::vector<global_id> const& ids,
+                                              std::vector<edge_offset> const& degrees) {
+  int const rank = rank_of(comm), parts = size_of(comm);
+  Details::Blocks const blocks{agents, parts};
+  std::vector<std::size_t> counts(static_cast<std::size_t>(parts), 0);
+  for (auto g : ids) ++counts[static_cast<std::size_t>(blocks.owner(g))];
+  auto const begin = Details::group_begins(counts);
+  std::vector<RowDegree> outgoing(ids.size());
+  std::vector<std::size_t> slot(ids.size());
+  {
+    auto next = begin;
+    for (std::size_t r = 0; r < ids.size(); ++r) {
+      slot[r] = next[static_cast<std::size_t>(blocks.owner(ids[r]))]++;
+      outgoing[slot[r]] = {ids[r], degrees[r]};
+    }
+  }
+  std::vector<std::size_t> from;
+  auto incoming = Details::exchange(comm, outgoing, begin, from, "graph_hash: rows to their blocks");
+  global_id const first = blocks.begin(rank);
+  std::vector<edge_offset> start(static_cast<std::size_t>(blocks.size(rank)) + 1, 0);
+  for (auto const& row : incoming) start[static_cast<std::size_t>(row.agent - first) + 1] = row.degree;
+  for (std::size_t k = 1; k < start.size(); ++k) start[k] += start[k - 1];
+  long long entries = static_cast<long long>(start.back()), below = 0;
+  MPI_Exscan(&entries, &below, 1, MPI_LONG_LONG, MPI_SUM, comm);
+  if (rank == 0) below = 0;
+  for (auto& row : incoming)
+    row.degree = static_cast<edge_offset>(below) + start[static_cast<std::size_t>(row.agent - first)];
+  // The answers travel back in the order the rows came.
+  std::vector<std::size_t> back;
+  auto const answers = Details::exchange(comm, incoming, from, back, "graph_hash: rows' starts");
+  std::vector<edge_offset> starts(ids.size());
+  for (std::size_t r = 0; r < ids.size(); ++r) starts[r] = answers[slot[r]].degree;
+  return starts;
+}
+
+}  // namespace
+
 template <class ExecutionSpace, class WeightStorage>
 std::uint64_t graph_hash(ExecutionSpace const& exec, MPI_Comm comm,
                          LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> const& local) {
@@ -876,27 +926,48 @@ std::uint64_t graph_hash(ExecutionSpace const& exec, MPI_Comm comm,
       },
       minmax(range));
   global_id const lowest = range.min_val;
-  collectively(comm, [&] {
-    herd::require(owned == 0 || range.max_val - lowest + 1 == owned,
-                  "graph_hash: rank " + std::to_string(local.rank) +
-                      " does not own a contiguous block of agents (the hash of a distributed graph needs them)");
-  });
-  // Where each owned row begins in the whole graph: the rows of lower ranks, then lower ids.
-  Kokkos::View<edge_offset*, memory_space> start("herd::distributed_graph::start", owned + 1);
-  Kokkos::parallel_for(
-      "herd::distributed_graph::degrees", policy(exec, 0, owned),
-      KOKKOS_LAMBDA(agent_index r) { start(static_cast<std::size_t>(ids(r) - lowest)) = offsets(r + 1) - offsets(r); });
-  herd::Details::exclusive_scan(exec, start, "herd::distributed_graph::starts");
-  long long entries = static_cast<long long>(graph.num_edges()), below = 0;
-  MPI_Exscan(&entries, &below, 1, MPI_LONG_LONG, MPI_SUM, comm);
-  if (local.rank == 0) below = 0;
-  auto const base = static_cast<edge_offset>(below);
+  // Where each owned row begins in the whole graph: the rows of lower ids.
+  Kokkos::View<edge_offset*, memory_space> row_start("herd::distributed_graph::row_start", owned);
+  // Blocks in rank order (build_local_graph's): each rank's agents follow those of lower ranks.
+  long long owned_below = 0, owned_here = owned;
+  MPI_Exscan(&owned_here, &owned_below, 1, MPI_LONG_LONG, MPI_SUM, comm);
+  if (local.rank == 0) owned_below = 0;
+  int blocks = owned == 0 || (range.max_val - lowest + 1 == owned && lowest == owned_below) ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &blocks, 1, MPI_INT, MPI_MIN, comm);
+  if (blocks == 1) {
+    // The rows of lower ranks, then lower ids.
+    Kokkos::View<edge_offset*, memory_space> start("herd::distributed_graph::start", owned + 1);
+    Kokkos::parallel_for(
+        "herd::distributed_graph::degrees", policy(exec, 0, owned), KOKKOS_LAMBDA(agent_index r) {
+          start(static_cast<std::size_t>(ids(r) - lowest)) = offsets(r + 1) - offsets(r);
+        });
+    herd::Details::exclusive_scan(exec, start, "herd::distributed_graph::starts");
+    long long entries = static_cast<long long>(graph.num_edges()), below = 0;
+    MPI_Exscan(&entries, &below, 1, MPI_LONG_LONG, MPI_SUM, comm);
+    if (local.rank == 0) below = 0;
+    auto const base = static_cast<edge_offset>(below);
+    Kokkos::parallel_for(
+        "herd::distributed_graph::row_starts", policy(exec, 0, owned),
+        KOKKOS_LAMBDA(agent_index r) { row_start(r) = base + start(static_cast<std::size_t>(ids(r) - lowest)); });
+  } else {
+    // Any other partition: each row's degree goes to its agent's block, which answers.
+    auto const host_ids =
+        herd::Details::copy_from<global_id>(Kokkos::subview(ids, std::make_pair(agent_index{0}, owned)));
+    auto const host_offsets = herd::Details::copy_from<edge_offset>(offsets);
+    std::vector<edge_offset> degrees(static_cast<std::size_t>(owned));
+    for (std::size_t r = 0; r < degrees.size(); ++r) degrees[r] = host_offsets[r + 1] - host_offsets[r];
+    auto const starts = row_starts_by_blocks(comm, local.global_agents, host_ids, degrees);
+    Kokkos::deep_copy(
+        exec, row_start,
+        Kokkos::View<edge_offset const*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(starts.data(), starts.size()));
+    exec.fence();  // `starts` ends with this block
+  }
   std::uint64_t sums[2] = {0, 0};
   Kokkos::parallel_reduce(
       "herd::distributed_graph::hash_rows", policy(exec, 0, owned),
       KOKKOS_LAMBDA(agent_index r, std::uint64_t & sum) {
         global_id const g = ids(r);
-        edge_offset const end = base + start(static_cast<std::size_t>(g - lowest)) + (offsets(r + 1) - offsets(r));
+        edge_offset const end = row_start(r) + (offsets(r + 1) - offsets(r));
         sum += herd::Details::mix64((static_cast<std::uint64_t>(g) << 1 | 1) ^
                                     herd::Details::mix64(static_cast<std::uint64_t>(end)));
       },
@@ -904,7 +975,7 @@ std::uint64_t graph_hash(ExecutionSpace const& exec, MPI_Comm comm,
   Kokkos::parallel_reduce(
       "herd::distributed_graph::hash_entries", policy(exec, 0, owned),
       KOKKOS_LAMBDA(agent_index r, std::uint64_t & sum) {
-        edge_offset const global_start = base + start(static_cast<std::size_t>(ids(r) - lowest));
+        edge_offset const global_start = row_start(r);
         for (edge_offset k = 0; k < offsets(r + 1) - offsets(r); ++k) {
           edge_offset const e = offsets(r) + k;
           // As herd::graph_hash hashes an entry.

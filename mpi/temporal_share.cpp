@@ -14,6 +14,7 @@
 #include <herd/mpi/collective.hpp>
 #include <herd/mpi/local_snapshots.hpp>
 #include <herd/mpi/partition.hpp>
+#include <herd/mpi/repartition.hpp>
 
 #include <algorithm>
 #include <climits>
@@ -59,6 +60,75 @@ struct Contact {
   std::int64_t time;
   agent_index first, second;
 };
+
+// Sends the contacts send(k, to) names for each k < count (to(q, c): contact c to rank q), and
+// returns those this rank receives, in the order of the ranks that sent them.
+template <class Sends>
+std::vector<Contact> route(MPI_Comm comm, std::size_t count, Sends const& sends, char const* what) {
+  std::vector<std::size_t> counts(static_cast<std::size_t>(size_of(comm)), 0);
+  for (std::size_t k = 0; k < count; ++k)
+    sends(k, [&](int q, Contact const&) { ++counts[static_cast<std::size_t>(q)]; });
+  auto const begin = Details::group_begins(counts);
+  std::vector<Contact> outgoing(begin.back());
+  auto next = begin;
+  for (std::size_t k = 0; k < count; ++k)
+    sends(k, [&](int q, Contact const& c) { outgoing[next[static_cast<std::size_t>(q)]++] = c; });
+  std::vector<std::size_t> from;
+  return Details::exchange(comm, outgoing, begin, from, what);
+}
+
+// The graph of every pair that met in `contacts`, symmetrised as one process builds it.
+template <class WeightStorage, class ExecutionSpace>
+CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> met_graph(ExecutionSpace const& exec,
+                                                                         std::vector<Contact> const& contacts,
+                                                                         long long agents) {
+  HostEdgeList pairs;
+  pairs.num_agents = static_cast<agent_index>(agents);
+  pairs.sources.reserve(contacts.size());
+  pairs.targets.reserve(contacts.size());
+  for (auto const& c : contacts) {
+    pairs.sources.push_back(c.first);
+    pairs.targets.push_back(c.second);
+  }
+  return build_csr<WeightStorage>(exec, to_device(exec, pairs));
+}
+
+// The contacts of this rank's block (`held`) sent on to the parts of their agents (`part`, by
+// local index of `blocks_share`, the block's rows), each named first by the agent it is sent for;
+// `local` is this rank's share under those parts. An agent's part gets all its contacts, and a
+// contact of two of its agents twice, once each way: it keeps one.
+template <class MemorySpace, class WeightStorage>
+std::vector<Contact> to_parts(MPI_Comm comm, std::vector<Contact> const& held, Details::Blocks const& blocks,
+                              LocalGraph<MemorySpace, WeightStorage> const& blocks_share, std::vector<int> const& part,
+                              LocalGraph<MemorySpace, WeightStorage> const& local) {
+  int const rank = rank_of(comm);
+  auto const first = blocks.begin(rank), end = blocks.begin(rank + 1);
+  // The block's rows lie interior first: its agents' parts by id.
+  std::vector<int> part_by_id(static_cast<std::size_t>(end - first));
+  auto const block_ids = herd::Details::copy_from<global_id>(
+      Kokkos::subview(blocks_share.ids, std::make_pair(agent_index{0}, blocks_share.owned)));
+  for (std::size_t l = 0; l < block_ids.size(); ++l)
+    part_by_id[static_cast<std::size_t>(block_ids[l] - first)] = part[l];
+  auto const mine = [&](agent_index a) { return a >= first && a < end; };
+  auto const part_of = [&](agent_index a) { return part_by_id[static_cast<std::size_t>(a - first)]; };
+  auto received = route(
+      comm, held.size(),
+      [&](std::size_t k, auto&& send) {
+        Contact const c = held[k];
+        if (mine(c.first)) send(part_of(c.first), c);
+        if (c.second != c.first && mine(c.second)) send(part_of(c.second), Contact{c.time, c.second, c.first});
+      },
+      "temporal network: contacts to their agents' parts");
+  auto const ids =
+      herd::Details::copy_from<global_id>(Kokkos::subview(local.ids, std::make_pair(agent_index{0}, local.owned)));
+  std::vector<global_id> owned(ids.begin(), ids.end());
+  std::sort(owned.begin(), owned.end());
+  auto const owns = [&](agent_index a) { return std::binary_search(owned.begin(), owned.end(), global_id(a)); };
+  received.erase(std::remove_if(received.begin(), received.end(),
+                                [&](Contact const& c) { return c.first > c.second && owns(c.second); }),
+                 received.end());
+  return received;
+}
 
 }  // namespace
 
@@ -109,7 +179,7 @@ WindowFrame window_frame(MPI_Comm comm, TimedContacts const& mine, std::int64_t 
 template <class WeightStorage, class ExecutionSpace>
 TemporalShare<typename ExecutionSpace::memory_space, WeightStorage> temporal_share(
     ExecutionSpace const& exec, MPI_Comm comm, TimedContacts mine, std::int64_t window, WindowFrame const& frame,
-    AfterLastWindow after_last, SnapshotWeights weights) {
+    AfterLastWindow after_last, SnapshotWeights weights, PartitionMethod method) {
   int const rank = rank_of(comm), parts = size_of(comm);
   long long agents = mine.num_agents, fewest = 0;
   MPI_Allreduce(&agents, &fewest, 1, MPI_LONG_LONG, MPI_MIN, comm);
@@ -117,64 +187,60 @@ TemporalShare<typename ExecutionSpace::memory_space, WeightStorage> temporal_sha
   // The blocks, made first: their check refuses more ranks than agents before any contact moves.
   auto const partition = collectively(comm, [&] {
     require(agents == fewest, "temporal network: the ranks hold contacts of different agent counts");
+    require(method != PartitionMethod::metis,
+            "temporal network: METIS partitions a whole network (build it, then take local_snapshots)");
     return partition_contiguous(exec, agents, parts);
   });
   // Each contact to the owners of its agents (rank q owns [q N / P, (q + 1) N / P)).
   Details::Blocks const blocks{static_cast<global_id>(agents), parts};
-  auto const owner = [&](agent_index a) { return blocks.owner(a); };
-  std::vector<std::size_t> counts(static_cast<std::size_t>(parts), 0);
-  for (std::size_t k = 0; k < mine.size(); ++k) {
-    int const p = owner(mine.first[k]), q = owner(mine.second[k]);
-    ++counts[static_cast<std::size_t>(p)];
-    if (q != p) ++counts[static_cast<std::size_t>(q)];
-  }
-  auto const begin = Details::group_begins(counts);
-  std::vector<Contact> outgoing(begin.back());
-  {
-    auto next = begin;
-    for (std::size_t k = 0; k < mine.size(); ++k) {
-      Contact const c{mine.times[k], mine.first[k], mine.second[k]};
-      int const p = owner(c.first), q = owner(c.second);
-      outgoing[next[static_cast<std::size_t>(p)]++] = c;
-      if (q != p) outgoing[next[static_cast<std::size_t>(q)]++] = c;
-    }
-  }
+  auto held = route(
+      comm, mine.size(),
+      [&](std::size_t k, auto&& send) {
+        Contact const c{mine.times[k], mine.first[k], mine.second[k]};
+        int const p = blocks.owner(c.first), q = blocks.owner(c.second);
+        send(p, c);
+        if (q != p) send(q, c);
+      },
+      "temporal network: contacts to their agents' owners");
   mine = {};
-  std::vector<std::size_t> from;
-  auto incoming = Details::exchange(comm, outgoing, begin, from, "temporal network: contacts to their agents' owners");
-  outgoing = {};
-  TimedContacts held;
-  held.num_agents = static_cast<agent_index>(agents);
-  held.times.reserve(incoming.size());
-  held.first.reserve(incoming.size());
-  held.second.reserve(incoming.size());
-  for (auto const& c : incoming) {
-    held.times.push_back(c.time);
-    held.first.push_back(c.first);
-    held.second.push_back(c.second);
-  }
-  incoming = {};
-  // Every contact of an owned agent is here, so its rows are the whole network's.
   using memory_space = typename ExecutionSpace::memory_space;
   TemporalShare<memory_space, WeightStorage> share;
-  auto const network = collectively(
-      comm, [&] { return build_temporal_network<WeightStorage>(exec, held, window, frame, after_last, weights); });
-  HostEdgeList pairs;
-  pairs.num_agents = held.num_agents;
-  pairs.sources.assign(held.first.begin(), held.first.end());
-  pairs.targets.assign(held.second.begin(), held.second.end());
+  share.local = collectively(
+      comm, [&] { return extract_local_graph(exec, met_graph<WeightStorage>(exec, held, agents), partition, rank); });
+  if (method != PartitionMethod::contiguous && parts > 1) {
+    // The parallel partitioner splits the graph of every pair that met (its blocks are complete
+    // for their owned agents), whose rows then move to their parts; each block's owner sends the
+    // contacts of its agents after them.
+    Kokkos::Timer partitioning;
+    auto const part = method == PartitionMethod::parmetis ? parmetis_parts(exec, comm, share.local, true)
+                                                          : ptscotch_parts(exec, comm, share.local, true);
+    share.partition_seconds = partitioning.seconds();
+    auto moved = migrate_rows(exec, comm, share.local, part);
+    held = to_parts(comm, held, blocks, share.local, part, moved);
+    share.local = std::move(moved);
+  }
+  // Every contact of an owned agent is here, so its rows are the whole network's.
+  TimedContacts contacts;
+  contacts.num_agents = static_cast<agent_index>(agents);
+  contacts.times.reserve(held.size());
+  contacts.first.reserve(held.size());
+  contacts.second.reserve(held.size());
+  for (auto const& c : held) {
+    contacts.times.push_back(c.time);
+    contacts.first.push_back(c.first);
+    contacts.second.push_back(c.second);
+  }
   held = {};
-  share.local = collectively(comm, [&] {
-    auto const met = build_csr<WeightStorage>(exec, to_device(exec, pairs));
-    return extract_local_graph(exec, met, partition, rank);
-  });
+  auto const network = collectively(
+      comm, [&] { return build_temporal_network<WeightStorage>(exec, contacts, window, frame, after_last, weights); });
   share.network = collectively(comm, [&] { return local_snapshots(exec, network, share.local); });
   return share;
 }
 
-#define HERD_INSTANTIATE_TEMPORAL_SHARE_W(EXEC, W)                       \
-  template TemporalShare<EXEC::memory_space, W> temporal_share<W, EXEC>( \
-      EXEC const&, MPI_Comm, TimedContacts, std::int64_t, WindowFrame const&, AfterLastWindow, SnapshotWeights);
+#define HERD_INSTANTIATE_TEMPORAL_SHARE_W(EXEC, W)                                                              \
+  template TemporalShare<EXEC::memory_space, W> temporal_share<W, EXEC>(                                        \
+      EXEC const&, MPI_Comm, TimedContacts, std::int64_t, WindowFrame const&, AfterLastWindow, SnapshotWeights, \
+      PartitionMethod);
 #define HERD_INSTANTIATE_TEMPORAL_SHARE(EXEC) \
   HERD_INSTANTIATE_TEMPORAL_SHARE_W(EXEC, float) HERD_INSTANTIATE_TEMPORAL_SHARE_W(EXEC, half)
 

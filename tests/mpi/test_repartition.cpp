@@ -57,6 +57,9 @@ void expect_moved(CsrGraph<Memory, WeightStorage> const& global, PartOf const& p
   for (std::size_t l = 0; l < parts.size(); ++l) parts[l] = part_of(ids[l]);
   auto const moved = mpi::migrate_rows(exec, MPI_COMM_WORLD, share, parts);
   test::expect_share_under(global, partition_of(global.num_agents(), part_of), moved, what);
+  // The whole graph's hash, from shares under any partition (blocks reversed: each rank's agents
+  // follow one another, but not those of lower ranks).
+  EXPECT_EQ(mpi::graph_hash(exec, MPI_COMM_WORLD, moved), graph_hash(exec, global)) << what;
 }
 
 // A 64 x 64 torus whose ids follow no locality (a multiplicative shuffle), one edge right and one

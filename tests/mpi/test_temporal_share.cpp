@@ -6,6 +6,7 @@
 #include <herd/mpi/collective.hpp>
 #include <herd/mpi/distributed_graph.hpp>
 #include <herd/mpi/local_snapshots.hpp>
+#include <herd/mpi/repartition.hpp>
 #include <herd/mpi/temporal_share.hpp>
 
 #include "same_share.hpp"
@@ -65,6 +66,15 @@ void expect_same_network(TemporalNetwork<Memory, float> const& built, TemporalNe
   }
 }
 
+// The graph of every pair that met in `contacts`, as the run partitions it.
+CsrGraph<Memory, float> met_graph(Exec const& exec, TimedContacts const& contacts) {
+  HostEdgeList pairs;
+  pairs.num_agents = contacts.num_agents;
+  pairs.sources.assign(contacts.first.begin(), contacts.first.end());
+  pairs.targets.assign(contacts.second.begin(), contacts.second.end());
+  return build_csr<float>(exec, to_device(exec, pairs));
+}
+
 TEST(TemporalShare, EachRankBuildsTheShareOneProcessCutsFromTheWholeNetwork) {
   Exec exec;
   MPI_Comm const comm = MPI_COMM_WORLD;
@@ -79,11 +89,7 @@ TEST(TemporalShare, EachRankBuildsTheShareOneProcessCutsFromTheWholeNetwork) {
     MPI_Allreduce(MPI_IN_PLACE, &held, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
     EXPECT_EQ(held, whole.size());
     // The graph of every pair that met, and its contiguous blocks, as the run cuts them.
-    HostEdgeList pairs;
-    pairs.num_agents = whole.num_agents;
-    pairs.sources.assign(whole.first.begin(), whole.first.end());
-    pairs.targets.assign(whole.second.begin(), whole.second.end());
-    auto const met = build_csr<float>(exec, to_device(exec, pairs));
+    auto const met = met_graph(exec, whole);
     auto const partition = partition_contiguous(exec, whole.num_agents, ranks);
     for (std::int64_t const window : {20, 300, 86400})
       for (auto const weights : {SnapshotWeights::met, SnapshotWeights::contacts}) {
@@ -105,6 +111,64 @@ TEST(TemporalShare, EachRankBuildsTheShareOneProcessCutsFromTheWholeNetwork) {
         EXPECT_EQ(temporal_hash(share.network, snapshots), graph_hash(exec, network));
       }
   }
+}
+
+// PT-Scotch's or ParMETIS's parts of the graph of every pair that met, computed here from its
+// contiguous blocks: every snapshot is cut under them, and a contact of two agents of one part
+// counts once.
+TEST(TemporalShare, AParallelPartitionerSplitsEverySnapshotAsTheGraphOfPairsThatMet) {
+  Exec exec;
+  MPI_Comm const comm = MPI_COMM_WORLD;
+  int const rank = mpi::rank_of(comm), ranks = mpi::size_of(comm);
+  SharedFile const file("timed_parts.txt", timed_text(3000, false));
+  auto const whole = read_timed_contacts(file.path());
+  auto const met = met_graph(exec, whole);
+  auto const blocks = extract_local_graph(exec, met, partition_contiguous(exec, whole.num_agents, ranks), rank);
+  auto const mine = mpi::read_timed_contacts(comm, file.path());
+  std::int64_t const window = 300;
+  auto const frame = mpi::window_frame(comm, mine, window);
+  struct Partitioner {
+    PartitionMethod method;
+    bool available;
+    std::vector<int> (*parts)(Exec const&, MPI_Comm, LocalGraph<Memory, float> const&, bool);
+  };
+  for (auto const& partitioner :
+       {Partitioner{PartitionMethod::ptscotch, have_ptscotch(), &mpi::ptscotch_parts<Exec, float>},
+        Partitioner{PartitionMethod::parmetis, have_parmetis(), &mpi::parmetis_parts<Exec, float>}}) {
+    std::string const name = to_string(partitioner.method);
+    SCOPED_TRACE(name + " on rank " + std::to_string(rank) + " of " + std::to_string(ranks));
+    if (!partitioner.available) {
+      EXPECT_THROW((void)mpi::temporal_share<float>(exec, comm, mine, window, frame, AfterLastWindow::loop,
+                                                    SnapshotWeights::met, partitioner.method),
+                   mpi::CollectiveError);
+      continue;
+    }
+    // The whole map, gathered for the expected share only (one rank keeps the blocks).
+    std::vector<int> owner(static_cast<std::size_t>(whole.num_agents), 0);
+    if (ranks > 1) {
+      auto const parts = partitioner.parts(exec, comm, blocks, true);
+      auto const ids = to_vector(blocks.ids);
+      for (std::size_t l = 0; l < parts.size(); ++l) owner[static_cast<std::size_t>(ids[l])] = parts[l];
+      MPI_Allreduce(MPI_IN_PLACE, owner.data(), static_cast<int>(owner.size()), MPI_INT, MPI_MAX, comm);
+    }
+    Partition<Memory> partition;
+    partition.parts = ranks;
+    partition.owner = Kokkos::View<int*, Memory>("owner", owner.size());
+    Kokkos::deep_copy(partition.owner,
+                      Kokkos::View<int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(owner.data(), owner.size()));
+    for (auto const weights : {SnapshotWeights::met, SnapshotWeights::contacts}) {
+      std::string const what = name + (weights == SnapshotWeights::contacts ? ", weighted" : "");
+      auto const network = build_temporal_network<float>(exec, whole, window, AfterLastWindow::loop, weights);
+      auto const share = mpi::temporal_share<float>(exec, comm, mine, window, frame, AfterLastWindow::loop, weights,
+                                                    partitioner.method);
+      test::expect_share_under(met, partition, share.local, what);
+      expect_same_network(share.network, mpi::local_snapshots(exec, network, share.local));
+    }
+  }
+  // METIS partitions a whole network, which no rank holds here.
+  EXPECT_THROW((void)mpi::temporal_share<float>(exec, comm, mine, window, frame, AfterLastWindow::loop,
+                                                SnapshotWeights::met, PartitionMethod::metis),
+               mpi::CollectiveError);
 }
 
 // The message every rank gets from reading `text` by parts, and the one one process gets.

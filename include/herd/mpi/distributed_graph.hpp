@@ -86,8 +86,10 @@ template <class WeightStorage, class ExecutionSpace>
 LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_graph(ExecutionSpace const& exec,
                                                                                    MPI_Comm comm, HostRows const& rows);
 
-/// herd::graph_hash of the whole graph, computed from the ranks' shares of it. The shares must be
-/// contiguous blocks of agents, as build_local_graph makes them. Collective over `comm`.
+/// herd::graph_hash of the whole graph, computed from the ranks' shares of it under any partition.
+/// Blocks of agents in rank order (build_local_graph's) need no messages but a scan; under other
+/// partitions each row's entry count travels to the rank whose contiguous block holds its agent,
+/// which answers where the row begins in the whole graph. Collective over `comm`.
 template <class ExecutionSpace, class WeightStorage>
 std::uint64_t graph_hash(ExecutionSpace const& exec, MPI_Comm comm,
                          LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> const& local);
