@@ -24,7 +24,6 @@
 #include <herd/mpi/distributed_population.hpp>
 #include <herd/mpi/distributed_simulation.hpp>
 #include <herd/mpi/edge_list_reader.hpp>
-#include <herd/mpi/local_snapshots.hpp>
 #include <herd/mpi/repartition.hpp>
 #include <herd/mpi/temporal_share.hpp>
 #endif
@@ -729,12 +728,8 @@ DistributedInput<WeightStorage, Entry> distributed_input(Options const& o, Exec 
             "--partition parmetis: this build of Herd has no ParMETIS (configure with -DHerd_ENABLE_PARMETIS=ON)");
     require(o.stepping != "verify", "--stepping verify runs on one process: it steps each step twice");
     std::optional<EdgeSource<Memory>> share;
-    // A timed-contact file is read by parts under blocks and the parallel partitioners; under
-    // METIS every rank builds the whole network, and cuts its share from it.
-    if (o.window > 0) {
-      reads_timed = builds_shares(o);
-      return share;
-    }
+    // A timed-contact file is read by parts under every partition.
+    if ((reads_timed = o.window > 0)) return share;
     if (!builds_shares(o)) return share;
     if ((share = edge_source_of(o, exec))) {
       check_share_fits(o, size, static_cast<double>(o.agents), static_cast<double>(o.agents) * o.mean_degree);
@@ -813,13 +808,6 @@ DistributedInput<WeightStorage, Entry> distributed_input(Options const& o, Exec 
     }();
     symmetric = input.graph.symmetric;
     input.graph = {};
-    if (input.temporal) {
-      // Each rank keeps its owned agents' rows of every snapshot, under the partition of every
-      // pair that ever met: its ghosts then cover every snapshot's.
-      in.edges_read = snapshot_entries(*input.temporal, o.steps);
-      in.network = mpi::collectively(comm, [&] { return mpi::local_snapshots(exec, *input.temporal, in.local); });
-      input.temporal.reset();
-    }
     in.local_graph_seconds = phase.seconds();
   }
   // A temporal share is partitioned as it is built, with its snapshots.

@@ -53,6 +53,20 @@ void symmetrise(Kokkos::View<edge_offset const*, Kokkos::HostSpace> offsets,
   }
   xadj[n] = static_cast<idx_t>(adjncy.size());
 }
+
+// METIS k-way with a fixed seed on METIS' own arrays: every process computes the same parts.
+void kway(std::vector<idx_t>& xadj, std::vector<idx_t>& adjncy, std::vector<idx_t>& weight, int parts,
+          std::vector<idx_t>& part) {
+  idx_t vertices = static_cast<idx_t>(weight.size()), constraints = 1, nparts = parts, cut = 0;
+  idx_t options[METIS_NOPTIONS];
+  METIS_SetDefaultOptions(options);
+  options[METIS_OPTION_SEED] = 1;
+  options[METIS_OPTION_NUMBERING] = 0;
+  int const status = METIS_PartGraphKway(&vertices, &constraints, xadj.data(), adjncy.data(), weight.data(), nullptr,
+                                         nullptr, &nparts, nullptr, nullptr, options, &cut, part.data());
+  require(status == METIS_OK, "metis partitioning failed (METIS status " + std::to_string(status) +
+                                  "; the graph must be undirected, without self-loops)");
+}
 }  // namespace
 #endif
 
@@ -86,20 +100,36 @@ void metis_partition(Kokkos::View<edge_offset const*, Kokkos::HostSpace> offsets
   // entries a step reads, not only the agents (a power-law graph's hubs would load one part).
   std::vector<idx_t> weight(n);
   for (std::size_t i = 0; i < n; ++i) weight[i] = static_cast<idx_t>(1 + offsets(i + 1) - offsets(i));
-  idx_t vertices = static_cast<idx_t>(n), constraints = 1, nparts = parts, cut = 0;
-  idx_t options[METIS_NOPTIONS];
-  METIS_SetDefaultOptions(options);
-  options[METIS_OPTION_SEED] = 1;  // a fixed seed: every process computes the same partition
-  options[METIS_OPTION_NUMBERING] = 0;
-  int const status = METIS_PartGraphKway(&vertices, &constraints, xadj.data(), adjncy.data(), weight.data(), nullptr,
-                                         nullptr, &nparts, nullptr, nullptr, options, &cut, part.data());
-  require(status == METIS_OK, "metis partitioning failed (METIS status " + std::to_string(status) +
-                                  "; the graph must be undirected, without self-loops)");
+  kway(xadj, adjncy, weight, parts, part);
   for (std::size_t i = 0; i < n; ++i) owner(i) = static_cast<int>(part[i]);
 #else
   (void)offsets;
   (void)neighbours;
   (void)symmetric;
+  (void)parts;
+  (void)owner;
+  throw Error("metis partitioning: this build of Herd has no METIS");
+#endif
+}
+
+void metis_partition_rows(std::vector<std::int64_t> const& offsets, std::vector<agent_index> const& neighbours,
+                          std::vector<std::int64_t> const& weights, int parts, std::vector<int>& owner) {
+#if HERD_ENABLE_METIS
+  auto const n = weights.size();
+  std::int64_t total_weight = 0;
+  for (auto w : weights) total_weight += w;
+  require(neighbours.size() <= static_cast<std::size_t>(std::numeric_limits<idx_t>::max()) &&
+              total_weight <= static_cast<std::int64_t>(std::numeric_limits<idx_t>::max()),
+          "metis partitioning: " + std::to_string(neighbours.size()) + " symmetrised entries exceed METIS' " +
+              std::to_string(sizeof(idx_t) * 8) + "-bit indices (use a METIS built with IDXTYPEWIDTH=64)");
+  std::vector<idx_t> xadj(offsets.begin(), offsets.end()), adjncy(neighbours.begin(), neighbours.end()),
+      weight(weights.begin(), weights.end()), part(n);
+  kway(xadj, adjncy, weight, parts, part);
+  owner.assign(part.begin(), part.end());
+#else
+  (void)offsets;
+  (void)neighbours;
+  (void)weights;
   (void)parts;
   (void)owner;
   throw Error("metis partitioning: this build of Herd has no METIS");

@@ -145,7 +145,31 @@ struct Partitioner {
 
 std::vector<Partitioner> partitioners() {
   return {{"ptscotch", have_ptscotch(), &mpi::ptscotch_parts<Exec, float>},
-          {"parmetis", have_parmetis(), &mpi::parmetis_parts<Exec, float>}};
+          {"parmetis", have_parmetis(), &mpi::parmetis_parts<Exec, float>},
+          {"metis", have_metis(), &mpi::metis_parts<Exec, float>}};
+}
+
+// METIS on the rows gathered from the blocks gives one process's METIS partition of the whole graph.
+TEST(Repartition, MetisOnOneRankGivesOneProcessParts) {
+  if (!have_metis()) GTEST_SKIP() << "no METIS in this build";
+  Exec exec;
+  LayeredPopulation population;
+  population.agents = 3000;
+  for (auto const& [name, global] : std::vector<std::pair<std::string, CsrGraph<Memory, float>>>{
+           {"torus", shuffled_torus(false)},
+           {"directed torus", shuffled_torus(true)},
+           {"population, layered", build_csr<float>(exec, generate_population(exec, population, 32).edges)}}) {
+    SCOPED_TRACE(name);
+    auto const share = block_share(global);
+    auto const parts = mpi::metis_parts(exec, MPI_COMM_WORLD, share, global.symmetric);
+    auto const expected = to_vector(partition_graph(exec, global, ranks(), PartitionMethod::metis).owner);
+    auto const ids = to_vector(share.ids);
+    ASSERT_EQ(parts.size(), static_cast<std::size_t>(share.owned));
+    bool same = true;
+    for (std::size_t l = 0; l < parts.size(); ++l)
+      same = same && parts[l] == expected[static_cast<std::size_t>(ids[l])];
+    EXPECT_TRUE(test::on_every_rank(same));
+  }
 }
 
 TEST(Repartition, ParallelPartsCutLessThanBlocksAndMoveAsOneProcessCuts) {

@@ -113,10 +113,10 @@ TEST(TemporalShare, EachRankBuildsTheShareOneProcessCutsFromTheWholeNetwork) {
   }
 }
 
-// PT-Scotch's or ParMETIS's parts of the graph of every pair that met, computed here from its
-// contiguous blocks: every snapshot is cut under them, and a contact of two agents of one part
-// counts once.
-TEST(TemporalShare, AParallelPartitionerSplitsEverySnapshotAsTheGraphOfPairsThatMet) {
+// The parts of the graph of every pair that met that PT-Scotch or ParMETIS give its contiguous
+// blocks (computed here from the blocks), or one process's METIS partition of it: every snapshot is
+// cut under them, and a contact of two agents of one part counts once.
+TEST(TemporalShare, APartitionerSplitsEverySnapshotAsTheGraphOfPairsThatMet) {
   Exec exec;
   MPI_Comm const comm = MPI_COMM_WORLD;
   int const rank = mpi::rank_of(comm), ranks = mpi::size_of(comm);
@@ -134,7 +134,8 @@ TEST(TemporalShare, AParallelPartitionerSplitsEverySnapshotAsTheGraphOfPairsThat
   };
   for (auto const& partitioner :
        {Partitioner{PartitionMethod::ptscotch, have_ptscotch(), &mpi::ptscotch_parts<Exec, float>},
-        Partitioner{PartitionMethod::parmetis, have_parmetis(), &mpi::parmetis_parts<Exec, float>}}) {
+        Partitioner{PartitionMethod::parmetis, have_parmetis(), &mpi::parmetis_parts<Exec, float>},
+        Partitioner{PartitionMethod::metis, have_metis(), nullptr}}) {
     std::string const name = to_string(partitioner.method);
     SCOPED_TRACE(name + " on rank " + std::to_string(rank) + " of " + std::to_string(ranks));
     if (!partitioner.available) {
@@ -143,19 +144,19 @@ TEST(TemporalShare, AParallelPartitionerSplitsEverySnapshotAsTheGraphOfPairsThat
                    mpi::CollectiveError);
       continue;
     }
-    // The whole map, gathered for the expected share only (one rank keeps the blocks).
-    std::vector<int> owner(static_cast<std::size_t>(whole.num_agents), 0);
-    if (ranks > 1) {
+    auto partition = partition_contiguous(exec, whole.num_agents, ranks);
+    if (!partitioner.parts) {
+      partition = partition_graph(exec, met, ranks, partitioner.method);
+    } else if (ranks > 1) {
+      // The whole map, gathered for the expected share only.
+      std::vector<int> owner(static_cast<std::size_t>(whole.num_agents), 0);
       auto const parts = partitioner.parts(exec, comm, blocks, true);
       auto const ids = to_vector(blocks.ids);
       for (std::size_t l = 0; l < parts.size(); ++l) owner[static_cast<std::size_t>(ids[l])] = parts[l];
       MPI_Allreduce(MPI_IN_PLACE, owner.data(), static_cast<int>(owner.size()), MPI_INT, MPI_MAX, comm);
+      Kokkos::deep_copy(partition.owner,
+                        Kokkos::View<int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(owner.data(), owner.size()));
     }
-    Partition<Memory> partition;
-    partition.parts = ranks;
-    partition.owner = Kokkos::View<int*, Memory>("owner", owner.size());
-    Kokkos::deep_copy(partition.owner,
-                      Kokkos::View<int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(owner.data(), owner.size()));
     for (auto const weights : {SnapshotWeights::met, SnapshotWeights::contacts}) {
       std::string const what = name + (weights == SnapshotWeights::contacts ? ", weighted" : "");
       auto const network = build_temporal_network<float>(exec, whole, window, AfterLastWindow::loop, weights);
@@ -165,10 +166,6 @@ TEST(TemporalShare, AParallelPartitionerSplitsEverySnapshotAsTheGraphOfPairsThat
       expect_same_network(share.network, mpi::local_snapshots(exec, network, share.local));
     }
   }
-  // METIS partitions a whole network, which no rank holds here.
-  EXPECT_THROW((void)mpi::temporal_share<float>(exec, comm, mine, window, frame, AfterLastWindow::loop,
-                                                SnapshotWeights::met, PartitionMethod::metis),
-               mpi::CollectiveError);
 }
 
 // The message every rank gets from reading `text` by parts, and the one one process gets.

@@ -9,7 +9,9 @@
 
 #include <herd/graph/csr_graph.hpp>
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace herd {
 
@@ -60,6 +62,11 @@ namespace Details {
 void metis_partition(Kokkos::View<edge_offset const*, Kokkos::HostSpace> offsets,
                      Kokkos::View<agent_index const*, Kokkos::HostSpace> neighbours, bool symmetric, int parts,
                      Kokkos::View<int*, Kokkos::HostSpace> owner);
+/// METIS k-way, with the seed metis_partition uses, on rows already as METIS takes them (each
+/// neighbour once, both ways, no self-loops), agent i weighing weights[i]: owner receives one
+/// part per agent. Throws herd::Error when METIS is missing or fails.
+void metis_partition_rows(std::vector<std::int64_t> const& offsets, std::vector<agent_index> const& neighbours,
+                          std::vector<std::int64_t> const& weights, int parts, std::vector<int>& owner);
 }  // namespace Details
 
 }  // namespace herd

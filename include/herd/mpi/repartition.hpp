@@ -3,10 +3,10 @@
 // Partitioning a graph no rank holds whole, and moving its rows to their parts.
 //
 // The ranks start from shares in contiguous blocks (build_local_graph, or extract_local_graph
-// under partition_contiguous). A parallel partitioner (PT-Scotch or ParMETIS) then gives each of a
-// rank's rows its part, and migrate_rows sends every row to its part. Nothing global is kept: the part of a
-// ghost is asked of its home, the rank whose contiguous block holds it (a rendezvous directory),
-// so no rank holds an owner map of all agents.
+// under partition_contiguous). A parallel partitioner (PT-Scotch or ParMETIS), or METIS on one
+// rank, then gives each of a rank's rows its part, and migrate_rows sends every row to its part. Nothing global is
+// kept: the part of a ghost is asked of its home, the rank whose contiguous block holds it (a rendezvous directory), so
+// no rank holds an owner map of all agents.
 
 #include <herd/mpi/local_graph.hpp>
 
@@ -39,6 +39,17 @@ template <class ExecutionSpace, class WeightStorage>
 std::vector<int> parmetis_parts(ExecutionSpace const& exec, MPI_Comm comm,
                                 LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> const& share,
                                 bool symmetric = false);
+
+/// The same as ptscotch_parts, from METIS k-way on one rank: the blocks' rows, symmetrised as
+/// PT-Scotch takes them, are gathered on rank 0 alone (4 bytes an entry, 16 an agent), which
+/// partitions them with partition_graph's seed and weights. The parts are those partition_graph
+/// gives the whole graph on one process, and no other rank holds more than its block. Throws
+/// CollectiveError on every rank when this build has no METIS, the graph has more than 2^31
+/// symmetrised entries, METIS fails, or a part is left without agents. Collective over `comm`.
+template <class ExecutionSpace, class WeightStorage>
+std::vector<int> metis_parts(ExecutionSpace const& exec, MPI_Comm comm,
+                             LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> const& share,
+                             bool symmetric = false);
 
 /// Moves each owned row of `share` (contiguous blocks) to rank parts[local index]: the result is
 /// the LocalGraph extract_local_graph would cut from the whole graph under the partition the

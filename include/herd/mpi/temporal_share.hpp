@@ -1,8 +1,8 @@
 #pragma once
 
 // A timed-contact file read by all ranks together, and each rank's share of its temporal network
-// under contiguous blocks of agents or the parts a parallel partitioner gives them: no rank reads
-// the whole file or holds the whole network. The share is the one local_snapshots and
+// under contiguous blocks of agents or the parts a partitioner gives them: no rank reads the
+// whole file or holds the whole network. The share is the one local_snapshots and
 // extract_local_graph cut from the whole network.
 
 #include <herd/graph/temporal_network.hpp>
@@ -31,7 +31,7 @@ template <class MemorySpace, class WeightStorage>
 struct TemporalShare {
   LocalGraph<MemorySpace, WeightStorage> local;
   TemporalNetwork<MemorySpace, WeightStorage> network;
-  double partition_seconds = 0.0;  ///< what the parallel partitioner took, if one ran
+  double partition_seconds = 0.0;  ///< what the partitioner took, if one ran
 };
 
 /// The windows of `window` time units of the contacts the ranks hold between them (`mine`): from
@@ -42,13 +42,13 @@ WindowFrame window_frame(MPI_Comm comm, TimedContacts const& mine, std::int64_t 
 /// This rank's share of the temporal network in the windows of `frame` (window_frame's) of the
 /// contacts the ranks hold between them (`mine`: each rank's part, numbered alike, as
 /// read_timed_contacts gives them, released once sent). Each contact travels to the owners of its
-/// two agents under contiguous blocks, which build their rows alone. With `method` ptscotch or
-/// parmetis, the graph of every pair that met is partitioned from those blocks (ptscotch_parts,
-/// parmetis_parts: one partition for every snapshot) and its rows and the contacts move on to
-/// their parts (migrate_rows). Equal, field by field, to local_snapshots of the whole network and
-/// extract_local_graph of the graph of every pair that met under that partition, as one process
-/// builds them. Throws CollectiveError on every rank for `method` metis (which partitions a whole
-/// network) or a partitioner this build lacks. Collective over `comm`.
+/// two agents under contiguous blocks, which build their rows alone. With `method` ptscotch,
+/// parmetis or metis, the graph of every pair that met is partitioned from those blocks
+/// (ptscotch_parts, parmetis_parts, metis_parts: one partition for every snapshot) and its rows and
+/// the contacts move on to their parts (migrate_rows). Equal, field by field, to local_snapshots
+/// of the whole network and extract_local_graph of the graph of every pair that met under that
+/// partition, as one process builds them. Throws CollectiveError on every rank for a partitioner
+/// this build lacks. Collective over `comm`.
 template <class WeightStorage, class ExecutionSpace>
 TemporalShare<typename ExecutionSpace::memory_space, WeightStorage> temporal_share(
     ExecutionSpace const& exec, MPI_Comm comm, TimedContacts mine, std::int64_t window, WindowFrame const& frame,
