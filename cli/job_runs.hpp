@@ -215,12 +215,12 @@ GraphFacts graph_facts(Options const& o, Input<WeightStorage> const& input, Exec
 }
 
 #if HERD_ENABLE_MPI
-// Whether each rank of a distributed run builds only its share of the graph: a generator, an
-// edge-list file or a population file, under contiguous blocks (or PT-Scotch or ParMETIS, which
-// start from them). A model that reads attributes (a population file's, or --attributes') reads
-// its own agents' values once its rows are in place.
-inline bool partitions_shares(Options const& o) { return o.partition == "ptscotch" || o.partition == "parmetis"; }
-inline bool builds_shares(Options const& o) { return o.partition == "contiguous" || partitions_shares(o); }
+// Each rank of a distributed run builds only its share of the graph (a generator's, an edge-list
+// file's, a population file's or a timed-contact file's), in contiguous blocks. Whether the
+// shares then move to the parts a partitioner gives them: METIS (on rank 0), PT-Scotch or
+// ParMETIS. A model that reads attributes (a population file's, or --attributes') reads its own
+// agents' values once its rows are in place.
+inline bool partitions_shares(Options const& o) { return o.partition != "contiguous"; }
 
 // The parts of the parallel partitioner --partition names for a share in contiguous blocks (of a
 // graph whose rows are `symmetric`, or not), and the rows moved to them (collective). Adds the time
@@ -231,6 +231,7 @@ LocalGraph<Memory, WeightStorage> repartition(Options const& o, Exec const& exec
                                               double& partition_seconds, double& local_graph_seconds) {
   Kokkos::Timer phase;
   auto const parts = o.partition == "parmetis" ? mpi::parmetis_parts(exec, comm, share, symmetric)
+                     : o.partition == "metis"  ? mpi::metis_parts(exec, comm, share, symmetric)
                                                : mpi::ptscotch_parts(exec, comm, share, symmetric);
   partition_seconds += phase.seconds();
   phase.reset();
@@ -711,7 +712,7 @@ struct DistributedInput {
 // parameters (`o`'s) against it (collective).
 template <class WeightStorage, class Entry>
 DistributedInput<WeightStorage, Entry> distributed_input(Options const& o, Exec const& exec, MPI_Comm comm) {
-  int const rank = mpi::rank_of(comm), size = mpi::size_of(comm);
+  int const size = mpi::size_of(comm);
   Kokkos::Timer setup;
   DistributedInput<WeightStorage, Entry> in;
   bool reads_share = false, reads_rows = false, makes_population = false, reads_timed = false;
@@ -719,9 +720,11 @@ DistributedInput<WeightStorage, Entry> distributed_input(Options const& o, Exec 
   // --attributes, each rank reading its part of the table first, as one process reads the table
   // before the graph: its rows go to their agents' owners once the graph's rows are in place.
   std::optional<mpi::AttributeRows> table;
-  if (!o.attributes.empty() && o.window == 0 && builds_shares(o)) table = mpi::read_attribute_rows(comm, o.attributes);
+  if (!o.attributes.empty() && o.window == 0) table = mpi::read_attribute_rows(comm, o.attributes);
   auto source = mpi::collectively(comm, [&] {
     require(o.reorder == "none", "--reorder applies to one process; under mpiexec the partition decides locality");
+    require(o.partition != "metis" || have_metis(),
+            "--partition metis: this build of Herd has no METIS (configure with -DHerd_ENABLE_METIS=ON)");
     require(o.partition != "ptscotch" || have_ptscotch(),
             "--partition ptscotch: this build of Herd has no PT-Scotch (configure with -DHerd_ENABLE_PTSCOTCH=ON)");
     require(o.partition != "parmetis" || have_parmetis(),
@@ -730,7 +733,6 @@ DistributedInput<WeightStorage, Entry> distributed_input(Options const& o, Exec 
     std::optional<EdgeSource<Memory>> share;
     // A timed-contact file is read by parts under every partition.
     if ((reads_timed = o.window > 0)) return share;
-    if (!builds_shares(o)) return share;
     if ((share = edge_source_of(o, exec))) {
       check_share_fits(o, size, static_cast<double>(o.agents), static_cast<double>(o.agents) * o.mean_degree);
       (void)Entry::template make<WeightStorage>(o, 0, share->agents, typename Entry::Inputs{});
@@ -784,31 +786,6 @@ DistributedInput<WeightStorage, Entry> distributed_input(Options const& o, Exec 
     if (reads_rows) symmetric = in.local.mirrored;
     in.graph_seconds = setup.seconds();
     in.facts = share_facts(o, exec, comm, in.local, reads_share ? std::move(names) : *layer_names_of(o, comm));
-  } else {
-    // Every rank builds the same global graph (generators are pure functions of the seed) and
-    // the same partition, then keeps its share.
-    auto input = mpi::collectively(comm, [&] {
-      auto graph = make_graph<WeightStorage>(o, exec, comm);
-      // The model's parameters, checked before anything runs, on every rank alike.
-      (void)Entry::template make<WeightStorage>(o, 0, graph.graph.num_agents(), typename Entry::Inputs{});
-      return graph;
-    });
-    in.inputs = mpi::collectively(comm, [&] { return Entry::read_inputs(o, input, comm); });
-    in.facts = graph_facts(o, input, exec);
-    in.graph_seconds = setup.seconds();
-    Kokkos::Timer phase;
-    // Each rank keeps its share alone through the run, not the whole graph or the partition as well.
-    // PT-Scotch and ParMETIS start from contiguous blocks, below.
-    in.local = [&] {
-      auto const method = partitions_shares(o) ? PartitionMethod::contiguous : parse_partition_method(o.partition);
-      auto const partition = mpi::collectively(comm, [&] { return partition_graph(exec, input.graph, size, method); });
-      in.partition_seconds = phase.seconds();
-      phase.reset();
-      return mpi::collectively(comm, [&] { return extract_local_graph(exec, input.graph, partition, rank); });
-    }();
-    symmetric = input.graph.symmetric;
-    input.graph = {};
-    in.local_graph_seconds = phase.seconds();
   }
   // A temporal share is partitioned as it is built, with its snapshots.
   if (partitions_shares(o) && size > 1 && !reads_timed)

@@ -735,8 +735,9 @@ Convert (herd convert):
 
 Distributed (under mpiexec):
   --partition METHOD       contiguous (default), metis, ptscotch or parmetis: which rank owns
-                           which agent; ptscotch and parmetis partition the ranks' shares
-                           without any rank holding the whole graph. Given to an ensemble, the
+                           which agent; every rank builds its share alone, ptscotch and
+                           parmetis partition the shares in parallel, metis on rank 0 (which
+                           gathers the graph's links). Given to an ensemble, the
                            ranks share the graph and run each member together (else each holds
                            all of it)
   --exchange-every K       send ghost values after every K-th step only (1); K > 1 leaves
