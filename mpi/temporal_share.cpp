@@ -188,15 +188,9 @@ TemporalShare<typename ExecutionSpace::memory_space, WeightStorage> temporal_sha
   int methods[2] = {chosen, -chosen};
   MPI_Allreduce(MPI_IN_PLACE, methods, 2, MPI_INT, MPI_MAX, comm);
   // The blocks, made first: their check refuses more ranks than agents before any contact moves.
-  // A partitioner this build lacks is refused on any rank count, before anything moves.
   auto const partition = collectively(comm, [&] {
     require(agents == fewest, "temporal network: the ranks hold contacts of different agent counts");
     require(methods[0] == chosen && -methods[1] == chosen, "temporal network: the ranks name different partitions");
-    require(method != PartitionMethod::metis || have_metis(), "temporal network: this build of Herd has no METIS");
-    require(method != PartitionMethod::ptscotch || have_ptscotch(),
-            "temporal network: this build of Herd has no PT-Scotch");
-    require(method != PartitionMethod::parmetis || have_parmetis(),
-            "temporal network: this build of Herd has no ParMETIS");
     return partition_contiguous(exec, agents, parts);
   });
   // Each contact to the owners of its agents (rank q owns [q N / P, (q + 1) N / P)).
@@ -215,18 +209,21 @@ TemporalShare<typename ExecutionSpace::memory_space, WeightStorage> temporal_sha
   TemporalShare<memory_space, WeightStorage> share;
   share.local = collectively(
       comm, [&] { return extract_local_graph(exec, met_graph<WeightStorage>(exec, held, agents), partition, rank); });
-  if (method != PartitionMethod::contiguous && parts > 1) {
-    // The partitioner splits the graph of every pair that met (its blocks are complete
-    // for their owned agents), whose rows then move to their parts; each block's owner sends the
-    // contacts of its agents after them.
+  if (method != PartitionMethod::contiguous) {
+    // The partitioner splits the graph of every pair that met (its blocks are complete for their
+    // owned agents), whose rows then move to their parts; each block's owner sends the contacts
+    // of its agents after them. One rank keeps its block, but a partitioner this build lacks is
+    // refused on it too.
     Kokkos::Timer partitioning;
     auto const part = method == PartitionMethod::parmetis ? parmetis_parts(exec, comm, share.local, true)
                       : method == PartitionMethod::metis  ? metis_parts(exec, comm, share.local, true)
                                                           : ptscotch_parts(exec, comm, share.local, true);
     share.partition_seconds = partitioning.seconds();
-    auto moved = migrate_rows(exec, comm, share.local, part);
-    held = to_parts(comm, held, blocks, share.local, part, moved);
-    share.local = std::move(moved);
+    if (parts > 1) {
+      auto moved = migrate_rows(exec, comm, share.local, part);
+      held = to_parts(comm, held, blocks, share.local, part, moved);
+      share.local = std::move(moved);
+    }
   }
   // Every contact of an owned agent is here, so its rows are the whole network's.
   TimedContacts contacts;
