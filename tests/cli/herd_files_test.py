@@ -5,6 +5,7 @@ A test script calls configure(sys.argv) before unittest.main: argv[1] is herd, t
 command line."""
 
 import os
+import re
 import shlex
 import subprocess
 import tempfile
@@ -31,6 +32,25 @@ def herd_command(ranks, *args):
 
 def herd(ranks, *args, cwd=None):
     return subprocess.run(herd_command(ranks, *args), capture_output=True, text=True, env=ENV, timeout=300, cwd=cwd)
+
+
+_PARTITIONERS = None
+
+
+def partitioners():
+    """The partition methods this herd offers, as `herd --version` lists them (METIS, PT-Scotch
+    and ParMETIS are optional)."""
+    global _PARTITIONERS
+    if _PARTITIONERS is None:
+        found = re.search(r"partitioners: ([a-z, ]+)\)", herd(0, "--version").stdout)
+        _PARTITIONERS = found.group(1).split(", ") if found else ["contiguous"]
+    return _PARTITIONERS
+
+
+def metis_or_blocks():
+    """METIS where this build has it, else contiguous blocks: a run compared with one process's
+    compares either way."""
+    return "metis" if "metis" in partitioners() else "contiguous"
 
 
 def read(path):

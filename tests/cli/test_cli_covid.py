@@ -157,9 +157,7 @@ class CovidRun(hf.Case):
     def test_same_results_on_1_to_3_ranks(self):
         self.write_population()
         one = self.covid("--steps", "30", "--transmission-rate", "12")
-        partitions = ["contiguous", "metis"]
-        if "ptscotch" in hf.herd(0, "--version").stdout:
-            partitions.append("ptscotch")
+        partitions = [p for p in ("contiguous", "metis", "ptscotch") if p in hf.partitioners()]
         for partition in partitions:
             for ranks in [2, 3]:
                 with self.subTest(partition=partition, ranks=ranks):
@@ -213,9 +211,7 @@ class CovidRun(hf.Case):
                 "12", "--quiet", "--csv", self.path("h5.csv"))
         one = read(self.path("h5.csv"))
         self.assertIn("\n0,2976,20,4,0,0\n", one)
-        partitions = ["contiguous", "metis"]
-        if "ptscotch" in hf.herd(0, "--version").stdout:
-            partitions.append("ptscotch")
+        partitions = [p for p in ("contiguous", "metis", "ptscotch") if p in hf.partitioners()]
         for partition in partitions:
             for ranks in [2, 3]:
                 with self.subTest(partition=partition, ranks=ranks):

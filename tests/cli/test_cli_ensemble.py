@@ -416,7 +416,7 @@ class Ranks(hf.Case):
             json.dump({"events": [{"steps": [3, 10], "layers": {"school": 0, "workplace": 0.3}},
                                   {"steps": [2, 15], "isolate": {"probability": 0.4, "duration": 3}}]}, f)
         population = ["--agents", "4000", "--steps", "15", "--quiet", "--scenario", scenario]
-        for graph, partition in ((GRAPH, "contiguous"), (population, "metis")):
+        for graph, partition in ((GRAPH, "contiguous"), (population, hf.metis_or_blocks())):
             args = ["run", "--model", "seir", *graph, "--replicates", "2", "--sweep", "beta=0.1:0.3:2"]
             self.ok(0, *args, "--csv", self.path("one.csv"))
             for ranks in (0, 2, 3):
@@ -444,8 +444,8 @@ class Ranks(hf.Case):
                 "--replicates", "2", "--sweep", "beta=0.1:0.3:2"]
         self.ok(0, *args, "--steps", "15", "--csv", self.path("whole.csv"))
         whole = hf.read(self.path("whole.csv"))
-        self.ok(2, *args, "--steps", "6", "--partition", "metis", "--checkpoint", self.path("over.h5"),
-                "--checkpoint-every", "1")  # put in place after each member, the last file the same
+        self.ok(2, *args, "--steps", "6", "--partition", hf.metis_or_blocks(), "--checkpoint",
+                self.path("over.h5"), "--checkpoint-every", "1")  # put in place after each member, the last file the same
         self.ok(0, *args, "--steps", "6", "--checkpoint", self.path("one.h5"))
         # The same file, dataset for dataset, whichever layout wrote it.
         import h5py

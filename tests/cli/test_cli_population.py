@@ -124,7 +124,8 @@ class Run(Case):
         self.ok(0, "run", *args, *graph, "--csv", self.path("direct.csv"))
         direct = read(self.path("direct.csv"))
         self.assertGreater(int(direct.strip().split("\n")[-1].split(",")[-1]), 100, "the epidemic should spread")
-        for ranks, extra in [(0, []), (0, ["--precision", "half"]), (2, []), (3, ["--partition", "metis"])]:
+        for ranks, extra in [(0, []), (0, ["--precision", "half"]), (2, []),
+                             (3, ["--partition", herd_files_test.metis_or_blocks()])]:
             with self.subTest(ranks=ranks, extra=extra):
                 csv = self.path(f"file{ranks}.csv")
                 self.ok(ranks, "run", *args, "--graph", self.path("g.h5"), *extra, "--csv", csv)

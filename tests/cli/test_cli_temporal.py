@@ -162,8 +162,9 @@ class Temporal(hf.Case):
         path = self.generated()
         one = self.seir(path, 300)
         # PT-Scotch and ParMETIS partition the graph of pairs that met from the blocks read by parts.
-        partitioners = [p for p in ("ptscotch", "parmetis") if p in hf.herd(0, "--version").stdout]
-        for ranks, partition in [(2, "contiguous"), (4, "contiguous"), (3, "metis")] + [(3, p) for p in partitioners]:
+        partitioners = [p for p in ("ptscotch", "parmetis") if p in hf.partitioners()]
+        for ranks, partition in [(2, "contiguous"), (4, "contiguous"), (3, hf.metis_or_blocks())] + [
+                (3, p) for p in partitioners]:
             with self.subTest(ranks=ranks, partition=partition):
                 out = self.path(f"ranks{ranks}.csv")
                 self.ok(ranks, "run", "--model", "seir", "--graph", path, "--window", "2min", "--beta", "0.8",
@@ -174,7 +175,7 @@ class Temporal(hf.Case):
     def test_a_parallel_partitioner_finds_the_locality_the_ids_hide(self):
         """scripts/make_timed_contacts.py: a ring whose ids are shuffled. Blocks of ids cut most of
         its pairs; PT-Scotch finds the ring, with the same counts."""
-        if not hf.MPIEXEC or "ptscotch" not in hf.herd(0, "--version").stdout:
+        if not hf.MPIEXEC or "ptscotch" not in hf.partitioners():
             self.skipTest("needs mpiexec and PT-Scotch")
         path = self.path("ring.tij")
         script = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "make_timed_contacts.py")
@@ -238,11 +239,11 @@ class Temporal(hf.Case):
         with open(summary) as f:
             self.assertTrue(json.load(f)["weighted"])
         if hf.MPIEXEC:
-            self.assertEqual(series(2, "--window-weights", "contacts", "--partition", "metis"), weighted)
+            self.assertEqual(series(2, "--window-weights", "contacts", "--partition", hf.metis_or_blocks()), weighted)
             # Read by parts: each rank builds its agents' rows from the contacts sent to it, or
             # the contacts move on to the parts PT-Scotch gives, a contact within a part counted once.
             self.assertEqual(series(3, "--window-weights", "contacts"), weighted)
-            if "ptscotch" in hf.herd(0, "--version").stdout:
+            if "ptscotch" in hf.partitioners():
                 self.assertEqual(series(4, "--window-weights", "contacts", "--partition", "ptscotch"), weighted)
         if os.environ.get("HERD_HAS_HDF5") == "1":
             ckpt = self.path("weighted.h5")
@@ -258,7 +259,7 @@ class Temporal(hf.Case):
                 self.ok(0, "resume", parts, "--steps", "120", "--csv", self.path("parts.csv"), "--quiet")
                 self.assertEqual(hf.read(self.path("parts.csv")), weighted)
                 # and resumes on ranks that PT-Scotch's parts split.
-                if "ptscotch" in hf.herd(0, "--version").stdout:
+                if "ptscotch" in hf.partitioners():
                     self.ok(2, "resume", ckpt, "--steps", "120", "--partition", "ptscotch", "--csv",
                             self.path("scotch.csv"), "--quiet")
                     self.assertEqual(hf.read(self.path("scotch.csv")), weighted)
