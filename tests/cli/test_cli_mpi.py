@@ -230,7 +230,7 @@ class SameResults(unittest.TestCase):
 
     def test_metis_reports_every_setup_phase(self):
         # Under METIS the population is built by shares, partitioned on rank 0 (which gathers its
-        # links, 4 bytes an entry) and its rows moved: every phase takes time.
+        # links) and its rows moved: every phase takes time.
         if not has_partitioner("metis"):
             self.skipTest("this build has no METIS")
         self.run_ok(2, "run", "--model", "sir", "--graph", "population", "--agents", "9000", "--steps", "5",

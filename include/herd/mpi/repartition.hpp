@@ -41,8 +41,8 @@ std::vector<int> parmetis_parts(ExecutionSpace const& exec, MPI_Comm comm,
                                 bool symmetric = false);
 
 /// The same as ptscotch_parts, from METIS k-way on one rank: the blocks' rows, symmetrised as
-/// PT-Scotch takes them, are gathered on rank 0 alone (4 bytes an entry, 16 an agent), which
-/// partitions them with partition_graph's seed and weights. The parts are those partition_graph
+/// PT-Scotch takes them, are gathered on rank 0 alone (with METIS's copy, about 8 bytes an entry
+/// and 40 an agent), which partitions them with partition_graph's seed and weights. The parts are those partition_graph
 /// gives the whole graph on one process, and no other rank holds more than its block. Throws
 /// CollectiveError on every rank when this build has no METIS, the graph has more than 2^31
 /// symmetrised entries, METIS fails, or a part is left without agents. Collective over `comm`.
