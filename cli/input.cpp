@@ -139,11 +139,7 @@ Input<WeightStorage> temporal_graph_of(Options const& o, Exec const& exec) {
   input.temporal = build_temporal_network<WeightStorage>(
       exec, contacts, o.window, o.after_last == "stop" ? AfterLastWindow::stop : AfterLastWindow::loop,
       o.window_weights == "contacts" ? SnapshotWeights::contacts : SnapshotWeights::met);
-  HostEdgeList pairs;
-  pairs.num_agents = contacts.num_agents;
-  pairs.sources.assign(contacts.first.begin(), contacts.first.end());
-  pairs.targets.assign(contacts.second.begin(), contacts.second.end());
-  input.graph = build_csr<WeightStorage>(exec, to_device(exec, pairs));
+  input.graph = met_graph<WeightStorage>(exec, contacts);
   auto const& t = *input.temporal;
   input.name = temporal_name(o, t.num_windows(), t.graphs.size() - 1);
   return input;

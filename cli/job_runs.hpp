@@ -230,9 +230,7 @@ LocalGraph<Memory, WeightStorage> repartition(Options const& o, Exec const& exec
                                               LocalGraph<Memory, WeightStorage> share, bool symmetric,
                                               double& partition_seconds, double& local_graph_seconds) {
   Kokkos::Timer phase;
-  auto const parts = o.partition == "parmetis" ? mpi::parmetis_parts(exec, comm, share, symmetric)
-                     : o.partition == "metis"  ? mpi::metis_parts(exec, comm, share, symmetric)
-                                               : mpi::ptscotch_parts(exec, comm, share, symmetric);
+  auto const parts = mpi::parts_by(parse_partition_method(o.partition), exec, comm, share, symmetric);
   partition_seconds += phase.seconds();
   phase.reset();
   auto moved = mpi::migrate_rows(exec, comm, share, parts);

@@ -7,9 +7,7 @@
 #include <herd/core/error.hpp>
 #include <herd/core/execution_spaces.hpp>
 #include <herd/core/half.hpp>
-#include <herd/graph/build_csr.hpp>
 #include <herd/io/device_copy.hpp>
-#include <herd/io/text/edge_list_parser.hpp>
 #include <herd/io/text/timed_contacts_parser.hpp>
 #include <herd/mpi/collective.hpp>
 #include <herd/mpi/local_snapshots.hpp>
@@ -77,20 +75,19 @@ std::vector<Contact> route(MPI_Comm comm, std::size_t count, Sends const& sends,
   return Details::exchange(comm, outgoing, begin, from, what);
 }
 
-// The graph of every pair that met in `contacts`, symmetrised as one process builds it.
-template <class WeightStorage, class ExecutionSpace>
-CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> met_graph(ExecutionSpace const& exec,
-                                                                         std::vector<Contact> const& contacts,
-                                                                         long long agents) {
-  HostEdgeList pairs;
-  pairs.num_agents = static_cast<agent_index>(agents);
-  pairs.sources.reserve(contacts.size());
-  pairs.targets.reserve(contacts.size());
+// `contacts` as TimedContacts of `agents` agents, in their order.
+TimedContacts timed(std::vector<Contact> const& contacts, long long agents) {
+  TimedContacts timed;
+  timed.num_agents = static_cast<agent_index>(agents);
+  timed.times.reserve(contacts.size());
+  timed.first.reserve(contacts.size());
+  timed.second.reserve(contacts.size());
   for (auto const& c : contacts) {
-    pairs.sources.push_back(c.first);
-    pairs.targets.push_back(c.second);
+    timed.times.push_back(c.time);
+    timed.first.push_back(c.first);
+    timed.second.push_back(c.second);
   }
-  return build_csr<WeightStorage>(exec, to_device(exec, pairs));
+  return timed;
 }
 
 // The contacts of this rank's block (`held`) sent on to the parts of their agents (`part`, by
@@ -98,7 +95,7 @@ CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> met_graph(Executi
 // `local` is this rank's share under those parts. An agent's part gets all its contacts, and a
 // contact of two of its agents twice, once each way: it keeps one.
 template <class MemorySpace, class WeightStorage>
-std::vector<Contact> to_parts(MPI_Comm comm, std::vector<Contact> const& held, Details::Blocks const& blocks,
+std::vector<Contact> to_parts(MPI_Comm comm, TimedContacts const& held, Details::Blocks const& blocks,
                               LocalGraph<MemorySpace, WeightStorage> const& blocks_share, std::vector<int> const& part,
                               LocalGraph<MemorySpace, WeightStorage> const& local) {
   int const rank = rank_of(comm);
@@ -114,7 +111,7 @@ std::vector<Contact> to_parts(MPI_Comm comm, std::vector<Contact> const& held, D
   auto received = route(
       comm, held.size(),
       [&](std::size_t k, auto&& send) {
-        Contact const c = held[k];
+        Contact const c{held.times[k], held.first[k], held.second[k]};
         if (mine(c.first)) send(part_of(c.first), c);
         if (c.second != c.first && mine(c.second)) send(part_of(c.second), Contact{c.time, c.second, c.first});
       },
@@ -205,38 +202,27 @@ TemporalShare<typename ExecutionSpace::memory_space, WeightStorage> temporal_sha
       },
       "temporal network: contacts to their agents' owners");
   mine = {};
+  // Every contact of an owned agent is here, so its rows are the whole network's.
+  auto contacts = timed(held, agents);
+  held = {};
   using memory_space = typename ExecutionSpace::memory_space;
   TemporalShare<memory_space, WeightStorage> share;
   share.local = collectively(
-      comm, [&] { return extract_local_graph(exec, met_graph<WeightStorage>(exec, held, agents), partition, rank); });
+      comm, [&] { return extract_local_graph(exec, met_graph<WeightStorage>(exec, contacts), partition, rank); });
   if (method != PartitionMethod::contiguous) {
     // The partitioner splits the graph of every pair that met (its blocks are complete for their
     // owned agents), whose rows then move to their parts; each block's owner sends the contacts
     // of its agents after them. One rank keeps its block, but a partitioner this build lacks is
     // refused on it too.
     Kokkos::Timer partitioning;
-    auto const part = method == PartitionMethod::parmetis ? parmetis_parts(exec, comm, share.local, true)
-                      : method == PartitionMethod::metis  ? metis_parts(exec, comm, share.local, true)
-                                                          : ptscotch_parts(exec, comm, share.local, true);
+    auto const part = parts_by(method, exec, comm, share.local, true);
     share.partition_seconds = partitioning.seconds();
     if (parts > 1) {
       auto moved = migrate_rows(exec, comm, share.local, part);
-      held = to_parts(comm, held, blocks, share.local, part, moved);
+      contacts = timed(to_parts(comm, contacts, blocks, share.local, part, moved), agents);
       share.local = std::move(moved);
     }
   }
-  // Every contact of an owned agent is here, so its rows are the whole network's.
-  TimedContacts contacts;
-  contacts.num_agents = static_cast<agent_index>(agents);
-  contacts.times.reserve(held.size());
-  contacts.first.reserve(held.size());
-  contacts.second.reserve(held.size());
-  for (auto const& c : held) {
-    contacts.times.push_back(c.time);
-    contacts.first.push_back(c.first);
-    contacts.second.push_back(c.second);
-  }
-  held = {};
   auto const network = collectively(
       comm, [&] { return build_temporal_network<WeightStorage>(exec, contacts, window, frame, after_last, weights); });
   share.network = collectively(comm, [&] { return local_snapshots(exec, network, share.local); });

@@ -5,6 +5,7 @@
 #include <herd/core/half.hpp>
 #include <herd/core/profiling_region.hpp>
 #include <herd/graph/build_csr.hpp>
+#include <herd/io/device_copy.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -236,11 +237,22 @@ TemporalNetwork<typename ExecutionSpace::memory_space, WeightStorage> build_temp
   return network;
 }
 
-#define HERD_INSTANTIATE_TEMPORAL_W(EXEC, W)                                              \
-  template TemporalNetwork<EXEC::memory_space, W> build_temporal_network<W, EXEC>(        \
-      EXEC const&, TimedContacts const&, std::int64_t, AfterLastWindow, SnapshotWeights); \
-  template TemporalNetwork<EXEC::memory_space, W> build_temporal_network<W, EXEC>(        \
-      EXEC const&, TimedContacts const&, std::int64_t, WindowFrame const&, AfterLastWindow, SnapshotWeights);
+template <class WeightStorage, class ExecutionSpace>
+CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> met_graph(ExecutionSpace const& exec,
+                                                                         TimedContacts const& contacts) {
+  HostEdgeList pairs;
+  pairs.num_agents = contacts.num_agents;
+  pairs.sources.assign(contacts.first.begin(), contacts.first.end());
+  pairs.targets.assign(contacts.second.begin(), contacts.second.end());
+  return build_csr<WeightStorage>(exec, to_device(exec, pairs));
+}
+
+#define HERD_INSTANTIATE_TEMPORAL_W(EXEC, W)                                                                  \
+  template TemporalNetwork<EXEC::memory_space, W> build_temporal_network<W, EXEC>(                            \
+      EXEC const&, TimedContacts const&, std::int64_t, AfterLastWindow, SnapshotWeights);                     \
+  template TemporalNetwork<EXEC::memory_space, W> build_temporal_network<W, EXEC>(                            \
+      EXEC const&, TimedContacts const&, std::int64_t, WindowFrame const&, AfterLastWindow, SnapshotWeights); \
+  template CsrGraph<EXEC::memory_space, W> met_graph<W, EXEC>(EXEC const&, TimedContacts const&);
 #define HERD_INSTANTIATE_TEMPORAL(EXEC) HERD_INSTANTIATE_TEMPORAL_W(EXEC, float) HERD_INSTANTIATE_TEMPORAL_W(EXEC, half)
 
 HERD_FOR_EACH_EXECUTION_SPACE(HERD_INSTANTIATE_TEMPORAL)

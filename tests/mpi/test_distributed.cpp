@@ -185,11 +185,7 @@ TEST(Distributed, TemporalNetworksMatchOneProcess) {
   }
   Exec exec;
   // Every pair that ever met: the graph the ranks are partitioned by.
-  HostEdgeList pairs;
-  pairs.num_agents = contacts.num_agents;
-  pairs.sources.assign(contacts.first.begin(), contacts.first.end());
-  pairs.targets.assign(contacts.second.begin(), contacts.second.end());
-  auto const met = build_csr(exec, to_device(exec, pairs));
+  auto const met = met_graph(exec, contacts);
   for (auto weights : {SnapshotWeights::met, SnapshotWeights::contacts}) {
     auto const network = build_temporal_network(exec, contacts, 1000, AfterLastWindow::loop, weights);
     ASSERT_EQ(network.num_windows(), 17u);

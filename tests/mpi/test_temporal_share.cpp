@@ -66,15 +66,6 @@ void expect_same_network(TemporalNetwork<Memory, float> const& built, TemporalNe
   }
 }
 
-// The graph of every pair that met in `contacts`, as the run partitions it.
-CsrGraph<Memory, float> met_graph(Exec const& exec, TimedContacts const& contacts) {
-  HostEdgeList pairs;
-  pairs.num_agents = contacts.num_agents;
-  pairs.sources.assign(contacts.first.begin(), contacts.first.end());
-  pairs.targets.assign(contacts.second.begin(), contacts.second.end());
-  return build_csr<float>(exec, to_device(exec, pairs));
-}
-
 TEST(TemporalShare, EachRankBuildsTheShareOneProcessCutsFromTheWholeNetwork) {
   Exec exec;
   MPI_Comm const comm = MPI_COMM_WORLD;
@@ -89,7 +80,7 @@ TEST(TemporalShare, EachRankBuildsTheShareOneProcessCutsFromTheWholeNetwork) {
     MPI_Allreduce(MPI_IN_PLACE, &held, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
     EXPECT_EQ(held, whole.size());
     // The graph of every pair that met, and its contiguous blocks, as the run cuts them.
-    auto const met = met_graph(exec, whole);
+    auto const met = met_graph<float>(exec, whole);
     auto const partition = partition_contiguous(exec, whole.num_agents, ranks);
     for (std::int64_t const window : {20, 300, 86400})
       for (auto const weights : {SnapshotWeights::met, SnapshotWeights::contacts}) {
@@ -122,7 +113,7 @@ TEST(TemporalShare, APartitionerSplitsEverySnapshotAsTheGraphOfPairsThatMet) {
   int const rank = mpi::rank_of(comm), ranks = mpi::size_of(comm);
   SharedFile const file("timed_parts.txt", timed_text(3000, false));
   auto const whole = read_timed_contacts(file.path());
-  auto const met = met_graph(exec, whole);
+  auto const met = met_graph<float>(exec, whole);
   auto const blocks = extract_local_graph(exec, met, partition_contiguous(exec, whole.num_agents, ranks), rank);
   auto const mine = mpi::read_timed_contacts(comm, file.path());
   std::int64_t const window = 300;

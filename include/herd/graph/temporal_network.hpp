@@ -96,6 +96,13 @@ TemporalNetwork<typename ExecutionSpace::memory_space, WeightStorage> build_temp
     ExecutionSpace const& exec, TimedContacts const& contacts, std::int64_t window,
     AfterLastWindow after_last = AfterLastWindow::loop, SnapshotWeights weights = SnapshotWeights::met);
 
+/// The graph of every pair that met in `contacts`, whatever the time: each pair once, stored both
+/// ways, without self-contacts (build_csr). Distributed runs partition it, and its rows' ghosts
+/// cover every snapshot's.
+template <class WeightStorage = float, class ExecutionSpace>
+CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> met_graph(ExecutionSpace const& exec,
+                                                                         TimedContacts const& contacts);
+
 /// build_temporal_network of a part of some contacts, in the windows of `frame` (every window of a
 /// contact of the part must be among frame.busy): one snapshot per busy window, in order, empty
 /// where the part has none of its contacts, so that every part numbers its snapshots alike. Each

@@ -9,6 +9,7 @@
 // no rank holds an owner map of all agents.
 
 #include <herd/mpi/local_graph.hpp>
+#include <herd/mpi/partition.hpp>
 
 #include <mpi.h>
 
@@ -50,6 +51,25 @@ template <class ExecutionSpace, class WeightStorage>
 std::vector<int> metis_parts(ExecutionSpace const& exec, MPI_Comm comm,
                              LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> const& share,
                              bool symmetric = false);
+
+/// The parts `method` gives the owned agents of `share` (contiguous blocks): metis_parts,
+/// ptscotch_parts or parmetis_parts; under contiguous blocks each stays on this rank.
+template <class ExecutionSpace, class WeightStorage>
+std::vector<int> parts_by(PartitionMethod method, ExecutionSpace const& exec, MPI_Comm comm,
+                          LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> const& share,
+                          bool symmetric = false) {
+  switch (method) {
+    case PartitionMethod::metis:
+      return metis_parts(exec, comm, share, symmetric);
+    case PartitionMethod::ptscotch:
+      return ptscotch_parts(exec, comm, share, symmetric);
+    case PartitionMethod::parmetis:
+      return parmetis_parts(exec, comm, share, symmetric);
+    case PartitionMethod::contiguous:
+      break;
+  }
+  return std::vector<int>(static_cast<std::size_t>(share.owned), share.rank);
+}
 
 /// Moves each owned row of `share` (contiguous blocks) to rank parts[local index]: the result is
 /// the LocalGraph extract_local_graph would cut from the whole graph under the partition the
