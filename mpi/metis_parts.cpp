@@ -34,7 +34,9 @@ std::vector<T> gather_on_first(MPI_Comm comm, std::vector<T> const& mine, MPI_Da
     starts[q] = static_cast<int>(total);
     total += static_cast<std::size_t>(counts[q]);
   }
-  std::vector<T> all(total);
+  // Rank 0 alone holds the whole: an allocation that fails there is every rank's error.
+  std::vector<T> all;
+  collectively(comm, [&] { all.resize(total); });
   MPI_Gatherv(mine.data(), count, type, all.data(), counts.data(), starts.data(), type, 0, comm);
   return all;
 }

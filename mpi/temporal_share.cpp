@@ -188,6 +188,7 @@ TemporalShare<typename ExecutionSpace::memory_space, WeightStorage> temporal_sha
   auto const partition = collectively(comm, [&] {
     require(agents == fewest, "temporal network: the ranks hold contacts of different agent counts");
     require(methods[0] == chosen && -methods[1] == chosen, "temporal network: the ranks name different partitions");
+    check_contacts(mine);  // before a contact is routed by its agents
     return partition_contiguous(exec, agents, parts);
   });
   // Each contact to the owners of its agents (rank q owns [q N / P, (q + 1) N / P)).

@@ -137,6 +137,19 @@ std::int64_t earliest_time(TimedContacts const& contacts) {
 
 }  // namespace Details
 
+void check_contacts(TimedContacts const& contacts) {
+  auto const count = contacts.size();
+  require(contacts.first.size() == count && contacts.second.size() == count,
+          "temporal network: " + std::to_string(count) + " times for " + std::to_string(contacts.first.size()) +
+              " and " + std::to_string(contacts.second.size()) + " agents");
+  require(contacts.num_agents > 0 || count == 0, "temporal network: contacts without agents");
+  for (std::size_t k = 0; k < count; ++k)
+    require(contacts.first[k] >= 0 && contacts.first[k] < contacts.num_agents && contacts.second[k] >= 0 &&
+                contacts.second[k] < contacts.num_agents,
+            "temporal network: contact " + std::to_string(k) + " joins an agent out of [0, " +
+                std::to_string(contacts.num_agents) + ")");
+}
+
 std::vector<std::uint64_t> busy_windows(TimedContacts const& contacts, std::int64_t window, std::int64_t start) {
   auto windows = Details::window_indices(contacts, window, start);
   std::sort(windows.begin(), windows.end());
@@ -169,15 +182,7 @@ TemporalNetwork<typename ExecutionSpace::memory_space, WeightStorage> build_temp
   using memory_space = typename ExecutionSpace::memory_space;
   Details::ProfilingRegion const region("herd::build_temporal_network");
   auto const count = contacts.size();
-  require(contacts.first.size() == count && contacts.second.size() == count,
-          "temporal network: " + std::to_string(count) + " times for " + std::to_string(contacts.first.size()) +
-              " and " + std::to_string(contacts.second.size()) + " agents");
-  require(contacts.num_agents > 0 || count == 0, "temporal network: contacts without agents");
-  for (std::size_t k = 0; k < count; ++k)
-    require(contacts.first[k] >= 0 && contacts.first[k] < contacts.num_agents && contacts.second[k] >= 0 &&
-                contacts.second[k] < contacts.num_agents,
-            "temporal network: contact " + std::to_string(k) + " joins an agent out of [0, " +
-                std::to_string(contacts.num_agents) + ")");
+  check_contacts(contacts);
   for (std::size_t k = 0; k < count; ++k)
     require(contacts.times[k] >= frame.start, "temporal network: contact " + std::to_string(k) + " at " +
                                                   std::to_string(contacts.times[k]) + " precedes the frame's start " +

@@ -159,6 +159,31 @@ TEST(TemporalShare, APartitionerSplitsEverySnapshotAsTheGraphOfPairsThatMet) {
   }
 }
 
+// Contacts given by a caller rather than read: an agent out of range on one rank is refused on
+// every rank before any contact is routed by it.
+TEST(TemporalShare, AContactOfAnAgentOutOfRangeIsRefusedOnEveryRank) {
+  Exec exec;
+  MPI_Comm const comm = MPI_COMM_WORLD;
+  int const rank = mpi::rank_of(comm), ranks = mpi::size_of(comm);
+  TimedContacts mine;
+  mine.num_agents = 10;
+  mine.times = {0, 5, 9};
+  mine.first = {0, 3, 7};
+  mine.second = {1, 4, rank == ranks - 1 ? 10 : 8};
+  auto const frame = mpi::window_frame(comm, mine, 5);
+  for (auto const method : {PartitionMethod::contiguous, PartitionMethod::ptscotch}) {
+    if (method == PartitionMethod::ptscotch && !have_ptscotch()) continue;
+    std::string message = "no error";
+    try {
+      (void)mpi::temporal_share<float>(exec, comm, mine, 5, frame, AfterLastWindow::stop, SnapshotWeights::met, method);
+    } catch (mpi::CollectiveError const& e) {
+      message = e.what();
+    }
+    EXPECT_NE(message.find("temporal network: contact 2 joins an agent out of [0, 10)"), std::string::npos)
+        << to_string(method) << ": " << message;
+  }
+}
+
 // The message every rank gets from reading `text` by parts, and the one one process gets.
 std::pair<std::string, std::string> messages_for(std::string const& name, std::string const& text) {
   SharedFile const file(name, text);

@@ -79,6 +79,10 @@ struct WindowFrame {
 /// herd::Error for a window that is not positive.
 std::size_t windows_with_contacts(TimedContacts const& contacts, std::int64_t window);
 
+/// Checks that `contacts` holds a time and two agents for each contact, every agent in
+/// [0, num_agents). Throws herd::Error naming the first contact that does not.
+void check_contacts(TimedContacts const& contacts);
+
 /// The windows of `window` time units from `start` (no later than any contact) that hold
 /// contacts, ascending, each once: a WindowFrame's `busy` for `contacts`. Throws herd::Error for
 /// a window that is not positive.

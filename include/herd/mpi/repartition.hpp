@@ -45,8 +45,9 @@ std::vector<int> parmetis_parts(ExecutionSpace const& exec, MPI_Comm comm,
 /// PT-Scotch takes them, are gathered on rank 0 alone (with METIS's copy, about 8 bytes an entry
 /// and 40 an agent), which partitions them with partition_graph's seed and weights. The parts are those partition_graph
 /// gives the whole graph on one process, and no other rank holds more than its block. Throws
-/// CollectiveError on every rank when this build has no METIS, the graph has more than 2^31
-/// symmetrised entries, METIS fails, or a part is left without agents. Collective over `comm`.
+/// CollectiveError on every rank when this build has no METIS, the graph is beyond 32-bit
+/// integers (2^31 agents, symmetrised entries, or agents and stored entries together), rank 0
+/// cannot hold it, METIS fails, or a part is left without agents. Collective over `comm`.
 template <class ExecutionSpace, class WeightStorage>
 std::vector<int> metis_parts(ExecutionSpace const& exec, MPI_Comm comm,
                              LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> const& share,
