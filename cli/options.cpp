@@ -539,6 +539,11 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
       throw UsageError{"--window reads a timed-contact file (t i j): --graph names the generator " + o.graph};
     for (char const* other : {"--directed", "--transpose", "--reorder", "--attributes"})
       if (given.count(other)) throw UsageError{std::string(other) + " does not apply to a temporal network (--window)"};
+    // Each snapshot changes every agent's neighbours: no active set carries over.
+    if (o.stepping == "active" || o.stepping == "verify")
+      throw UsageError{"--stepping " + o.stepping +
+                       " does not apply to a temporal network (--window), which is "
+                       "stepped by pull"};
     if (o.command != "run") throw UsageError{"--window belongs to herd run"};
   }
 #if !HERD_ENABLE_HDF5

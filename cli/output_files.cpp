@@ -36,6 +36,7 @@ std::vector<NamedFile> inputs_of(Options const& o) {
   std::vector<NamedFile> inputs;
   if (!is_generator(o.graph)) inputs.push_back({"--graph", &o.graph});
   inputs.push_back({"--attributes", &o.attributes});
+  inputs.push_back({"--scenario", &o.scenario});
   if (!o.resume.empty()) inputs.push_back({"resume", &o.resume, true});
   return inputs;
 }

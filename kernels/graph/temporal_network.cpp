@@ -210,11 +210,9 @@ TemporalNetwork<typename ExecutionSpace::memory_space, WeightStorage> build_temp
                                                                  : std::to_string(last + 1)) +
               " windows of " + std::to_string(window) + " from " + std::to_string(frame.start) + " to " +
               std::to_string(frame.latest) + " are more than 2^31; choose a longer window");
-  auto const windows = last + 1;
   // Busy windows are numbered (slots) in time order; the others read the empty snapshot.
-  network.window_graphs.assign(static_cast<std::size_t>(windows), 0);
-  for (std::size_t s = 0; s < frame.busy.size(); ++s)
-    network.window_graphs[static_cast<std::size_t>(frame.busy[s])] = static_cast<std::uint32_t>(s + 1);
+  network.windows = last + 1;
+  network.busy = frame.busy;
   std::vector<std::int64_t> slot_of(count);
   for (std::size_t c = 0; c < count; ++c) {
     auto const at = std::lower_bound(frame.busy.begin(), frame.busy.end(), window_of[c]);

@@ -120,6 +120,8 @@ class OutputFiles(unittest.TestCase):
             f.write("0 1\n1 2\n2 3\n")
         with open(self.path("attr.csv"), "w") as f:
             f.write("id,age_group\n0,U19\n1,U19\n2,U19\n3,U19\n")
+        with open(self.path("events.json"), "w") as f:
+            f.write('{"events": [{"steps": [1, 2], "import": 1}]}\n')
         os.link(self.path("in.txt"), self.path("hard.txt"))
         os.symlink("in.txt", self.path("soft.txt"))
         cases = [
@@ -129,6 +131,8 @@ class OutputFiles(unittest.TestCase):
             (["run", "--graph", "soft.txt", "--steps", "2", "--profile-steps", "in.txt"], "is the input --graph"),
             (["run", "--model", "covid", "--graph", "in.txt", "--attributes", "attr.csv", "--steps", "2",
               "--json", "attr.csv"], "--json attr.csv: is the input --attributes attr.csv"),
+            (RUN + ["--scenario", "events.json", "--csv", "events.json"],
+             "--csv events.json: is the input --scenario events.json"),
             (RUN + ["--csv", "x", "--json", "./x"], "--json ./x: is also --csv x"),
             (RUN + ["--csv", "x", "--record", "x"], "--record x: is also --csv x"),
         ]
@@ -141,6 +145,7 @@ class OutputFiles(unittest.TestCase):
             with self.subTest(args=args):
                 self.refused(2, message, *args)
                 self.assertEqual(read(self.path("in.txt")), "0 1\n1 2\n2 3\n")
+                self.assertEqual(read(self.path("events.json")), '{"events": [{"steps": [1, 2], "import": 1}]}\n')
                 self.assertFalse(os.path.exists(self.path("x")))
                 self.assertFalse(os.path.exists(self.path("x.h5")))
         # /dev/null may take every output.

@@ -299,7 +299,15 @@ class Temporal(hf.Case):
         self.assertIn("--window reads a timed-contact file", self.fails("--window", "20", status=2))
         self.assertIn("--reorder does not apply to a temporal network",
                       self.fails("--graph", path, "--window", "20", "--reorder", "bfs", status=2))
-        self.assertIn("stepped by pull", self.fails("--graph", path, "--window", "20", "--stepping", "active"))
+        # Refused with the options, before the file is read, on every rank alike.
+        stepped = self.fails("--graph", path, "--window", "20", "--stepping", "active", status=2)
+        self.assertIn("--stepping active does not apply to a temporal network (--window), which is stepped by pull",
+                      stepped)
+        self.assertIn("--stepping verify does not apply",
+                      self.fails("--graph", path, "--window", "20", "--stepping", "verify", status=2))
+        if hf.MPIEXEC:
+            self.assertEqual(self.fails("--graph", path, "--window", "20", "--stepping", "active", ranks=3, status=2),
+                             stepped)
 
 
 if __name__ == "__main__":

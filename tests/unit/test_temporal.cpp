@@ -110,7 +110,7 @@ TYPED_TEST(Temporal, SnapshotsHoldEachWindowsPairs) {
   EXPECT_EQ(network.start, 1000);
   std::size_t empty = 0;
   for (std::size_t w = 0; w < expected.size(); ++w) {
-    auto const& g = network.graphs[network.window_graphs[w]];
+    auto const& g = network.graphs[network.window_graph(w)];
     EXPECT_TRUE(g.symmetric);
     auto const offsets = to_vector(g.row_offsets);
     auto const neighbours = to_vector(g.neighbours);
@@ -121,7 +121,7 @@ TYPED_TEST(Temporal, SnapshotsHoldEachWindowsPairs) {
     ASSERT_EQ(pairs, expected[w]) << "window " << w;
     ASSERT_EQ(pairs.size(), neighbours.size()) << "window " << w << " has a duplicate";
     if (expected[w].empty()) {
-      EXPECT_EQ(network.window_graphs[w], 0u);
+      EXPECT_EQ(network.window_graph(w), 0u);
       ++empty;
     }
   }
@@ -150,7 +150,7 @@ TYPED_TEST(Temporal, ContactWeightsCountEachPairsContactsInTheWindow) {
   EXPECT_FALSE(network.graphs[0].weighted());
   float heaviest = 0.0f;
   for (std::size_t w = 0; w < expected.size(); ++w) {
-    auto const& g = network.graphs[network.window_graphs[w]];
+    auto const& g = network.graphs[network.window_graph(w)];
     auto const offsets = to_vector(g.row_offsets);
     auto const neighbours = to_vector(g.neighbours);
     ASSERT_EQ(g.weighted(), !expected[w].empty()) << "window " << w;
@@ -253,7 +253,7 @@ TYPED_TEST(Temporal, StepTReadsWindowTMinusOne) {
     for (std::uint32_t t = 1; t <= 2 * windows + 1; ++t) {
       sim.set_step(t - 1);  // t - 1 steps done: step t is next
       auto const w = (t - 1) % windows;
-      auto const expected = t > windows && after == AfterLastWindow::stop ? 0u : network.window_graphs[w];
+      auto const expected = t > windows && after == AfterLastWindow::stop ? 0u : network.window_graph(w);
       ASSERT_EQ(sim.graph().neighbours.data(), network.graphs[expected].neighbours.data()) << "step " << t;
       ASSERT_EQ(sim.graph().row_offsets.data(), network.graphs[expected].row_offsets.data()) << "step " << t;
     }
@@ -307,6 +307,34 @@ TYPED_TEST(Temporal, ActiveSteppingAndBadWindowsAreRefused) {
                Error);
 }
 
+// Two contacts a million windows apart: the windows between them read the empty snapshot and
+// hold nothing, and the fingerprint is still the one taken window by window.
+TEST(TemporalNetworkWindows, EmptyWindowsBetweenContactsHoldNothing) {
+  using Exec = Kokkos::DefaultHostExecutionSpace;
+  Exec exec;
+  TimedContacts contacts;
+  contacts.num_agents = 4;
+  std::uint64_t const span = 1000000;
+  contacts.times = {0, static_cast<std::int64_t>(span)};
+  contacts.first = {1, 2};
+  contacts.second = {2, 3};
+  auto const network = build_temporal_network(exec, contacts, 1);
+  EXPECT_EQ(network.num_windows(), span + 1);
+  EXPECT_EQ(network.busy, (std::vector<std::uint64_t>{0, span}));
+  ASSERT_EQ(network.graphs.size(), 3u);
+  EXPECT_EQ(network.graph_of_step(1), 1u);
+  EXPECT_EQ(network.graph_of_step(2), 0u);
+  EXPECT_EQ(network.graph_of_step(span), 0u);
+  EXPECT_EQ(network.graph_of_step(span + 1), 2u);
+  EXPECT_EQ(network.graph_of_step(span + 2), 1u) << "the windows loop";
+  std::vector<std::uint64_t> snapshots;
+  for (auto const& g : network.graphs) snapshots.push_back(graph_hash(exec, g));
+  std::uint64_t expected = Details::mix64((span + 1) << 1);
+  for (std::uint64_t w = 0; w <= span; ++w)
+    expected = Details::mix64(expected ^ snapshots[w == 0 ? 1 : w == span ? 2 : 0]);
+  EXPECT_EQ(graph_hash(exec, network), expected);
+}
+
 TEST(TimedContactsFile, ReadsSocioPatternsLines) {
   auto const c = parse_timed_contacts("# t i j\n31220\t1558\t1567\n31240 1560 1570 1B 1B\n\n31220,1567,1558\n", "tij");
   EXPECT_EQ(c.num_agents, 4);
@@ -329,6 +357,11 @@ TEST(TimedContactsFile, NamesTheBadLine) {
   EXPECT_EQ(message("1 2 3\nx 4 5\n"), "tij.dat:2: the time 'x' is not an integer (a line is: time id id)");
   EXPECT_EQ(message("1 -2 3\n"), "tij.dat:1: the agent id '-2' is not a non-negative integer (a line is: time id id)");
   EXPECT_EQ(message("# nothing\n"), "tij.dat: no contacts (a line is: time id id)");
+  // Lines ended by a carriage return alone would read as one contact with further columns.
+  EXPECT_EQ(message("1 2 3\r\n0 1 2\r20 3 4\r40 5 6\r"),
+            "tij.dat:2: a carriage return inside the line (lines end with a line feed, or CR LF) (a line is: time id "
+            "id)");
+  EXPECT_EQ(message("1 2 3\r\n20 3 4\r\n"), "no error");
 }
 
 }  // namespace

@@ -56,9 +56,14 @@ std::uint64_t graph_hash(ExecutionSpace const& exec,
 /// the last window.
 template <class Network>
 std::uint64_t temporal_hash(Network const& network, std::vector<std::uint64_t> const& snapshots) {
-  std::uint64_t h =
-      Details::mix64(network.window_graphs.size() << 1 | (network.after_last == AfterLastWindow::stop ? 1u : 0u));
-  for (auto k : network.window_graphs) h = Details::mix64(h ^ snapshots[k]);
+  std::uint64_t h = Details::mix64(network.windows << 1 | (network.after_last == AfterLastWindow::stop ? 1u : 0u));
+  // Window by window, the empty ones included: the busy windows come in order.
+  std::size_t s = 0;
+  for (std::uint64_t w = 0; w < network.windows; ++w) {
+    bool const busy = s < network.busy.size() && network.busy[s] == w;
+    h = Details::mix64(h ^ snapshots[busy ? s + 1 : 0]);
+    if (busy) ++s;
+  }
   return h;
 }
 

@@ -6,6 +6,7 @@
 #include <herd/graph/csr_graph.hpp>
 #include <herd/graph/timed_contacts.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <numeric>
 #include <vector>
@@ -31,8 +32,11 @@ struct TemporalNetwork {
 
   /// The distinct snapshots: graphs[0] has no edges; each other is one window's.
   std::vector<graph_type> graphs;
-  /// Each window's snapshot (an index into graphs), in time order.
-  std::vector<std::uint32_t> window_graphs;
+  /// The windows, in time order from `start`.
+  std::uint64_t windows = 0;
+  /// The windows that hold contacts, ascending: window busy[s] reads graphs[s + 1], and every
+  /// other the empty graphs[0]. Empty windows take no memory, however many lie between contacts.
+  std::vector<std::uint64_t> busy;
   std::int64_t start = 0;
   std::int64_t window = 1;
   AfterLastWindow after_last = AfterLastWindow::loop;
@@ -46,7 +50,12 @@ struct TemporalNetwork {
   }
   /// Whether any snapshot is weighted.
   bool weighted() const { return !graphs.empty() && weighted_snapshot().weighted(); }
-  std::size_t num_windows() const { return window_graphs.size(); }
+  std::uint64_t num_windows() const { return windows; }
+  /// The snapshot (an index into graphs) that window w reads.
+  std::uint32_t window_graph(std::uint64_t w) const {
+    auto const at = std::lower_bound(busy.begin(), busy.end(), w);
+    return at != busy.end() && *at == w ? static_cast<std::uint32_t>(at - busy.begin() + 1) : 0u;
+  }
   /// Edges stored over all snapshots.
   edge_offset num_edges() const {
     return std::accumulate(graphs.begin(), graphs.end(), edge_offset{0},
@@ -55,13 +64,13 @@ struct TemporalNetwork {
   /// The snapshot that step `step` (numbered from 1) reads: window step - 1, or after the last
   /// window the first again (loop) or the empty one (stop).
   std::uint32_t graph_of_step(std::uint64_t step) const {
-    if (window_graphs.empty()) return 0;
+    if (windows == 0) return 0;
     std::uint64_t w = step == 0 ? 0 : step - 1;
-    if (w >= window_graphs.size()) {
+    if (w >= windows) {
       if (after_last == AfterLastWindow::stop) return 0;
-      w %= window_graphs.size();
+      w %= windows;
     }
-    return window_graphs[static_cast<std::size_t>(w)];
+    return window_graph(w);
   }
 };
 

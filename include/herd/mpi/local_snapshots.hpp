@@ -37,7 +37,8 @@ TemporalNetwork<typename ExecutionSpace::memory_space, WeightStorage> local_snap
       "herd::temporal::local_of", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, local.local()),
       KOKKOS_LAMBDA(agent_index i) { local_of(ids(i)) = i; });
   TemporalNetwork<memory_space, WeightStorage> share;
-  share.window_graphs = global.window_graphs;
+  share.windows = global.windows;
+  share.busy = global.busy;
   share.start = global.start;
   share.window = global.window;
   share.after_last = global.after_last;

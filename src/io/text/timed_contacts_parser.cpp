@@ -51,6 +51,10 @@ std::pair<std::size_t, std::string> parse_timed_lines(std::string_view text, std
       return std::make_pair(line_number, message + " (a line is: time id id)");
     };
     long long time = 0, a = 0, b = 0;
+    // A file whose lines end with a carriage return alone would read as one line, its contacts
+    // after the first taken for further columns.
+    if (line.find('\r') < line.size() - 1)
+      return failure("a carriage return inside the line (lines end with a line feed, or CR LF)");
     if (j.empty()) return failure("expected a time and two agent ids");
     if (!parse_integer(t, time)) return failure("the time", t, "is not an integer");
     if (!parse_integer(i, a) || a < 0) return failure("the agent id", i, "is not a non-negative integer");
