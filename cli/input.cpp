@@ -133,8 +133,8 @@ template <class WeightStorage>
 Input<WeightStorage> temporal_graph_of(Options const& o, Exec const& exec) {
   auto const contacts = read_timed_contacts(o.graph);
   auto const busy = static_cast<double>(windows_with_contacts(contacts, o.window));
-  check_fits(o.graph + " in windows of " + std::to_string(o.window), busy * contacts.num_agents,
-             2.0 * static_cast<double>(contacts.size()), o.max_memory);
+  check_windows_fit(o.graph + " in windows of " + std::to_string(o.window), contacts.num_agents, busy,
+                    static_cast<double>(contacts.size()), o.max_memory);
   Input<WeightStorage> input;
   input.temporal = build_temporal_network<WeightStorage>(
       exec, contacts, o.window, o.after_last == "stop" ? AfterLastWindow::stop : AfterLastWindow::loop,

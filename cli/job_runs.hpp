@@ -337,8 +337,8 @@ mpi::TemporalShare<Memory, WeightStorage> timed_share(Options const& o, Exec con
   MPI_Allreduce(MPI_IN_PLACE, &contacts, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
   // Each rank builds a row offset per agent and window with contacts, as one process does.
   mpi::collectively(comm, [&] {
-    check_fits(o.graph + " in windows of " + std::to_string(o.window), static_cast<double>(frame.busy.size()) * agents,
-               2.0 * static_cast<double>(contacts), o.max_memory);
+    check_windows_fit(o.graph + " in windows of " + std::to_string(o.window), agents,
+                      static_cast<double>(frame.busy.size()), static_cast<double>(contacts), o.max_memory);
   });
   auto share = mpi::temporal_share<WeightStorage>(
       exec, comm, std::move(mine), o.window, frame,

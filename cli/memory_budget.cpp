@@ -66,6 +66,14 @@ void check_fits(std::string const& what, double agents, double entries, std::uin
   throw Error(message);
 }
 
+void check_windows_fit(std::string const& what, double agents, double windows, double contacts, std::uint64_t budget) {
+  double const estimate = agents * windows * 32.0 + 2.0 * contacts * 20.0;
+  if (fits(estimate, budget)) return;
+  auto const count = [](double x) { return std::to_string(static_cast<long long>(x)); };
+  throw Error(what + ": " + count(agents) + " agents in " + count(windows) + " windows with contacts need" +
+              beyond(estimate, budget) + "; a longer --window makes fewer windows");
+}
+
 double share_peak_bytes(double owned, double entries, double ghosts, double agents, bool power_law, bool pull) {
   double const fitted = (pull ? 24.0 : 40.0) * owned + (pull ? 4.0 : 8.0) * entries + 36.0 * ghosts + 64e6;
   return 1.1 * fitted + agents * (1.0 / 4 + (power_law ? 8.0 : 0.0));

@@ -23,6 +23,11 @@ std::uint64_t memory_budget(Options const& options, int ranks_on_node);
 void check_fits(std::string const& what, double agents, double entries, std::uint64_t budget,
                 double bytes_per_agent = 32.0, double bytes_per_entry = 20.0);
 
+/// The same for a temporal network of `agents` agents whose `contacts` fall in `windows` windows
+/// (those with contacts): a row per agent and such window, two entries a contact. The message
+/// counts the agents and windows apart, and asks for a longer window.
+void check_windows_fit(std::string const& what, double agents, double windows, double contacts, std::uint64_t budget);
+
 /// The peak resident bytes of one rank of a run whose graph of `agents` agents is built by shares:
 /// `owned` agents, `entries` stored entries in their rows, `ghosts` ghosts. A tenth above the peaks
 /// measured for SIR (docs/scaling.md): 40 bytes an owned agent and 8 an entry (24 and 4 with

@@ -283,6 +283,9 @@ class Temporal(hf.Case):
         path = self.generated()
         too_short = ("--graph", path, "--window", "1", "--max-memory", "1M")
         refused = self.fails(*too_short)
+        self.assertIn("windows with contacts need up to", refused)
+        self.assertIn("a longer --window makes fewer windows", refused)
+        self.assertNotIn("sparse", refused)
         self.assertIn("(--max-memory)", refused)
         if hf.MPIEXEC:
             # Read by parts, the same line on every rank, printed once.
