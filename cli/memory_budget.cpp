@@ -67,7 +67,7 @@ void check_fits(std::string const& what, double agents, double entries, std::uin
 }
 
 void check_windows_fit(std::string const& what, double agents, double windows, double contacts, std::uint64_t budget) {
-  double const estimate = agents * windows * 32.0 + 2.0 * contacts * 20.0;
+  double const estimate = agents * windows * peak_agent_bytes + 2.0 * contacts * peak_entry_bytes;
   if (fits(estimate, budget)) return;
   auto const count = [](double x) { return std::to_string(static_cast<long long>(x)); };
   throw Error(what + ": " + count(agents) + " agents in " + count(windows) + " windows with contacts need" +

@@ -15,17 +15,21 @@ namespace herd::cli {
 /// `ranks_on_node` ranks on it; 0 where neither is known.
 std::uint64_t memory_budget(Options const& options, int ranks_on_node);
 
+/// What an agent and a stored entry hold at the peak of a one-process build and run (check_fits).
+inline constexpr double peak_agent_bytes = 32.0, peak_entry_bytes = 20.0;
+
 /// Throws herd::Error naming `what` when a graph of `agents` agents and `entries` stored entries
 /// would not fit `budget` (0: no limit), with the estimate in the message. `bytes_per_agent`: what
 /// an agent holds besides its entries (the built-in population's generator holds more);
 /// `bytes_per_entry`: what an entry holds at the peak of construction and run (by default the peak
 /// resident size measured for generated graphs built by one process, 15.5 B, and a quarter more).
 void check_fits(std::string const& what, double agents, double entries, std::uint64_t budget,
-                double bytes_per_agent = 32.0, double bytes_per_entry = 20.0);
+                double bytes_per_agent = peak_agent_bytes, double bytes_per_entry = peak_entry_bytes);
 
 /// The same for a temporal network of `agents` agents whose `contacts` fall in `windows` windows
-/// (those with contacts): a row per agent and such window, two entries a contact. The message
-/// counts the agents and windows apart, and asks for a longer window.
+/// (those with contacts): a row per agent and such window (peak_agent_bytes), two entries a contact
+/// (peak_entry_bytes each). The message counts the agents and windows apart, and asks for a longer
+/// window.
 void check_windows_fit(std::string const& what, double agents, double windows, double contacts, std::uint64_t budget);
 
 /// The peak resident bytes of one rank of a run whose graph of `agents` agents is built by shares:
