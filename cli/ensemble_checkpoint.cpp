@@ -252,15 +252,17 @@ void EnsembleCheckpoint::put_in_place() {
   in_place_ = written_;
 }
 
-void EnsembleCheckpoint::commit() {
+io::WrittenFile EnsembleCheckpoint::finish() {
+  io::WrittenFile written;
   mpi::collectively(comm_, [&] {
     if (!file_) return;  // rank 0 alone holds the file
     require(written_ == members_,
             path_ + ": " + std::to_string(written_) + " of " + std::to_string(members_) + " members written");
     file_->set_attribute("/run", "members_done", static_cast<std::int64_t>(written_));
-    io::commit_file(*file_, path_);
+    written = io::finish_file(*file_, path_);
     file_.reset();
   });
+  return written;
 }
 
 }  // namespace herd::cli

@@ -51,8 +51,9 @@ class EnsembleCheckpoint {
   /// Writes the states of a round's members, one per rank (none where `mine` is empty), and puts
   /// the file in place if `every` more members have run since it last was. Collective.
   void write_round(MemberState const* mine);
-  /// Puts the file in place once every member was written. Collective.
-  void commit();
+  /// Closes the file once every member was written, and returns it to be put in place (rank 0's;
+  /// nothing elsewhere). Collective.
+  io::WrittenFile finish();
 
  private:
   // A rank's member state on its way to rank 0, and its arrival there from `rank` (empty where

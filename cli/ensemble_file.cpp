@@ -110,7 +110,7 @@ void write(io::h5::File& f, Options const& o, JobResult const& r) {
 
 }  // namespace
 
-void write_ensemble_file(Options const& options, JobResult const& result, std::string const& path) {
+io::WrittenFile write_ensemble_file(Options const& options, JobResult const& result, std::string const& path) {
   auto file = io::create_partial(path, "herd-ensemble", MPI_COMM_SELF);
   try {
     write(file, options, result);
@@ -118,7 +118,7 @@ void write_ensemble_file(Options const& options, JobResult const& result, std::s
     io::discard_file(file);
     throw;
   }
-  io::commit_file(file, path);
+  return io::finish_file(file, path);
 }
 
 }  // namespace herd::cli

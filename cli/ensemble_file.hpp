@@ -12,8 +12,8 @@
 namespace herd::cli {
 
 /// Writes `result`'s ensemble to `path` from this process alone (rank 0, which holds every
-/// member), under a temporary name renamed into place once complete. Throws herd::Error naming
+/// member), under a temporary name, and returns it to be put in place. Throws herd::Error naming
 /// the file.
-void write_ensemble_file(Options const& options, JobResult const& result, std::string const& path);
+io::WrittenFile write_ensemble_file(Options const& options, JobResult const& result, std::string const& path);
 
 }  // namespace herd::cli

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "options.hpp"
+#include "output_files.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -129,6 +130,9 @@ struct JobResult {
   LoopProfile profile;
   std::vector<RankStats> ranks;  ///< one entry per MPI rank (one entry on one process)
   bool rank_zero = true;         ///< whether this process reports (rank 0)
+  /// The run's HDF5 files (--output, the final --checkpoint), complete under temporary names, to be
+  /// put in place with the reports; rank 0's (empty elsewhere).
+  std::shared_ptr<FinishedOutputs> outputs = std::make_shared<FinishedOutputs>();
 };
 
 /// Builds the graph and model `options` describe and runs them; `progress(step, steps)` is called

@@ -189,7 +189,7 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
   // The history comes back in one copy, after the loop.
   auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), history);
   std::vector<std::int64_t> rows(host.data(), host.data() + host.size());
-  auto const all = files.finish(rows);
+  auto const all = files.finish(rows, *result.outputs);
   take_counts(result, model.observable_names(), shown, all);
 #if HERD_ENABLE_HDF5
   result.member_state = files.member_state();
@@ -335,10 +335,13 @@ mpi::TemporalShare<Memory, WeightStorage> timed_share(Options const& o, Exec con
   agent_index const agents = mine.num_agents;
   unsigned long long contacts = mine.size();
   MPI_Allreduce(MPI_IN_PLACE, &contacts, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
-  // Each rank builds a row offset per agent and window with contacts, as one process does.
+  // Each rank builds a row offset per agent and window with contacts, as one process does, and
+  // holds the contacts it read beside those routed to it: about 2.5 shares at the peak (1 at 2
+  // ranks, 0.59 at 4, measured in docs/scenarios.md), all of them at most.
+  double const held = std::min(1.0, 2.5 / mpi::size_of(comm)) * static_cast<double>(contacts);
   mpi::collectively(comm, [&] {
     check_windows_fit(o.graph + " in windows of " + std::to_string(o.window), agents,
-                      static_cast<double>(frame.busy.size()), static_cast<double>(contacts), o.max_memory);
+                      static_cast<double>(frame.busy.size()), held, o.max_memory);
   });
   auto share = mpi::temporal_share<WeightStorage>(
       exec, comm, std::move(mine), o.window, frame,
@@ -636,7 +639,7 @@ JobResult run_ensemble(Options const& o, Entry, std::function<void(int, int)> co
       progress(static_cast<int>(std::min(members, round + size)), static_cast<int>(members));
     }
 #if HERD_ENABLE_HDF5
-    if (checkpoint) checkpoint->commit();
+    if (checkpoint) result.outputs->add(checkpoint->finish());
 #endif
   });
   result.step_seconds = loop.seconds();
@@ -1010,7 +1013,7 @@ JobResult run_ensemble_over_ranks(Options const& o, Entry, std::function<void(in
     }
   }
 #if HERD_ENABLE_HDF5
-  if (checkpoint) checkpoint->commit();
+  if (checkpoint) result.outputs->add(checkpoint->finish());
 #endif
   result.step_seconds = loop.seconds();
   result.setup_seconds = setup_seconds;

@@ -1,5 +1,7 @@
 #include "launcher.hpp"
 
+#include <herd/io/output_file.hpp>
+
 #include <unistd.h>
 
 #include <chrono>
@@ -31,6 +33,7 @@ void remember_launcher() {
 void stop_if_launcher_gone() {
   if (launcher == 0 || ::getppid() == launcher) return;
   std::fprintf(stderr, "herd: the MPI launcher ended; stopping without writing outputs\n");
+  io::remove_remembered_temporaries();  // the outputs written but not yet put in place
   std::_Exit(1);
 }
 

@@ -274,31 +274,39 @@ int main(int argc, char* argv[]) {
     } else {
       Progress progress(speaks && !options.quiet, isatty(STDERR_FILENO) != 0, is_ensemble(options) ? "member" : "step");
       auto const result = run_job(options, [&](int step, int steps) { progress(step, steps); });
-      // Files are written only once the run is complete: a failed or killed run leaves none behind.
+      // Files are written only once the run is complete, and put in place together: a failed or
+      // killed run, or one whose last output fails, leaves none behind.
       stop_if_launcher_gone();
-      if (result.rank_zero && is_ensemble(options)) {
-        // Both texts first: a failure making either leaves no file.
+      // Rank 0 writes; a failure there is every rank's, so the job ends with one message.
+      auto const write_outputs = [&] {
+        if (!result.rank_zero) return;
+        auto& outputs = *result.outputs;
         std::ostringstream configuration;
         Kokkos::print_configuration(configuration);
-        auto const table = options.csv.empty() ? std::string() : ensemble_csv(options, result);
-        auto const summary = options.json.empty() ? std::string() : ensemble_json(options, result, configuration.str());
+        if (is_ensemble(options)) {
 #if HERD_ENABLE_HDF5
-        if (!options.output.empty()) write_ensemble_file(options, result, options.output);
+          if (!options.output.empty()) outputs.add(write_ensemble_file(options, result, options.output));
 #endif
-        if (!options.csv.empty()) write_output(options.csv, table);
-        if (!options.json.empty()) write_output(options.json, summary);
-        if (!options.quiet) std::cout << ensemble_table(options, result) << std::flush;
-      } else if (result.rank_zero) {
-        if (!options.csv.empty()) write_output(options.csv, csv(result));
-        if (!options.profile_steps.empty()) write_output(options.profile_steps, profile_steps_csv(result));
-        if (!options.json.empty()) {
-          std::ostringstream configuration;
-          Kokkos::print_configuration(configuration);
-          write_output(options.json, json(options, result, configuration.str()));
+          if (!options.csv.empty()) outputs.add(options.csv, ensemble_csv(options, result));
+          if (!options.json.empty()) outputs.add(options.json, ensemble_json(options, result, configuration.str()));
+          outputs.put_in_place();
+          return;
         }
+        if (!options.csv.empty()) outputs.add(options.csv, csv(result));
+        if (!options.profile_steps.empty()) outputs.add(options.profile_steps, profile_steps_csv(result));
+        if (!options.json.empty()) outputs.add(options.json, json(options, result, configuration.str()));
+        outputs.put_in_place();
+        // The record is appended to, not replaced: it is written once the others are in place.
         if (!options.record.empty()) append_line(options.record, record(options, result));
-        if (!options.quiet) std::cout << summary_table(options, result) << std::flush;
-      }
+      };
+#if HERD_ENABLE_MPI
+      herd::mpi::collectively(MPI_COMM_WORLD, write_outputs);
+#else
+      write_outputs();
+#endif
+      if (result.rank_zero && !options.quiet)
+        std::cout << (is_ensemble(options) ? ensemble_table(options, result) : summary_table(options, result))
+                  << std::flush;
     }
   } catch (std::bad_alloc const&) {
     std::fprintf(stderr, "herd: out of memory%s: try fewer agents or a smaller mean degree\n",

@@ -67,11 +67,16 @@ void check_fits(std::string const& what, double agents, double entries, std::uin
 }
 
 void check_windows_fit(std::string const& what, double agents, double windows, double contacts, std::uint64_t budget) {
-  double const estimate = agents * windows * peak_agent_bytes + 2.0 * contacts * peak_entry_bytes;
+  double const estimate = agents * windows * peak_agent_bytes + contacts * peak_contact_bytes;
   if (fits(estimate, budget)) return;
   auto const count = [](double x) { return std::to_string(static_cast<long long>(x)); };
+  // Where the contacts alone do not fit, fewer windows cannot help.
+  bool const contacts_fit = fits(contacts * peak_contact_bytes, budget);
   throw Error(what + ": " + count(agents) + " agents in " + count(windows) + " windows with contacts need" +
-              beyond(estimate, budget) + "; a longer --window makes fewer windows");
+              beyond(estimate, budget) +
+              (contacts_fit ? "; a longer --window makes fewer windows"
+                            : "; the contacts alone need " + gigabytes(contacts * peak_contact_bytes) +
+                                  ": give more memory, or more ranks"));
 }
 
 double share_peak_bytes(double owned, double entries, double ghosts, double agents, bool power_law, bool pull) {

@@ -17,6 +17,10 @@ std::uint64_t memory_budget(Options const& options, int ranks_on_node);
 
 /// What an agent and a stored entry hold at the peak of a one-process build and run (check_fits).
 inline constexpr double peak_agent_bytes = 32.0, peak_entry_bytes = 20.0;
+/// What a contact of a timed-contact file holds at the peak of a temporal network's build: its
+/// line's text, its parsed and its renumbered copy, and its two entries in its window's snapshot
+/// and in the graph of pairs that met (76 bytes measured, docs/scenarios.md).
+inline constexpr double peak_contact_bytes = 80.0;
 
 /// Throws herd::Error naming `what` when a graph of `agents` agents and `entries` stored entries
 /// would not fit `budget` (0: no limit), with the estimate in the message. `bytes_per_agent`: what
@@ -27,9 +31,9 @@ void check_fits(std::string const& what, double agents, double entries, std::uin
                 double bytes_per_agent = peak_agent_bytes, double bytes_per_entry = peak_entry_bytes);
 
 /// The same for a temporal network of `agents` agents whose `contacts` fall in `windows` windows
-/// (those with contacts): a row per agent and such window (peak_agent_bytes), two entries a contact
-/// (peak_entry_bytes each). The message counts the agents and windows apart, and asks for a longer
-/// window.
+/// (those with contacts): a row per agent and such window (peak_agent_bytes), and
+/// peak_contact_bytes a contact. The message counts the agents and windows apart, and asks for a
+/// longer window.
 void check_windows_fit(std::string const& what, double agents, double windows, double contacts, std::uint64_t budget);
 
 /// The peak resident bytes of one rank of a run whose graph of `agents` agents is built by shares:

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -25,21 +26,33 @@ namespace {
 
 using Setter = std::function<void(std::string const&, std::string const&)>;
 
+// Decimal notation only: strtod's hexadecimal ("0x10"), infinities and leading blanks are refused.
 double to_number(std::string const& option, std::string const& text) {
+  bool const decimal = !text.empty() && text.find_first_not_of("0123456789+-.eE") == std::string::npos;
   char* end = nullptr;
   errno = 0;
-  double const value = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(value))
+  double const value = decimal ? std::strtod(text.c_str(), &end) : 0.0;
+  if (!decimal || *end != '\0' || errno == ERANGE || !std::isfinite(value))
     throw UsageError{option + ": '" + text + "' is not a number"};
   return value;
 }
 
 long long to_count(std::string const& option, std::string const& text, long long max) {
+  // Digits alone are read exactly: a double holds integers up to 2^53 only.
+  std::string_view const digits = std::string_view(text).substr(!text.empty() && text[0] == '+' ? 1 : 0);
+  if (!digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos) {
+    long long exact = 0;
+    auto const [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), exact);
+    if (error == std::errc() && end == digits.data() + digits.size() && exact <= max) return exact;
+    throw UsageError{option + ": " + text + " exceeds the largest supported value " + std::to_string(max)};
+  }
   double const value = to_number(option, text);  // accepts 1e6 as well as 1000000
   if (value != std::floor(value)) throw UsageError{option + ": '" + text + "' is not a whole number"};
   if (value < 0) throw UsageError{option + ": '" + text + "' must not be negative"};
   if (value > static_cast<double>(max))
     throw UsageError{option + ": " + text + " exceeds the largest supported value " + std::to_string(max)};
+  if (value >= 0x1p53)  // 2^53 + 1 reads as 2^53
+    throw UsageError{option + ": '" + text + "' is beyond the integers this notation holds exactly: write its digits"};
   return static_cast<long long>(value);
 }
 

@@ -99,6 +99,32 @@ void write_output(std::string const& path, std::string const& content) {
   io::write_output(io::output_target("", path), content);
 }
 
+FinishedOutputs::~FinishedOutputs() {
+  for (auto const& f : files_) io::remove_temporary(f.temporary);
+}
+
+void FinishedOutputs::add(io::WrittenFile file) {
+  if (!file.temporary.empty()) files_.push_back(std::move(file));
+}
+
+void FinishedOutputs::add(std::string const& path, std::string const& content) {
+  auto target = io::output_target("", path);
+  if (target.kind == io::OutputTarget::Kind::replace)
+    add(io::write_beside(target, content));
+  else
+    streams_.emplace_back(std::move(target), content);
+}
+
+void FinishedOutputs::put_in_place() {
+  for (auto const& [target, content] : streams_) io::write_output(target, content);
+  streams_.clear();
+  while (!files_.empty()) {
+    auto const f = files_.front();
+    files_.erase(files_.begin());
+    io::replace_with(f.temporary, f.target);
+  }
+}
+
 void append_line(std::string const& path, std::string const& line) {
   if (path == "-") {
     io::write_output(io::output_target("--record", path), line + "\n");

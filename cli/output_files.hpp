@@ -5,7 +5,11 @@
 
 #include "options.hpp"
 
+#include <herd/io/output_file.hpp>
+
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace herd::cli {
 
@@ -21,6 +25,31 @@ void check_outputs(Options const& options);
 /// Writes `content` to the output `path` (herd::io::write_output: devices in place, "-" to
 /// standard output, files atomically). Throws herd::Error naming the path.
 void write_output(std::string const& path, std::string const& content);
+
+/// A command's outputs, put in place together once every one is written: a command that fails on
+/// any of them leaves none (an earlier file of the name stays whole). What is not put in place is
+/// removed when this goes.
+class FinishedOutputs {
+ public:
+  FinishedOutputs() = default;
+  FinishedOutputs(FinishedOutputs const&) = delete;
+  FinishedOutputs& operator=(FinishedOutputs const&) = delete;
+  ~FinishedOutputs();
+
+  /// A file complete under its temporary name (none where `file.temporary` is empty).
+  void add(io::WrittenFile file);
+  /// The output `path` with `content`: a file is written beside its target now; a device or
+  /// standard output, which cannot be taken back, is written by put_in_place. Throws herd::Error
+  /// naming the path.
+  void add(std::string const& path, std::string const& content);
+  /// Writes the devices and standard output, then renames the files into place. Throws
+  /// herd::Error naming the output that failed.
+  void put_in_place();
+
+ private:
+  std::vector<io::WrittenFile> files_;
+  std::vector<std::pair<io::OutputTarget, std::string>> streams_;
+};
 
 /// Appends `line` and a newline to `path` in one write, creating the file if needed.
 void append_line(std::string const& path, std::string const& line);

@@ -8,6 +8,7 @@
 #include "ensemble_checkpoint.hpp"
 #include "launcher.hpp"
 #include "options.hpp"
+#include "output_files.hpp"
 
 #include <herd/herd.hpp>
 #if HERD_ENABLE_HDF5
@@ -155,8 +156,9 @@ class RunFiles {
   }
 
   /// After the run: `history` is the whole run's, summed over ranks. Writes the final checkpoint
-  /// and the output, and returns the history from step 0 (the checkpoint's rows first).
-  std::vector<std::int64_t> finish(std::vector<std::int64_t> const& history) {
+  /// and the output, to be put in place by `outputs`, and returns the history from step 0 (the
+  /// checkpoint's rows first).
+  std::vector<std::int64_t> finish(std::vector<std::int64_t> const& history, FinishedOutputs& outputs) {
     stop_if_launcher_gone();  // a killed job writes no final checkpoint or output
     auto const columns = record_.observables.size();
     auto all = rows_before_resume(columns);
@@ -165,7 +167,7 @@ class RunFiles {
     if (!o_.checkpoint.empty() && o_.member >= 0) {
       keep_member_state(all);  // the ensemble writes it, with the other members'
     } else if (!o_.checkpoint.empty()) {
-      checkpoint(last, all);
+      outputs.add(checkpoint(last, all, false));
     }
     if (output_) {
       auto r = record_;
@@ -173,7 +175,7 @@ class RunFiles {
       r.history = all;
       mpi::collectively(comm_, [&] { io::update_record(*output_, r); });
       io::write_properties(*output_, "/agents", sim_, model_);
-      io::commit_file(*output_, o_.output);
+      outputs.add(io::finish_file(*output_, o_.output));
       output_.reset();
     }
     return all;
@@ -328,7 +330,8 @@ class RunFiles {
     return all;
   }
 
-  void checkpoint(std::uint32_t step, std::vector<std::int64_t> const& history) {
+  // Puts the checkpoint in place, or returns it to be put in place where `in_place` is false.
+  io::WrittenFile checkpoint(std::uint32_t step, std::vector<std::int64_t> const& history, bool in_place = true) {
     auto r = record_;
     r.step = step;
     r.history = history;
@@ -340,7 +343,9 @@ class RunFiles {
         file->create_group("/scenario");
         io::write_properties(*file, "/scenario", sim_, TimerList{*timers_});
       }
+      if (!in_place) return io::finish_file(*file, o_.checkpoint);
       io::commit_file(*file, o_.checkpoint);
+      return {};
     } catch (...) {
       io::discard_file(*file);  // a failed checkpoint leaves no file behind, and the last one whole
       throw;
@@ -382,7 +387,7 @@ class RunFiles {
   }
   template <class History>
   void after_step(int, History const&) {}
-  std::vector<std::int64_t> finish(std::vector<std::int64_t> const& history) { return history; }
+  std::vector<std::int64_t> finish(std::vector<std::int64_t> const& history, FinishedOutputs&) { return history; }
   template <class Timers>
   void keep_isolation(Timers&, std::function<void()> const&) {}
 

@@ -119,9 +119,13 @@ void forget_temporary(std::string const& name) {
   }
 }
 
-void remove_temporaries_and_end(int signal_number) {
+void unlink_remembered() {
   for (auto& slot : temporaries)
     if (slot.state.load() == 2) ::unlink(slot.name);
+}
+
+void remove_temporaries_and_end(int signal_number) {
+  unlink_remembered();
   // Ended by the signal itself, so that a parent (mpiexec, a batch system) sees why.
   std::signal(signal_number, SIG_DFL);
   std::raise(signal_number);
@@ -184,6 +188,8 @@ void remove_temporary(std::string const& temporary) {
   forget_temporary(temporary);
 }
 
+void remove_remembered_temporaries() { unlink_remembered(); }
+
 void remove_temporaries_on_signals() {
   for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
     struct sigaction current {};
@@ -232,7 +238,12 @@ void write_output(OutputTarget const& t, std::string const& content) {
     require(written, t.path + ": writing failed (" + std::strerror(why) + ")");
     return;
   }
-  auto const temporary = temporary_beside(t.target);
+  auto const written = write_beside(t, content);
+  replace_with(written.temporary, written.target);
+}
+
+WrittenFile write_beside(OutputTarget const& t, std::string const& content) {
+  auto const temporary = temporary_beside(t.target, t.path);
   int const fd = ::open(temporary.c_str(), O_WRONLY | O_TRUNC);
   bool const written = fd >= 0 && write_all(fd, content) && ::fsync(fd) == 0;
   int const why = errno;
@@ -241,7 +252,7 @@ void write_output(OutputTarget const& t, std::string const& content) {
     remove_temporary(temporary);
     throw Error(t.path + ": writing the file failed (" + std::strerror(why) + ")");
   }
-  replace_with(temporary, t.target);
+  return {temporary, t.target};
 }
 
 std::optional<FileIdentity> identity_of(std::string const& path) {

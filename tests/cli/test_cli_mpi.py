@@ -42,6 +42,10 @@ def has_partitioner(name):
     return name in _VERSION
 
 
+def has_hdf5():
+    return "need HDF5" not in mpi_herd(1, "run", "--agents", "100", "--output", "/nonexistent/x.h5").stderr
+
+
 def metis_or_blocks():
     """METIS where this build has it, else contiguous blocks: the runs compare either way."""
     return "metis" if has_partitioner("metis") else "contiguous"
@@ -378,6 +382,11 @@ class BadInput(unittest.TestCase):
         # Checked on rank 0 before the run; every rank stops with it.
         self.fails_once(3, "--json /no/such/dir/x.json: cannot write the file", "--agents", "1000", "--json",
                         "/no/such/dir/x.json")
+
+    def test_a_failing_last_output_leaves_none(self):
+        # Found by rank 0 after the run; every rank ends with its one line, no file is put in place.
+        self.fails_once(2, "/dev/full: writing failed", "--agents", "1000", "--json", "/dev/full",
+                        *(["--output", os.path.join(self.dir.name, "o.h5")] if has_hdf5() else []))
 
     def test_reorder_is_single_process(self):
         self.fails_once(2, "--reorder", "--graph", "erdos-renyi", "--agents", "1000", "--reorder", "degree")

@@ -187,6 +187,26 @@ class OutputFiles(unittest.TestCase):
                 # Complete checkpoints may stay (each replaced the last once whole); nothing else.
                 self.assertEqual([f for f in os.listdir(self.dir.name) if f != "c.h5"], [])
 
+    def test_an_output_that_fails_leaves_none_of_the_others(self):
+        # /dev/full takes the JSON last; the files written before it must not appear either, and
+        # files of their names from before stay as they were.
+        with open(self.path("c.csv"), "w") as f:
+            f.write("mine\n")
+        files = ["--csv", "c.csv", "--profile-steps", "p.csv"]
+        if has_hdf5():
+            files += ["--output", "o.h5", "--checkpoint", "k.h5"]
+        for extra in [[], ["--replicates", "3"]]:
+            args = [*RUN, *files, *extra, "--json", "/dev/full"]
+            if extra:
+                args.remove("--profile-steps")
+                args.remove("p.csv")
+            with self.subTest(extra=extra):
+                self.refused(1, "/dev/full: writing failed", *args)
+                self.assertEqual(sorted(os.listdir(self.dir.name)), ["c.csv"])
+                self.assertEqual(read(self.path("c.csv")), "mine\n")
+        self.ok(*RUN, *files, "--json", "j.json")
+        self.assertNotEqual(read(self.path("c.csv")), "mine\n")
+
     def test_files_beside_an_output_are_never_touched(self):
         for name in ["y.csv.tmp", "y.csv.partial", "z.h5.partial", "z.h5.tmp"]:
             with open(self.path(name), "w") as f:

@@ -357,6 +357,15 @@ TEST(TimedContactsFile, NamesTheBadLine) {
   EXPECT_EQ(message("1 2 3\nx 4 5\n"), "tij.dat:2: the time 'x' is not an integer (a line is: time id id)");
   EXPECT_EQ(message("1 -2 3\n"), "tij.dat:1: the agent id '-2' is not a non-negative integer (a line is: time id id)");
   EXPECT_EQ(message("# nothing\n"), "tij.dat: no contacts (a line is: time id id)");
+  // Numbers beyond 64 bits are named as such, not as malformed.
+  EXPECT_EQ(message("1 2 3\n5 9223372036854775808 1\n"),
+            "tij.dat:2: the agent id '9223372036854775808' exceeds the largest id read, 2^63 - 1 (a line is: time id "
+            "id)");
+  EXPECT_EQ(message("1 2 -9223372036854775809\n"),
+            "tij.dat:1: the agent id '-9223372036854775809' is not a non-negative integer (a line is: time id id)");
+  EXPECT_EQ(message("99999999999999999999 2 3\n"),
+            "tij.dat:1: the time '99999999999999999999' lies outside the times read, -2^63 to 2^63 - 1 (a line is: "
+            "time id id)");
   // Lines ended by a carriage return alone would read as one contact with further columns.
   EXPECT_EQ(message("1 2 3\r\n0 1 2\r20 3 4\r40 5 6\r"),
             "tij.dat:2: a carriage return inside the line (lines end with a line feed, or CR LF) (a line is: time id "

@@ -45,6 +45,10 @@ void replace_with(std::string const& temporary, std::string const& target);
 /// Removes a file temporary_beside() made and that will not be put in place.
 void remove_temporary(std::string const& temporary);
 
+/// Removes the temporary files made by temporary_beside() and not yet put in place or removed,
+/// as the signal handler below does: for a process about to end at once (std::_Exit).
+void remove_remembered_temporaries();
+
 /// From now on, SIGINT, SIGTERM and SIGHUP (where not ignored) first remove the temporary files
 /// made by temporary_beside() and not yet put in place or removed, then end the process as the
 /// signal does: a job stopped at its time limit or by Ctrl-C leaves no half-written file beside its
@@ -57,6 +61,17 @@ bool names_a_descriptor(std::string const& path);
 
 /// Writes `content` as `target` says: in place, to standard output, or atomically.
 void write_output(OutputTarget const& target, std::string const& content);
+
+/// A complete file under its temporary name (temporary_beside), flushed to storage, that
+/// replace_with puts in place as `target`: outputs written this way can appear together.
+struct WrittenFile {
+  std::string temporary;  ///< empty where there is nothing to put in place
+  std::string target;
+};
+
+/// Writes `content` to a temporary file beside `target` (a replace target) and flushes it. Throws
+/// herd::Error naming the output, and leaves no temporary file, when writing fails.
+WrittenFile write_beside(OutputTarget const& target, std::string const& content);
 
 /// What makes two paths one file: the device and inode of an existing file, else the absolute
 /// path its name resolves to. Paths of different spellings, hard links and symlinks compare equal.

@@ -54,7 +54,7 @@ h5::File create_partial(std::string const& final_path, std::string const& kind, 
   return file;
 }
 
-void commit_file(h5::File& file, std::string const& final_path) {
+WrittenFile finish_file(h5::File& file, std::string const& final_path) {
   MPI_Comm const comm = file.communicator();
   std::string const partial = file.path();
   try {
@@ -67,16 +67,32 @@ void commit_file(h5::File& file, std::string const& final_path) {
   }
   MPI_Barrier(comm);
   std::string failure;
+  WrittenFile written;
   if (mpi::rank_of(comm) == 0) {
     failure = sync_to_storage(partial, O_RDONLY);
     if (failure.empty()) {
       try {
-        replace_with(partial, replaced_file(final_path));
+        written = {partial, replaced_file(final_path)};
       } catch (std::exception const& e) {
         failure = e.what();
       }
     }
     if (!failure.empty()) remove_temporary(partial);
+  }
+  mpi::raise_if_any_failed(comm, failure);
+  return written;
+}
+
+void commit_file(h5::File& file, std::string const& final_path) {
+  auto const written = finish_file(file, final_path);
+  MPI_Comm const comm = file.communicator();
+  std::string failure;
+  if (!written.temporary.empty()) {
+    try {
+      replace_with(written.temporary, written.target);
+    } catch (std::exception const& e) {
+      failure = e.what();
+    }
   }
   mpi::raise_if_any_failed(comm, failure);
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <utility>
 
 namespace herd {
 
@@ -21,9 +22,12 @@ std::string_view next_field(std::string_view line, std::size_t& at) {
   return line.substr(begin, at - begin);
 }
 
-bool parse_integer(std::string_view text, long long& value) {
+enum class Parsed { yes, no, too_large };
+
+Parsed parse_integer(std::string_view text, long long& value) {
   auto const [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  return !text.empty() && error == std::errc() && end == text.data() + text.size();
+  if (text.empty() || end != text.data() + text.size()) return Parsed::no;
+  return error == std::errc() ? Parsed::yes : error == std::errc::result_out_of_range ? Parsed::too_large : Parsed::no;
 }
 
 }  // namespace
@@ -56,9 +60,16 @@ std::pair<std::size_t, std::string> parse_timed_lines(std::string_view text, std
     if (line.find('\r') < line.size() - 1)
       return failure("a carriage return inside the line (lines end with a line feed, or CR LF)");
     if (j.empty()) return failure("expected a time and two agent ids");
-    if (!parse_integer(t, time)) return failure("the time", t, "is not an integer");
-    if (!parse_integer(i, a) || a < 0) return failure("the agent id", i, "is not a non-negative integer");
-    if (!parse_integer(j, b) || b < 0) return failure("the agent id", j, "is not a non-negative integer");
+    if (auto const read = parse_integer(t, time); read == Parsed::too_large)
+      return failure("the time", t, "lies outside the times read, -2^63 to 2^63 - 1");
+    else if (read != Parsed::yes)
+      return failure("the time", t, "is not an integer");
+    for (auto [field, id] : {std::pair{i, &a}, std::pair{j, &b}}) {
+      if (auto const read = parse_integer(field, *id); read == Parsed::too_large && field[0] != '-')
+        return failure("the agent id", field, "exceeds the largest id read, 2^63 - 1");
+      else if (read != Parsed::yes || *id < 0)
+        return failure("the agent id", field, "is not a non-negative integer");
+    }
     out.times.push_back(time);
     out.first.push_back(a);
     out.second.push_back(b);
