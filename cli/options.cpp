@@ -530,6 +530,18 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
   if (o.threads < 0) throw UsageError{"--threads must not be negative"};
   if (o.exchange_every < 1) throw UsageError{"--exchange-every must be at least 1"};
   if (o.checkpoint_every > 0 && o.checkpoint.empty()) throw UsageError{"--checkpoint-every needs --checkpoint FILE"};
+  if (!o.checkpoint.empty()) {
+    // A checkpoint keeps the run's arguments a line each.
+    for (auto const& a : o.arguments)
+      if (a.find('\n') != std::string::npos)
+        throw UsageError{"'" + a.substr(0, a.find('\n')) +
+                         "...': an argument holding a line break cannot be kept in a checkpoint (--checkpoint)"};
+    // The ghosts left stale between exchanges are not saved: a resumed run would read fresh ones.
+    if (o.exchange_every > 1)
+      throw UsageError{"--exchange-every " + std::to_string(o.exchange_every) +
+                       " with --checkpoint: a checkpoint does not hold the stale ghosts, so a resumed run would "
+                       "differ; checkpoints need --exchange-every 1"};
+  }
   if (o.snapshot_every > 0 && o.output.empty()) throw UsageError{"--snapshot-every needs --output FILE"};
   if (o.command == "convert") {
     if (o.output.empty()) throw UsageError{"convert needs --output FILE (or -o FILE) for the population file"};

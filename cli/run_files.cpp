@@ -86,6 +86,7 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
   }
   args.insert(args.end(), extra.begin(), extra.end());
   Options merged = parse(args, true);  // a UsageError here is the user's
+
   // A resumed run writes the files its own command line names, and no other: the checkpoint's run
   // named its outputs relative to another folder, and its --checkpoint is the file resumed, kept
   // for another try unless named again.

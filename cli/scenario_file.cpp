@@ -7,10 +7,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
 #include <string>
+#include <system_error>
 
 namespace herd::cli {
 
@@ -207,6 +209,11 @@ std::vector<std::string> layers_named(Scenario const& scenario) {
 
 Scenario read_scenario(std::string const& path, int steps, bool continued,
                        std::optional<std::vector<std::string>> const& layer_names) {
+  std::error_code failed;
+  auto const kind = std::filesystem::status(path, failed).type();
+  if (kind == std::filesystem::file_type::directory) throw Error(path + ": is a directory, not a scenario file");
+  if (!failed && kind != std::filesystem::file_type::regular)
+    throw Error(path + ": is not a regular file (a pipe or a device); a scenario is read twice, so give a file");
   std::ifstream in(path);
   if (!in) throw Error(path + ": cannot open the scenario file");
   std::stringstream text;

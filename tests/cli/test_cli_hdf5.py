@@ -348,9 +348,14 @@ class BadFiles(Case):
                     self.assertEqual(f[name].attrs["checksum"], checksum(f[name][...]))
 
     def test_option_mistakes_are_usage_errors(self):
-        for args in [["--checkpoint-every", "5"], ["--snapshot-every", "5"]]:
+        ckpt = self.path("c.h5")
+        for args in [["--checkpoint-every", "5"], ["--snapshot-every", "5"],
+                     # A checkpoint keeps the arguments a line each; stale ghosts are not saved.
+                     ["--checkpoint", ckpt, "--csv", "o\n--beta\n0.5"],
+                     ["--checkpoint", ckpt, "--exchange-every", "3"]]:
             result = herd(0, "run", *RUN, *args)
             self.assertEqual(result.returncode, 2, result.stderr)
+            self.assertFalse(os.path.exists(ckpt))
         self.assertEqual(herd(0, "resume").returncode, 2)
 
 

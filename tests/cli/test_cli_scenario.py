@@ -91,6 +91,12 @@ class Scenario(hf.Case):
                 self.ok(written, "run", *args, "--scenario", scenario, "--checkpoint", ckpt)
                 self.ok(resumed, "resume", ckpt, "--steps", "30", "--csv", self.path("resumed.csv"))
                 self.assertEqual(hf.read(self.path("resumed.csv")), full)
+                # Events beyond the steps, accepted when the checkpoint was written, stay accepted
+                # by a resume that writes none.
+                self.ok(resumed, "resume", ckpt, "--csv", self.path("resumed16.csv"))
+                rows = hf.read(self.path("resumed16.csv")).splitlines()
+                self.assertEqual(rows, full.splitlines()[:len(rows)])
+                self.assertEqual(len(rows), 18)  # the header and steps 0 to 16
 
     def test_ensemble_members_each_run_the_scenario(self):
         scenario = self.scenario(EVENTS)
@@ -330,6 +336,14 @@ class Scenario(hf.Case):
         result = hf.herd(0, "run", *RUN, "--scenario", self.path("missing.json"))
         self.assertEqual(result.returncode, 1)
         self.assertIn("missing.json: cannot open the scenario file", result.stderr)
+        # A folder, and a pipe (read twice: for the events and the checkpoint's fingerprint).
+        result = hf.herd(0, "run", *RUN, "--scenario", self.dir.name)
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("is a directory, not a scenario file", result.stderr)
+        os.mkfifo(self.path("pipe.json"))
+        result = hf.herd(0, "run", *RUN, "--scenario", self.path("pipe.json"))
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("pipe.json: is not a regular file", result.stderr)
         # A model without parameters to set or infections to import.
         path = self.scenario([{"step": 3, "import": 5}])
         result = hf.herd(0, "run", "--model", "voter", "--graph", "erdos-renyi", "--agents", "4000", "--steps", "30",
