@@ -273,6 +273,15 @@ class BadFiles(Case):
         self.assertIn(message, lines[0])
         self.assertFalse(os.path.exists(self.path("never.csv")))
 
+    def test_a_folder_or_a_pipe_is_named_as_such(self):
+        os.mkdir(self.path("folder.h5"))
+        self.refused(self.path("folder.h5"), "is a directory, not an HDF5 file")
+        os.mkfifo(self.path("pipe.h5"))
+        self.refused(self.path("pipe.h5"), "is not a regular file")
+        # MPI-IO's own complaint about the pipe is not printed beside it.
+        result = herd(0, "resume", self.path("pipe.h5"))
+        self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
+
     def test_every_damage_is_named(self):
         def replace(name, data):
             return lambda f: (f.__delitem__(name), f.create_dataset(name, data=data))

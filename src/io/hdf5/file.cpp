@@ -2,6 +2,7 @@
 #include <herd/mpi/collective.hpp>
 
 #include <hdf5.h>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <cstring>
@@ -229,6 +230,11 @@ File File::create(std::string const& path, MPI_Comm comm) {
 
 namespace {
 hid_t open_file(std::string const& path, MPI_Comm comm, unsigned access) {
+  // MPI-IO would name a folder or a pipe in its own words (a FIFO also prints from lseek).
+  struct stat info {};
+  if (::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode))
+    throw Error(path + (S_ISDIR(info.st_mode) ? ": is a directory, not an HDF5 file"
+                                              : ": is not a regular file (a pipe or a device), as HDF5 files must be"));
   silence_hdf5();
   Id fapl(access_through_mpi(comm), H5Pclose);
   hid_t const id = H5Fopen(path.c_str(), access, fapl.get());
