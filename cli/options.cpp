@@ -51,7 +51,7 @@ long long to_count(std::string const& option, std::string const& text, long long
   if (value < 0) throw UsageError{option + ": '" + text + "' must not be negative"};
   if (value > static_cast<double>(max))
     throw UsageError{option + ": " + text + " exceeds the largest supported value " + std::to_string(max)};
-  if (value >= 0x1p53)  // 2^53 + 1 reads as 2^53
+  if (value >= 9007199254740992.0)  // 2^53: 2^53 + 1 reads as 2^53
     throw UsageError{option + ": '" + text + "' is beyond the integers this notation holds exactly: write its digits"};
   return static_cast<long long>(value);
 }
