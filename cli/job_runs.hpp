@@ -143,7 +143,7 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
   if (!o.scenario.empty()) {
     // An edge list's layer names are checked here, when it has been read: on every rank alike.
     auto const make_events = [&] {
-      auto scenario = read_scenario(o.scenario, o.steps, !o.checkpoint.empty() || !o.resume.empty(), layer_names);
+      auto scenario = read_scenario(o.scenario, o.steps, continues(o), layer_names);
       try {
         events.emplace(sim, model, std::move(scenario), o.steps);
       } catch (Error const& e) {
@@ -1030,7 +1030,7 @@ JobResult run_ensemble_over_ranks(Options const& o, Entry, std::function<void(in
 template <class Entry>
 void check_scenario(Options const& o) {
   auto const names = layer_names_of(o, world());
-  auto const scenario = read_scenario(o.scenario, o.steps, !o.checkpoint.empty() || !o.resume.empty(), names);
+  auto const scenario = read_scenario(o.scenario, o.steps, continues(o), names);
   for (std::size_t k = 0; k < scenario.events.size(); ++k) {
     if (scenario.events[k].by_priority && !model_has_age_groups(o.model))
       throw Error(o.scenario + ": " + event_name(scenario, k) + ": the order oldest-first needs agents' ages, which " +

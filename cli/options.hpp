@@ -115,6 +115,10 @@ struct Options {
 /// Whether `o` runs an ensemble: more than one replicate, or a sweep.
 inline bool is_ensemble(Options const& o) { return o.replicates > 1 || !o.sweep.empty(); }
 
+/// Whether the run `o` writes a checkpoint or resumes one: a longer run may continue it, so its
+/// scenario may hold events beyond --steps.
+inline bool continues(Options const& o) { return !o.checkpoint.empty() || !o.resume.empty(); }
+
 /// The sweep's points.
 long long sweep_points(Options const& o);
 
