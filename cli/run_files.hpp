@@ -286,9 +286,10 @@ class RunFiles {
         negative = negative || v < 0;
         sum += v;
       }
-      require(!negative && sum == static_cast<std::int64_t>(saved.agents),
-              where + " row " + std::to_string(r) + " counts " + std::to_string(sum) + " agents, not " +
-                  std::to_string(saved.agents) + " (a damaged file?)");
+      require(!negative, where + " row " + std::to_string(r) + " holds a negative count (a damaged file?)");
+      require(sum == static_cast<std::int64_t>(saved.agents), where + " row " + std::to_string(r) + " counts " +
+                                                                  std::to_string(sum) + " agents, not " +
+                                                                  std::to_string(saved.agents) + " (a damaged file?)");
     }
   }
 

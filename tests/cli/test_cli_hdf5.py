@@ -244,6 +244,14 @@ def set_where(f, name, where, equal, value):
     rewrite(f, name, values)
 
 
+def negative_count(f):
+    """Row 3 with the right total, one count below zero."""
+    history = f["run/history"][...]
+    history[3, 0] += history[3, 1] + 1
+    history[3, 1] = -1
+    rewrite(f, "run/history", history)
+
+
 def set_history(f, row, column, value):
     history = f["run/history"][...]
     history[row, column] = value
@@ -305,6 +313,7 @@ class BadFiles(Case):
             (self.damaged(lambda f: set_where(f, "agents/timer", "agents/state", 0, 5)),
              "1 agents hold a state the model never reaches"),
             (self.damaged(lambda f: set_history(f, 3, 1, 1004975)), "/run/history row 3 counts"),
+            (self.damaged(negative_count), "/run/history row 3 holds a negative count"),
             # Values changed without their checksum: a damaged disk, or an edit by another tool.
             (self.damaged(lambda f: f["run/history"].__setitem__((3, 1), 1004975)),
              "/run/history: the values differ from the dataset's stored checksum"),
