@@ -281,20 +281,23 @@ int main(int argc, char* argv[]) {
       auto const write_outputs = [&] {
         if (!result.rank_zero) return;
         auto& outputs = *result.outputs;
-        std::ostringstream configuration;
-        Kokkos::print_configuration(configuration);
+        auto const configuration = [] {
+          std::ostringstream text;
+          Kokkos::print_configuration(text);
+          return text.str();
+        };
         if (is_ensemble(options)) {
 #if HERD_ENABLE_HDF5
           if (!options.output.empty()) outputs.add(write_ensemble_file(options, result, options.output));
 #endif
           if (!options.csv.empty()) outputs.add(options.csv, ensemble_csv(options, result));
-          if (!options.json.empty()) outputs.add(options.json, ensemble_json(options, result, configuration.str()));
+          if (!options.json.empty()) outputs.add(options.json, ensemble_json(options, result, configuration()));
           outputs.put_in_place();
           return;
         }
         if (!options.csv.empty()) outputs.add(options.csv, csv(result));
         if (!options.profile_steps.empty()) outputs.add(options.profile_steps, profile_steps_csv(result));
-        if (!options.json.empty()) outputs.add(options.json, json(options, result, configuration.str()));
+        if (!options.json.empty()) outputs.add(options.json, json(options, result, configuration()));
         outputs.put_in_place();
         // The record is appended to, not replaced: it is written once the others are in place.
         if (!options.record.empty()) append_line(options.record, record(options, result));

@@ -119,13 +119,8 @@ void forget_temporary(std::string const& name) {
   }
 }
 
-void unlink_remembered() {
-  for (auto& slot : temporaries)
-    if (slot.state.load() == 2) ::unlink(slot.name);
-}
-
 void remove_temporaries_and_end(int signal_number) {
-  unlink_remembered();
+  remove_remembered_temporaries();
   // Ended by the signal itself, so that a parent (mpiexec, a batch system) sees why.
   std::signal(signal_number, SIG_DFL);
   std::raise(signal_number);
@@ -188,7 +183,11 @@ void remove_temporary(std::string const& temporary) {
   forget_temporary(temporary);
 }
 
-void remove_remembered_temporaries() { unlink_remembered(); }
+void remove_remembered_temporaries() {
+  // Atomic loads and unlink alone: the signal handler above calls this too.
+  for (auto& slot : temporaries)
+    if (slot.state.load() == 2) ::unlink(slot.name);
+}
 
 void remove_temporaries_on_signals() {
   for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
