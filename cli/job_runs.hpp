@@ -143,7 +143,7 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
   if (!o.scenario.empty()) {
     // An edge list's layer names are checked here, when it has been read: on every rank alike.
     auto const make_events = [&] {
-      auto scenario = read_scenario(o.scenario, o.steps, continues(o), layer_names);
+      auto scenario = read_scenario(o.scenario, *o.scenario_text, o.steps, continues(o), layer_names);
       try {
         events.emplace(sim, model, std::move(scenario), o.steps);
       } catch (Error const& e) {
@@ -160,7 +160,8 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
 #endif
   }
   if (events && events->isolates())
-    files.keep_isolation(events->isolation_timers(), [&events, &sim] { events->restore_isolation(sim); });
+    files.keep_isolation(events->isolation_timers(), events->longest_isolation(),
+                         [&events, &sim] { events->restore_isolation(sim); });
   auto const first = files.initialise();
   if constexpr (std::is_same_v<Model, Covid<Memory>>)
     if (events) events->set_priority(sim, vaccination_classes(sim, model));
@@ -957,14 +958,6 @@ JobResult run_ensemble_over_ranks(Options const& o, Entry, std::function<void(in
   mpi::collectively(comm, [&] {
     check_ensemble_fits(members, o.steps, o.max_memory);
     check_points<WeightStorage, Entry>(o, base, in.facts.agents);
-#if HERD_ENABLE_HDF5
-    // Each member reads the file resumed anew: one put in place under its name on the way would
-    // hide the members it held.
-    require(
-        o.resume.empty() || o.checkpoint_every == 0 || !(io::identity_of(o.resume) == io::identity_of(o.checkpoint)),
-        "--checkpoint " + o.checkpoint + " --checkpoint-every: with the graph over the ranks (--partition), " +
-            "an ensemble resumed puts its progress in place under another name than the file it resumes");
-#endif
   });
   // Listed steps push through a transpose of the rank's rows: made once, for every member, where
   // the steps may be listed (a model that declares its activity, not pulled, on a static graph).
@@ -1030,7 +1023,7 @@ JobResult run_ensemble_over_ranks(Options const& o, Entry, std::function<void(in
 template <class Entry>
 void check_scenario(Options const& o) {
   auto const names = layer_names_of(o, world());
-  auto const scenario = read_scenario(o.scenario, o.steps, continues(o), names);
+  auto const scenario = read_scenario(o.scenario, *o.scenario_text, o.steps, continues(o), names);
   for (std::size_t k = 0; k < scenario.events.size(); ++k) {
     if (scenario.events[k].by_priority && !model_has_age_groups(o.model))
       throw Error(o.scenario + ": " + event_name(scenario, k) + ": the order oldest-first needs agents' ages, which " +
@@ -1051,14 +1044,23 @@ void check_scenario(Options const& o) {
 
 /// Runs `o` with the model of `Entry` (collective under mpiexec).
 template <class Entry>
-JobResult run_entry(Options const& o, std::function<void(int, int)> const& progress) {
+JobResult run_entry(Options const& given, std::function<void(int, int)> const& progress) {
   using namespace detail;
   Entry const entry{};
+  Options o = given;
   // A bad scenario file ends the run before the graph is built (and on every rank alike).
   if (!o.scenario.empty()) {
 #if HERD_ENABLE_MPI
+    // Rank 0 reads the file and hands its bytes on: every rank runs the same events, and a pipe,
+    // which gives its bytes once, serves them all.
+    std::string text;
+    mpi::collectively(world(), [&] {
+      if (mpi::rank_of(world()) == 0) text = *read_scenario_text(o.scenario);
+    });
+    o.scenario_text = std::make_shared<std::string const>(mpi::broadcast_text(world(), text));
     mpi::collectively(world(), [&] { check_scenario<Entry>(o); });
 #else
+    o.scenario_text = read_scenario_text(o.scenario);
     check_scenario<Entry>(o);
 #endif
   }

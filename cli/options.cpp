@@ -19,6 +19,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 namespace herd::cli {
 
@@ -356,6 +357,27 @@ void parse_options(Options& o, std::map<std::string, Setter> const& with_value,
 }
 
 }  // namespace
+
+bool same_value(std::string const& option, std::string const& a, std::string const& b) {
+  if (a == b) return true;
+  try {
+    if (option == "--window") return to_duration(option, a) == to_duration(option, b);
+    // Digits are compared exactly (seeds above 2^53), other notations as the doubles they read as:
+    // a count beyond 2^53 in another notation is refused when parsed.
+    auto const digits = [](std::string const& t) {
+      std::string_view d = std::string_view(t).substr(!t.empty() && t[0] == '+' ? 1 : 0);
+      if (d.empty() || d.find_first_not_of("0123456789") != std::string_view::npos) return std::string();
+      auto const first = d.find_first_not_of('0');
+      return std::string(first == std::string_view::npos ? std::string_view("0") : d.substr(first));
+    };
+    auto const da = digits(a), db = digits(b);
+    if (!da.empty() && !db.empty()) return da == db;
+    double const x = to_number(option, a), y = to_number(option, b);
+    return x == y && std::signbit(x) == std::signbit(y);
+  } catch (UsageError const&) {
+    return false;  // not numbers: different text is a different value
+  }
+}
 
 Options parse(std::vector<std::string> const& args, bool later_wins) {
   Options o;

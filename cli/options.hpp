@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,9 @@ struct Options {
   std::string resume;  ///< herd resume: the checkpoint to continue from
   // herd convert: the graph (--graph, or the first argument) into a population file (--output).
   std::string scenario;  ///< JSON of timed events (docs/scenarios.md)
+  /// The --scenario file's bytes, read once when the run starts (run_entry): its events, every
+  /// member's and the checkpoint's fingerprint come from the same bytes
+  std::shared_ptr<std::string const> scenario_text;
   // A temporal network: --graph is a timed-contact file, cut into windows of this length (0: none).
   long long window = 0;
   std::string after_last = "loop";     ///< loop or stop: what the steps after the last window read
@@ -141,6 +145,11 @@ Options member_base(Options const& o);
 /// Parses argv (without the program name). Throws UsageError, also for an option given twice
 /// unless `later_wins` (herd resume: options given anew replace the checkpoint's).
 Options parse(std::vector<std::string> const& args, bool later_wins = false);
+
+/// Whether the values `a` and `b` of `option` read as the same value: the same text, the same
+/// number however written (1e5 and 100000), the same --window however its unit is given. Paths
+/// are not resolved here.
+bool same_value(std::string const& option, std::string const& a, std::string const& b);
 
 /// The --help text.
 std::string usage();

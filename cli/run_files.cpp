@@ -2,7 +2,8 @@
 #include "fingerprint.hpp"
 #include "input.hpp"
 
-#include <herd/io/text/edge_list_parser.hpp>
+#include <herd/io/output_file.hpp>
+#include <herd/mpi/collective.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -42,14 +43,35 @@ io::RunRecord run_record(Options const& o, std::uint64_t agents, std::uint64_t e
   record.edges = edges;
   record.graph_hash = graph_hash;
   record.observables = std::move(observables);
-  if (!o.scenario.empty()) record.scenario_hash = scenario_fingerprint(o.scenario);
+  if (o.scenario_text) record.scenario_hash = scenario_fingerprint(*o.scenario_text);
   return record;
 }
 
-std::uint64_t scenario_fingerprint(std::string const& path) {
-  auto const hash = fnv1a(read_text_file(path));
+std::uint64_t scenario_fingerprint(std::string const& text) {
+  auto const hash = fnv1a(text);
   return hash == 0 ? 1 : hash;
 }
+
+namespace {
+
+// Whether `given`, a value of `option` given to herd resume, names what the checkpoint's run read
+// as `stored`: the same value (same_value), the same file by another path (relative to this
+// folder, or a link), or for --scenario any file, whose bytes the run then checks against the
+// checkpoint's fingerprint (a scenario moved with its checkpoint).
+bool same_input(std::string const& option, std::string const& stored, std::string const& given,
+                io::RunRecord const& record) {
+  if (same_value(option, stored, given)) return true;
+  if (option == "--scenario") return record.scenario_hash != 0;
+  if (option != "--graph" && option != "--attributes") return false;
+  if (is_generator(stored) || is_generator(given)) return false;
+  auto const anew = with_absolute_inputs({option, given})[1];
+  if (anew == stored) return true;
+  std::error_code failed;
+  bool const same = std::filesystem::equivalent(stored, anew, failed);
+  return !failed && same;
+}
+
+}  // namespace
 
 Options resume_options(std::string const& checkpoint, std::vector<std::string> const& extra) {
   auto const record = mpi::collectively(MPI_COMM_WORLD, [&] {
@@ -79,10 +101,14 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
   auto const given_anew = parse(resume).given;
   for (auto const& given : given_anew) {
     if (std::find(std::begin(may_change), std::end(may_change), given.first) != std::end(may_change)) continue;
-    if (auto const kept = stored.find(given.first); kept == stored.end() || kept->second != given.second)
-      throw UsageError{"resume: " + given.first +
-                       " would change the results; the checkpoint's run keeps its own (outputs, --steps, "
-                       "--threads and how steps run may be given anew)"};
+    auto const kept = stored.find(given.first);
+    if (kept != stored.end() && same_input(given.first, kept->second, given.second, record)) continue;
+    std::string const asked = given.second.empty() ? given.first : given.first + " " + given.second;
+    std::string const had = kept == stored.end()   ? "was not given it"
+                            : kept->second.empty() ? "was given it"
+                                                   : "was given " + kept->second;
+    throw UsageError{"resume: " + asked + " would change the results: the checkpoint's run " + had +
+                     " (outputs, --steps, --threads and how steps run may be given anew)"};
   }
   args.insert(args.end(), extra.begin(), extra.end());
   Options merged = parse(args, true);  // a UsageError here is the user's
@@ -104,6 +130,13 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
   check_members_per_checkpoint(merged);
   if (merged.snapshot_every > 0 && merged.output.empty())
     throw UsageError{"--snapshot-every needs --output FILE: a resumed run writes only the files it names"};
+  // An ensemble over the ranks' members each read the file resumed anew: one put in place under its
+  // name on the way would hide the members it held.
+  if (is_ensemble(merged) && merged.graph_over_ranks && mpi::size_of(MPI_COMM_WORLD) > 1 &&
+      merged.checkpoint_every > 0 && io::identity_of(checkpoint) == io::identity_of(merged.checkpoint))
+    throw UsageError{"--checkpoint " + merged.checkpoint +
+                     " --checkpoint-every: with the graph over the ranks (--partition), an ensemble resumed puts "
+                     "its progress in place under another name than the file it resumes"};
   // The arguments and /run's attributes are stored apart: a file where they disagree was damaged.
   if (merged.seed != record.seed || merged.model != record.model)
     throw Error(checkpoint + ": its stored arguments give --model " + merged.model + " --seed " +

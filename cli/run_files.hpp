@@ -41,8 +41,8 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
 std::vector<std::string> with_absolute_inputs(std::vector<std::string> const& arguments);
 
 /// A fingerprint of a scenario file's bytes (FNV-1a, never 0), which checkpoints keep: a resumed
-/// run refuses a file changed since.
-std::uint64_t scenario_fingerprint(std::string const& path);
+/// run refuses a file changed since, under whatever name it is given.
+std::uint64_t scenario_fingerprint(std::string const& text);
 
 /// What a checkpoint of a run of `o` records before its step and history: its arguments, model
 /// and seed, the graph's agents, stored entries and graph_hash, the model's observables, and the
@@ -70,8 +70,10 @@ class RunFiles {
   using Timers = Property<std::uint16_t, typename Sim::memory_space>;
   /// A scenario's isolation timers: saved with each checkpoint (/scenario/isolation) and, on
   /// resume, loaded, after which `restore` closes the contacts they say are closed.
-  void keep_isolation(Timers& timers, std::function<void()> restore) {
+  /// No timer loaded may exceed `longest`, the longest isolation the scenario gives.
+  void keep_isolation(Timers& timers, int longest, std::function<void()> restore) {
     timers_ = &timers;
+    longest_isolation_ = longest;
     restore_ = std::move(restore);
   }
 
@@ -101,7 +103,7 @@ class RunFiles {
                 path + ": written for another graph with the same counts (its contacts differ)");
         require(saved.scenario_hash == 0 || saved.scenario_hash == record_.scenario_hash,
                 path + ": written by a run of another scenario: " + o_.scenario +
-                    " changed since (the events from the checkpoint on would differ)");
+                    " is not the file it ran, or changed since (the events from the checkpoint on would differ)");
         require(saved.observables == record_.observables, path + ": its observables are not this model's");
         require(
             static_cast<std::uint32_t>(o_.steps) >= saved.step,
@@ -126,6 +128,7 @@ class RunFiles {
       if (!fresh) {
         sim_.set_step(record_.step);
         check_loaded_state();
+        if (timers_) check_loaded_timers();
         if (restore_) restore_();
       }
     }
@@ -311,6 +314,27 @@ class RunFiles {
     });
   }
 
+  // A timer beyond every isolation the scenario gives was not written by its run (checksums
+  // rewritten after an edit).
+  void check_loaded_timers() {
+    auto const timers = timers_->current();
+    std::uint16_t longest = 0;
+    Kokkos::parallel_reduce(
+        "herd::resume::longest_timer",
+        Kokkos::RangePolicy<typename Sim::execution_space>(sim_.execution_space_instance(), 0, sim_.num_agents()),
+        KOKKOS_LAMBDA(agent_index a, std::uint16_t & most) {
+          if (timers(a) > most) most = timers(a);
+        },
+        Kokkos::Max<std::uint16_t>(longest));
+    mpi::collectively(comm_, [&] {
+      require(longest <= longest_isolation_, o_.resume + ": an agent's isolation timer holds " +
+                                                 std::to_string(longest) +
+                                                 " steps, beyond the scenario's longest "
+                                                 "isolation of " +
+                                                 std::to_string(longest_isolation_) + " (a damaged file?)");
+    });
+  }
+
   // The checkpoint's rows 0..step - 1: its last row is the resumed run's row 0.
   std::vector<std::int64_t> rows_before_resume(std::size_t columns) const {
     return {history_prefix_.begin(),
@@ -368,6 +392,7 @@ class RunFiles {
   MPI_Comm comm_;
   bool partial_;
   Timers* timers_ = nullptr;
+  int longest_isolation_ = 0;
   std::function<void()> restore_;
   io::RunRecord record_;
   std::vector<std::int64_t> history_prefix_;  // the checkpoint's rows 0..step
@@ -390,7 +415,7 @@ class RunFiles {
   void after_step(int, History const&) {}
   std::vector<std::int64_t> finish(std::vector<std::int64_t> const& history, FinishedOutputs&) { return history; }
   template <class Timers>
-  void keep_isolation(Timers&, std::function<void()> const&) {}
+  void keep_isolation(Timers&, int, std::function<void()> const&) {}
 
  private:
   Sim& sim_;

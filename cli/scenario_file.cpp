@@ -5,14 +5,17 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <sstream>
+#include <memory>
 #include <string>
 #include <system_error>
+#include <vector>
 
 namespace herd::cli {
 
@@ -207,20 +210,42 @@ std::vector<std::string> layers_named(Scenario const& scenario) {
 
 }  // namespace
 
-Scenario read_scenario(std::string const& path, int steps, bool continued,
+// Scenarios list events, not agents: a file beyond this is a wrong path (ranks receive it whole).
+constexpr std::size_t largest_scenario = std::size_t{64} << 20;
+
+std::shared_ptr<std::string const> read_scenario_text(std::string const& path) {
+  // A folder opens as a stream that reads nothing, which would pass for an empty file.
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) throw Error(path + ": is a directory, not a scenario file");
+  errno = 0;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    int const reason = errno;
+    throw Error(path + ": cannot open the scenario file" +
+                (reason != 0 ? std::string(" (") + std::strerror(reason) + ")" : ""));
+  }
+  // In blocks, stopping at a NUL byte, so that a device (/dev/zero) does not fill the memory.
+  std::string text;
+  std::vector<char> block(1 << 16);
+  while (in) {
+    in.read(block.data(), static_cast<std::streamsize>(block.size()));
+    auto const got = static_cast<std::size_t>(in.gcount());
+    if (std::find(block.data(), block.data() + got, '\0') != block.data() + got)
+      throw Error(path + ": holds a NUL byte: not a scenario file (JSON text)");
+    text.append(block.data(), got);
+    if (text.size() > largest_scenario)
+      throw Error(path + ": is larger than " + std::to_string(largest_scenario >> 20) +
+                  " MiB: not a scenario file (JSON text)");
+  }
+  if (in.bad()) throw Error(path + ": cannot read the scenario file");
+  return std::make_shared<std::string const>(std::move(text));
+}
+
+Scenario read_scenario(std::string const& path, std::string const& text, int steps, bool continued,
                        std::optional<std::vector<std::string>> const& layer_names) {
-  std::error_code failed;
-  auto const kind = std::filesystem::status(path, failed).type();
-  if (kind == std::filesystem::file_type::directory) throw Error(path + ": is a directory, not a scenario file");
-  if (!failed && kind != std::filesystem::file_type::regular)
-    throw Error(path + ": is not a regular file (a pipe or a device); a scenario is read twice, so give a file");
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open the scenario file");
-  std::stringstream text;
-  text << in.rdbuf();
   Json json;
   try {
-    json = Json::parse(text.str());
+    json = Json::parse(text);
   } catch (Json::parse_error const& e) {
     // "[json.exception.parse_error.101] parse error at line 3, column 5: ...": the part from "line".
     std::string const what = e.what();

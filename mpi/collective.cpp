@@ -54,20 +54,15 @@ int size_of(MPI_Comm comm) {
   return size;
 }
 
-namespace {
-
-// Rank `from`'s failure, as every rank's string.
-std::string message_of(MPI_Comm comm, int from, std::string const& failure) {
+std::string broadcast_text(MPI_Comm comm, std::string const& text, int from) {
   bool const sender = rank_of(comm) == from;
-  int length = sender ? static_cast<int>(failure.size()) : 0;
+  int length = sender ? static_cast<int>(text.size()) : 0;
   MPI_Bcast(&length, 1, MPI_INT, from, comm);
-  std::vector<char> text(static_cast<std::size_t>(length));
-  if (sender) text.assign(failure.begin(), failure.end());
-  MPI_Bcast(text.data(), length, MPI_CHAR, from, comm);
-  return std::string(text.begin(), text.end());
+  std::vector<char> bytes(static_cast<std::size_t>(length));
+  if (sender) bytes.assign(text.begin(), text.end());
+  MPI_Bcast(bytes.data(), length, MPI_CHAR, from, comm);
+  return std::string(bytes.begin(), bytes.end());
 }
-
-}  // namespace
 
 void raise_if_any_failed(MPI_Comm comm, std::string const& failure) {
   int const rank = rank_of(comm), size = size_of(comm);
@@ -79,7 +74,7 @@ void raise_if_any_failed(MPI_Comm comm, std::string const& failure) {
   int const candidate = failed ? rank : size;
   MPI_Allreduce(&candidate, &first, 1, MPI_INT, MPI_MIN, comm);
   // The first failing rank's message goes to everyone.
-  std::string message = message_of(comm, first, failure);
+  std::string message = broadcast_text(comm, failure, first);
   if (failures < size) message += " (rank " + std::to_string(first) + " of " + std::to_string(size) + ")";
   throw CollectiveError(message);
 }
@@ -94,7 +89,7 @@ void raise_first_failure(MPI_Comm comm, std::uint64_t place, std::string const& 
   int from = 0;
   MPI_Allreduce(&candidate, &from, 1, MPI_INT, MPI_MIN, comm);
   if (from == size) return;
-  throw CollectiveError(message_of(comm, from, failure));
+  throw CollectiveError(broadcast_text(comm, failure, from));
 }
 
 }  // namespace herd::mpi

@@ -4,6 +4,7 @@ damaged or mismatched file refused with one message naming it, exit status 1 and
 
 Usage: test_cli_hdf5.py HERD MPIEXEC [MPIEXEC FLAGS...]   (needs h5py and numpy)"""
 
+import json
 import os
 import random
 import shutil
@@ -51,10 +52,18 @@ class Resume(Case):
             with self.subTest(option=option):
                 result = herd(0, "resume", ckpt, *option)
                 self.assertEqual(result.returncode, 2, result.stderr)
-                self.assertIn(f"resume: {option[0]} would change the results", result.stderr)
-        # The same value again changes nothing; outputs and how steps run may change.
-        self.ok(0, "resume", ckpt, "--agents", "20000", "--threads", "1", "--schedule", "team", "--csv",
-                self.path("again.csv"))
+                self.assertIn(f"resume: {' '.join(option)} would change the results", result.stderr)
+                self.assertIn("the checkpoint's run " + ("was given 20000" if option[0] == "--agents" else
+                                                         "was not given it"), result.stderr)
+        # The same value again changes nothing, however written; outputs and how steps run may change.
+        for agents in ["20000", "2e4", "+020000", "20000.0"]:
+            with self.subTest(agents=agents):
+                self.ok(0, "resume", ckpt, "--agents", agents, "--threads", "1", "--schedule", "team", "--csv",
+                        self.path("again.csv"))
+        for agents in ["20001", "2.00001e4", "0x4e20"]:
+            with self.subTest(agents=agents):
+                result = herd(0, "resume", ckpt, "--agents", agents)
+                self.assertEqual(result.returncode, 2, result.stderr)
 
     def test_an_option_outside_the_list_is_refused_for_every_model(self):
         edges = self.path("e.txt")
@@ -82,6 +91,19 @@ class Resume(Case):
         # Relative paths the run was given are the checkpoint's: resumed from elsewhere, it finds them.
         self.ok(0, "resume", self.path("c.h5"), "--steps", "30", "--csv", self.path("resumed.csv"), cwd="/")
         self.assertEqual(read(self.path("resumed.csv")), read(self.path("full.csv")))
+        # Named again, by a path relative to the folder resume runs in or through a link, it is the same file.
+        os.symlink("e.txt", self.path("link.txt"))
+        for name, cwd in [("e.txt", self.dir.name), ("./sub/../e.txt", self.dir.name), (self.path("link.txt"), "/")]:
+            with self.subTest(name=name):
+                os.makedirs(self.path("sub"), exist_ok=True)
+                self.ok(0, "resume", self.path("c.h5"), "--graph", name, "--steps", "30", "--csv",
+                        self.path("again.csv"), cwd=cwd)
+                self.assertEqual(read(self.path("again.csv")), read(self.path("full.csv")))
+        # A copy is another file: the checkpoint cannot tell its bytes.
+        shutil.copy(self.path("e.txt"), self.path("copy.txt"))
+        result = herd(0, "resume", self.path("c.h5"), "--graph", self.path("copy.txt"), "--steps", "30")
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("--graph " + self.path("copy.txt") + " would change the results", result.stderr)
         # Another graph with the same agents and entries (the same contacts, relabelled) is not the run's.
         with open(self.path("e.txt"), "w") as f:
             f.write("".join(f"{(i + 1) % 3000} {((i * 7 + 3) + 1) % 3000}\n{(i + 1) % 3000} {((i * 11 + 5) + 1) % 3000}\n"
@@ -347,6 +369,24 @@ class BadFiles(Case):
             with h5py.File(bad, "r+") as f:
                 set_where(f, "agents/timer", "agents/stage", stage, 200)
             self.refused(bad, "1 agents hold a state the model never reaches")
+
+    def test_an_isolation_timer_no_run_gives_is_refused(self):
+        scenario = self.path("isolate.json")
+        with open(scenario, "w") as f:
+            json.dump({"events": [{"steps": [1, 20], "isolate": {"probability": 0.6, "duration": 7}}]}, f)
+        ckpt = self.path("iso.h5")
+        self.ok(0, "run", "--model", "seir", "--agents", "20000", "--beta", "0.3", "--steps", "12", "--quiet",
+                "--scenario", scenario, "--checkpoint", ckpt)
+        # Longer than the scenario's isolation, checksum rewritten as another tool would.
+        with h5py.File(ckpt, "r+") as f:
+            timers = f["scenario/isolation"][...]
+            self.assertEqual(timers.max(), 7)
+            timers[int(np.argmax(timers))] = 30
+            rewrite(f, "scenario/isolation", timers)
+        for ranks in (0, 2) if herd_files_test.MPIEXEC else (0,):
+            with self.subTest(ranks=ranks):
+                self.refused(ckpt, "an agent's isolation timer holds 30 steps, beyond the scenario's longest "
+                                   "isolation of 7", ranks=ranks)
 
     def test_arguments_that_contradict_the_record_are_refused(self):
         def other_seed(f):

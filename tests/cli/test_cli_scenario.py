@@ -9,6 +9,7 @@ import csv
 import json
 import os
 import sys
+import threading
 import unittest
 
 import herd_files_test as hf
@@ -175,6 +176,48 @@ class Scenario(hf.Case):
         self.assertIn("events[0]: unknown layer 'schools' (the graph's layers: household, school, workplace, "
                       "community)", result.stderr)
 
+    @unittest.skipUnless(os.environ.get("HERD_HAS_HDF5") == "1", "checkpoints need HDF5")
+    def test_a_scenario_is_read_once_and_known_by_its_bytes(self):
+        full = self.run_csv(0)
+        text = json.dumps({"description": "a test", "events": EVENTS})
+        # A pipe gives its bytes once: the events, and the fingerprint the checkpoint keeps, come
+        # from them, on every rank.
+        args = [a if a != "30" else "16" for a in RUN]
+        for ranks in (0, 2) if hf.MPIEXEC else (0,):
+            with self.subTest(ranks=ranks):
+                fifo = self.path(f"events{ranks}.fifo")
+                os.mkfifo(fifo)
+
+                def write():
+                    with open(fifo, "w") as f:
+                        f.write(text)
+
+                writer = threading.Thread(target=write)
+                writer.start()
+                self.ok(ranks, "run", *args, "--scenario", fifo, "--checkpoint", self.path(f"c{ranks}.h5"))
+                writer.join()
+        # Moved with its checkpoint, the same bytes under another name resume the run.
+        moved = self.path("moved")
+        os.mkdir(moved)
+        with open(os.path.join(moved, "s.json"), "w") as f:
+            f.write(text)
+        os.rename(self.path("c0.h5"), os.path.join(moved, "c.h5"))
+        self.ok(0, "resume", "c.h5", "--scenario", "s.json", "--steps", "30", "--csv", "resumed.csv", cwd=moved)
+        self.assertEqual(hf.read(os.path.join(moved, "resumed.csv")), full)
+        if hf.MPIEXEC:
+            self.ok(3, "resume", self.path("c2.h5"), "--scenario", os.path.join(moved, "s.json"), "--steps", "30",
+                    "--csv", self.path("resumed2.csv"))
+            self.assertEqual(hf.read(self.path("resumed2.csv")), full)
+        # Other bytes, under any name, are refused; so is a scenario given to a run that had none.
+        other = self.scenario(EVENTS[:-1], "other.json")
+        result = hf.herd(0, "resume", os.path.join(moved, "c.h5"), "--scenario", other, "--steps", "30")
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertIn("written by a run of another scenario: " + other + " is not the file it ran", result.stderr)
+        self.ok(0, "run", *args, "--checkpoint", self.path("plain.h5"))
+        result = hf.herd(0, "resume", self.path("plain.h5"), "--scenario", other, "--steps", "30")
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("the checkpoint's run was not given it", result.stderr)
+
     def test_isolation_closes_contacts_and_resumes(self):
         population = ["--model", "seir", "--graph", "population", "--agents", "20000", "--beta", "0.3",
                       "--infectious-steps", "6", "--steps", "40", "--quiet"]
@@ -210,7 +253,8 @@ class Scenario(hf.Case):
             self.scenario([{"steps": [1, 40], "isolate": {"probability": 0.5, "duration": 7}}], "strict.json")
             result = hf.herd(0, "resume", self.path("c.h5"), "--steps", "40", "--csv", self.path("changed.csv"))
             self.assertEqual(result.returncode, 1, result.stderr)
-            self.assertIn("written by a run of another scenario: " + strict + " changed since", result.stderr)
+            self.assertIn("written by a run of another scenario: " + strict + " is not the file it ran, or changed since",
+                          result.stderr)
             self.assertFalse(os.path.exists(self.path("changed.csv")))
         bad = self.scenario([{"step": 2, "isolate": {"probability": 0.5, "duration": 3, "keeps": ["home"]}}],
                             "bad.json")
@@ -336,14 +380,13 @@ class Scenario(hf.Case):
         result = hf.herd(0, "run", *RUN, "--scenario", self.path("missing.json"))
         self.assertEqual(result.returncode, 1)
         self.assertIn("missing.json: cannot open the scenario file", result.stderr)
-        # A folder, and a pipe (read twice: for the events and the checkpoint's fingerprint).
+        # A folder, and a device that is no text.
         result = hf.herd(0, "run", *RUN, "--scenario", self.dir.name)
         self.assertEqual(result.returncode, 1)
         self.assertIn("is a directory, not a scenario file", result.stderr)
-        os.mkfifo(self.path("pipe.json"))
-        result = hf.herd(0, "run", *RUN, "--scenario", self.path("pipe.json"))
+        result = hf.herd(0, "run", *RUN, "--scenario", "/dev/zero")
         self.assertEqual(result.returncode, 1)
-        self.assertIn("pipe.json: is not a regular file", result.stderr)
+        self.assertIn("/dev/zero: holds a NUL byte: not a scenario file", result.stderr)
         # A model without parameters to set or infections to import.
         path = self.scenario([{"step": 3, "import": 5}])
         result = hf.herd(0, "run", "--model", "voter", "--graph", "erdos-renyi", "--agents", "4000", "--steps", "30",

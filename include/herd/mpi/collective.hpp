@@ -90,6 +90,9 @@ auto collectively(MPI_Comm comm, F&& f) -> decltype(f()) {
   }
 }
 
+/// Rank `from`'s `text` (below 2^31 bytes), as every rank's string. Collective.
+std::string broadcast_text(MPI_Comm comm, std::string const& text, int from = 0);
+
 int rank_of(MPI_Comm comm);
 int size_of(MPI_Comm comm);
 

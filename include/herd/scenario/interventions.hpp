@@ -162,6 +162,13 @@ class Interventions {
   /// it, call restore_isolation. Empty when the scenario isolates no one.
   Property<std::uint16_t, memory_space>& isolation_timers() { return timers_; }
   Property<std::uint16_t, memory_space> const& isolation_timers() const { return timers_; }
+  /// The longest isolation an event gives, in steps: no timer holds more.
+  int longest_isolation() const {
+    int longest = 0;
+    for (auto const& e : scenario_.events)
+      if (e.kind == ScenarioEvent::Kind::isolate) longest = std::max(longest, e.duration);
+    return longest;
+  }
   /// Closes the contacts of the agents whose timers (every stored agent's, as a checkpoint loads
   /// them) say they are isolated, on a graph whose contacts are all open. Waits for the device.
   void restore_isolation(Simulation& sim) {
