@@ -50,6 +50,20 @@ std::uint64_t scenario_fingerprint(std::string const& text);
 io::RunRecord run_record(Options const& o, std::uint64_t agents, std::uint64_t edges, std::uint64_t graph_hash,
                          std::vector<std::string> observables);
 
+/// The largest of the first `agents` timers (a free function: a device lambda may not be made in
+/// a class's private member).
+template <class ExecutionSpace, class Timers>
+std::uint32_t longest_timer(ExecutionSpace const& exec, Timers const& timers, agent_index agents) {
+  std::uint32_t longest = 0;  // reduced in 32 bits, which every backend's reductions take
+  Kokkos::parallel_reduce(
+      "herd::resume::longest_timer", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, agents),
+      KOKKOS_LAMBDA(agent_index a, std::uint32_t & most) {
+        if (timers(a) > most) most = timers(a);
+      },
+      Kokkos::Max<std::uint32_t>(longest));
+  return longest;
+}
+
 template <class Sim, class Model>
 class RunFiles {
  public:
@@ -317,21 +331,12 @@ class RunFiles {
   // A timer beyond every isolation the scenario gives was not written by its run (checksums
   // rewritten after an edit).
   void check_loaded_timers() {
-    auto const timers = timers_->current();
-    std::uint16_t longest = 0;
-    Kokkos::parallel_reduce(
-        "herd::resume::longest_timer",
-        Kokkos::RangePolicy<typename Sim::execution_space>(sim_.execution_space_instance(), 0, sim_.num_agents()),
-        KOKKOS_LAMBDA(agent_index a, std::uint16_t & most) {
-          if (timers(a) > most) most = timers(a);
-        },
-        Kokkos::Max<std::uint16_t>(longest));
+    auto const longest = longest_timer(sim_.execution_space_instance(), timers_->current(), sim_.num_agents());
     mpi::collectively(comm_, [&] {
-      require(longest <= longest_isolation_, o_.resume + ": an agent's isolation timer holds " +
-                                                 std::to_string(longest) +
-                                                 " steps, beyond the scenario's longest "
-                                                 "isolation of " +
-                                                 std::to_string(longest_isolation_) + " (a damaged file?)");
+      require(longest <= static_cast<std::uint32_t>(longest_isolation_),
+              o_.resume + ": an agent's isolation timer holds " + std::to_string(longest) +
+                  " steps, beyond the scenario's longest isolation of " + std::to_string(longest_isolation_) +
+                  " (a damaged file?)");
     });
   }
 
