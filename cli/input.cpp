@@ -213,6 +213,9 @@ Input<WeightStorage> make_graph(Options const& o, Exec const& exec, Comm comm) {
   AttributeTable table;
   if (o.command != "convert" && !o.attributes.empty()) table = read_attribute_table(o.attributes);
   auto input = graph_of<WeightStorage>(o, exec, comm, table);
+  check_weights_fit(exec, input.graph, o.graph);
+  if (input.temporal)
+    for (auto const& g : input.temporal->graphs) check_weights_fit(exec, g, o.graph);
   if (!table.columns.empty()) input.attributes = in_agent_order(table, input.graph.num_agents(), o.attributes);
   return input;
 }

@@ -316,6 +316,7 @@ LocalGraph<Memory, WeightStorage> read_population_share(Options const& o, Exec c
 template <class WeightStorage>
 GraphFacts share_facts(Options const& o, Exec const& exec, MPI_Comm comm,
                        LocalGraph<Memory, WeightStorage> const& local, std::vector<std::string> layer_names) {
+  mpi::collectively(comm, [&] { check_weights_fit(exec, local.graph, o.graph); });
   auto const [max_degree, entries] = mpi::degree_extent(exec, comm, local);
   bool const checkpointed = !o.checkpoint.empty() || !o.resume.empty();
   return {o.graph,
@@ -360,6 +361,9 @@ template <class WeightStorage>
 GraphFacts timed_share_facts(Options const& o, Exec const& exec, MPI_Comm comm,
                              LocalGraph<Memory, WeightStorage> const& local,
                              TemporalNetwork<Memory, WeightStorage> const& network) {
+  mpi::collectively(comm, [&] {
+    for (auto const& g : network.graphs) check_weights_fit(exec, g, o.graph);
+  });
   auto const [max_degree, entries] = mpi::degree_extent(exec, comm, local);
   int weighted = network.weighted() ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &weighted, 1, MPI_INT, MPI_MAX, comm);

@@ -135,7 +135,9 @@ struct CovidEntry : ModelEntry {
     return covid_population_of_owned(o, owned, attributes, comm);
   }
   template <class WeightStorage>
-  static Covid<Memory> make(Options const& o, agent_index agents, global_id, Inputs const& population) {
+  static Covid<Memory> make(Options const& o, agent_index agents, global_id global, Inputs const& population) {
+    require(o.initial_infected <= global, "--initial-infected " + std::to_string(o.initial_infected) +
+                                              " exceeds the agent count " + std::to_string(global));
     return Covid<Memory>(agents, covid_parameters(o), population);
   }
   static std::vector<int> shown(Options const&) { return {0, 1, 2, 3, 4}; }

@@ -125,6 +125,12 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
   if (!asked("--checkpoint-every")) merged.checkpoint_every = 0;
   if (!asked("--output")) merged.output.clear();
   if (!asked("--snapshot-every")) merged.snapshot_every = 0;
+  // How one process ran its steps, where the checkpoint's run had one, is not asked of ranks
+  // resuming it: --reorder and --stepping verify change no result.
+  if (mpi::size_of(MPI_COMM_WORLD) > 1) {
+    if (!asked("--reorder")) merged.reorder = "none";
+    if (!asked("--stepping") && merged.stepping == "verify") merged.stepping = "auto";
+  }
   if (merged.checkpoint_every > 0 && merged.checkpoint.empty())
     throw UsageError{"--checkpoint-every needs --checkpoint FILE: a resumed run writes only the files it names"};
   check_members_per_checkpoint(merged);

@@ -8,6 +8,7 @@
 #include <herd/core/execution_spaces.hpp>
 #include <herd/core/profiling_region.hpp>
 #include <herd/core/random.hpp>
+#include <herd/graph/transpose.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -87,6 +88,37 @@ Permutation<typename ExecutionSpace::memory_space> rcm(
 #endif
 }
 
+// The pattern of `graph` with every entry both ways: row i holds its own entries, then those of
+// the transpose. A breadth-first order walks this on a directed graph, whose one-way rows may
+// reach few agents from any start. No weights: the order reads the pattern alone.
+template <class ExecutionSpace, class WeightStorage>
+CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> both_ways(
+    ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& graph) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  agent_index const n = graph.num_agents();
+  auto const t = transpose(exec, graph);
+  CsrGraph<memory_space, WeightStorage> out;
+  out.symmetric = true;
+  out.row_offsets = Kokkos::View<edge_offset*, memory_space>("herd::ordering::both_ways_offsets", n + 1);
+  out.neighbours = Kokkos::View<agent_index*, memory_space>(
+      Kokkos::ViewAllocateWithoutInitializing("herd::ordering::both_ways"), 2 * graph.num_edges());
+  auto const own = graph.row_offsets, other = t.row_offsets, offsets = out.row_offsets;
+  Kokkos::parallel_scan(
+      "herd::ordering::both_ways_offsets", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, n),
+      KOKKOS_LAMBDA(agent_index i, edge_offset & place, bool final) {
+        place += own(i + 1) - own(i) + other(i + 1) - other(i);
+        if (final) offsets(i + 1) = place;
+      });
+  auto const from = graph.neighbours, from_t = t.neighbours, to = out.neighbours;
+  Kokkos::parallel_for(
+      "herd::ordering::both_ways", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, n), KOKKOS_LAMBDA(agent_index i) {
+        edge_offset at = offsets(i);
+        for (edge_offset e = own(i); e < own(i + 1); ++e) to(at++) = from(e);
+        for (edge_offset e = other(i); e < other(i + 1); ++e) to(at++) = from_t(e);
+      });
+  return out;
+}
+
 }  // namespace Details
 
 template <class ExecutionSpace, class WeightStorage>
@@ -98,7 +130,8 @@ Permutation<typename ExecutionSpace::memory_space> compute_ordering(
   if (ordering == Ordering::rcm) {
     p = Details::rcm(exec, graph);
   } else if (ordering == Ordering::bfs) {
-    p = Details::numbering(exec, Details::BreadthFirstOrder<ExecutionSpace, WeightStorage>(exec, graph).sequence());
+    auto const walked = graph.symmetric ? graph : Details::both_ways(exec, graph);
+    p = Details::numbering(exec, Details::BreadthFirstOrder<ExecutionSpace, WeightStorage>(exec, walked).sequence());
   } else {
     p = Details::order_by_keys(exec, Details::ordering_keys(exec, graph, ordering, seed));
   }

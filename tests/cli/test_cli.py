@@ -112,6 +112,40 @@ class Outputs(unittest.TestCase):
         self.assertEqual(summary["bytes_per_edge"], 7)
         self.assertTrue(summary["stepping"]["weight_codes"])
 
+    def test_a_weight_half_precision_cannot_hold_is_refused(self):
+        # Above 65504 a 16-bit weight is infinite: a closed layer (factor 0) would make NaN and still
+        # transmit. Float holds it, and closing the layer stops it.
+        with open(self.path("heavy.txt"), "w") as f:
+            f.writelines(f"{2 * k} {2 * k + 1} 100000 work\n" for k in range(500))
+        with open(self.path("closed.json"), "w") as f:
+            json.dump({"events": [{"steps": [1, 10], "layers": {"work": 0}}]}, f)
+        args = ["run", "--model", "sir", "--graph", self.path("heavy.txt"), "--initial-infected", "100", "--beta",
+                "1", "--infectious-steps", "20", "--steps", "10", "--scenario", self.path("closed.json"), "--quiet"]
+        result = herd(*args, "--precision", "half", "--csv", self.path("half.csv"))
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
+        self.assertIn("heavy.txt: holds contact weights above 65504, the largest 16-bit float", result.stderr)
+        self.assertFalse(os.path.exists(self.path("half.csv")))
+        result = herd(*args, "--csv", self.path("float.csv"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        last = read(self.path("float.csv")).splitlines()[-1].split(",")
+        self.assertEqual(int(last[2]) + int(last[3]), 100)  # no one infected across the closed layer
+
+    def test_bfs_orders_a_directed_graph(self):
+        # Rows that reach few agents one way: the order walks the contacts both ways.
+        with open(self.path("d.txt"), "w") as f:
+            f.writelines(f"{a} {b}\n" for a, b in ((i, (i * i + 7) % 3000) for i in range(0, 3000, 3)))
+            f.writelines(f"{a} {b}\n" for a, b in ((i, (i * 13 + 1) % 3000) for i in range(3000)))
+        series = {}
+        for order in ["none", "bfs", "degree"]:
+            out = self.path(f"d-{order}.csv")
+            result = herd("run", "--model", "sir", "--graph", self.path("d.txt"), "--directed", "--reorder", order,
+                          "--initial-infected", "50", "--steps", "30", "--csv", out, "--quiet")
+            self.assertEqual(result.returncode, 0, result.stderr)
+            series[order] = read(out)
+        self.assertEqual(series["bfs"], series["none"])
+        self.assertEqual(series["degree"], series["none"])
+
     def test_summary_table_and_progress(self):
         result = herd("run", "--graph", "watts-strogatz", "--agents", "5000", "--steps", "20")
         self.assertEqual(result.returncode, 0, result.stderr)

@@ -43,6 +43,24 @@ class Resume(Case):
                             "--checkpoint", self.path("later.h5"))
                     self.assertEqual(read(self.path("resumed.csv")), full)
 
+    def test_one_process_stepping_is_not_asked_of_ranks_resuming(self):
+        # --reorder and --stepping verify run on one process alone and change no result: ranks
+        # resuming such a checkpoint run without them.
+        if not herd_files_test.MPIEXEC:
+            self.skipTest("needs mpiexec")
+        self.ok(0, "run", "--model", "sir", *RUN, "--csv", self.path("full.csv"))
+        for extra in (["--reorder", "degree"], ["--stepping", "verify"]):
+            with self.subTest(extra=extra):
+                ckpt = self.path("one.h5")
+                self.ok(0, "run", "--model", "sir", *[a if a != "40" else "15" for a in RUN], *extra,
+                        "--checkpoint", ckpt)
+                self.ok(2, "resume", ckpt, "--steps", "40", "--csv", self.path("resumed.csv"))
+                self.assertEqual(read(self.path("resumed.csv")), read(self.path("full.csv")))
+                # Asked again of ranks, it is refused as for a run.
+                result = herd(2, "resume", ckpt, *extra)
+                self.assertEqual(result.returncode, 1, result.stderr)
+                self.assertIn(extra[0], result.stderr)
+
     def test_changing_the_results_is_refused(self):
         ckpt = self.path("c.h5")
         self.ok(0, "run", *RUN, "--checkpoint", ckpt)

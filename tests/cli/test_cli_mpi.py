@@ -377,6 +377,21 @@ class BadInput(unittest.TestCase):
         # Checked by the model on every rank before the run (the command line checks only ranges).
         self.fails_once(2, "--initial-infected 5000 exceeds the agent count 1000", "--graph", "erdos-renyi",
                         "--agents", "1000", "--initial-infected", "5000")
+        # covid seeds its exposed agents from the same option: refused before the run, once, alike.
+        self.fails_once(2, "--initial-infected 2000 exceeds the agent count 1000", "--model", "covid", "--graph",
+                        "erdos-renyi", "--agents", "1000", "--initial-infected", "2000")
+        self.fails_once(2, "--initial-infected 1005 exceeds the agent count 1000", "--model", "covid", "--graph",
+                        "erdos-renyi", "--agents", "1000", "--sweep", "initial-infected=10:2000:3", "--partition",
+                        "contiguous")
+
+    def test_a_weight_half_precision_cannot_hold(self):
+        # Above 65504 a 16-bit weight is infinite, and a closed contact (factor 0) would still transmit.
+        heavy = os.path.join(tempfile.gettempdir(), "herd_heavy.txt")
+        self.addCleanup(os.remove, heavy)
+        with open(heavy, "w") as f:
+            f.writelines(f"{2 * k} {2 * k + 1} {100000 if k == 700 else 1}\n" for k in range(1000))
+        self.fails_once(2, "herd_heavy.txt: holds contact weights above 65504, the largest 16-bit float", "--graph", heavy,
+                        "--precision", "half", "--initial-infected", "10")
 
     def test_unwritable_output(self):
         # Checked on rank 0 before the run; every rank stops with it.

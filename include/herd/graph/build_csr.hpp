@@ -1,8 +1,12 @@
 #pragma once
 
+#include <herd/core/error.hpp>
 #include <herd/graph/csr_graph.hpp>
 
+#include <Kokkos_Core.hpp>
+
 #include <string>
+#include <type_traits>
 
 namespace herd {
 
@@ -24,6 +28,32 @@ CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> build_csr(
 template <class ExecutionSpace, class WeightStorage>
 void validate(ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& graph,
               std::string const& what = "graph");
+
+/// Throws herd::Error naming `what` where weights stored in 16 bits (half) hold one that did not
+/// fit (above 65504: infinite), which a factor of 0 would turn into NaN, not a closed contact. A
+/// pass over the entries; nothing for 32-bit weights.
+template <class ExecutionSpace, class WeightStorage>
+void check_weights_fit(ExecutionSpace const& exec,
+                       CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& graph,
+                       std::string const& what) {
+  if constexpr (!std::is_same_v<WeightStorage, float>) {
+    if (!graph.weighted()) return;
+    auto const weights = graph.weights;
+    std::size_t overflowed = 0;
+    Kokkos::parallel_reduce(
+        "herd::graph::check_weights_fit", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, graph.num_edges()),
+        KOKKOS_LAMBDA(std::size_t e, std::size_t & count) {
+          float const w = storage_traits<WeightStorage>::load(weights(e));
+          if (!(w <= 3.4e38f)) ++count;
+        },
+        overflowed);
+    require(overflowed == 0, what +
+                                 ": holds contact weights above 65504, the largest 16-bit float (half "
+                                 "precision): store weights in 32 bits (--precision float)");
+  } else {
+    (void)exec, (void)graph, (void)what;
+  }
+}
 
 namespace Details {
 /// Throws herd::Error naming the first edge (numbered from `first_id`) with an id out of

@@ -29,7 +29,8 @@ struct Permutation {
   Kokkos::View<agent_index*, MemorySpace> old_of_new;
 };
 
-/// Computes an ordering of a symmetric graph. `seed` is used by Ordering::random only.
+/// Computes an ordering of a graph: Ordering::bfs walks a directed graph's entries both ways.
+/// `seed` is used by Ordering::random only.
 template <class ExecutionSpace, class WeightStorage>
 Permutation<typename ExecutionSpace::memory_space> compute_ordering(
     ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& graph,
