@@ -111,10 +111,11 @@ CovidPopulation covid_population(Options const& o, AttributeTable const& attribu
     population.stage = stages_of(*stages, source, failure, agent);
     require(failure.empty(), failure);
   }
-  // A table that describes the agents must say how old they are: a missing column is more likely
-  // a misnamed one than a wish for random ages.
-  require(attributes.columns.empty() || ages,
-          source + ": no column " + age_column + " (the agents' age labels, which --model covid reads)");
+  // A table or a file that describes the agents must say how old they are: a missing column is
+  // more likely a misnamed one than a wish for random ages.
+  bool const table = !attributes.columns.empty();
+  require(ages || (!table && !stages), source + ": no " + (table ? "column " : "attribute ") + age_column +
+                                           " (the agents' age labels, which --model covid reads)");
   for (auto const* values : {&population.age_group, &population.stage})
     require(
         values->empty() || static_cast<global_id>(values->size()) == agents,
@@ -152,8 +153,9 @@ CovidPopulation covid_population_of_owned(Options const& o, std::vector<global_i
   global_id agent = 0;
   if (stages) population.stage = stages_of(*stages, source, failure, agent, owned);
   mpi::raise_first_failure(comm, static_cast<std::uint64_t>(agent), failure);
-  require(!table || attributes.columns.empty() || ages,
-          source + ": no column " + age_column + " (the agents' age labels, which --model covid reads)");
+  require(ages || (table ? attributes.columns.empty() : !stages),
+          source + ": no " + (table ? "column " : "attribute ") + age_column +
+              " (the agents' age labels, which --model covid reads)");
   // Checks the values against the parameters here, where every rank sees the same error.
   Covid<Kokkos::HostSpace> const checked(0, covid_parameters(o), population);
   (void)checked;

@@ -49,9 +49,6 @@ std::optional<std::vector<std::string>> layer_names_of(Options const& options, C
 /// which `with_contacts` hold contacts.
 std::string temporal_name(Options const& options, std::size_t windows, std::size_t with_contacts);
 
-/// Whether `graph` names a built-in generator rather than a file.
-bool is_generator(std::string const& graph);
-
 /// Builds the graph `options` describe. Generators are pure functions of the seed, so every
 /// process that calls this gets the same graph. Every rank of `comm` calls it (a population file
 /// is read collectively). Throws herd::Error on a bad file or parameter.

@@ -136,8 +136,10 @@ struct CovidEntry : ModelEntry {
   }
   template <class WeightStorage>
   static Covid<Memory> make(Options const& o, agent_index agents, global_id global, Inputs const& population) {
-    require(o.initial_infected <= global, "--initial-infected " + std::to_string(o.initial_infected) +
-                                              " exceeds the agent count " + std::to_string(global));
+    // A generated graph's agents are seeded by --initial-infected; a file's may carry their stages.
+    bool const seeded = is_generator(o.graph) && o.attributes.empty();
+    require(!seeded || o.initial_infected <= global, "--initial-infected " + std::to_string(o.initial_infected) +
+                                                         " exceeds the agent count " + std::to_string(global));
     return Covid<Memory>(agents, covid_parameters(o), population);
   }
   static std::vector<int> shown(Options const&) { return {0, 1, 2, 3, 4}; }

@@ -548,6 +548,16 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
           !(o.command == "convert" && (option.first == "--checkpoint" || option.first == "--snapshot-every")))
         throw UsageError{option.first + " does not apply to herd " + o.command};
   }
+  if (o.command == "partition" && (o.partition == "ptscotch" || o.partition == "parmetis"))
+    throw UsageError{"--partition " + o.partition +
+                     ": herd partition models a graph one process holds (contiguous or "
+                     "metis); " +
+                     o.partition + " partitions the shares of a distributed run (mpiexec herd run)"};
+  // --directed and --transpose say how to read an edge list's lines: a generator's graph has none.
+  for (char const* file_only : {"--directed", "--transpose"})
+    if (given.count(file_only) && is_generator(o.graph))
+      throw UsageError{std::string(file_only) + " reads an edge-list file's lines; --graph " + o.graph +
+                       " generates its contacts"};
   if (o.steps == 0 && o.command == "run") throw UsageError{"--steps must be positive"};
   if (o.threads < 0) throw UsageError{"--threads must not be negative"};
   if (o.exchange_every < 1) throw UsageError{"--exchange-every must be at least 1"};

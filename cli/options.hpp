@@ -116,6 +116,9 @@ struct Options {
   double memory_gbps = 3350.0;  ///< per-rank memory bandwidth, GB/s (one H100)
 };
 
+/// Whether `graph` (a --graph value) names a built-in generator rather than a file.
+bool is_generator(std::string const& graph);
+
 /// Whether `o` runs an ensemble: more than one replicate, or a sweep.
 inline bool is_ensemble(Options const& o) { return o.replicates > 1 || !o.sweep.empty(); }
 

@@ -157,6 +157,8 @@ class BadInput(unittest.TestCase):
     CASES = [
         (["run", "--model", "flu"], 2, "--model: unknown value 'flu'"),
         (["run", "--frobnicate", "1"], 2, "unknown option '--frobnicate'"),
+        # --directed and --transpose read an edge-list file's lines; a generator has none.
+        (["run", "--graph", "erdos-renyi", "--directed"], 2, "--directed reads an edge-list file's lines"),
         (["fly"], 2, "unknown command 'fly'"),
         (["run", "--agents", "0"], 2, "--agents must be positive"),
         (["run", "--agents", "-5"], 2, "'-5' must not be negative"),
@@ -225,6 +227,18 @@ class BadInput(unittest.TestCase):
                     self.assertTrue(lines[0].startswith("herd: "), lines[0])
                     self.assertIn(message, lines[0])
                     self.assertFalse(os.path.exists(out))
+
+    def test_options_another_command_or_graph_cannot_take(self):
+        for args, message in [
+                (["convert", "power-law", "--directed", "--transpose", "-o", "/tmp/never.h5"], "--directed reads"),
+                (["partition", "--graph", "erdos-renyi", "--agents", "5000", "--partition", "ptscotch"],
+                 "--partition ptscotch: herd partition models a graph one process holds")]:
+            with self.subTest(args=args):
+                result = herd(*args, "--quiet")
+                self.assertEqual(result.returncode, 2, result.stderr)
+                self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
+                self.assertIn(message, result.stderr)
+                self.assertFalse(os.path.exists("/tmp/never.h5"))
 
     def test_more_threads_than_kokkos_holds_are_refused(self):
         # Kokkos' OpenMP pool holds 512 threads; a 600-thread start overran it (a crash).

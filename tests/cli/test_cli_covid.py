@@ -113,15 +113,18 @@ class CovidRun(hf.Case):
             "short line": good[:40] + ["7,30t39"] + good[40:],
             "bad stages": good[:30] + [",".join(good[30].split(",")[:2]) + ",9"] + good[31:-1]
             + [",".join(good[-1].split(",")[:2]) + ",8"],
+            # Saved with a carriage return alone at each line's end: one line, not a header and rows.
+            "carriage returns": "\r".join(good) + "\r",
         }
         expected = {"no age column": "no column age_group", "unknown label": "unknown age group 'adult'",
                     "bad stage": "stage 7", "text stage": "not text", "missing agent": "no row for agent",
                     "repeated id": "bad.csv:52: agent id", "short line": "bad.csv:41: expected 3 fields",
-                    "bad stages": "has stage"}
+                    "bad stages": "has stage",
+                    "carriage returns": "bad.csv:1: a carriage return inside the line"}
         # Under mpiexec each rank reads its part of the table: the message is one process's.
         for name, lines in cases.items():
             with open(self.path("bad.csv"), "w") as f:
-                f.write("\n".join(lines) + "\n")
+                f.write(lines if isinstance(lines, str) else "\n".join(lines) + "\n")
             messages = []
             for ranks in [0] + ([3] if len(sys.argv) > 2 else []):
                 with self.subTest(case=name, ranks=ranks):
@@ -135,6 +138,20 @@ class CovidRun(hf.Case):
                     self.assertIn(expected[name], errors[0])
                     messages.append(errors[0])
             self.assertEqual(len(set(messages)), 1, messages)
+        if os.environ.get("HERD_HAS_HDF5") == "1":
+            # The table converted into a population file is refused as the table is.
+            with open(self.path("noage.csv"), "w") as f:
+                f.write("\n".join(cases["no age column"]) + "\n")
+            self.ok(0, "convert", self.path("edges.csv"), "--directed", "--transpose", "--attributes",
+                    self.path("noage.csv"), "-o", self.path("noage.h5"))
+            for ranks in [0] + ([3] if len(sys.argv) > 2 else []):
+                with self.subTest(case="converted without ages", ranks=ranks):
+                    result = hf.herd(ranks, "run", "--model", "covid", "--graph", self.path("noage.h5"), "--steps",
+                                     "2", "--quiet")
+                    self.assertEqual(result.returncode, 1, result.stderr)
+                    errors = [line for line in result.stderr.splitlines() if line.startswith("herd:")]
+                    self.assertEqual(len(errors), 1, result.stderr)
+                    self.assertIn("noage.h5: no attribute age_group", errors[0])
 
     def test_usage_errors(self):
         self.write_population(agents=50, contacts=100, exposed=2)

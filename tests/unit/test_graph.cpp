@@ -632,6 +632,9 @@ TEST(EdgeListReader, NamesFileLineAndProblem) {
   EXPECT_EQ(error_of("0 1\n1 2 1 home\n"), ":2: a layer appears after lines without layers");
   EXPECT_EQ(error_of("0 1 1 home\n1 2\n"), ":2: this line has no layer but earlier lines do");
   EXPECT_EQ(error_of("0 99999999999\n"), ":1: agent id 99999999999 exceeds the largest supported id 2147483646");
+  // Beyond 64 bits: an id too large, not a malformed one.
+  EXPECT_EQ(error_of("0 18446744073709551616\n"),
+            ":1: agent id 18446744073709551616 exceeds the largest supported id 2147483646");
   EXPECT_EQ(error_of("0 1 -0.5\n"), ":1: '-0.5' is not a non-negative weight");
   EXPECT_EQ(error_of("0 1 0.5\n1 2\n"), ":2: this line has no weight but earlier lines do");
   EXPECT_EQ(error_of("# nothing\n"), ": the file holds no edges");

@@ -108,6 +108,10 @@ AttributeLines split_attribute_lines(std::string_view text, std::string const& n
     ++line_number;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty()) continue;
+    // A file saved with a carriage return alone at each line's end reads as one line: its rows
+    // would pass for a header's columns.
+    if (line.find('\r') != std::string_view::npos)
+      fail("a carriage return inside the line (lines end with a line feed, or CR LF)");
     if (!split_csv(line, header.empty() ? header : fields)) fail("unterminated or misplaced double quote");
     if (out.values.empty()) {
       if (!given_header) {

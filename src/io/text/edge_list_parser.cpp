@@ -183,7 +183,11 @@ EdgeLines parse_edge_lines(std::string_view text, EdgeListFormat const& format, 
     long long ids[2];
     for (int k = 0; k < 2 && out.error_line == 0; ++k) {
       if (!parse_id(fields[k], ids[k])) {
-        fail("'" + std::string(fields[k]) + "' is not an integer agent id");
+        // Digits beyond 64 bits are an id too large, not a malformed one.
+        bool const digits = fields[k].find_first_not_of("0123456789") == std::string_view::npos;
+        fail(digits ? "agent id " + std::string(fields[k]) + " exceeds the largest supported id " +
+                          std::to_string(max_id - 1 + base)
+                    : "'" + std::string(fields[k]) + "' is not an integer agent id");
         break;
       }
       ids[k] -= base;
