@@ -103,12 +103,15 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
     if (std::find(std::begin(may_change), std::end(may_change), given.first) != std::end(may_change)) continue;
     auto const kept = stored.find(given.first);
     if (kept != stored.end() && same_input(given.first, kept->second, given.second, record)) continue;
-    std::string const asked = given.second.empty() ? given.first : given.first + " " + given.second;
-    std::string const had = kept == stored.end()   ? "was not given it"
-                            : kept->second.empty() ? "was given it"
-                                                   : "was given " + kept->second;
-    throw UsageError{"resume: " + asked + " would change the results: the checkpoint's run " + had +
-                     " (outputs, --steps, --threads and how steps run may be given anew)"};
+    std::string message = "resume: " + given.first;
+    if (!given.second.empty()) message.append(" ").append(given.second);
+    message.append(" would change the results: the checkpoint's run ");
+    if (kept == stored.end())
+      message.append("was not given it");
+    else
+      message.append(kept->second.empty() ? "was given it" : "was given ").append(kept->second);
+    message.append(" (outputs, --steps, --threads and how steps run may be given anew)");
+    throw UsageError{message};
   }
   args.insert(args.end(), extra.begin(), extra.end());
   Options merged = parse(args, true);  // a UsageError here is the user's
