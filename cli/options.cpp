@@ -549,10 +549,8 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
         throw UsageError{option.first + " does not apply to herd " + o.command};
   }
   if (o.command == "partition" && (o.partition == "ptscotch" || o.partition == "parmetis"))
-    throw UsageError{"--partition " + o.partition +
-                     ": herd partition models a graph one process holds (contiguous or "
-                     "metis); " +
-                     o.partition + " partitions the shares of a distributed run (mpiexec herd run)"};
+    throw UsageError{"--partition " + o.partition + ": herd partition models a graph one process holds " +
+                     "(contiguous or metis); " + o.partition + " partitions a distributed run's shares"};
   // --directed and --transpose say how to read an edge list's lines: a generator's graph has none.
   for (char const* file_only : {"--directed", "--transpose"})
     if (given.count(file_only) && is_generator(o.graph))
