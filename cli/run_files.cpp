@@ -128,9 +128,10 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
   if (!asked("--checkpoint-every")) merged.checkpoint_every = 0;
   if (!asked("--output")) merged.output.clear();
   if (!asked("--snapshot-every")) merged.snapshot_every = 0;
+  bool const ranks = mpi::size_of(MPI_COMM_WORLD) > 1;
   // How one process ran its steps, where the checkpoint's run had one, is not asked of ranks
   // resuming it: --reorder and --stepping verify change no result.
-  if (mpi::size_of(MPI_COMM_WORLD) > 1) {
+  if (ranks) {
     if (!asked("--reorder")) merged.reorder = "none";
     if (!asked("--stepping") && merged.stepping == "verify") merged.stepping = "auto";
   }
@@ -141,8 +142,8 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
     throw UsageError{"--snapshot-every needs --output FILE: a resumed run writes only the files it names"};
   // An ensemble over the ranks' members each read the file resumed anew: one put in place under its
   // name on the way would hide the members it held.
-  if (is_ensemble(merged) && merged.graph_over_ranks && mpi::size_of(MPI_COMM_WORLD) > 1 &&
-      merged.checkpoint_every > 0 && io::identity_of(checkpoint) == io::identity_of(merged.checkpoint))
+  if (is_ensemble(merged) && merged.graph_over_ranks && ranks && merged.checkpoint_every > 0 &&
+      io::identity_of(checkpoint) == io::identity_of(merged.checkpoint))
     throw UsageError{"--checkpoint " + merged.checkpoint +
                      " --checkpoint-every: with the graph over the ranks (--partition), an ensemble resumed puts "
                      "its progress in place under another name than the file it resumes"};
