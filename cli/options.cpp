@@ -379,6 +379,49 @@ bool same_value(std::string const& option, std::string const& a, std::string con
   }
 }
 
+bool same_setting(std::string const& option, Options const& a, Options const& b) {
+  using Compare = std::function<bool(Options const&, Options const&)>;
+  auto const field = [](auto Options::*member) -> Compare {
+    return [member](Options const& x, Options const& y) { return x.*member == y.*member; };
+  };
+  // The options whose setting lies in one field; any other compares as different.
+  static std::map<std::string, Compare> const fields = {
+      {"--model", field(&Options::model)},
+      {"--graph", field(&Options::graph)},
+      {"--agents", field(&Options::agents)},
+      {"--mean-degree", field(&Options::mean_degree)},
+      {"--exponent", field(&Options::exponent)},
+      {"--rewire", field(&Options::rewire)},
+      {"--directed", field(&Options::directed)},
+      {"--transpose", field(&Options::transpose)},
+      {"--seed", field(&Options::seed)},
+      {"--graph-seed", field(&Options::graph_seed)},
+      {"--beta", field(&Options::beta)},
+      {"--infectious-steps", field(&Options::infectious_steps)},
+      {"--gamma", field(&Options::gamma)},
+      {"--latent-steps", field(&Options::latent_steps)},
+      {"--sigma", field(&Options::sigma)},
+      {"--initial-infected", field(&Options::initial_infected)},
+      {"--initial-share", field(&Options::initial_share)},
+      {"--confidence", field(&Options::confidence)},
+      {"--transmission-rate", field(&Options::transmission_rate)},
+      {"--mortality", field(&Options::mortality)},
+      {"--age-reading", field(&Options::age_reading)},
+      {"--precision", field(&Options::precision)},
+      {"--replicates", field(&Options::replicates)},
+      {"--major-outbreak", field(&Options::major_outbreak)},
+      {"--scenario", field(&Options::scenario)},
+      {"--window", field(&Options::window)},
+      {"--after-last", field(&Options::after_last)},
+      {"--window-weights", field(&Options::window_weights)},
+      {"--attributes", field(&Options::attributes)},
+      {"--relabel", field(&Options::relabel)},
+      {"--exchange-every", field(&Options::exchange_every)},
+  };
+  auto const compare = fields.find(option);
+  return compare != fields.end() && compare->second(a, b);
+}
+
 Options parse(std::vector<std::string> const& args, bool later_wins) {
   Options o;
   auto& given = o.given;

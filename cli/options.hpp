@@ -154,6 +154,10 @@ Options parse(std::vector<std::string> const& args, bool later_wins = false);
 /// are not resolved here.
 bool same_value(std::string const& option, std::string const& a, std::string const& b);
 
+/// Whether `a` and `b` hold the same setting of `option`, as parsed: the value each run takes,
+/// given or by default (--beta 0.08 is the default's setting). False for an option not listed.
+bool same_setting(std::string const& option, Options const& a, Options const& b);
+
 /// The --help text.
 std::string usage();
 

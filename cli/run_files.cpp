@@ -81,12 +81,25 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
   auto const& saved = record.arguments;
   std::vector<std::string> args = {"run"};
   args.insert(args.end(), saved.begin(), saved.end());
-  std::map<std::string, std::string> stored;  // each option's last value
+  Options run_had;  // a resumed run's checkpoint holds the options it was given anew last
   try {
-    stored = parse(args, true).given;  // a resumed run's checkpoint holds the options it was given anew last
+    run_had = parse(args, true);
   } catch (UsageError const& e) {
     throw Error(checkpoint + ": the run's arguments it holds are invalid: " + e.message);
   }
+  auto const& stored = run_had.given;  // each option's last value
+  // An option the run was not given, given anew with the setting the run took without it: its
+  // default (--beta 0.08), or --graph-seed as --seed.
+  auto const as_run_had = [&](std::pair<std::string const, std::string> const& given) {
+    auto with = args;
+    with.push_back(given.first);
+    if (!given.second.empty()) with.push_back(given.second);
+    try {
+      return same_setting(given.first, parse(with, true), run_had);
+    } catch (UsageError const&) {
+      return false;
+    }
+  };
   // What the results depend on stays as the checkpoint's run had it: an option outside this list
   // is accepted only with the value the run gave it.
   static char const* const may_change[] = {"--steps",        "--threads",        "--max-memory", "--csv",
@@ -102,7 +115,8 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
   for (auto const& given : given_anew) {
     if (std::find(std::begin(may_change), std::end(may_change), given.first) != std::end(may_change)) continue;
     auto const kept = stored.find(given.first);
-    if (kept != stored.end() && same_input(given.first, kept->second, given.second, record)) continue;
+    if (kept != stored.end() ? same_input(given.first, kept->second, given.second, record) : as_run_had(given))
+      continue;
     std::string message = "resume: " + given.first;
     if (!given.second.empty()) message.append(" ").append(given.second);
     message.append(" would change the results: the checkpoint's run ");

@@ -82,6 +82,17 @@ class Resume(Case):
             with self.subTest(agents=agents):
                 result = herd(0, "resume", ckpt, "--agents", agents)
                 self.assertEqual(result.returncode, 2, result.stderr)
+        # An option the run was not given, given anew with the setting the run took without it (its
+        # default, or --graph-seed as --seed), changes nothing; another value, or a flag, does.
+        for option in [["--beta", "0.08"], ["--beta", "8e-2"], ["--precision", "float"], ["--graph-seed", "42"],
+                       ["--replicates", "1"], ["--model", "seir", "--graph", "population", "--seed", "42"]]:
+            with self.subTest(option=option):
+                self.ok(0, "resume", ckpt, *option, "--csv", self.path("again.csv"))
+        for option in [["--beta", "0.0800001"], ["--graph-seed", "43"], ["--precision", "half"]]:
+            with self.subTest(option=option):
+                result = herd(0, "resume", ckpt, *option)
+                self.assertEqual(result.returncode, 2, result.stderr)
+                self.assertIn("the checkpoint's run was not given it", result.stderr)
 
     def test_an_option_outside_the_list_is_refused_for_every_model(self):
         edges = self.path("e.txt")
