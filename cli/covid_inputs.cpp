@@ -88,6 +88,13 @@ std::vector<std::uint8_t> stages_of(AttributeColumn const& column, std::string c
   return stages;
 }
 
+// Agents without their stages are seeded by --initial-infected, which must fit the population.
+void check_initial_infected(Options const& o, bool stages, global_id agents) {
+  require(stages || static_cast<global_id>(o.initial_infected) <= agents,
+          "--initial-infected " + std::to_string(o.initial_infected) + " exceeds the agent count " +
+              std::to_string(agents));
+}
+
 }  // namespace
 
 CovidParameters covid_parameters(Options const& o) {
@@ -116,6 +123,7 @@ CovidPopulation covid_population(Options const& o, AttributeTable const& attribu
   bool const table = !attributes.columns.empty();
   require(ages || (!table && !stages), source + ": no " + (table ? "column " : "attribute ") + age_column +
                                            " (the agents' age labels, which --model covid reads)");
+  check_initial_infected(o, stages.has_value(), agents);
   for (auto const* values : {&population.age_group, &population.stage})
     require(
         values->empty() || static_cast<global_id>(values->size()) == agents,
@@ -127,7 +135,7 @@ CovidPopulation covid_population(Options const& o, AttributeTable const& attribu
 }
 
 #if HERD_ENABLE_MPI
-CovidPopulation covid_population_of_owned(Options const& o, std::vector<global_id> const& owned,
+CovidPopulation covid_population_of_owned(Options const& o, std::vector<global_id> const& owned, global_id agents,
                                           AttributeTable const& attributes, Comm comm) {
   CovidPopulation population;
   population.owned_only = true;
@@ -156,6 +164,7 @@ CovidPopulation covid_population_of_owned(Options const& o, std::vector<global_i
   require(ages || (table ? attributes.columns.empty() : !stages),
           source + ": no " + (table ? "column " : "attribute ") + age_column +
               " (the agents' age labels, which --model covid reads)");
+  check_initial_infected(o, stages.has_value(), agents);
   // Checks the values against the parameters here, where every rank sees the same error.
   Covid<Kokkos::HostSpace> const checked(0, covid_parameters(o), population);
   (void)checked;

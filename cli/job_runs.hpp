@@ -808,7 +808,8 @@ DistributedInput<WeightStorage, Entry> distributed_input(Options const& o, Exec 
       AttributeTable mine;
       if (table) mine = mpi::owned_attribute_rows(comm, *table, in.local.global_agents, owned, o.attributes);
       table.reset();
-      in.inputs = mpi::collectively(comm, [&] { return Entry::read_owned_inputs(o, owned, mine, comm); });
+      in.inputs = mpi::collectively(
+          comm, [&] { return Entry::read_owned_inputs(o, owned, in.local.global_agents, mine, comm); });
       in.graph_seconds += read.seconds();
     }
   }

@@ -130,16 +130,18 @@ struct CovidEntry : ModelEntry {
   }
   /// A rank's owned agents' inputs, when the ranks read the files by parts: from `attributes`
   /// (--attributes' rows of the owned agents, in their order) or the population file.
-  static Inputs read_owned_inputs(Options const& o, std::vector<global_id> const& owned,
+  static Inputs read_owned_inputs(Options const& o, std::vector<global_id> const& owned, global_id agents,
                                   AttributeTable const& attributes, Comm comm) {
-    return covid_population_of_owned(o, owned, attributes, comm);
+    return covid_population_of_owned(o, owned, agents, attributes, comm);
   }
   template <class WeightStorage>
   static Covid<Memory> make(Options const& o, agent_index agents, global_id global, Inputs const& population) {
-    // A generated graph's agents are seeded by --initial-infected; a file's may carry their stages.
-    bool const seeded = is_generator(o.graph) && o.attributes.empty();
-    require(!seeded || o.initial_infected <= global, "--initial-infected " + std::to_string(o.initial_infected) +
-                                                         " exceeds the agent count " + std::to_string(global));
+    // A generated graph's or an edge list's agents are seeded by --initial-infected; a population
+    // file's or an attribute table's may carry their stages (checked as they are read).
+    bool const fits = o.initial_infected <= global;
+    require(fits || !o.attributes.empty() || !(is_generator(o.graph) || is_edge_list_file(o)),
+            "--initial-infected " + std::to_string(o.initial_infected) + " exceeds the agent count " +
+                std::to_string(global));
     return Covid<Memory>(agents, covid_parameters(o), population);
   }
   static std::vector<int> shown(Options const&) { return {0, 1, 2, 3, 4}; }

@@ -383,6 +383,21 @@ class BadInput(unittest.TestCase):
         self.fails_once(2, "--initial-infected 1005 exceeds the agent count 1000", "--model", "covid", "--graph",
                         "erdos-renyi", "--agents", "1000", "--sweep", "initial-infected=10:2000:3", "--partition",
                         "contiguous")
+        # An edge list's or a population file's agents without stages are seeded alike: the ranks
+        # reading their own rows find it together.
+        edges = os.path.join(tempfile.gettempdir(), "herd_covid_edges.txt")
+        self.addCleanup(os.remove, edges)
+        with open(edges, "w") as f:
+            f.writelines(f"{k} {(7 * k + 1) % 1000}\n" for k in range(1000))
+        self.fails_once(2, "--initial-infected 2000 exceeds the agent count 1000", "--model", "covid", "--graph",
+                        edges, "--initial-infected", "2000")
+        if has_hdf5():
+            population = os.path.join(tempfile.gettempdir(), "herd_covid_population.h5")
+            self.addCleanup(os.remove, population)
+            converted = mpi_herd(1, "convert", "population", "--agents", "1000", "--output", population)
+            self.assertEqual(converted.returncode, 0, converted.stderr)
+            self.fails_once(2, "--initial-infected 2000 exceeds the agent count 1000", "--model", "covid", "--graph",
+                            population, "--initial-infected", "2000")
 
     def test_a_weight_half_precision_cannot_hold(self):
         # Above 65504 a 16-bit weight is infinite, and a closed contact (factor 0) would still transmit.
