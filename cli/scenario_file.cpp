@@ -1,20 +1,16 @@
 #include "scenario_file.hpp"
 
 #include <herd/core/error.hpp>
+#include <herd/io/text/edge_list_parser.hpp>
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <limits>
 #include <memory>
 #include <string>
-#include <system_error>
 #include <vector>
 
 namespace herd::cli {
@@ -214,31 +210,12 @@ std::vector<std::string> layers_named(Scenario const& scenario) {
 constexpr std::size_t largest_scenario = std::size_t{64} << 20;
 
 std::shared_ptr<std::string const> read_scenario_text(std::string const& path) {
-  // A folder opens as a stream that reads nothing, which would pass for an empty file.
-  std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored)) throw Error(path + ": is a directory, not a scenario file");
-  errno = 0;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    int const reason = errno;
-    throw Error(path + ": cannot open the scenario file" +
-                (reason != 0 ? std::string(" (") + std::strerror(reason) + ")" : ""));
-  }
-  // In blocks, stopping at a NUL byte, so that a device (/dev/zero) does not fill the memory.
-  std::string text;
-  std::vector<char> block(1 << 16);
-  while (in) {
-    in.read(block.data(), static_cast<std::streamsize>(block.size()));
-    auto const got = static_cast<std::size_t>(in.gcount());
-    if (std::find(block.data(), block.data() + got, '\0') != block.data() + got)
-      throw Error(path + ": holds a NUL byte: not a scenario file (JSON text)");
-    text.append(block.data(), got);
-    if (text.size() > largest_scenario)
-      throw Error(path + ": is larger than " + std::to_string(largest_scenario >> 20) +
-                  " MiB: not a scenario file (JSON text)");
-  }
-  if (in.bad()) throw Error(path + ": cannot read the scenario file");
-  return std::make_shared<std::string const>(std::move(text));
+  // JSON may stand on one line; every rank receives it whole, so its size is bounded.
+  TextLimits limits;
+  limits.longest_line = 0;
+  limits.largest = largest_scenario;
+  limits.what = "scenario file";
+  return std::make_shared<std::string const>(read_text_file(path, limits));
 }
 
 Scenario read_scenario(std::string const& path, std::string const& text, int steps, bool continued,

@@ -386,7 +386,17 @@ class Scenario(hf.Case):
         self.assertIn("is a directory, not a scenario file", result.stderr)
         result = hf.herd(0, "run", *RUN, "--scenario", "/dev/zero")
         self.assertEqual(result.returncode, 1)
-        self.assertIn("/dev/zero: holds a NUL byte: not a scenario file", result.stderr)
+        self.assertIn("/dev/zero:1: a NUL byte: not a text file", result.stderr)
+        # JSON may stand on one line longer than a text line may be; ranks receive it whole, up to 64 MiB.
+        long_line = self.path("long.json")
+        with open(long_line, "w") as f:
+            f.write(json.dumps({"description": "x" * (3 << 20), "events": [{"step": 3, "set": {"beta": 0.1}}]}))
+        self.assertEqual(hf.herd(0, "run", *RUN, "--scenario", long_line).returncode, 0)
+        with open(long_line, "w") as f:
+            f.write(json.dumps({"description": "x" * (65 << 20), "events": []}))
+        result = hf.herd(0, "run", *RUN, "--scenario", long_line)
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("long.json: is larger than 64 MiB: not a scenario file", result.stderr)
         # A model without parameters to set or infections to import.
         path = self.scenario([{"step": 3, "import": 5}])
         result = hf.herd(0, "run", "--model", "voter", "--graph", "erdos-renyi", "--agents", "4000", "--steps", "30",

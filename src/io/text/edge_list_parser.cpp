@@ -68,20 +68,22 @@ struct LayerNumbers {
 
 }  // namespace
 
-std::string read_text_file(std::string const& path) {
+std::string read_text_file(std::string const& path, TextLimits const& limits) {
+  std::string const what = limits.what;
   // A folder opens as a stream that reads nothing, which would pass for an empty file.
   std::error_code ignored;
-  require(!std::filesystem::is_directory(path, ignored), path + ": is a directory, not a file");
+  require(!std::filesystem::is_directory(path, ignored), path + ": is a directory, not a " + what);
   errno = 0;
   std::ifstream file(path, std::ios::binary);
   if (!file) {
     int const reason = errno;
-    throw Error(path + ": cannot open the file" + (reason != 0 ? std::string(" (") + std::strerror(reason) + ")" : ""));
+    throw Error(path + ": cannot open the " + what +
+                (reason != 0 ? std::string(" (") + std::strerror(reason) + ")" : ""));
   }
   // Read in blocks, so that a stream that is no text file (/dev/zero, a binary) stops at its first
-  // NUL byte or overlong line instead of filling the memory.
+  // NUL byte, overlong line or size limit instead of filling the memory (a pipe has no size).
   constexpr std::size_t block = 1 << 20;
-  using Details::longest_line;
+  std::size_t const longest_line = limits.longest_line > 0 ? limits.longest_line : ~std::size_t{0};
   std::string text;
   std::size_t line = 1, line_start = 0;
   std::vector<char> buffer(block);
@@ -103,8 +105,10 @@ std::string read_text_file(std::string const& path) {
     }
     text.append(buffer.data(), got);
     require(text.size() - line_start <= longest_line, path + ":" + std::to_string(line) + ": " + Details::long_line());
+    require(limits.largest == 0 || text.size() <= limits.largest,
+            path + ": is larger than " + std::to_string(limits.largest >> 20) + " MiB: not a " + what);
   }
-  require(!file.bad(), path + ": cannot read the file");
+  require(!file.bad(), path + ": cannot read the " + what);
   // Spreadsheets save CSV with a UTF-8 byte-order mark, which would otherwise become part of the
   // first column's name (an "id" column no longer recognised) or of the first agent id.
   if (text.compare(0, 3, byte_order_mark) == 0) text.erase(0, 3);

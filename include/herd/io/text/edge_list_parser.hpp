@@ -46,13 +46,21 @@ HostEdgeList read_edge_list(std::string const& path, EdgeIds ids = EdgeIds::dens
 /// agent_index holds.
 std::vector<global_id> compact_ids(HostEdgeList& edges, std::vector<global_id> const& more);
 
-/// The whole contents of a file; throws herd::Error naming the file if it cannot be read.
-std::string read_text_file(std::string const& path);
+/// What read_text_file accepts, and how its messages call the file.
+struct TextLimits {
+  std::size_t longest_line = std::size_t{1} << 20;  ///< bytes a line may hold; 0: any (JSON on one line)
+  std::size_t largest = 0;                          ///< bytes the file may hold; 0: any
+  char const* what = "file";                        ///< "the scenario file": in "cannot open the ..."
+};
+
+/// The whole contents of a file, without a leading UTF-8 byte-order mark; throws herd::Error
+/// naming the file (and the line) if it cannot be read, holds a NUL byte or exceeds `limits`.
+std::string read_text_file(std::string const& path, TextLimits const& limits = {});
 
 namespace Details {
 
 /// Lines longer than this are no text: read_text_file and mpi::read_edge_list refuse them.
-inline constexpr std::size_t longest_line = std::size_t{1} << 20;
+inline constexpr std::size_t longest_line = TextLimits{}.longest_line;
 inline constexpr char const* nul_byte = "a NUL byte: not a text file";
 std::string long_line();  ///< "a line longer than ... bytes: not a text file"
 
