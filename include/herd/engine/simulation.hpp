@@ -27,6 +27,7 @@
 #include <herd/engine/spreader_bits.hpp>
 #include <herd/engine/step_options.hpp>
 #include <herd/engine/step_plan.hpp>
+#include <herd/graph/build_csr.hpp>
 #include <herd/graph/csr_graph.hpp>
 #include <herd/graph/temporal_network.hpp>
 #include <herd/graph/transpose.hpp>
@@ -74,7 +75,10 @@ class Simulation {
             std::enable_if_t<std::is_same_v<D, SingleProcess<ExecutionSpace, WeightStorage>>, int> = 0>
   Simulation(ExecutionSpace const& exec, graph_type graph, std::uint64_t seed, StepOptions const& options = {},
              Kokkos::View<global_id*, memory_space> ids = {})
-      : Simulation(exec, D(std::move(graph), std::move(ids)), seed, options) {}
+      : Simulation(exec, D(std::move(graph), std::move(ids)), seed, options) {
+    // A graph made without build_csr: a 16-bit weight above 65504 is infinite, and a closed contact NaN.
+    check_weights_fit(exec, this->graph(), "the simulation's graph");
+  }
 
   /// One process on a temporal network: step t reads the snapshot network.graph_of_step(t).
   /// Every step pulls (Stepping::automatic does too): a new snapshot changes the neighbours of
@@ -83,7 +87,9 @@ class Simulation {
             std::enable_if_t<std::is_same_v<D, SingleProcess<ExecutionSpace, WeightStorage>>, int> = 0>
   Simulation(ExecutionSpace const& exec, TemporalNetwork<memory_space, WeightStorage> const& network,
              std::uint64_t seed, StepOptions const& options = {})
-      : Simulation(exec, D(first_snapshot(network)), network, seed, options) {}
+      : Simulation(exec, D(first_snapshot(network)), network, seed, options) {
+    for (auto const& g : network.graphs) check_weights_fit(exec, g, "the simulation's temporal network");
+  }
 
   /// The agents that `distribution` places, on a temporal network whose snapshots hold the rows
   /// of the owned agents in the distribution's numbering (mpi::local_snapshots makes a rank's):
@@ -122,6 +128,23 @@ class Simulation {
   agent_index num_owned() const { return where_.owned(); }
   /// Agents in the whole simulation.
   global_id num_global() const { return where_.global(); }
+
+  /// Throws herd::Error unless `property` holds one value for each agent this process stores
+  /// (num_agents(): on a rank, its own agents and then its ghosts), as a model's properties must:
+  /// the steps index them by agent.
+  template <class Property>
+  void check_size(Property const& property) const {
+    if (property.size() == num_agents()) return;
+    throw Error("property '" + property.name() + "' holds " + std::to_string(property.size()) + " values for the " +
+                std::to_string(num_agents()) +
+                " agents the simulation stores (a model's properties hold one per agent, num_agents())");
+  }
+  /// check_size of every property `model` lists (for_each_property); nothing for a model that
+  /// lists none.
+  template <class Model>
+  void check_sizes(Model const& model) const {
+    if constexpr (lists_properties_v<Model>) model.for_each_property([&](auto const& p) { check_size(p); });
+  }
   std::uint64_t seed() const { return rng_.seed; }
   CounterRng rng() const { return rng_; }
   /// The plan of the agents that read no ghosts: every agent on one process.
@@ -258,6 +281,7 @@ class Simulation {
   /// neighbours read then travels to the ghosts of other ranks.
   template <class Phase, class... Written>
   void apply(Phase const& phase, Written&... written) {
+    (check_size(written), ...);  // on the host, a comparison each: a model that lists no properties
     if (!verified_.empty()) (check_verified(written), ...);
     auto kernel = phase_kernel(phase, written...);
     bool const listed = !pulling_ && active_.listed() >= 0;
@@ -333,6 +357,7 @@ class Simulation {
   void prepare(Model const& model) {
     if (options_.stepping == Stepping::verify)
       require(lists_properties_v<Model>, "stepping verify: the model must list its properties (for_each_property)");
+    check_sizes(model);
     phase_ = 0;
     active_.prepare(model);
     spreaders_.prepare(exec_, model, graph());

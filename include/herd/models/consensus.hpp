@@ -48,6 +48,7 @@ class Consensus {
   /// Opinions uniform in [0, 1), drawn from the global ids.
   template <class Simulation>
   void initialise(Simulation& sim, global_id /*population*/) {
+    sim.check_sizes(*this);
     initialise_from_draws(
         sim, "herd::consensus::initialise", opinion.current(), KOKKOS_LAMBDA(std::uint32_t bits) {
           return storage_traits<Storage>::store(static_cast<float>(bits >> 8) * 5.9604644775390625e-8f);

@@ -153,6 +153,8 @@ class Covid {
   /// Throws herd::Error when the values given are not one per agent (per owned agent).
   template <class Simulation>
   void initialise(Simulation& sim, global_id population) {
+    sim.check_sizes(*this);
+    check_population(population, sim.num_global());
     bool const owned_only = given_owned_only_;
     global_id const expected = owned_only ? static_cast<global_id>(sim.num_owned()) : population;
     auto const given = [&](auto const& view, char const* what) {

@@ -42,6 +42,7 @@ class Opinion {
   /// Each agent holds opinion 1 with probability initial_share, drawn from its global id.
   template <class Simulation>
   void initialise(Simulation& sim, global_id /*population*/) {
+    sim.check_sizes(*this);
     auto const share = to_threshold(params_.initial_share);
     initialise_from_draws(
         sim, "herd::opinion::initialise", opinion.current(),

@@ -13,6 +13,13 @@
 
 namespace herd {
 
+/// Throws herd::Error unless `population`, given to a model's initialise, is the simulation's
+/// agent count `global` (num_global()): the agents seeded are chosen among them.
+inline void check_population(global_id population, global_id global) {
+  require(population == global, "initialise: a population of " + std::to_string(population) +
+                                    " agents for a simulation of " + std::to_string(global) + " (num_global())");
+}
+
 /// `count` distinct global ids out of [0, population), chosen by the seed alone (Floyd's
 /// algorithm on the counter-based stream), sorted, in a View of `MemorySpace`. The choice does not
 /// depend on ordering, backend or how agents are distributed.

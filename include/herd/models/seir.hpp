@@ -122,6 +122,8 @@ class Seir {
   /// Puts every agent in S, then the agents chosen by the simulation's seed in I.
   template <class Simulation>
   void initialise(Simulation& sim, global_id population) {
+    sim.check_sizes(*this);
+    check_population(population, sim.num_global());
     auto chosen = choose_agents<MemorySpace>(sim.seed(), population, params_.initial_infected);
     auto ids = sim.id_map();
     auto s = state.current();

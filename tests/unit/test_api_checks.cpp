@@ -1,0 +1,75 @@
+// What the library refuses of a user's code, where the step would otherwise read or write beyond
+// a View, or a run would silently give another result.
+#include "test_common.hpp"
+
+#include <string>
+
+namespace {
+
+using namespace herd;
+using Exec = Kokkos::DefaultHostExecutionSpace;
+using Memory = Exec::memory_space;
+
+// The message of the herd::Error `f` throws ("" when it throws none).
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (Error const& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A model that lists no properties: only what its phase writes can be checked.
+struct Flags {
+  Property<std::uint8_t, Memory> flag;
+  template <class Sim>
+  void step(Sim& sim) {
+    sim.apply(*this, flag);
+  }
+  template <class Agent>
+  KOKKOS_INLINE_FUNCTION void operator()(Agent const& a) const {
+    a.set(flag, 1);
+  }
+};
+
+TEST(ApiChecks, APropertySizedForAnotherSimulationIsRefused) {
+  auto const graph = herd::test::generated_graph<Exec>(ErdosRenyi{2000, 6.0}, 3);
+  Simulation<Exec> sim(Exec(), graph, 7);
+  Seir<Memory> small(100, SeirParameters{});
+  auto const said = error_of([&] { small.initialise(sim, sim.num_global()); });
+  EXPECT_NE(said.find("property 'state' holds 100 values for the 2000 agents the simulation stores"), std::string::npos)
+      << said;
+  // Sized right, then replaced: the step loop checks again before it starts.
+  Seir<Memory> model(2000, SeirParameters{});
+  model.initialise(sim, sim.num_global());
+  model.timer = Property<std::uint16_t, Memory>("timer", 3000, Visibility::own);
+  EXPECT_NE(error_of([&] { run(sim, model, 2); }).find("property 'timer' holds 3000 values"), std::string::npos);
+  // A model that lists no properties is stopped at the phase that would write beyond one.
+  Flags flags{Property<std::uint8_t, Memory>("flag", 10)};
+  sim.prepare(flags);
+  EXPECT_NE(error_of([&] { flags.step(sim); }).find("property 'flag' holds 10 values"), std::string::npos);
+}
+
+TEST(ApiChecks, APopulationOtherThanTheSimulationsIsRefused) {
+  auto const graph = herd::test::generated_graph<Exec>(ErdosRenyi{1000, 6.0}, 3);
+  Simulation<Exec> sim(Exec(), graph, 7);
+  Seir<Memory> model(1000, SeirParameters{});
+  auto const said = error_of([&] { model.initialise(sim, 1000000); });
+  EXPECT_NE(said.find("a population of 1000000 agents for a simulation of 1000"), std::string::npos) << said;
+}
+
+TEST(ApiChecks, HalfWeightsAbove65504AreRefusedBySimulation) {
+  // A weight half precision cannot hold becomes infinite: a contact closed by a factor of 0 would
+  // weigh NaN, and still transmit.
+  auto const edges = herd::test::edge_list<Exec>(4, {0, 1, 2}, {1, 2, 3}, {1.0f, 1e5f, 2.0f});
+  auto const graph = build_csr<half>(Exec(), edges);
+  auto const said = error_of([&] { Simulation<Exec, half> sim(Exec(), graph, 7); });
+  EXPECT_NE(said.find("holds contact weights above 65504"), std::string::npos) << said;
+  // In 32 bits the weight is kept.
+  Simulation<Exec> sim(Exec(), build_csr(Exec(), edges), 7);
+  EXPECT_EQ(sim.num_agents(), 4);
+}
+
+}  // namespace
