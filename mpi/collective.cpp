@@ -2,6 +2,8 @@
 
 #include <cstdint>
 #include <exception>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace herd::mpi {
@@ -77,6 +79,30 @@ void raise_if_any_failed(MPI_Comm comm, std::string const& failure) {
   std::string message = broadcast_text(comm, failure, first);
   if (failures < size) message += " (rank " + std::to_string(first) + " of " + std::to_string(size) + ")";
   throw CollectiveError(message);
+}
+
+void require_same(MPI_Comm comm, std::string const& where,
+                  std::vector<std::pair<std::string, std::int64_t>> const& values) {
+  // Each value's largest and (negated) least over the ranks, in one reduction.
+  std::vector<std::int64_t> extent;
+  extent.reserve(2 * values.size());
+  for (auto const& value : values) {
+    extent.push_back(value.second);
+    extent.push_back(value.second == INT64_MIN ? INT64_MAX : -value.second);
+  }
+  MPI_Allreduce(MPI_IN_PLACE, extent.data(), static_cast<int>(extent.size()), MPI_INT64_T, MPI_MAX, comm);
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    std::int64_t const most = extent[2 * k], least = -extent[2 * k + 1];
+    if (least == most) continue;
+    std::string message = where + ": the ranks give different ";
+    message.append(values[k].first)
+        .append(" (from ")
+        .append(std::to_string(least))
+        .append(" to ")
+        .append(std::to_string(most))
+        .append("); every rank must give the same");
+    throw CollectiveError(message);
+  }
 }
 
 void raise_first_failure(MPI_Comm comm, std::uint64_t place, std::string const& failure) {

@@ -621,6 +621,56 @@ TEST(Distributed, AFailureOnOneRankReachesEveryRank) {
   EXPECT_EQ(mpi::collectively(MPI_COMM_WORLD, [&] { return rank + 1; }), rank + 1);
 }
 
+// What the ranks of one run must agree on: one rank's other value is named on every rank, where
+// the others waited for it forever or stepped another run.
+TEST(Distributed, RanksThatDisagreeAreStoppedTogether) {
+  Exec exec;
+  if (world_size() == 1) GTEST_SKIP() << "one rank agrees with itself";
+  int const rank = world_rank();
+  auto const graph = erdos_renyi();
+  auto const local = mpi::distribute(exec, MPI_COMM_WORLD, graph);
+  // Thrown on every rank alike: each test stops every rank, or none.
+  auto const said = [&](auto&& f) {
+    std::string message;
+    try {
+      f();
+    } catch (mpi::CollectiveError const& e) {
+      message = e.what();
+    }
+    EXPECT_EQ(total(message.empty() ? 1 : 0), 0) << message;
+    return message;
+  };
+  mpi::DistributedOptions stale;
+  stale.exchange_every = rank == 0 ? 1 : 2;
+  EXPECT_NE(said([&] {
+              mpi::Ghosts<Exec> ghosts(exec, MPI_COMM_WORLD, local, stale);
+            }).find("mpi::Ghosts: the ranks give different halo exchange intervals (exchange_every) (from 1 to 2)"),
+            std::string::npos);
+  EXPECT_NE(said([&] {
+              mpi::DistributedSimulation<Exec> sim(exec, mpi::Ghosts<Exec>(exec, MPI_COMM_WORLD, local),
+                                                   rank == 0 ? 7u : 8u);
+            }).find("Simulation: the ranks give different seeds (from 7 to 8)"),
+            std::string::npos);
+  mpi::DistributedSimulation<Exec> sim(exec, mpi::Ghosts<Exec>(exec, MPI_COMM_WORLD, local), 7);
+  Seir<Memory> model(sim.num_agents(), seir_parameters(false));
+  model.initialise(sim, sim.num_global());
+  EXPECT_NE(said([&] {
+              run(sim, model, rank == 0 ? 40 : 50);
+            }).find("run: the ranks give different step counts (from 40 to 50)"),
+            std::string::npos);
+  Scenario scenario;
+  ScenarioEvent importation;
+  importation.kind = ScenarioEvent::Kind::importation;
+  importation.count = rank == 0 ? 3 : 4;
+  scenario.events.push_back(importation);
+  EXPECT_NE(said([&] {
+              Interventions<decltype(sim), decltype(model)>(sim, model, scenario, 10);
+            }).find("Interventions: the ranks give different scenarios"),
+            std::string::npos);
+  // Agreeing, they run.
+  EXPECT_EQ(run(sim, model, 5).extent(0), 6u);
+}
+
 TEST(Distributed, MoreRanksThanAgentsFailsOnEveryRank) {
   Exec exec;
   if (world_size() == 1) GTEST_SKIP() << "one agent fills one rank";

@@ -129,6 +129,8 @@ struct NothingBetweenSteps {
 template <class Simulation, class Model, class Progress, class Between>
 History<typename Simulation::memory_space> run_loop(Simulation& sim, Model& model, int steps, Progress&& progress,
                                                     Telemetry* telemetry, Between&& between) {
+  // A rank stepping more or fewer steps than the others would wait for them forever.
+  sim.check_agreed("run", {{"step counts", steps}, {"current steps", static_cast<std::int64_t>(sim.step())}});
   require(steps >= 0, "run: the step count must not be negative, got " + std::to_string(steps));
   Details::ProfilingRegion const region("herd::run");
   History<typename Simulation::memory_space> history("herd::history", steps + 1, model.num_observables());

@@ -113,6 +113,8 @@ class Simulation {
   /// on it what the phase kernels wrote.
   Simulation(ExecutionSpace const& exec, Distribution distribution, std::uint64_t seed, StepOptions const& options = {})
       : exec_(exec), where_(std::move(distribution)), rng_{seed} {
+    // Ranks of other seeds would each step their own run: results no rank count gives.
+    check_agreed("Simulation", {{"seeds", static_cast<std::int64_t>(seed)}});
     own_layer_factors();
     spreaders_ = Details::SpreaderBits<ExecutionSpace>(graph(), num_agents());
     apply_options(options, true);
@@ -138,6 +140,15 @@ class Simulation {
     throw Error("property '" + property.name() + "' holds " + std::to_string(property.size()) + " values for the " +
                 std::to_string(num_agents()) +
                 " agents the simulation stores (a model's properties hold one per agent, num_agents())");
+  }
+  /// On a rank, throws a CollectiveError on every rank unless they all give the same `values`
+  /// (mpi::require_same), named in the message; nothing on one process. What the ranks must agree
+  /// on: a run's step count, its scenario. Collective on a rank.
+  void check_agreed(std::string const& where, std::vector<std::pair<std::string, std::int64_t>> const& values) const {
+    if constexpr (Distribution::has_ghosts)
+      where_.agree(where, values);
+    else
+      (void)where, (void)values;
   }
   /// check_size of every property `model` lists (for_each_property); nothing for a model that
   /// lists none.

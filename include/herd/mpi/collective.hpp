@@ -13,6 +13,8 @@
 #include <exception>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 namespace herd::mpi {
 
@@ -89,6 +91,14 @@ auto collectively(MPI_Comm comm, F&& f) -> decltype(f()) {
     return result;
   }
 }
+
+/// Throws CollectiveError on every rank of `comm` unless every rank gives the same `values`:
+/// "WHERE: the ranks give different NAME (from LEAST to MOST); every rank must give the same",
+/// naming the first that differs. What a distributed run's ranks must agree on (its seed, its
+/// step count, its scenario), where one rank's other value would leave the others waiting or give
+/// another run's results. Collective.
+void require_same(MPI_Comm comm, std::string const& where,
+                  std::vector<std::pair<std::string, std::int64_t>> const& values);
 
 /// Rank `from`'s `text` (below 2^31 bytes), as every rank's string. Collective.
 std::string broadcast_text(MPI_Comm comm, std::string const& text, int from = 0);

@@ -59,6 +59,11 @@ class Ghosts {
       : exec_(exec), local_(std::move(local)), options_(options) {
     raise_if_any_failed(
         comm, options.exchange_every >= 1 ? std::string() : "the halo exchange interval must be at least 1 step");
+    // Ranks that exchange on other steps, or in other forms, would wait for each other's messages.
+    require_same(comm, "mpi::Ghosts",
+                 {{"agent counts", static_cast<std::int64_t>(local_.global_agents)},
+                  {"halo exchange intervals (exchange_every)", options.exchange_every},
+                  {"sparse_halo settings", options.sparse_halo ? 1 : 0}});
     halo_ = std::make_shared<Halo<ExecutionSpace>>(exec_, comm, make_halo_plan(exec_, comm, local_),
                                                    options.device_buffers, options.always_stage);
   }
@@ -99,6 +104,10 @@ class Ghosts {
   local_graph_type const& local_graph() const { return local_; }
   Halo<ExecutionSpace> const& halo() const { return *halo_; }
   MPI_Comm communicator() const { return halo_->communicator(); }
+  /// require_same over the ranks of this simulation. Collective.
+  void agree(std::string const& where, std::vector<std::pair<std::string, std::int64_t>> const& values) const {
+    require_same(communicator(), where, values);
+  }
   DistributedOptions const& options() const { return options_; }
 
   /// Completes the exchange in flight, if any. Collective with the neighbours.

@@ -122,6 +122,10 @@ class Interventions {
   /// first parameters back. Collective on a rank; allocates and waits for the device.
   Interventions(Simulation& sim, Model& model, Scenario scenario, int steps, std::optional<Priority> priority = {})
       : scenario_(std::move(scenario)), saved_(scenario_.events.size(), 0.0) {
+    sim.check_agreed("Interventions",
+                     {{"step counts", steps},
+                      {"scenarios (a hash of their events)", static_cast<std::int64_t>(events_hash(scenario_))}});
+    require(steps >= 0, "Interventions: the step count must not be negative, got " + std::to_string(steps));
     check(scenario_);
     counts_ = EventCounts<memory_space>("herd::scenario::counts", static_cast<std::size_t>(steps) + 1,
                                         scenario_.events.size());

@@ -101,6 +101,45 @@ inline layer_index layer_number(Scenario const& scenario, std::size_t k, std::st
 }
 
 /// Isolation events a scenario may hold: a step's detections run in one pass over the agents.
+/// A hash of everything `scenario` says (events and layer names, labels aside): ranks compare
+/// theirs, since a rank firing other events would leave the others waiting for its messages.
+inline std::uint64_t events_hash(Scenario const& scenario) {
+  std::uint64_t hash = 0xcbf29ce484222325ull;  // FNV-1a, over each field's bytes
+  auto const mix = [&](void const* data, std::size_t size) {
+    auto const* bytes = static_cast<unsigned char const*>(data);
+    for (std::size_t k = 0; k < size; ++k) hash = (hash ^ bytes[k]) * 0x100000001b3ull;
+  };
+  auto const value = [&](auto const& v) { mix(&v, sizeof v); };
+  auto const text = [&](std::string const& t) {
+    value(t.size());
+    mix(t.data(), t.size());
+  };
+  for (auto const& name : scenario.layer_names) text(name);
+  for (auto const& e : scenario.events) {
+    value(static_cast<int>(e.kind));
+    value(e.first);
+    value(e.last);
+    text(e.parameter);
+    value(e.value);
+    value(e.reverts);
+    value(e.count);
+    value(e.efficacy);
+    value(e.by_priority);
+    value(e.period);
+    value(e.days);
+    value(e.probability);
+    value(e.duration);
+    value(e.layers.size());
+    for (auto const& [layer, factor] : e.layers) {
+      text(layer);
+      value(factor);
+    }
+    value(e.keeps.size());
+    for (auto const& kept : e.keeps) text(kept);
+  }
+  return hash;
+}
+
 inline constexpr int max_isolation_events = 8;
 /// The longest isolation, in steps: a timer of 16 bits per agent.
 inline constexpr int max_isolation_steps = 65535;
