@@ -601,6 +601,12 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_gra
     ExecutionSpace const& exec, MPI_Comm comm, EdgeSource<typename ExecutionSpace::memory_space> const& source,
     BuildOptions const& options, std::size_t round_edges) {
   herd::Details::ProfilingRegion const region("herd::build_local_graph");
+  // Each rank makes its slice of one source: other counts would make slices of other graphs.
+  require_same(comm, "build_local_graph",
+               {{"edge sources' agent counts", source.agents},
+                {"edge sources' edge counts", static_cast<std::int64_t>(source.edges)},
+                {"edge sources' weights (1: weighted)", source.weighted ? 1 : 0},
+                {"edge sources' layers (1: layered)", source.layered ? 1 : 0}});
   auto const rounds = Details::even_rounds(source.edges, size_of(comm), rank_of(comm), round_edges);
   return Details::build_share<WeightStorage>(exec, comm, source, options, rounds);
 }

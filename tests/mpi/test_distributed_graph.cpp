@@ -87,6 +87,15 @@ TEST(DistributedGraph, ABadEdgeOnOneRankFailsOnEveryRank) {
   EXPECT_NE(message.find("not below the agent count 3001"), std::string::npos) << message;
 }
 
+TEST(DistributedGraph, RanksGivenOtherSourcesFailTogether) {
+  if (mpi::size_of(MPI_COMM_WORLD) == 1) GTEST_SKIP() << "one rank gives one source";
+  bool const last = mpi::rank_of(MPI_COMM_WORLD) == mpi::size_of(MPI_COMM_WORLD) - 1;
+  auto const message = collective_error(repeated_pairs(last ? 3000 : 2000, 40000));
+  EXPECT_NE(message.find("build_local_graph: the ranks give different edge sources' agent counts (from 2000 to 3000)"),
+            std::string::npos)
+      << message;
+}
+
 TEST(DistributedGraph, ASourceThatChangesItsEdgesFailsOnEveryRank) {
   auto source = repeated_pairs(3001, 40000);
   auto const good = source.slice;
