@@ -72,4 +72,29 @@ TEST(ApiChecks, HalfWeightsAbove65504AreRefusedBySimulation) {
   EXPECT_EQ(sim.num_agents(), 4);
 }
 
+TEST(ApiChecks, GlobalIdsMustNumberTheAgents) {
+  auto const graph = herd::test::generated_graph<Exec>(ErdosRenyi{1000, 6.0}, 3);
+  auto ids_of = [](std::vector<global_id> const& values) {
+    Kokkos::View<global_id*, Memory> ids("ids", values.size());
+    Kokkos::deep_copy(
+        ids, Kokkos::View<global_id const*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(values.data(), values.size()));
+    return ids;
+  };
+  std::vector<global_id> reversed(1000);
+  for (global_id i = 0; i < 1000; ++i) reversed[static_cast<std::size_t>(i)] = 999 - i;
+  Simulation<Exec> numbered(Exec(), graph, 7, {}, ids_of(reversed));
+  EXPECT_EQ(numbered.num_agents(), 1000);
+  auto repeated = reversed;
+  repeated[5] = repeated[6];
+  auto outside = reversed;
+  outside[0] = -1;
+  outside[1] = 1000;
+  for (auto const& [ids, wrong] : {std::pair{repeated, "1 lie"}, std::pair{outside, "2 lie"}}) {
+    auto const said = error_of([&] { Simulation<Exec> sim(Exec(), graph, 7, {}, ids_of(ids)); });
+    EXPECT_NE(said.find("the global ids must number the 1000 agents 0 to 999, each once: " + std::string(wrong)),
+              std::string::npos)
+        << said;
+  }
+}
+
 }  // namespace

@@ -18,6 +18,26 @@
 
 namespace herd {
 
+namespace Details {
+// How many of `ids` a numbering of ids.extent(0) agents would not hold: ids out of [0, n) and
+// repeats. One pass, with a counter per agent.
+template <class MemorySpace>
+std::size_t ids_out_of_place(Kokkos::View<global_id*, MemorySpace> const& ids) {
+  using Exec = typename MemorySpace::execution_space;
+  auto const n = static_cast<global_id>(ids.extent(0));
+  Kokkos::View<std::uint32_t*, MemorySpace> seen("herd::simulation::ids_seen", ids.extent(0));
+  std::size_t wrong = 0;
+  Kokkos::parallel_reduce(
+      "herd::simulation::check_ids", Kokkos::RangePolicy<Exec>(0, ids.extent(0)),
+      KOKKOS_LAMBDA(std::size_t i, std::size_t & count) {
+        global_id const id = ids(i);
+        if (id < 0 || id >= n || Kokkos::atomic_fetch_add(&seen(id), 1u) != 0) ++count;
+      },
+      wrong);
+  return wrong;
+}
+}  // namespace Details
+
 template <class ExecutionSpace, class WeightStorage = float>
 class SingleProcess {
  public:
@@ -32,6 +52,12 @@ class SingleProcess {
     require(ids_.extent(0) == 0 || ids_.extent(0) == static_cast<std::size_t>(graph_.num_agents()),
             "simulation: " + std::to_string(ids_.extent(0)) + " global ids for " + std::to_string(graph_.num_agents()) +
                 " agents");
+    // Random draws and seeded agents follow the global ids: a repeat would give two agents one fate.
+    if (ids_.extent(0) == 0) return;
+    auto const wrong = Details::ids_out_of_place(ids_);
+    require(wrong == 0, "simulation: the global ids must number the " + std::to_string(graph_.num_agents()) +
+                            " agents 0 to " + std::to_string(graph_.num_agents() - 1) +
+                            ", each once: " + std::to_string(wrong) + " lie outside or repeat one");
   }
 
   graph_type const& graph() const { return graph_; }
