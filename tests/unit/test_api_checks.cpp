@@ -2,6 +2,8 @@
 // a View, or a run would silently give another result.
 #include "test_common.hpp"
 
+#include <cmath>
+#include <cstdint>
 #include <string>
 
 namespace {
@@ -95,6 +97,13 @@ TEST(ApiChecks, GlobalIdsMustNumberTheAgents) {
               std::string::npos)
         << said;
   }
+}
+
+TEST(ApiChecks, AProbabilityIsClampedButNaNIsRefused) {
+  EXPECT_EQ(to_threshold(-0.5), 0u);
+  EXPECT_EQ(to_threshold(7.0), std::uint64_t{1} << 32);
+  EXPECT_EQ(to_threshold(0.5), std::uint64_t{1} << 31);
+  EXPECT_THROW(to_threshold(std::nan("")), Error);
 }
 
 }  // namespace

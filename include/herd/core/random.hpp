@@ -6,11 +6,13 @@
 // generator state to store, split or communicate, so a trajectory does not depend on which thread,
 // backend or MPI rank updates an agent. Only 32-bit integer multiplies and xors are used.
 
+#include <herd/core/error.hpp>
 #include <herd/core/portable_math.hpp>
 #include <herd/core/types.hpp>
 
 #include <Kokkos_Core.hpp>
 
+#include <cmath>
 #include <cstdint>
 
 namespace herd {
@@ -75,7 +77,10 @@ struct CounterRng {
 /// same integers.
 using probability_threshold = std::uint64_t;
 
+/// The threshold of probability `p`: at or below 0, never; at or above 1, always (a product of
+/// rates may round past 1). Throws herd::Error for NaN, which no comparison could keep.
 inline probability_threshold to_threshold(double p) {
+  require(!std::isnan(p), "to_threshold: the probability is NaN");
   if (!(p > 0.0)) return 0;
   if (p >= 1.0) return std::uint64_t{1} << 32;
   return static_cast<std::uint64_t>(p * 4294967296.0);

@@ -70,7 +70,8 @@ class Simulation {
   using distribution_type = Distribution;
 
   /// One process holding every agent of `graph`; `ids(i)` is the global id of agent i (leave it
-  /// empty when global ids are the indices: no reordering).
+  /// empty when global ids are the indices: no reordering). The steps trust the graph's rows: one
+  /// made without build_csr (read from elsewhere) should pass herd::validate first.
   template <class D = Distribution,
             std::enable_if_t<std::is_same_v<D, SingleProcess<ExecutionSpace, WeightStorage>>, int> = 0>
   Simulation(ExecutionSpace const& exec, graph_type graph, std::uint64_t seed, StepOptions const& options = {},

@@ -24,8 +24,10 @@ struct OutputTarget {
   std::string target;
 };
 
-/// How an output named `path` is written; throws herd::Error naming `option` and `path` when it
-/// cannot be: an empty name, a directory, a read-only file, a folder that takes no new files.
+/// How an output named `path` is written, from what the name is; throws herd::Error naming
+/// `option` and `path` when it cannot be: an empty name, a directory, a read-only file or device,
+/// a name that cannot be looked up. A new name in a folder that takes no files (or none at all)
+/// is found when the file is made (temporary_beside, or opening a device).
 OutputTarget output_target(std::string const& option, std::string const& path);
 
 /// The file an output written beside its target and renamed into place (an HDF5 file) replaces:
