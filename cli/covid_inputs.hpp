@@ -30,7 +30,7 @@ CovidPopulation covid_population(Options const& options, AttributeTable const& a
 /// the owned agents, in that order) or, when it has no columns, the population file
 /// (options.graph); `agents`: the whole graph's. A bad value is named as covid_population names
 /// it, on every rank. Collective over `comm`. Defined with MPI.
-CovidPopulation covid_population_of_owned(Options const& options, std::vector<global_id> const& owned,
-                                          global_id agents, AttributeTable const& attributes, Comm comm);
+CovidPopulation covid_population_of_owned(Options const& options, std::vector<global_id> const& owned, global_id agents,
+                                          AttributeTable const& attributes, Comm comm);
 
 }  // namespace herd::cli

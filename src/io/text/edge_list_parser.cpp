@@ -105,8 +105,14 @@ std::string read_text_file(std::string const& path, TextLimits const& limits) {
     }
     text.append(buffer.data(), got);
     require(text.size() - line_start <= longest_line, path + ":" + std::to_string(line) + ": " + Details::long_line());
-    require(limits.largest == 0 || text.size() <= limits.largest,
-            path + ": is larger than " + std::to_string(limits.largest >> 20) + " MiB: not a " + what);
+    if (limits.largest != 0 && text.size() > limits.largest) {
+      std::string message = path;
+      message.append(": is larger than ")
+          .append(std::to_string(limits.largest >> 20))
+          .append(" MiB: not a ")
+          .append(what);
+      throw Error(message);
+    }
   }
   require(!file.bad(), path + ": cannot read the " + what);
   // Spreadsheets save CSV with a UTF-8 byte-order mark, which would otherwise become part of the
