@@ -629,7 +629,7 @@ TEST(Distributed, RanksThatDisagreeAreStoppedTogether) {
   int const rank = world_rank();
   auto const graph = erdos_renyi();
   auto const local = mpi::distribute(exec, MPI_COMM_WORLD, graph);
-  // Thrown on every rank alike: each test stops every rank, or none.
+  // Thrown on every rank alike: each check stops every rank, or none.
   auto const said = [&](auto&& f) {
     std::string message;
     try {
@@ -640,6 +640,10 @@ TEST(Distributed, RanksThatDisagreeAreStoppedTogether) {
     EXPECT_EQ(total(message.empty() ? 1 : 0), 0) << message;
     return message;
   };
+  EXPECT_NE(said([&] {
+              (void)mpi::distribute(exec, MPI_COMM_WORLD, rank == 0 ? graph : power_law());
+            }).find("distribute: the ranks give different graphs (a hash of their entries)"),
+            std::string::npos);
   mpi::DistributedOptions stale;
   stale.exchange_every = rank == 0 ? 1 : 2;
   EXPECT_NE(said([&] {

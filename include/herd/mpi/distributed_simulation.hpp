@@ -5,6 +5,7 @@
 // read; models are written exactly as for one process and run unchanged.
 
 #include <herd/engine/simulation.hpp>
+#include <herd/graph/graph_hash.hpp>
 #include <herd/mpi/collective.hpp>
 #include <herd/mpi/ghosts.hpp>
 #include <herd/mpi/local_graph.hpp>
@@ -17,12 +18,14 @@ namespace herd::mpi {
 
 /// This rank's share of `global`, a graph every rank of `comm` holds alike, partitioned into one
 /// part per rank with `method`. Collective: a failure on any rank (more ranks than agents, METIS
-/// missing) throws CollectiveError on every rank.
+/// missing), or ranks holding other graphs (by graph_hash), throws CollectiveError on every rank.
 template <class ExecutionSpace, class WeightStorage>
 LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> distribute(
     ExecutionSpace const& exec, MPI_Comm comm,
     CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& global,
     PartitionMethod method = PartitionMethod::contiguous) {
+  require_same(comm, "distribute",
+               {{"graphs (a hash of their entries)", static_cast<std::int64_t>(graph_hash(exec, global))}});
   return collectively(comm, [&] {
     auto const partition = partition_graph(exec, global, size_of(comm), method);
     return extract_local_graph(exec, global, partition, rank_of(comm));
