@@ -9,6 +9,8 @@
 namespace {
 
 using namespace herd;
+// CUDA's headers declare a global ::half too; name Herd's.
+using herd::half;
 using Exec = Kokkos::DefaultHostExecutionSpace;
 using Memory = Exec::memory_space;
 
@@ -91,8 +93,9 @@ TEST(ApiChecks, GlobalIdsMustNumberTheAgents) {
   auto outside = reversed;
   outside[0] = -1;
   outside[1] = 1000;
-  for (auto const& [ids, wrong] : {std::pair{repeated, "1 lie"}, std::pair{outside, "2 lie"}}) {
-    auto const said = error_of([&] { Simulation<Exec> sim(Exec(), graph, 7, {}, ids_of(ids)); });
+  for (auto const& [values, wrong] : {std::pair{repeated, "1 lie"}, std::pair{outside, "2 lie"}}) {
+    auto const ids = ids_of(values);  // a structured binding is not captured before C++20
+    auto const said = error_of([&] { Simulation<Exec> sim(Exec(), graph, 7, {}, ids); });
     EXPECT_NE(said.find("the global ids must number the 1000 agents 0 to 999, each once: " + std::string(wrong)),
               std::string::npos)
         << said;
