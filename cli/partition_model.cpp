@@ -92,6 +92,11 @@ PartitionModel partition_model(Options const& o) {
   auto const method = parse_partition_method(o.partition);
   auto const degrees = degree_stats(exec, input.graph);
   std::vector<Row> rows;
+  // Every count is checked before the first is timed.
+  int const most = o.parts.empty() ? 0 : *std::max_element(o.parts.begin(), o.parts.end());
+  require(most <= input.graph.num_agents(), "--parts " + std::to_string(most) + ": cannot split " +
+                                                std::to_string(input.graph.num_agents()) + " agents into " +
+                                                std::to_string(most) + " parts: a part needs at least one agent");
   for (int parts : o.parts) {
     Kokkos::Timer timer;
     auto const partition = partition_graph(exec, input.graph, parts, method);
