@@ -208,8 +208,6 @@ class BadInput(unittest.TestCase):
          "--checkpoint does not apply to herd partition"),
         (["partition", "--graph", "erdos-renyi", "--parts", "2", "--beta", "0.3"], 2,
          "--beta does not apply to herd partition"),
-        (["partition", "--graph", "erdos-renyi", "--agents", "100", "--mean-degree", "4", "--parts", "2,101"], 1,
-         "--parts 101: cannot split 100 agents into 101 parts: a part needs at least one agent"),
         (["run", "--graph", "power-law", "--agents", "1000", "--exponent", "1.5"], 1, "exponent must lie in (2, 10]"),
         (["run", "--initial-infected", "5000", "--agents", "1000"], 1, "exceeds the agent count 1000"),
         (["run", "--graph", "/no/such/graph.txt"], 1,
@@ -229,6 +227,14 @@ class BadInput(unittest.TestCase):
                     self.assertTrue(lines[0].startswith("herd: "), lines[0])
                     self.assertIn(message, lines[0])
                     self.assertFalse(os.path.exists(out))
+
+    def test_partition_refuses_more_parts_than_agents(self):
+        result = herd("partition", "--graph", "erdos-renyi", "--agents", "100", "--mean-degree", "4", "--parts",
+                      "2,101", "--quiet")
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
+        self.assertIn("--parts 101: cannot split 100 agents into 101 parts: a part needs at least one agent",
+                      result.stderr)
 
     def test_options_another_command_or_graph_cannot_take(self):
         for args, message in [
