@@ -14,16 +14,7 @@ using herd::half;
 using Exec = Kokkos::DefaultHostExecutionSpace;
 using Memory = Exec::memory_space;
 
-// The message of the herd::Error `f` throws ("" when it throws none).
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (Error const& e) {
-    return e.what();
-  }
-  return "";
-}
+using herd::test::error_of;
 
 // A model that lists no properties: only what its phase writes can be checked.
 struct Flags {

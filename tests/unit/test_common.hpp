@@ -102,6 +102,17 @@ class Fingerprint {
   std::uint64_t hash_ = 0xcbf29ce484222325ull;
 };
 
+/// The message of the herd::Error `f` throws, or "no error".
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (Error const& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 template <class View>
 std::vector<typename View::non_const_value_type> to_vector(View const& view) {
   auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);

@@ -15,15 +15,7 @@ using namespace herd;
 // CUDA's headers declare a global ::half too; name Herd's.
 using herd::half;
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (Error const& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using herd::test::error_of;
 
 TEST(EdgeListParser, CompactsAnyIdsInIncreasingOrder) {
   auto edges = parse_edge_list("# SNAP\n9000000000 5\n5 70\n", "e.txt", EdgeIds::any);
