@@ -5,7 +5,6 @@
 #if HERD_ENABLE_HDF5
 #include "ensemble_file.hpp"
 #endif
-#include "fingerprint.hpp"
 #include "job.hpp"
 #include "launcher.hpp"
 #include "memory_budget.hpp"
@@ -21,6 +20,7 @@
 #include <herd/config.hpp>
 #include <herd/core/cpu_features.hpp>
 #include <herd/core/error.hpp>
+#include <herd/core/fnv1a.hpp>
 #include <herd/core/half.hpp>
 #include <herd/core/kokkos_compat.hpp>
 #include <herd/io/output_file.hpp>
@@ -83,8 +83,8 @@ struct MpiSession {
   // and ranks that parse different options wait in different collectives or compute different
   // runs. Collective.
   bool same_arguments_everywhere(int argc, char** argv) const {
-    std::uint64_t hash = herd::cli::fnv1a_basis;  // over the arguments, each ended by its NUL
-    for (int k = 1; k < argc; ++k) hash = herd::cli::fnv1a(std::string_view(argv[k], std::strlen(argv[k]) + 1), hash);
+    std::uint64_t hash = herd::fnv1a_basis;  // over the arguments, each ended by its NUL
+    for (int k = 1; k < argc; ++k) hash = herd::fnv1a(std::string_view(argv[k], std::strlen(argv[k]) + 1), hash);
 #if HERD_ENABLE_MPI
     std::uint64_t lowest = hash, highest = hash;
     MPI_Allreduce(MPI_IN_PLACE, &lowest, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);

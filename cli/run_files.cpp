@@ -1,7 +1,7 @@
 #include "run_files.hpp"
-#include "fingerprint.hpp"
 #include "input.hpp"
 
+#include <herd/core/fnv1a.hpp>
 #include <herd/io/output_file.hpp>
 #include <herd/mpi/collective.hpp>
 

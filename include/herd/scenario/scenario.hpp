@@ -6,11 +6,13 @@
 // mode, and a resumed run fires what the uninterrupted run would have fired from there on.
 
 #include <herd/core/error.hpp>
+#include <herd/core/fnv1a.hpp>
 #include <herd/core/types.hpp>
 
 #include <cstdint>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -104,10 +106,9 @@ inline layer_index layer_number(Scenario const& scenario, std::size_t k, std::st
 /// A hash of everything `scenario` says (events and layer names, labels aside): ranks compare
 /// theirs, since a rank firing other events would leave the others waiting for its messages.
 inline std::uint64_t events_hash(Scenario const& scenario) {
-  std::uint64_t hash = 0xcbf29ce484222325ull;  // FNV-1a, over each field's bytes
+  std::uint64_t hash = fnv1a_basis;  // over each field's bytes
   auto const mix = [&](void const* data, std::size_t size) {
-    auto const* bytes = static_cast<unsigned char const*>(data);
-    for (std::size_t k = 0; k < size; ++k) hash = (hash ^ bytes[k]) * 0x100000001b3ull;
+    hash = fnv1a(std::string_view(static_cast<char const*>(data), size), hash);
   };
   auto const value = [&](auto const& v) { mix(&v, sizeof v); };
   auto const text = [&](std::string const& t) {

@@ -1,12 +1,12 @@
 #pragma once
 
 // FNV-1a over bytes: a fingerprint that is the same on every machine and rank (the arguments each
-// rank was given, the scenario file a checkpoint was written with).
+// rank was given, the scenario file a checkpoint was written with, the events of a scenario).
 
 #include <cstdint>
 #include <string_view>
 
-namespace herd::cli {
+namespace herd {
 
 /// The hash of no bytes, which fnv1a carries on from.
 inline constexpr std::uint64_t fnv1a_basis = 0xcbf29ce484222325ull;
@@ -17,4 +17,4 @@ inline std::uint64_t fnv1a(std::string_view bytes, std::uint64_t hash = fnv1a_ba
   return hash;
 }
 
-}  // namespace herd::cli
+}  // namespace herd
