@@ -88,9 +88,18 @@ std::vector<std::uint8_t> stages_of(AttributeColumn const& column, std::string c
   return stages;
 }
 
-// Agents without their stages are seeded by --initial-infected, which must fit the population.
-void check_initial_infected(Options const& o, bool stages, global_id agents) {
-  require(stages || static_cast<global_id>(o.initial_infected) <= agents,
+// Agents without their stages are seeded by --initial-infected, which must fit the population;
+// agents with their stages start as those say, so the option would be ignored: it is refused.
+void check_initial_infected(Options const& o, bool stages, global_id agents, std::string const& source) {
+  if (stages) {
+    bool const swept = std::any_of(o.sweep.begin(), o.sweep.end(),
+                                   [](SweepAxis const& axis) { return axis.name == "initial-infected"; });
+    require(!swept && o.given.count("--initial-infected") == 0,
+            source + ": the agents' " + stage_column + " says who starts infected, so " +
+                (swept ? "--sweep initial-infected" : "--initial-infected") + " does not apply");
+    return;
+  }
+  require(static_cast<global_id>(o.initial_infected) <= agents,
           "--initial-infected " + std::to_string(o.initial_infected) + " exceeds the agent count " +
               std::to_string(agents));
 }
@@ -123,7 +132,7 @@ CovidPopulation covid_population(Options const& o, AttributeTable const& attribu
   bool const table = !attributes.columns.empty();
   require(ages || (!table && !stages), source + ": no " + (table ? "column " : "attribute ") + age_column +
                                            " (the agents' age labels, which --model covid reads)");
-  check_initial_infected(o, stages.has_value(), agents);
+  check_initial_infected(o, stages.has_value(), agents, source);
   for (auto const* values : {&population.age_group, &population.stage})
     require(
         values->empty() || static_cast<global_id>(values->size()) == agents,
@@ -164,7 +173,7 @@ CovidPopulation covid_population_of_owned(Options const& o, std::vector<global_i
   require(ages || (table ? attributes.columns.empty() : !stages),
           source + ": no " + (table ? "column " : "attribute ") + age_column +
               " (the agents' age labels, which --model covid reads)");
-  check_initial_infected(o, stages.has_value(), agents);
+  check_initial_infected(o, stages.has_value(), agents, source);
   // Checks the values against the parameters here, where every rank sees the same error.
   Covid<Kokkos::HostSpace> const checked(0, covid_parameters(o), population);
   (void)checked;

@@ -136,9 +136,13 @@ Input<WeightStorage> temporal_graph_of(Options const& o, Exec const& exec) {
   check_windows_fit(o.graph + " in windows of " + std::to_string(o.window), contacts.num_agents, busy,
                     static_cast<double>(contacts.size()), o.max_memory);
   Input<WeightStorage> input;
-  input.temporal = build_temporal_network<WeightStorage>(
-      exec, contacts, o.window, o.after_last == "stop" ? AfterLastWindow::stop : AfterLastWindow::loop,
-      o.window_weights == "contacts" ? SnapshotWeights::contacts : SnapshotWeights::met);
+  try {
+    input.temporal = build_temporal_network<WeightStorage>(
+        exec, contacts, o.window, o.after_last == "stop" ? AfterLastWindow::stop : AfterLastWindow::loop,
+        o.window_weights == "contacts" ? SnapshotWeights::contacts : SnapshotWeights::met);
+  } catch (Error const& e) {
+    throw Error(o.graph + ": " + e.what());  // the network's errors do not know its file
+  }
   input.graph = met_graph<WeightStorage>(exec, contacts);
   auto const& t = *input.temporal;
   input.name = temporal_name(o, t.num_windows(), t.graphs.size() - 1);

@@ -345,11 +345,17 @@ mpi::TemporalShare<Memory, WeightStorage> timed_share(Options const& o, Exec con
     check_windows_fit(o.graph + " in windows of " + std::to_string(o.window), agents,
                       static_cast<double>(frame.busy.size()), held, o.max_memory);
   });
-  auto share = mpi::temporal_share<WeightStorage>(
-      exec, comm, std::move(mine), o.window, frame,
-      o.after_last == "stop" ? AfterLastWindow::stop : AfterLastWindow::loop,
-      o.window_weights == "contacts" ? SnapshotWeights::contacts : SnapshotWeights::met,
-      parse_partition_method(o.partition));
+  auto share = [&] {
+    try {
+      return mpi::temporal_share<WeightStorage>(
+          exec, comm, std::move(mine), o.window, frame,
+          o.after_last == "stop" ? AfterLastWindow::stop : AfterLastWindow::loop,
+          o.window_weights == "contacts" ? SnapshotWeights::contacts : SnapshotWeights::met,
+          parse_partition_method(o.partition));
+    } catch (Error const& e) {
+      throw Error(o.graph + ": " + e.what());  // the network's errors do not know its file
+    }
+  }();
   // The model's parameters, checked once the network is built, as one process checks them.
   mpi::collectively(comm, [&] { (void)Entry::template make<WeightStorage>(o, 0, agents, typename Entry::Inputs{}); });
   return share;
@@ -510,12 +516,12 @@ JobResult run_single(Options const& o, Entry, std::function<void(int, int)> cons
   return result;
 }
 
-// Checks each point of an ensemble's sweep against a graph of `agents` agents, by making its model
-// (`base`: member_base(o)). Replicates differ by their seeds only.
+// Checks each point of an ensemble's sweep against a graph of `agents` agents and the model's
+// inputs, by making its model (`base`: member_base(o)). Replicates differ by their seeds only.
 template <class WeightStorage, class Entry>
-void check_points(Options const& o, Options const& base, global_id agents) {
+void check_points(Options const& o, Options const& base, global_id agents, typename Entry::Inputs const& inputs) {
   for (long long m = 0; m < sweep_points(o) * o.replicates; m += o.replicates)
-    (void)Entry::template make<WeightStorage>(member_options(o, base, m), 0, agents, typename Entry::Inputs{});
+    (void)Entry::template make<WeightStorage>(member_options(o, base, m), 0, agents, inputs);
 }
 
 #if HERD_ENABLE_HDF5
@@ -550,11 +556,13 @@ JobResult run_ensemble(Options const& o, Entry, std::function<void(int, int)> co
   Kokkos::Timer setup;
   auto input = together([&] {
     check_ensemble_fits(members, o.steps, o.max_memory);
-    auto made = make_graph<WeightStorage>(o, exec, world());
-    check_points<WeightStorage, Entry>(o, base, made.graph.num_agents());
-    return made;
+    return make_graph<WeightStorage>(o, exec, world());
   });
-  auto const inputs = together([&] { return Entry::read_inputs(o, input, world()); });
+  auto const inputs = together([&] {
+    auto read = Entry::read_inputs(o, input, world());
+    check_points<WeightStorage, Entry>(o, base, input.graph.num_agents(), read);
+    return read;
+  });
   auto const facts = graph_facts(o, input, exec);
   double const graph_seconds = setup.seconds();
   auto graph = input.graph;
@@ -962,7 +970,7 @@ JobResult run_ensemble_over_ranks(Options const& o, Entry, std::function<void(in
   // Each point's parameters, checked against the graph before any member runs, on every rank.
   mpi::collectively(comm, [&] {
     check_ensemble_fits(members, o.steps, o.max_memory);
-    check_points<WeightStorage, Entry>(o, base, in.facts.agents);
+    check_points<WeightStorage, Entry>(o, base, in.facts.agents, in.inputs);
   });
   // Listed steps push through a transpose of the rank's rows: made once, for every member, where
   // the steps may be listed (a model that declares its activity, not pulled, on a static graph).

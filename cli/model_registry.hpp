@@ -136,12 +136,15 @@ struct CovidEntry : ModelEntry {
   }
   template <class WeightStorage>
   static Covid<Memory> make(Options const& o, agent_index agents, global_id global, Inputs const& population) {
-    // A generated graph's or an edge list's agents are seeded by --initial-infected; a population
-    // file's or an attribute table's may carry their stages (checked as they are read).
-    bool const fits = o.initial_infected <= global;
-    require(fits || !o.attributes.empty() || !(is_generator(o.graph) || is_edge_list_file(o)),
-            "--initial-infected " + std::to_string(o.initial_infected) + " exceeds the agent count " +
-                std::to_string(global));
+    // Agents without their stages are seeded by --initial-infected, a member's own in a sweep,
+    // which must fit. Agents read from a table or file have their ages, and their stages where
+    // given (a rank that reads its own agents and owns none has neither); inputs not read yet
+    // (empty) are checked when read where a file may give stages.
+    bool const read = !population.age_group.empty() || population.owned_only;
+    bool const may_give_stages = !o.attributes.empty() || !(is_generator(o.graph) || is_edge_list_file(o));
+    bool const staged = !population.stage.empty() || (read ? population.age_group.empty() : may_give_stages);
+    require(staged || o.initial_infected <= global, "--initial-infected " + std::to_string(o.initial_infected) +
+                                                        " exceeds the agent count " + std::to_string(global));
     return Covid<Memory>(agents, covid_parameters(o), population);
   }
   static std::vector<int> shown(Options const&) { return {0, 1, 2, 3, 4}; }

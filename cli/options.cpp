@@ -3,6 +3,7 @@
 
 #include <herd/core/error.hpp>
 #include <herd/ensemble/summary.hpp>
+#include <herd/models/period.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -115,6 +116,14 @@ long long to_duration(std::string const& option, std::string const& text) {
   try {
     value = to_count(option, number, (1ll << 62) / scale);
   } catch (UsageError const&) {
+    // A whole number too large says so; anything else is no duration.
+    double magnitude = 0.0;
+    try {
+      magnitude = to_number(option, number) * static_cast<double>(scale);
+    } catch (UsageError const&) {
+    }
+    if (magnitude >= std::ldexp(1.0, 62) && magnitude == std::floor(magnitude))
+      throw UsageError{option + ": '" + text + "' is longer than 2^62, the longest window"};
     throw bad;
   }
   if (value < 1) throw bad;
@@ -138,9 +147,8 @@ std::vector<int> to_list(std::string const& option, std::string const& text) {
 // Sets a model parameter (--beta, ...), the options an ensemble may sweep; false for another option.
 bool set_parameter(Options& o, std::string const& option, std::string const& text) {
   constexpr long long max_agents = std::numeric_limits<std::int32_t>::max();
-  constexpr long long max_int = std::numeric_limits<int>::max();
   auto const steps = [&] {
-    auto const value = static_cast<int>(to_count(option, text, max_int));
+    auto const value = static_cast<int>(to_count(option, text, Period::longest));
     if (value == 0) throw UsageError{option + " must be positive"};
     return value;
   };
@@ -178,6 +186,7 @@ bool whole_parameter(std::string const& name) {
 // spaced, checked as the option itself would check them on --model's model.
 std::vector<SweepAxis> parse_sweep(Options const& o, std::string const& text) {
   auto const fail = [&](std::string const& what) { throw UsageError{"--sweep " + text + ": " + what}; };
+  if (text.empty()) throw UsageError{"--sweep: needs NAME=LOW:HIGH:N"};
   auto const reads = model_parameters(o.model);
   std::vector<SweepAxis> axes;
   double points = 1.0;
@@ -409,6 +418,7 @@ bool same_setting(std::string const& option, Options const& a, Options const& b)
       {"--age-reading", field(&Options::age_reading)},
       {"--precision", field(&Options::precision)},
       {"--replicates", field(&Options::replicates)},
+      {"--sweep", field(&Options::sweep)},
       {"--major-outbreak", field(&Options::major_outbreak)},
       {"--scenario", field(&Options::scenario)},
       {"--window", field(&Options::window)},
@@ -535,7 +545,7 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
   both("--gamma", "--infectious-steps");
   both("--sigma", "--latent-steps");
   // Ensembles are herd run's (other commands refuse the options below as not theirs).
-  if (!sweep.empty() && o.command == "run") o.sweep = parse_sweep(o, sweep);
+  if (given.count("--sweep") && o.command == "run") o.sweep = parse_sweep(o, sweep);
   if (o.replicates == 0) throw UsageError{"--replicates must be positive"};
   if (o.command == "run" && is_ensemble(o)) {
     if (static_cast<double>(sweep_points(o)) * o.replicates > 1e6)

@@ -24,6 +24,8 @@ struct UsageError {
 struct SweepAxis {
   std::string name;
   std::vector<std::string> values;
+
+  bool operator==(SweepAxis const& other) const { return name == other.name && values == other.values; }
 };
 
 /// Everything `herd run` accepts. Defaults make up the built-in job.

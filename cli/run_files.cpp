@@ -115,7 +115,8 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
   for (auto const& given : given_anew) {
     if (std::find(std::begin(may_change), std::end(may_change), given.first) != std::end(may_change)) continue;
     auto const kept = stored.find(given.first);
-    if (kept != stored.end() ? same_input(given.first, kept->second, given.second, record) : as_run_had(given))
+    // The same text, file or setting (a sweep's points are compared, not how they were written).
+    if ((kept != stored.end() && same_input(given.first, kept->second, given.second, record)) || as_run_had(given))
       continue;
     std::string message = "resume: " + given.first;
     if (!given.second.empty()) message.append(" ").append(given.second);

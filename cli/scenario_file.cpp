@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -206,6 +207,61 @@ std::vector<std::string> layers_named(Scenario const& scenario) {
 
 }  // namespace
 
+// Where the parser stands, followed through its events: the key of the value it reads
+// ("events[2].set.beta"), for the errors it throws without one, and the keys each open object has
+// had, so that a key given twice is refused (the last one would win without a word: a lockdown's
+// factor could vanish).
+class Reading {
+ public:
+  bool read(Json::parse_event_t event, Json const& parsed) {
+    using Event = Json::parse_event_t;
+    if (event == Event::object_start || event == Event::array_start) {
+      // A scenario nests a few levels; deeper is no scenario, and each level costs memory here.
+      if (levels_.size() >= deepest) throw Error(key() + ": nested deeper than " + std::to_string(deepest) + " levels");
+      levels_.push_back({event == Event::object_start, 0, {}, {}});
+    } else if (event == Event::key) {
+      auto& level = levels_.back();
+      level.key = parsed.get<std::string>();
+      if (!level.keys.insert(level.key).second) {
+        std::string const name = std::move(level.key);
+        level.key.clear();
+        throw Error(key() + ": the key \"" + name + "\" is given twice");
+      }
+    } else if (event == Event::object_end || event == Event::array_end) {
+      levels_.pop_back();
+      done_value();
+    } else if (event == Event::value) {
+      done_value();
+    }
+    return true;
+  }
+
+  /// The key of the value being read, as the scenario's errors name it.
+  std::string key() const {
+    std::string out;
+    for (auto const& level : levels_) {
+      if (!level.object)
+        out += "[" + std::to_string(level.index) + "]";
+      else if (!level.key.empty())
+        out += (out.empty() ? "" : ".") + level.key;
+    }
+    return out.empty() ? "the scenario" : out;
+  }
+
+ private:
+  static constexpr std::size_t deepest = 32;
+  struct Level {
+    bool object;
+    std::size_t index;  ///< in an array: the elements read
+    std::string key;    ///< in an object: the key of the value being read
+    std::set<std::string> keys;
+  };
+  void done_value() {
+    if (!levels_.empty() && !levels_.back().object) ++levels_.back().index;
+  }
+  std::vector<Level> levels_;
+};
+
 // Scenarios list events, not agents: a file beyond this is a wrong path (ranks receive it whole).
 constexpr std::size_t largest_scenario = std::size_t{64} << 20;
 
@@ -221,13 +277,21 @@ std::shared_ptr<std::string const> read_scenario_text(std::string const& path) {
 Scenario read_scenario(std::string const& path, std::string const& text, int steps, bool continued,
                        std::optional<std::vector<std::string>> const& layer_names) {
   Json json;
+  Reading place;
   try {
-    json = Json::parse(text);
+    json = Json::parse(text, [&](int, Json::parse_event_t event, Json& parsed) { return place.read(event, parsed); });
   } catch (Json::parse_error const& e) {
     // "[json.exception.parse_error.101] parse error at line 3, column 5: ...": the part from "line".
     std::string const what = e.what();
     auto const at = what.find("line ");
     throw Error(path + ": malformed JSON at " + (at == std::string::npos ? what : what.substr(at)));
+  } catch (Json::exception const& e) {
+    // "[json.exception.out_of_range.406] number overflow parsing '1e400'": the part after the tag.
+    std::string const what = e.what();
+    auto const tag = what.find("] ");
+    throw Error(path + ": " + place.key() + ": " + (tag == std::string::npos ? what : what.substr(tag + 2)));
+  } catch (Error const& e) {
+    throw Error(path + ": " + e.what());
   }
   Scenario scenario;
   scenario.layer_names = layer_names.value_or(std::vector<std::string>());

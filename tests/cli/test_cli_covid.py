@@ -138,6 +138,26 @@ class CovidRun(hf.Case):
                     self.assertIn(expected[name], errors[0])
                     messages.append(errors[0])
             self.assertEqual(len(set(messages)), 1, messages)
+        # Agents whose stages are given start as those say: --initial-infected, given or swept, is
+        # refused. Without stages, every point of a sweep must fit the agents.
+        with open(self.path("ages.csv"), "w") as f:
+            f.write("\n".join(",".join(line.split(",")[:2]) for line in good) + "\n")
+        for table, extra, says in [
+                ("agents.csv", ["--initial-infected", "3"],
+                 "agents.csv: the agents' initial_disease_stage says who starts infected, so --initial-infected "
+                 "does not apply"),
+                ("agents.csv", ["--sweep", "initial-infected=1:3:2"], "so --sweep initial-infected does not apply"),
+                ("ages.csv", ["--sweep", "initial-infected=1:60:2"], "--initial-infected 60 exceeds the agent count 50")]:
+            for ranks in [0] + ([3] if len(sys.argv) > 2 else []):
+                with self.subTest(table=table, extra=extra, ranks=ranks):
+                    result = hf.herd(ranks, "run", "--model", "covid", "--graph", self.path("edges.csv"),
+                                     "--directed", "--transpose", "--attributes", self.path(table), "--steps", "2",
+                                     "--quiet", "--csv", self.path("x.csv"), *extra)
+                    self.assertEqual(result.returncode, 1, result.stderr)
+                    errors = [line for line in result.stderr.splitlines() if line.startswith("herd:")]
+                    self.assertEqual(len(errors), 1, result.stderr)
+                    self.assertIn(says, errors[0])
+                    self.assertFalse(os.path.exists(self.path("x.csv")))
         if os.environ.get("HERD_HAS_HDF5") == "1":
             # The table converted into a population file is refused as the table is.
             with open(self.path("noage.csv"), "w") as f:

@@ -233,6 +233,13 @@ class Checkpoints(hf.Case):
                              "--checkpoint", self.path("failed.h5"))
             self.assertEqual(result.returncode, 1, result.stderr)
             self.assertFalse(os.path.exists(self.path("failed.h5")))
+        # The sweep given again is compared by its points, not by how it is written.
+        self.ok(0, "resume", self.path("c.h5"), "--steps", "25", "--sweep", "beta=1e-1:0.30:2", "--csv",
+                self.path("again.csv"))
+        self.assertEqual(hf.read(self.path("again.csv")), whole)
+        result = hf.herd(0, "resume", self.path("c.h5"), "--steps", "25", "--sweep", "beta=0.1:0.4:2")
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("--sweep beta=0.1:0.4:2 would change the results", result.stderr)
         # A member missing from the file is named, and nothing is written.
         with h5py.File(self.path("c.h5"), "a") as f:
             del f["members/4"]
@@ -361,6 +368,7 @@ class BadSweeps(hf.Case):
             "beta=0.1:0.2:2,beta=0.3:0.4:2": "swept twice",
             "gamma=0.1:0.2:2,infectious-steps=2:3:2": "both set the period",
             "beta=a:0.2:2": "not a number",
+            "infectious-steps=1:70000:2": "exceeds the largest supported value 65535",
         }
         for sweep, message in cases.items():
             with self.subTest(sweep=sweep):
@@ -374,6 +382,8 @@ class BadSweeps(hf.Case):
                 self.assertTrue(lines[0].startswith("herd: --sweep " + sweep), lines[0])
                 self.assertEqual(os.listdir(self.path("")), [])
         for args, message in [(["--beta", "0.1", "--sweep", "beta=0.1:0.2:2"], "also given as --beta"),
+                              (["--sweep", ""], "--sweep: needs NAME=LOW:HIGH:N"),
+                              (["--infectious-steps", "70000"], "exceeds the largest supported value 65535"),
                               (["--replicates", "0"], "--replicates must be positive"),
                               (["--replicates", "8", "--checkpoint-every", "5"], "needs --checkpoint FILE"),
                               (["--replicates", "2", "--checkpoint", self.path("c.h5"), "--checkpoint-every", "2"],

@@ -330,6 +330,11 @@ class Scenario(hf.Case):
         cases = [
             ('{"events": [{"step": 3, "set": {"beta": 0.1}},]}', "line 1, column"),
             ('{"events": [\n  {"step": 3, "set": {"beta": 0.1}}\n  {"step": 4, "import": 2}\n]}', "line 3"),
+            ('{"events": [{"step": 1e400, "import": 2}]}', "events[0].step: number overflow parsing '1e400'"),
+            ('{"events": [{"step": 3, "set": {"beta": 0.1, "beta": 0.9}}]}',
+             'events[0].set: the key "beta" is given twice'),
+            ('{"events": [], "events": [{"step": 3, "import": 2}]}', 'the scenario: the key "events" is given twice'),
+            ('{"events": ' + "[" * 40 + "]" * 40 + "}", "nested deeper than 32 levels"),
             ([{"step": 3, "set": {"omega": 0.1}}], "events[0].set.omega: no parameter 'omega'"),
             ([{"step": 3, "set": {"gamma": 0.1}}], "events[0].set.gamma: the period is fixed"),
             ([{"step": 3, "set": {"beta": 1.5}}], "events[0].set.beta: beta must lie in [0, 1]"),

@@ -317,6 +317,14 @@ class Temporal(hf.Case):
             self.assertEqual(self.fails("--graph", bad, "--window", "20", ranks=3),
                              self.fails("--graph", bad, "--window", "20"))
             self.assertEqual(self.fails(*too_short, ranks=2), refused)
+        # Times so far apart that their windows outnumber 2^31: the message names the file.
+        spread = self.path("spread.tij")
+        with open(spread, "w") as f:
+            f.write("9223372036854775807 1 2\n0 2 3\n")
+        self.assertIn(spread + ": temporal network: 461168601842738791 windows of 20",
+                      self.fails("--graph", spread, "--window", "20"))
+        self.assertIn("'9223372036854775807' is longer than 2^62",
+                      self.fails("--graph", path, "--window", "9223372036854775807", status=2))
         self.assertIn("not a positive duration", self.fails("--graph", path, "--window", "0", status=2))
         self.assertIn("not a positive duration", self.fails("--graph", path, "--window", "5 min", status=2))
         self.assertIn("not a positive duration", self.fails("--graph", path, "--window", "0x14", status=2))

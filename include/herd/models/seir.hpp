@@ -15,6 +15,7 @@
 #include <herd/core/portable_math.hpp>
 #include <herd/core/random.hpp>
 #include <herd/engine/activity.hpp>
+#include <herd/models/period.hpp>
 #include <herd/models/seeding.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -25,18 +26,6 @@
 #include <vector>
 
 namespace herd {
-
-/// How long an agent stays in a state: a fixed number of steps, or a geometric time where it
-/// leaves with a given probability each step. `none` skips the state (SIR has no latent state).
-struct Period {
-  enum class Kind { none, fixed, geometric };
-  Kind kind = Kind::none;
-  int steps = 0;
-  double probability = 0.0;
-
-  static Period fixed(int steps) { return {Kind::fixed, steps, 0.0}; }
-  static Period geometric(double probability) { return {Kind::geometric, 0, probability}; }
-};
 
 struct SeirParameters {
   double beta = 0.05;                    ///< transmission probability per contact and step (times the edge weight)
@@ -82,8 +71,9 @@ class Seir {
     parameter(name);  // refuses an unknown name or a period of the other kind
     SeirParameters p = params_;
     auto const steps = [&] {
-      require(value >= 1.0 && value <= 65535.0 && value == std::floor(value),
-              "the " + name + " must be a whole number of steps from 1 to 65535, got " + number_text(value));
+      require(value >= 1.0 && value <= Period::longest && value == std::floor(value),
+              "the " + name + " must be a whole number of steps from 1 to " + std::to_string(Period::longest) +
+                  ", got " + number_text(value));
       return static_cast<int>(value);
     };
     if (name == "beta") p.beta = value;
@@ -300,8 +290,9 @@ class Seir {
       if (period.kind == Period::Kind::none) {
         require(optional, std::string(name) + " period is missing");
       } else if (period.kind == Period::Kind::fixed) {
-        require(period.steps >= 1 && period.steps <= 65535,
-                std::string(name) + " period must be 1 to 65535 steps, got " + std::to_string(period.steps));
+        require(period.steps >= 1 && period.steps <= Period::longest,
+                std::string(name) + " period must be 1 to " + std::to_string(Period::longest) + " steps, got " +
+                    std::to_string(period.steps));
       } else {
         require(period.probability > 0.0 && period.probability <= 1.0,
                 std::string(name) + " exit probability must lie in (0, 1], got " + number_text(period.probability));
