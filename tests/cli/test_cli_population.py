@@ -155,6 +155,31 @@ class Run(Case):
         self.ok(2, *args, "--graph", self.path("z.h5"), "--csv", self.path("b.csv"))
         self.assertEqual(read(self.path("a.csv")), read(self.path("b.csv")))
 
+    def test_a_dataset_never_written_reads_as_its_fill_value_on_any_rank_count(self):
+        # Agents 1500 to 2999 have no contacts, so the second of two ranks reads no entries; another
+        # tool created the weights with a fill value and wrote none of them.
+        rng = np.random.default_rng(4)
+        u, v = rng.integers(0, 1500, 6000), rng.integers(0, 1500, 6000)
+        edges = "".join(f"{a} {b}\n" for a, b in zip(u, v)) + "2999 2999\n"
+        self.ok(0, "convert", self.write("e.txt", edges), "-o", self.path("p.h5"))
+        for name, write in [("written.h5", True), ("filled.h5", False)]:
+            with h5py.File(self.path(name), "w") as dst:
+                copy_population(self.path("p.h5"), dst)
+                entries = len(dst["graph/neighbours"])
+                if write:
+                    dst["graph"].create_dataset("weights", data=np.full(entries, 0.5, np.float32))
+                else:
+                    dst["graph"].create_dataset("weights", shape=(entries,), dtype=np.float32, chunks=(4096,),
+                                                fillvalue=0.5)
+        with h5py.File(self.path("p.h5"), "r") as f:
+            self.assertEqual(f["graph"].attrs["agents"], 3000)
+        args = ["run", "--model", "sir", "--beta", "0.3", "--steps", "20", "--quiet"]
+        self.ok(0, *args, "--graph", self.path("written.h5"), "--csv", self.path("a.csv"))
+        for ranks in [0, 2, 3]:
+            with self.subTest(ranks=ranks):
+                self.ok(ranks, *args, "--graph", self.path("filled.h5"), "--csv", self.path("b.csv"))
+                self.assertEqual(read(self.path("b.csv")), read(self.path("a.csv")))
+
     def test_a_checkpointed_run_on_a_population_file_resumes(self):
         self.ok(0, "convert", "erdos-renyi", "--agents", "10000", "-o", self.path("g.h5"))
         args = ["run", "--graph", self.path("g.h5"), "--model", "sir", "--quiet"]

@@ -559,6 +559,15 @@ void File::read_rows(std::string const& dataset, Type type, std::uint64_t first,
   Id memory_space(select_rows(file_space.get(), first, count, path_, dataset), H5Sclose);
   Id t(native(type), H5Tclose);
   Id dxpl(transfer_collectively(), H5Pclose);
+#if HERD_ENABLE_MPI
+  // A dataset whose storage was never written in full (another tool's, with a fill value): HDF5
+  // 1.10 then skips its collective read on ranks that select rows but not on ranks that select
+  // none, and the ranks wait on each other for good. Read alone, it gives the fill value. The
+  // status is the file's, the same on every rank.
+  H5D_space_status_t status = H5D_SPACE_STATUS_ERROR;
+  if (H5Dget_space_status(d.get(), &status) < 0 || status != H5D_SPACE_STATUS_ALLOCATED)
+    H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_INDEPENDENT);
+#endif
   if (H5Dread(d.get(), t.get(), memory_space.get(), file_space.get(), dxpl.get(), data) < 0)
     fail(dataset, "reading failed (the file may be truncated or corrupted)");
   verify(dataset, type, first, count, data);
