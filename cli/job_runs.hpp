@@ -1066,10 +1066,17 @@ JobResult run_entry(Options const& given, std::function<void(int, int)> const& p
 #if HERD_ENABLE_MPI
     // Rank 0 reads the file and hands its bytes on: every rank runs the same events, and a pipe,
     // which gives its bytes once, serves them all.
-    std::string text;
+    std::string text, failure;
     mpi::collectively(world(), [&] {
-      if (mpi::rank_of(world()) == 0) text = *read_scenario_text(o.scenario);
+      if (mpi::rank_of(world()) != 0) return;
+      try {
+        text = *read_scenario_text(o.scenario);
+      } catch (Error const& e) {
+        failure = e.what();
+      }
     });
+    // A file that cannot be read fails every rank alike, with one process's message.
+    mpi::raise_if_any_failed(world(), mpi::broadcast_text(world(), failure));
     o.scenario_text = std::make_shared<std::string const>(mpi::broadcast_text(world(), text));
     mpi::collectively(world(), [&] { check_scenario<Entry>(o); });
 #else

@@ -387,6 +387,16 @@ class BadFiles(Case):
         for path, message in cases[4:7] + [(flipped, "stored checksum")]:
             with self.subTest(message=message, ranks=2):
                 self.refused(path, message, ranks=2)
+        # Agents in states no run reaches, spread over the ranks: counted over all of them, one line
+        # as one process gives it.
+        spread = state()
+        spread[::200] = 200
+        spread = self.damaged(replace("agents/state", spread))
+        for ranks in (0, 3):
+            with self.subTest(message="spread", ranks=ranks):
+                self.refused(spread, ": 100 agents hold a state the model never reaches", ranks=ranks)
+                result = herd(ranks, "resume", spread, "--steps", "50")
+                self.assertNotIn("(rank", result.stderr)
 
     def test_a_covid_timer_no_run_reaches_is_refused(self):
         ckpt = self.path("covid.h5")

@@ -385,6 +385,12 @@ class Scenario(hf.Case):
         result = hf.herd(0, "run", *RUN, "--scenario", self.path("missing.json"))
         self.assertEqual(result.returncode, 1)
         self.assertIn("missing.json: cannot open the scenario file", result.stderr)
+        if hf.MPIEXEC:
+            # Read by one rank, refused on every rank with the line one process gives.
+            ranks = hf.herd(3, "run", *RUN, "--scenario", self.path("missing.json"))
+            self.assertEqual(ranks.returncode, 1)
+            self.assertEqual([line for line in ranks.stderr.splitlines() if line.startswith("herd:")],
+                             result.stderr.strip().splitlines())
         # A folder, and a device that is no text.
         result = hf.herd(0, "run", *RUN, "--scenario", self.dir.name)
         self.assertEqual(result.returncode, 1)

@@ -123,6 +123,8 @@ void read_properties(h5::File const& file, std::string const& group, Sim const& 
     Kokkos::parallel_reduce(
         "herd::io::check_states", Kokkos::RangePolicy<exec>(0, static_cast<std::int64_t>(sim.num_owned())),
         KOKKOS_LAMBDA(std::int64_t i, std::int64_t & n) { n += model.holds_valid_state(i) ? 0 : 1; }, invalid);
+    // Counted over the ranks: every rank gives the message one process gives.
+    MPI_Allreduce(MPI_IN_PLACE, &invalid, 1, MPI_INT64_T, MPI_SUM, file.communicator());
     require(invalid == 0, file.path() + ": " + group + ": " + std::to_string(invalid) +
                               " agents hold a state the model never reaches (a damaged file?)");
   }
