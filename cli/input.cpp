@@ -69,8 +69,13 @@ AttributeTable in_agent_order(AttributeTable const& table, agent_index agents, s
       row_of[static_cast<std::size_t>(agent)] = r;
     }
     auto const missing = std::find(row_of.begin(), row_of.end(), table.rows);
-    require(missing == row_of.end(),
-            name + ": no row for agent " + std::to_string(missing - row_of.begin()) + " of the graph");
+    if (missing != row_of.end()) {
+      // Named by the id the files give it, not the number relabelling gave it.
+      auto const agent = static_cast<std::size_t>(missing - row_of.begin());
+      throw Error(name + ": no row for agent " +
+                  std::to_string(original_ids.empty() ? static_cast<global_id>(agent) : original_ids[agent]) +
+                  " of the graph");
+    }
   }
   AttributeTable out;
   out.rows = row_of.size();

@@ -327,6 +327,9 @@ class BadInput(Case):
              "short.csv: 2 rows for the graph's 3 agents"),
             ([edges, "--attributes", self.write("gap.csv", "id,age\n0,1\n2,3\n")], "gap.csv: no row for agent 1"),
             ([edges, "--attributes", self.write("dup.csv", "id,age\n0,1\n0,3\n")], "dup.csv:3: agent id 0 appears twice"),
+            # Relabelled, an agent is named by the id the files give it.
+            ([self.write("sparse.txt", "10 20\n20 30\n"), "--relabel", "--attributes",
+              self.write("sparse.csv", "id,age\n10,1\n25,2\n30,3\n")], "sparse.csv: no row for agent 20 of"),
             ([edges, "--attributes", self.write("odd.csv", "id,age\n0,1\n1\n")], "odd.csv:3: expected 2 fields"),
             ([edges, "--attributes", self.write("slash.csv", "a/b\n1\n2\n3\n")], "'a/b' cannot name an agent attribute"),
             (["erdos-renyi", "--agents", "100", "--relabel"], "--relabel: erdos-renyi is a generator"),
@@ -335,7 +338,7 @@ class BadInput(Case):
         for args, message in cases:
             with self.subTest(args=args):
                 out = self.path("out.h5")
-                for ranks in [0, 2] if args[0] == edges else [0]:
+                for ranks in [0, 2] if args[0] in (edges, self.path("sparse.txt")) else [0]:
                     error = self.fails(ranks, "convert", *args, "-o", out)
                     self.assertIn(message, error)
                     self.assertFalse(os.path.exists(out))
