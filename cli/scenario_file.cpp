@@ -205,8 +205,6 @@ std::vector<std::string> layers_named(Scenario const& scenario) {
   return names;
 }
 
-}  // namespace
-
 // Where the parser stands, followed through its events: the key of the value it reads
 // ("events[2].set.beta"), for the errors it throws without one, and the keys each open object has
 // had, so that a key given twice is refused (the last one would win without a word: a lockdown's
@@ -261,6 +259,8 @@ class Reading {
   }
   std::vector<Level> levels_;
 };
+
+}  // namespace
 
 // Scenarios list events, not agents: a file beyond this is a wrong path (ranks receive it whole).
 constexpr std::size_t largest_scenario = std::size_t{64} << 20;
