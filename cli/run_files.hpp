@@ -50,15 +50,16 @@ std::uint64_t scenario_fingerprint(std::string const& text);
 io::RunRecord run_record(Options const& o, std::uint64_t agents, std::uint64_t edges, std::uint64_t graph_hash,
                          std::vector<std::string> observables);
 
-/// The largest of the first `agents` timers (a free function: a device lambda may not be made in
-/// a class's private member).
+/// The longest isolation the first `agents` isolation words hold (herd::isolation_word; a free
+/// function: a device lambda may not be made in a class's private member).
 template <class ExecutionSpace, class Timers>
 std::uint32_t longest_timer(ExecutionSpace const& exec, Timers const& timers, agent_index agents) {
   std::uint32_t longest = 0;  // reduced in 32 bits, which every backend's reductions take
   Kokkos::parallel_reduce(
       "herd::resume::longest_timer", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, agents),
       KOKKOS_LAMBDA(agent_index a, std::uint32_t & most) {
-        if (timers(a) > most) most = timers(a);
+        std::uint32_t const steps = isolation_word::isolated(timers(a)) ? timers(a) : 0u;
+        if (steps > most) most = steps;
       },
       Kokkos::Max<std::uint32_t>(longest));
   return longest;

@@ -363,7 +363,7 @@ class Scenario(hf.Case):
             ([{"step": 3, "isolate": {"probability": 1.5, "duration": 3}}],
              "events[0].isolate.probability: expected a number in [0, 1]"),
             ([{"step": 3, "isolate": {"probability": 0.5, "duration": 0}}],
-             "events[0].isolate.duration: expected a whole number from 1 to 65535"),
+             "events[0].isolate.duration: expected a whole number from 1 to 32767"),
             ([{"step": 3, "isolate": {"probability": 0.5}}], "events[0].isolate: \"duration\" is missing"),
             ([{"step": 3, "isolate": {"probability": 0.5, "duration": 2, "for": 3}}],
              "events[0].isolate: unknown key \"for\""),

@@ -2,6 +2,7 @@
 
 #include <herd/scenario/run_scenario.hpp>
 
+#include <cmath>
 #include <numeric>
 #include <set>
 #include <string>
@@ -120,6 +121,68 @@ TYPED_TEST(Isolation, TimersExpireAfterExactlyKSteps) {
     auto const counts = to_vector(interventions.finish(sim));
     EXPECT_EQ(counts[2], static_cast<std::int64_t>(detected)) << "the agents the event isolated before step 2";
   }
+}
+
+// A spreader is detected with the acting events' chance on every step it is free, though its
+// wait is drawn once: N spreaders that stay infectious, isolated for good once detected, leave
+// N (1 - p)^t undetected after t steps. Event A (p = 0.05) acts on steps 1-20 and B (p = 0.1) on
+// 6-15, so the waits drawn under A alone are void at step 6 and again at step 16; event C (p =
+// 2e-4, steps 21-9000) has waits past the 8192 steps a word holds, drawn again at step 8213. Each
+// event's count is checked against its expected share, within 4 standard deviations.
+TYPED_TEST(Isolation, DetectionsComeWithEachStepsChanceAndTheEventsShares) {
+  using Exec = TypeParam;
+  using Sim = Simulation<Exec>;
+  using Model = Seir<typename Exec::memory_space>;
+  Exec exec;
+  auto const graph = population_graph(exec, 6000);
+  SeirParameters p;
+  p.beta = 0.0;
+  p.infectious = Period::fixed(30000);
+  p.initial_infected = 6000;
+  Sim sim(exec, graph, seed);
+  Model model(graph.num_agents(), p);
+  model.initialise(sim, graph.num_agents());
+  int const steps = 9000;
+  double const pa = 0.05, pb = 0.1, pc = 2e-4;
+  auto const scenario =
+      population_scenario({isolation(1, 20, pa, max_isolation_steps), isolation(6, 15, pb, max_isolation_steps),
+                           isolation(21, steps, pc, max_isolation_steps)});
+  Interventions<Sim, Model> interventions(sim, model, scenario, steps);
+  run_scenario(sim, model, steps, interventions);
+  auto const counts = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), interventions.finish(sim));
+  // Expected detections by each event: each step's survivors times the step's chance of the
+  // event being the first whose own draw came up.
+  double undetected = 6000.0;
+  double expected[3] = {0.0, 0.0, 0.0};
+  std::int64_t detected[3] = {0, 0, 0};
+  auto const check = [&](int k, char const* what) {
+    double const sigma = std::sqrt(expected[k]);
+    EXPECT_LE(std::abs(static_cast<double>(detected[k]) - expected[k]), 4.0 * sigma + 1.0)
+        << what << ": " << detected[k] << " detected, " << expected[k] << " expected";
+  };
+  for (int t = 1; t <= steps; ++t) {
+    double const a = t <= 20 ? pa : 0.0, b = t >= 6 && t <= 15 ? pb : 0.0, c = t > 20 ? pc : 0.0;
+    double const first[3] = {a, (1.0 - a) * b, (1.0 - a) * (1.0 - b) * c};
+    for (int k = 0; k < 3; ++k) {
+      expected[k] += undetected * first[k];
+      detected[k] += counts(static_cast<std::size_t>(t), static_cast<std::size_t>(k));
+    }
+    undetected *= 1.0 - first[0] - first[1] - first[2];
+    if (t == 5) check(0, "event A alone, steps 1-5");
+    if (t == 15) {
+      check(0, "event A, steps 1-15");
+      check(1, "event B, steps 6-15");
+    }
+    if (t == 20) check(0, "event A, steps 1-20");
+    if (t == 8212) {
+      check(2, "event C, steps 21-8212");
+      // From here on, only what the waits drawn again at step 8213 detect.
+      expected[2] = 0.0;
+      detected[2] = 0;
+    }
+  }
+  check(2, "event C, steps 8213-9000");
+  EXPECT_GT(expected[2], 15.0) << "event C detects after the longest wait a word holds";
 }
 
 // Pulled steps that sum by code leave the entries open; a listed step closes them from the flags,
@@ -384,7 +447,7 @@ TEST(IsolationEvents, BadIsolationsAreRefusedByName) {
   EXPECT_EQ(message(population_scenario({e})), "events[0]: the probability of detection must lie in [0, 1], got 1.5");
   e.probability = 0.5;
   e.duration = 0;
-  EXPECT_EQ(message(population_scenario({e})), "events[0]: an isolation lasts 1 to 65535 steps, got 0");
+  EXPECT_EQ(message(population_scenario({e})), "events[0]: an isolation lasts 1 to 32767 steps, got 0");
   e.duration = 3;
   e.keeps = {"home"};
   EXPECT_EQ(message(population_scenario({e})),

@@ -21,11 +21,13 @@ namespace Details {
 
 /// Who is isolated, on the device: what close_contacts reads. An agent's flag byte holds whether
 /// it is isolated (bit 0) and whether that changed in the last round of detections (bit 1): a
-/// rank's ghosts receive both from their owners, so no earlier copy is kept.
+/// rank's ghosts receive both from their owners, so no earlier copy is kept. Bit 2 marks an agent
+/// whose detection is drawn ahead, for the rounds to visit it (the engine reads bits 0 and 1).
 template <class MemorySpace>
 struct Isolation {
   static constexpr std::uint8_t isolated_bit = 1;
   static constexpr std::uint8_t changed_bit = 2;
+  static constexpr std::uint8_t waiting_bit = 4;
 
   Kokkos::View<std::uint8_t*, MemorySpace> flags;   ///< per stored agent
   Kokkos::View<std::uint8_t*, MemorySpace> keeps;   ///< per layer (max_layers): 1 where isolation keeps contacts

@@ -19,6 +19,7 @@
 #include <herd/core/error.hpp>
 #include <herd/core/execution_spaces.hpp>
 #include <herd/core/lowest_bit.hpp>
+#include <herd/core/portable_math.hpp>
 #include <herd/core/random.hpp>
 #include <herd/core/types.hpp>
 #include <herd/engine/activity.hpp>
@@ -161,12 +162,13 @@ class Interventions {
 
   /// Whether the scenario isolates agents.
   bool isolates() const { return isolating_; }
-  /// Each stored agent's isolation timer: the steps of isolation it has left, counting the step
-  /// under way (0: not isolated). What a checkpoint saves (the property "isolation"); after loading
-  /// it, call restore_isolation. Empty when the scenario isolates no one.
+  /// Each stored agent's isolation word (herd::isolation_word): the steps of isolation it has
+  /// left, counting the step under way, or the detection drawn ahead for a free spreader
+  /// (isolation_word::isolated says which). What a checkpoint saves (the property "isolation");
+  /// after loading it, call restore_isolation. Empty when the scenario isolates no one.
   Property<std::uint16_t, memory_space>& isolation_timers() { return timers_; }
   Property<std::uint16_t, memory_space> const& isolation_timers() const { return timers_; }
-  /// The longest isolation an event gives, in steps: no timer holds more.
+  /// The longest isolation an event gives, in steps: no isolated agent's word holds more.
   int longest_isolation() const {
     int longest = 0;
     for (auto const& e : scenario_.events)
@@ -185,8 +187,11 @@ class Interventions {
         Kokkos::RangePolicy<execution_space>(sim.execution_space_instance(), 0, sim.num_agents()),
         KOKKOS_LAMBDA(agent_index a) {
           // Isolated agents changed from the open contacts the graph starts with.
-          iso.flags(a) = static_cast<std::uint8_t>(timers(a) > 0 ? Flags::isolated_bit | Flags::changed_bit : 0);
-          if (timers(a) > 0) iso.list(a);
+          bool const isolated = isolation_word::isolated(timers(a));
+          iso.flags(a) = static_cast<std::uint8_t>(isolated ? Flags::isolated_bit | Flags::changed_bit
+                                                   : timers(a) >= isolation_word::waits ? Flags::waiting_bit
+                                                                                        : 0);
+          if (isolated) iso.list(a);
         });
     sim.close_contacts(iso);
     sim.execution_space_instance().fence();
@@ -449,18 +454,50 @@ class Interventions {
   // The isolation events acting on one step, as a kernel holds them.
   struct Detections {
     int count = 0;
+    /// The acting events differ from the last step's: the detections drawn ahead are void.
+    bool fresh = false;
+    /// -ln of the chance that no acting event detects a spreader in one step: its steps undetected
+    /// are geometric, drawn as an exponential wait rounded down.
+    double hazard = 0.0;
     std::uint32_t event[max_isolation_events] = {};
-    probability_threshold detects[max_isolation_events] = {};
+    /// Given a detection, event m detects where the choice's draw falls below chooses[m], the
+    /// events' shares in order (the first acting event whose own chance came up, as if each drew).
+    probability_threshold chooses[max_isolation_events] = {};
     std::uint16_t steps[max_isolation_events] = {};
   };
+
+  // The isolation events acting on step `step` (none before step 1), with their shares.
+  Detections acting_on(int step) const {
+    Detections acting;
+    double undetected = 1.0, share = 0.0;
+    std::vector<double> shares;
+    for (std::size_t k = 0; k < scenario_.events.size(); ++k) {
+      auto const& e = scenario_.events[k];
+      if (step < 1 || e.kind != ScenarioEvent::Kind::isolate || !e.acts_on(step)) continue;
+      acting.event[acting.count] = static_cast<std::uint32_t>(k);
+      acting.steps[acting.count] = static_cast<std::uint16_t>(e.duration);
+      acting.hazard += portable::neg_log1m(e.probability);
+      share += undetected * e.probability;
+      shares.push_back(share);
+      undetected *= 1.0 - e.probability;
+      ++acting.count;
+    }
+    for (int m = 0; m < acting.count; ++m)
+      acting.chooses[m] = m + 1 == acting.count || share <= 0.0
+                              ? std::uint64_t{1} << 32
+                              : to_threshold(shares[static_cast<std::size_t>(m)] / share);
+    return acting;
+  }
 
   using Flags = Details::Isolation<memory_space>;
 
   // One owned agent's round of isolation before a step: its timer counts one step down; free and
-  // spreading, it is detected by the first acting event whose draw 4k + 3 falls below its
-  // probability, and isolated for the event's steps; its flag says whether it is isolated and
-  // whether that changed, and a change lists it where the simulation closes contacts in their
-  // entries (the list says which to rewrite). Only what changed is written.
+  // spreading, it waits for the detection drawn ahead for it, or draws one: how many steps it stays
+  // undetected (draw 4k + 3 of the first acting event k at the step it draws) and, detected, by
+  // which event (draw 4k + 3 of the second), isolated then for the event's steps. Its flag says
+  // whether it is isolated, whether that changed and whether it waits; a change lists it where the
+  // simulation closes contacts in their entries (the list says which to rewrite). A spreader so
+  // costs a draw when it starts to spread or is freed, not one a step. Only what changed is written.
   struct Detection {
     Flags iso;
     Kokkos::View<std::uint16_t*, memory_space> timers;
@@ -473,9 +510,10 @@ class Interventions {
     bool lists;
 
     // Which of the `agents` (at most 8) agents from `first`, a multiple of 8, have anything to do,
-    // agent first + k in bit k: a flag set (isolated, or just freed), or a draw to make. The others
-    // (most agents) keep a timer of 0 and a flag of 0. One load of their flags, and one of their
-    // states where the model gives eight activities at once.
+    // agent first + k in bit k: a flag set (isolated, just freed or waiting), or a spreader. The
+    // others (most agents) keep a word of 0 and a flag of 0. One load of their flags, and one of
+    // their states where the model gives eight activities at once. (Skipping the spreaders that
+    // wait for a later step costs the scan more than visiting them does.)
     KOKKOS_INLINE_FUNCTION std::uint32_t acts_on(agent_index first, agent_index agents) const {
       std::uint32_t acts = Details::lanes_with(Details::byte_lanes(iso.flags.data() + first, agents), 0xFF);
       if (acting.count > 0) acts |= Details::lanes_with(Details::activities(model, first, agents), activity::spreads);
@@ -483,38 +521,57 @@ class Interventions {
     }
     KOKKOS_INLINE_FUNCTION void operator()(agent_index i) const {
       std::uint16_t const before = timers(i);
-      std::uint16_t left = before > 0 ? static_cast<std::uint16_t>(before - 1) : std::uint16_t{0};
-      if (left == 0 && acting.count > 0 && (model.activity(i) & activity::spreads) != 0)
-        for (int m = 0; m < acting.count; ++m)
-          if (rng.bits(ids(i), counter, streams::scenario, 4 * acting.event[m] + 3) < acting.detects[m]) {
-            left = acting.steps[m];
-            Kokkos::atomic_add(&counts(acting.event[m]), std::int64_t{1});
-            break;
-          }
-      if (left != before) timers(i) = left;
+      bool const was_isolated = isolation_word::isolated(before);
+      std::uint16_t after = was_isolated ? static_cast<std::uint16_t>(before - 1) : std::uint16_t{0};
+      if (after == 0 && acting.count > 0 && (model.activity(i) & activity::spreads) != 0)
+        after = free_spreader(i, was_isolated || acting.fresh ? std::uint16_t{0} : before);
+      if (after != before) timers(i) = after;
       std::uint8_t const old = iso.flags(i);
-      bool const isolated = left > 0, changed = isolated != ((old & Flags::isolated_bit) != 0);
+      bool const isolated = isolation_word::isolated(after), changed = isolated != ((old & Flags::isolated_bit) != 0);
       auto const now =
-          static_cast<std::uint8_t>((isolated ? Flags::isolated_bit : 0) | (changed ? Flags::changed_bit : 0));
+          static_cast<std::uint8_t>((isolated ? Flags::isolated_bit : 0) | (changed ? Flags::changed_bit : 0) |
+                                    (after >= isolation_word::waits ? Flags::waiting_bit : 0));
       if (now != old) iso.flags(i) = now;
       if (changed && lists) iso.list(i);
+    }
+    // The word of free spreader i, whose word was `before` (0, or a detection drawn ahead).
+    KOKKOS_INLINE_FUNCTION std::uint16_t free_spreader(agent_index i, std::uint16_t before) const {
+      using namespace isolation_word;
+      if (before != 0) {
+        if ((before & step_bits) != (counter & step_bits)) return before;
+        if ((before & detects) != 0) return detected(i);
+      }
+      if (!(acting.hazard > 0.0)) return 0;
+      // Steps undetected: floor(-ln u / hazard), u uniform in (0, 1), with operations that round
+      // alike on every backend.
+      std::uint32_t const draw = rng.bits(ids(i), counter, streams::scenario, 4 * acting.event[0] + 3);
+      double const wait = -portable::log((static_cast<double>(draw) + 0.5) * 0x1p-32) / acting.hazard;
+      if (!(wait < static_cast<double>(longest_wait)))
+        return static_cast<std::uint16_t>(waits | ((counter + longest_wait) & step_bits));
+      auto const steps = static_cast<std::uint32_t>(wait);
+      if (steps == 0) return detected(i);
+      return static_cast<std::uint16_t>(waits | detects | ((counter + steps) & step_bits));
+    }
+    // The isolation of agent i, detected now, by the event its choice's draw gives.
+    KOKKOS_INLINE_FUNCTION std::uint16_t detected(agent_index i) const {
+      int m = 0;
+      if (acting.count > 1) {
+        std::uint32_t const draw = rng.bits(ids(i), counter, streams::scenario, 4 * acting.event[1] + 3);
+        while (m + 1 < acting.count && !happens(draw, acting.chooses[m])) ++m;
+      }
+      Kokkos::atomic_add(&counts(acting.event[m]), std::int64_t{1});
+      return acting.steps[m];
     }
   };
 
   // Before step `step`: each owned agent has its round of Detection. The flags travel to the
   // ghosts, and the simulation closes the contacts of the agents whose isolation changed.
   // Launches kernels (a rank waits for its halo). Only what changed is written: the pass reads
-  // every agent's flag and state, and the timers of the agents with anything to do.
+  // every agent's flag and state, and the words of the agents with anything to do.
   void isolate(Simulation& sim, Model const& model, int step) {
-    Detections acting;
-    for (std::size_t k = 0; k < scenario_.events.size(); ++k) {
-      auto const& e = scenario_.events[k];
-      if (e.kind != ScenarioEvent::Kind::isolate || !e.acts_on(step)) continue;
-      acting.event[acting.count] = static_cast<std::uint32_t>(k);
-      acting.detects[acting.count] = to_threshold(e.probability);
-      acting.steps[acting.count] = static_cast<std::uint16_t>(e.duration);
-      ++acting.count;
-    }
+    Detections acting = acting_on(step);
+    Detections const before = acting_on(step - 1);
+    acting.fresh = acting.count != before.count || !std::equal(acting.event, acting.event + acting.count, before.event);
     auto const exec = sim.execution_space_instance();
     auto const iso = isolation_;
     Detection const detect{iso,

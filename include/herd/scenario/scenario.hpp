@@ -9,6 +9,8 @@
 #include <herd/core/fnv1a.hpp>
 #include <herd/core/types.hpp>
 
+#include <Kokkos_Core.hpp>
+
 #include <cstdint>
 #include <set>
 #include <string>
@@ -142,8 +144,25 @@ inline std::uint64_t events_hash(Scenario const& scenario) {
 }
 
 inline constexpr int max_isolation_events = 8;
-/// The longest isolation, in steps: a timer of 16 bits per agent.
-inline constexpr int max_isolation_steps = 65535;
+/// The longest isolation, in steps: the low 15 bits of an agent's isolation word.
+inline constexpr int max_isolation_steps = 32767;
+
+/// An agent's isolation word: 16 bits, what a checkpoint saves of isolation per agent.
+/// - 0: free, with no detection drawn;
+/// - 1 to max_isolation_steps: isolated for that many more steps, the step under way included;
+/// - `waits` and above: free and spreading, with a detection drawn for the step whose low 14 bits
+///   the word holds: detected then where `detects` is set, else drawn again then (herd::Interventions
+///   draws how long a spreader stays undetected once, not a chance on every step).
+namespace isolation_word {
+inline constexpr std::uint16_t waits = 0x8000;
+inline constexpr std::uint16_t detects = 0x4000;
+inline constexpr std::uint16_t step_bits = 0x3FFF;
+/// A detection drawn further ahead waits this many steps and is drawn again (the wait has no
+/// memory), so that the step in the word is never mistaken for one 2^14 steps away.
+inline constexpr std::uint32_t longest_wait = 8192;
+/// Whether word w says its agent is isolated.
+KOKKOS_INLINE_FUNCTION constexpr bool isolated(std::uint16_t w) { return w != 0 && w < waits; }
+}  // namespace isolation_word
 
 /// Checks the events: steps from 1 up, first <= last, no negative count, an efficacy in [0, 1],
 /// layers the graph has with factors >= 0 whose products stay floats, a cycle of 1 to 64 days with
