@@ -470,7 +470,7 @@ class Interventions {
   Detections acting_on(int step) const {
     Detections acting;
     double undetected = 1.0, share = 0.0;
-    std::vector<double> shares;
+    double shares[max_isolation_events] = {};  // on the stack: called before every step
     for (std::size_t k = 0; k < scenario_.events.size(); ++k) {
       auto const& e = scenario_.events[k];
       if (step < 1 || e.kind != ScenarioEvent::Kind::isolate || !e.acts_on(step)) continue;
@@ -478,7 +478,7 @@ class Interventions {
       acting.steps[acting.count] = static_cast<std::uint16_t>(e.duration);
       acting.hazard += portable::neg_log1m(e.probability);
       share += undetected * e.probability;
-      shares.push_back(share);
+      shares[acting.count] = share;
       undetected *= 1.0 - e.probability;
       ++acting.count;
     }
