@@ -1,7 +1,9 @@
 #include <herd/mpi/distributed_graph.hpp>
 
 #include "blocks.hpp"
+#include "entry_routing.hpp"
 #include "exchange.hpp"
+#include "share_numbering.hpp"
 
 #include "../kernels/graph/edge_entries.hpp"
 #include "../kernels/graph/row_sort.hpp"
@@ -39,291 +41,68 @@ namespace herd::mpi {
 // Not an anonymous namespace: CUDA's extended lambdas need enclosing functions with external linkage.
 namespace Details {
 
-// One CSR entry on its way to the owner of its row.
-struct Entry {
-  agent_index row;
-  agent_index neighbour;
-  float weight;
-  layer_index layer;
-};
-
-KOKKOS_INLINE_FUNCTION int bit_count(std::uint32_t word) {
-  word = word - ((word >> 1) & 0x55555555u);
-  word = (word & 0x33333333u) + ((word >> 2) & 0x33333333u);
-  return static_cast<int>((((word + (word >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
-}
-
-// Which agents outside this rank's block its rows read: one bit per agent, and the count of set
-// bits before each word, so that a ghost's local index is found in O(1).
-template <class MemorySpace>
-struct GhostBits {
-  Kokkos::View<std::uint32_t*, MemorySpace> bits;
-  Kokkos::View<agent_index*, MemorySpace> before;  ///< set bits in words 0 ... w-1 (one more entry: the total)
-  /// Ghosts with global ids below g.
-  KOKKOS_INLINE_FUNCTION agent_index rank(global_id g) const {
-    auto const w = static_cast<std::size_t>(g / 32);
-    if (w >= bits.extent(0)) return before(bits.extent(0));
-    auto const below = bits(w) & ((std::uint32_t{1} << (g % 32)) - 1u);
-    return before(w) + bit_count(below);
-  }
-};
-
-// The edges this rank makes, split into rounds that every rank runs alike.
-struct Rounds {
-  std::size_t first = 0;  ///< this rank's first edge id
-  std::size_t count = 0;  ///< this rank's edges
-  std::size_t size = 1;   ///< edges per round
-  std::size_t rounds = 0;
-};
-
-// Rounds for a rank holding edges [first, first + count), where no rank holds more than `most`.
-inline Rounds rounds_of(std::size_t first, std::size_t count, std::size_t most, int parts, std::size_t round_edges) {
-  Rounds r;
-  r.first = first;
-  r.count = count;
-  auto const p = static_cast<std::size_t>(parts);
-  // Buffers of about 64 bytes an edge: 1/64 of a rank's edges costs about a byte per edge held.
-  // And at most 2^26 edges in a round over all ranks (2^27 entries, 1.5 GiB), however many of
-  // them one rank receives: the rank owning the hubs of a power-law graph receives the most.
-  std::size_t const cap = std::max<std::size_t>(std::size_t{1} << 10, (std::size_t{1} << 26) / p);
-  r.size = round_edges > 0
-               ? round_edges
-               : std::min(cap, std::clamp<std::size_t>(most / 64, std::size_t{1} << 16, std::size_t{1} << 22));
-  r.rounds = (most + r.size - 1) / r.size;
-  return r;
-}
-
-// Edges split evenly: rank q makes [q M / P, (q + 1) M / P), as near as integers allow.
-inline Rounds even_rounds(std::size_t edges, int parts, int rank, std::size_t round_edges) {
-  auto const p = static_cast<std::size_t>(parts);
-  auto const q = static_cast<std::size_t>(rank);
-  return rounds_of(edges / p * q + std::min(q, edges % p), edges / p + (q < edges % p ? 1 : 0),
-                   edges / p + (edges % p ? 1 : 0), parts, round_edges);
-}
-
-// Round k's entries on this rank, grouped by the rank that owns their row, and where each
-// rank's group begins (one more: the total).
-template <class MemorySpace>
-struct Packed {
-  Kokkos::View<Entry*, MemorySpace> entries;
-  std::vector<std::size_t> begin;
-};
-
-// Packs by atomic cursors, one per rank: what a GPU does well.
-template <class ExecutionSpace>
-void pack_by_atomics(ExecutionSpace const& exec,
-                     herd::Details::EdgeEntries<typename ExecutionSpace::memory_space> const& entries,
-                     std::size_t count, Blocks const& blocks, Packed<typename ExecutionSpace::memory_space>& packed) {
-  using memory_space = typename ExecutionSpace::memory_space;
-  using policy = Kokkos::RangePolicy<ExecutionSpace>;
-  int const parts = blocks.parts;
-  Kokkos::View<std::size_t*, memory_space> per_rank("herd::distributed_graph::per_rank", parts + 1);
-  Kokkos::parallel_for(
-      "herd::distributed_graph::count_sends", policy(exec, 0, count), KOKKOS_LAMBDA(std::size_t e) {
-        entries(e, [&](agent_index row, agent_index, float, layer_index) {
-          Kokkos::atomic_add(&per_rank(blocks.owner(row)), std::size_t{1});
-        });
-      });
-  auto host_counts = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), per_rank);
-  for (int q = 0; q < parts; ++q) packed.begin[q + 1] = packed.begin[q] + host_counts(q);
-  // The places where each rank's entries begin, as cursors for the fill.
-  for (int q = 0; q <= parts; ++q) host_counts(q) = packed.begin[q];
-  Kokkos::deep_copy(exec, per_rank, host_counts);
-  packed.entries = Kokkos::View<Entry*, memory_space>(
-      Kokkos::ViewAllocateWithoutInitializing("herd::distributed_graph::send"), packed.begin[parts]);
-  auto send = packed.entries;
-  Kokkos::parallel_for(
-      "herd::distributed_graph::pack", policy(exec, 0, count), KOKKOS_LAMBDA(std::size_t e) {
-        entries(e, [&](agent_index row, agent_index neighbour, float weight, layer_index layer) {
-          send(Kokkos::atomic_fetch_add(&per_rank(blocks.owner(row)), std::size_t{1})) =
-              Entry{row, neighbour, weight, layer};
-        });
-      });
-}
-
-// Packs on CPU threads: each worker takes a fixed share of the edges and counts its entries per
-// rank in counters of its own, which become its cursors. Every thread bumping the same few
-// cursors atomically would make them take turns.
-template <class ExecutionSpace>
-void pack_by_workers(ExecutionSpace const& exec,
-                     herd::Details::EdgeEntries<typename ExecutionSpace::memory_space> const& entries,
-                     std::size_t count, Blocks const& blocks, Packed<typename ExecutionSpace::memory_space>& packed) {
-  using memory_space = typename ExecutionSpace::memory_space;
-  using policy = Kokkos::RangePolicy<ExecutionSpace>;
-  int const parts = blocks.parts;
-  auto const workers =
-      static_cast<int>(std::min(static_cast<std::size_t>(compat::concurrency(exec)), count / 1024 + 1));
-  // Each worker's cursors on cache lines of their own (8 of 8 bytes), or neighbours' increments
-  // would contend for the line.
-  std::size_t const stride = (static_cast<std::size_t>(parts) + 7) / 8 * 8;
-  Kokkos::View<std::size_t**, Kokkos::LayoutRight, memory_space> cursors("herd::distributed_graph::cursors", workers,
-                                                                         stride);
-  Kokkos::parallel_for(
-      "herd::distributed_graph::count_sends", policy(exec, 0, workers), KOKKOS_LAMBDA(int w) {
-        auto const v = static_cast<std::size_t>(w), all = static_cast<std::size_t>(workers);
-        for (std::size_t e = count * v / all; e < count * (v + 1) / all; ++e)
-          entries(e, [&](agent_index row, agent_index, float, layer_index) { ++cursors(w, blocks.owner(row)); });
-      });
-  exec.fence();
-  // Rank q's entries: those of worker 0, then worker 1, ...
-  std::size_t at = 0;
-  for (int q = 0; q < parts; ++q) {
-    packed.begin[q] = at;
-    for (int w = 0; w < workers; ++w) {
-      std::size_t const n = cursors(w, q);
-      cursors(w, q) = at;
-      at += n;
-    }
-  }
-  packed.begin[parts] = at;
-  packed.entries =
-      Kokkos::View<Entry*, memory_space>(Kokkos::ViewAllocateWithoutInitializing("herd::distributed_graph::send"), at);
-  auto send = packed.entries;
-  Kokkos::parallel_for(
-      "herd::distributed_graph::pack", policy(exec, 0, workers), KOKKOS_LAMBDA(int w) {
-        auto const v = static_cast<std::size_t>(w), all = static_cast<std::size_t>(workers);
-        for (std::size_t e = count * v / all; e < count * (v + 1) / all; ++e)
-          entries(e, [&](agent_index row, agent_index neighbour, float weight, layer_index layer) {
-            send(cursors(w, blocks.owner(row))++) = Entry{row, neighbour, weight, layer};
-          });
-      });
-}
-
-// Makes round k's edges on this rank and packs their entries by owner. Throws herd::Error on a
-// bad edge.
-template <class ExecutionSpace>
-Packed<typename ExecutionSpace::memory_space> pack_round(
-    ExecutionSpace const& exec, EdgeSource<typename ExecutionSpace::memory_space> const& source,
-    BuildOptions const& options, Blocks const& blocks, Rounds const& rounds, std::size_t k) {
-  using memory_space = typename ExecutionSpace::memory_space;
-  std::size_t const begin = std::min(rounds.count, k * rounds.size);
-  std::size_t const count = std::min(rounds.count, begin + rounds.size) - begin;
-  int const parts = blocks.parts;
-  Packed<memory_space> packed;
-  packed.begin.assign(static_cast<std::size_t>(parts) + 1, 0);
-  if (count == 0) return packed;
-  auto const edges = source.slice(rounds.first + begin, count);
-  exec.fence();
-  bool const weights_as_said = (edges.weights.extent(0) != 0) == source.weighted;
-  bool const layers_as_said = (edges.layers.extent(0) != 0) == source.layered;
-  herd::require(edges.size() == count && edges.num_agents == source.agents && weights_as_said && layers_as_said,
-                "edge source: a slice of " + std::to_string(count) + " edges held " + std::to_string(edges.size()) +
-                    " edges of " + std::to_string(edges.num_agents) + " agents" +
-                    (weights_as_said ? "" : ", weights unlike the source's `weighted`") +
-                    (layers_as_said ? "" : ", layers unlike the source's `layered`"));
-  herd::Details::check_edges(exec, edges, rounds.first + begin);
-  herd::Details::EdgeEntries<memory_space> const entries{edges, options.drop_self_loops, options.symmetrise};
-  if constexpr (herd::Details::runs_on_host_v<ExecutionSpace>)
-    pack_by_workers(exec, entries, count, blocks, packed);
-  else
-    pack_by_atomics(exec, entries, count, blocks, packed);
-  exec.fence();
-  return packed;
-}
-
-// Makes round k's edges on this rank and sends each entry to the owner of its row; returns the
-// entries this rank receives. Every rank calls it for the same k. A bad edge, or a round too
-// large for MPI's int counts, on any rank throws CollectiveError on all of them before anything
-// is sent.
-template <class ExecutionSpace>
-Kokkos::View<Entry*, typename ExecutionSpace::memory_space> route_round(
-    ExecutionSpace const& exec, MPI_Comm comm, EdgeSource<typename ExecutionSpace::memory_space> const& source,
-    BuildOptions const& options, Blocks const& blocks, Rounds const& rounds, std::size_t k) {
-  using memory_space = typename ExecutionSpace::memory_space;
-  int const parts = blocks.parts;
-  constexpr auto most = static_cast<std::size_t>(INT_MAX);
-  auto const packed = collectively(comm, [&] {
-    auto p = pack_round(exec, source, options, blocks, rounds, k);
-    herd::require(p.begin[parts] <= most, "build_local_graph: a round sends more than 2^31 entries; lower round_edges");
-    return p;
-  });
-  // Counts and offsets in entries, each an MPI type of its own bytes.
-  std::vector<int> send_counts(parts), receive_counts(parts), send_displs(parts), receive_displs(parts);
-  for (int q = 0; q < parts; ++q) {
-    send_counts[q] = static_cast<int>(packed.begin[q + 1] - packed.begin[q]);
-    send_displs[q] = static_cast<int>(packed.begin[q]);
-  }
-  MPI_Alltoall(send_counts.data(), 1, MPI_INT, receive_counts.data(), 1, MPI_INT, comm);
-  std::size_t received = 0;
-  for (int q = 0; q < parts; ++q) {
-    receive_displs[q] = static_cast<int>(std::min(received, most));
-    received += static_cast<std::size_t>(receive_counts[q]);
-  }
-  // MPI reads and writes host memory here: device buffers go through host copies.
-  Kokkos::View<Entry*, memory_space> receive;
-  typename Kokkos::View<Entry*, memory_space>::HostMirror host_receive;
-  collectively(comm, [&] {
-    herd::require(received <= most, "build_local_graph: a round receives more than 2^31 entries; lower round_edges");
-    receive = Kokkos::View<Entry*, memory_space>(
-        Kokkos::ViewAllocateWithoutInitializing("herd::distributed_graph::receive"), received);
-    host_receive = Kokkos::create_mirror_view(Kokkos::HostSpace(), receive);
-  });
-  auto host_send = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), packed.entries);
-  MPI_Datatype entry_type;
-  MPI_Type_contiguous(static_cast<int>(sizeof(Entry)), MPI_BYTE, &entry_type);
-  MPI_Type_commit(&entry_type);
-  MPI_Alltoallv(host_send.data(), send_counts.data(), send_displs.data(), entry_type, host_receive.data(),
-                receive_counts.data(), receive_displs.data(), entry_type, comm);
-  MPI_Type_free(&entry_type);
-  Kokkos::deep_copy(exec, receive, host_receive);
-  exec.fence();
-  return receive;
-}
-
-// What the first pass learns of this rank's rows: entries per row, whether a row reads an agent
-// elsewhere, and which agents elsewhere are read.
-template <class MemorySpace>
-struct RowCounts {
-  Kokkos::View<edge_offset*, MemorySpace> entries;
-  Kokkos::View<std::uint32_t*, MemorySpace> reads_ghost;
-  GhostBits<MemorySpace> ghosts;
-};
-
 using herd::Details::fetch_add;
 using herd::Details::fetch_or;
 using herd::Details::shared_counters;
 
-template <bool Shared, class ExecutionSpace>
-void count_round(ExecutionSpace const& exec, Kokkos::View<Entry*, typename ExecutionSpace::memory_space> received,
-                 RowCounts<typename ExecutionSpace::memory_space> const& counts, global_id first, global_id end) {
-  auto entries = counts.entries;
-  auto reads_ghost = counts.reads_ghost;
-  auto bits = counts.ghosts.bits;
+// The first pass: each row's entries, and whether it reads a ghost (reads_ghost_bit), in block order.
+template <bool Shared, class ExecutionSpace, class Marks>
+void count_marks(ExecutionSpace const& exec, Marks const& marks,
+                 Kokkos::View<edge_offset*, typename ExecutionSpace::memory_space> entries) {
   Kokkos::parallel_for(
-      "herd::distributed_graph::count_entries", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, received.extent(0)),
+      "herd::distributed_graph::count_entries", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, marks.extent(0)),
       KOKKOS_LAMBDA(std::size_t k) {
-        Entry const entry = received(k);
-        auto const row = static_cast<std::size_t>(entry.row - first);
-        fetch_add<Shared>(entries(row), edge_offset{1});
-        global_id const j = entry.neighbour;
-        if (j < first || j >= end) {
-          fetch_or<Shared>(reads_ghost(row), 1u);
-          fetch_or<Shared>(bits(static_cast<std::size_t>(j / 32)), std::uint32_t{1} << (j % 32));
+        RowMark const mark = marks(k);
+        auto& count = entries(static_cast<std::size_t>(mark & ~reads_ghost_mark));
+        edge_offset const flag = (mark & reads_ghost_mark) != 0 ? reads_ghost_bit : 0;
+        if constexpr (Shared) {
+          Kokkos::atomic_add(&count, edge_offset{1});
+          if (flag != 0) Kokkos::atomic_fetch_or(&count, flag);
+        } else {
+          count = (count + 1) | flag;
         }
       });
 }
 
-template <bool Shared, class ExecutionSpace, class WeightStorage>
-void place_round(ExecutionSpace const& exec, Kokkos::View<Entry*, typename ExecutionSpace::memory_space> received,
-                 Kokkos::View<edge_offset*, typename ExecutionSpace::memory_space> cursor,
-                 CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& graph, global_id first) {
+// A second-pass message's weight and layer, where it carries them.
+template <class Weights, class Layers>
+KOKKOS_INLINE_FUNCTION void put_weight_and_layer(Pair const&, edge_offset, Weights const&, Layers const&, bool, bool) {}
+template <class Weights, class Layers>
+KOKKOS_INLINE_FUNCTION void put_weight_and_layer(Entry const& entry, edge_offset slot, Weights const& weights,
+                                                 Layers const& layers, bool weighted, bool layered) {
+  using W = typename Weights::non_const_value_type;
+  if (weighted) weights(slot) = storage_traits<W>::store(entry.weight);
+  if (layered) layers(slot) = entry.layer;
+}
+
+// The second pass: each entry put in its row's next slot, and the ghosts it names marked.
+template <bool Shared, class ExecutionSpace, class Messages, class WeightStorage>
+void place_messages(ExecutionSpace const& exec, Messages const& messages,
+                    Kokkos::View<edge_offset*, typename ExecutionSpace::memory_space> cursor,
+                    CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& graph,
+                    Kokkos::View<std::uint32_t*, typename ExecutionSpace::memory_space> ghost_bits, global_id first,
+                    global_id end) {
+  using Message = typename Messages::non_const_value_type;
+  static_assert(std::is_same_v<Message, Pair> || std::is_same_v<Message, Entry>);
   auto neighbours = graph.neighbours;
   auto weights = graph.weights;
   auto layers = graph.layers;
   auto const stored = static_cast<edge_offset>(neighbours.extent(0));
   bool const weighted = graph.weighted(), layered = graph.layered();
   Kokkos::parallel_for(
-      "herd::distributed_graph::place_entries", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, received.extent(0)),
+      "herd::distributed_graph::place_entries", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, messages.extent(0)),
       KOKKOS_LAMBDA(std::size_t k) {
-        Entry const entry = received(k);
-        edge_offset const slot = fetch_add<Shared>(cursor(static_cast<std::size_t>(entry.row - first)), edge_offset{1});
+        Message const message = messages(k);
+        edge_offset const slot = fetch_add<Shared>(cursor(static_cast<std::size_t>(message.row)), edge_offset{1});
         // A source that made other edges the second time would overflow a row, which the check of
         // the rows' ends below refuses on every rank; only the arrays' end is guarded here, so
         // that an entry reads no row's end (a cache miss of its own).
         if (slot >= stored) return;
-        neighbours(slot) = entry.neighbour;
-        if (weighted) weights(slot) = storage_traits<WeightStorage>::store(entry.weight);
-        if (layered) layers(slot) = entry.layer;
+        global_id const j = message.neighbour;
+        neighbours(slot) = message.neighbour;
+        put_weight_and_layer(message, slot, weights, layers, weighted, layered);
+        if (j < first || j >= end)
+          fetch_or<Shared>(ghost_bits(static_cast<std::size_t>(j / 32)), std::uint32_t{1} << (j % 32));
       });
 }
 
@@ -375,111 +154,6 @@ void close_gaps(ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::me
   graph.row_offsets = kept;
 }
 
-// Step 2 of a share, from the rows' entry counts and ghosts of step 1: the local order (interior
-// rows, boundary rows, each ascending, then the ghosts ascending, which is by owner), the ids, the
-// ghosts' owners, and the rows' offsets in that order, with room for their entries (weights where
-// `weighted`, layers where `layered`). `local_of` is set to each owned agent's local index, by its
-// place in the block. Frees the counts but for the ghosts' bits.
-template <class WeightStorage, class ExecutionSpace>
-LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> number_share(
-    ExecutionSpace const& exec, RowCounts<typename ExecutionSpace::memory_space>& counts, Blocks const& blocks,
-    int rank, bool weighted, bool layered,
-    Kokkos::View<agent_index*, typename ExecutionSpace::memory_space>& local_of) {
-  using memory_space = typename ExecutionSpace::memory_space;
-  using policy = Kokkos::RangePolicy<ExecutionSpace>;
-  int const parts = blocks.parts;
-  global_id const first = blocks.begin(rank);
-  auto const owned = static_cast<agent_index>(blocks.size(rank));
-  auto const words = counts.ghosts.bits.extent(0);
-  auto reads_ghost = counts.reads_ghost;
-  auto interior_rows = herd::Details::select_indices(
-      exec, owned, KOKKOS_LAMBDA(agent_index l) { return reads_ghost(l) == 0; }, "herd::distributed_graph::interior");
-  auto boundary_rows = herd::Details::select_indices(
-      exec, owned, KOKKOS_LAMBDA(agent_index l) { return reads_ghost(l) != 0; }, "herd::distributed_graph::boundary");
-  counts.reads_ghost = {};
-  reads_ghost = {};
-  auto bits = counts.ghosts.bits;
-  counts.ghosts.before = Kokkos::View<agent_index*, memory_space>(
-      Kokkos::ViewAllocateWithoutInitializing("herd::distributed_graph::ghosts_before"), words + 1);
-  auto before = counts.ghosts.before;
-  Kokkos::parallel_scan(
-      "herd::distributed_graph::number_ghosts", policy(exec, 0, words + 1),
-      KOKKOS_LAMBDA(std::size_t w, agent_index & partial, bool final) {
-        if (final) before(w) = partial;
-        if (w < words) partial += Details::bit_count(bits(w));
-      });
-  agent_index const ghosts = herd::Details::last_entry(exec, before);
-
-  LocalGraph<memory_space, WeightStorage> local;
-  local.rank = rank;
-  local.parts = parts;
-  local.global_agents = blocks.agents;
-  local.interior = static_cast<agent_index>(interior_rows.extent(0));
-  local.owned = owned;
-  local.ids = Kokkos::View<global_id*, memory_space>(Kokkos::ViewAllocateWithoutInitializing("herd::local::ids"),
-                                                     owned + ghosts);
-  auto ids = local.ids;
-  agent_index const interior = local.interior;
-  local_of = Kokkos::View<agent_index*, memory_space>(
-      Kokkos::ViewAllocateWithoutInitializing("herd::distributed_graph::local_of"), owned);
-  Kokkos::parallel_for(
-      "herd::distributed_graph::owned_ids", policy(exec, 0, owned), KOKKOS_LAMBDA(agent_index r) {
-        agent_index const l = r < interior ? interior_rows(r) : boundary_rows(r - interior);
-        ids(r) = first + l;
-        local_of(l) = r;
-      });
-  interior_rows = {};
-  boundary_rows = {};
-  Kokkos::parallel_for(
-      "herd::distributed_graph::ghost_ids", policy(exec, 0, words), KOKKOS_LAMBDA(std::size_t w) {
-        std::uint32_t word = bits(w);
-        agent_index at = owned + before(w);
-        while (word != 0) {
-          int const b = herd::Details::lowest_bit(word);
-          ids(at++) = static_cast<global_id>(w * 32 + static_cast<std::size_t>(b));
-          word &= word - 1;
-        }
-      });
-  // Ghosts per owner: the set bits in each other rank's block.
-  Kokkos::View<agent_index*, memory_space> per_owner("herd::distributed_graph::per_owner", parts);
-  auto const ghost_bits = counts.ghosts;
-  Kokkos::parallel_for(
-      "herd::distributed_graph::ghosts_per_owner", policy(exec, 0, parts),
-      KOKKOS_LAMBDA(int q) { per_owner(q) = ghost_bits.rank(blocks.begin(q + 1)) - ghost_bits.rank(blocks.begin(q)); });
-  auto const host_per_owner = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), per_owner);
-  local.ghost_offsets.push_back(0);
-  for (int q = 0; q < parts; ++q) {
-    if (host_per_owner(q) == 0) continue;
-    local.ghost_owners.push_back(q);
-    local.ghost_offsets.push_back(local.ghost_offsets.back() + host_per_owner(q));
-  }
-
-  // Rows in local order.
-  auto row_entries = counts.entries;
-  Kokkos::View<edge_offset*, memory_space> offsets(Kokkos::ViewAllocateWithoutInitializing("herd::local::row_offsets"),
-                                                   owned + 1);
-  Kokkos::parallel_scan(
-      "herd::distributed_graph::row_offsets", policy(exec, 0, owned + 1),
-      KOKKOS_LAMBDA(agent_index r, edge_offset & partial, bool final) {
-        if (final) offsets(r) = partial;
-        if (r < owned) partial += row_entries(static_cast<std::size_t>(ids(r) - first));
-      });
-  counts.entries = {};
-  row_entries = {};
-  edge_offset const stored = herd::Details::last_entry(exec, offsets);
-  auto& graph = local.graph;
-  graph.row_offsets = offsets;
-  graph.neighbours = Kokkos::View<agent_index*, memory_space>(
-      Kokkos::ViewAllocateWithoutInitializing("herd::local::neighbours"), stored);
-  if (weighted)
-    graph.weights = Kokkos::View<WeightStorage*, memory_space>(
-        Kokkos::ViewAllocateWithoutInitializing("herd::local::weights"), stored);
-  if (layered)
-    graph.layers = Kokkos::View<layer_index*, memory_space>(
-        Kokkos::ViewAllocateWithoutInitializing("herd::local::layers"), stored);
-  return local;
-}
-
 // The share built from this rank's edges of `source`, those of `rounds`.
 template <class WeightStorage, class ExecutionSpace>
 LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_share(
@@ -497,49 +171,56 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_share(
   global_id const first = blocks.begin(rank), end = blocks.begin(rank + 1);
   auto const owned = static_cast<agent_index>(end - first);
 
-  // 1. Count each owned row's entries and find the ghosts.
-  Details::RowCounts<memory_space> counts;
-  counts.entries = Kokkos::View<edge_offset*, memory_space>("herd::distributed_graph::row_entries", owned);
-  counts.reads_ghost = Kokkos::View<std::uint32_t*, memory_space>("herd::distributed_graph::reads_ghost", owned);
-  auto const words = (static_cast<std::size_t>(source.agents) + 31) / 32;
-  counts.ghosts.bits = Kokkos::View<std::uint32_t*, memory_space>("herd::distributed_graph::ghost_bits", words);
+  Details::BlockStarts<memory_space> const starts(blocks);
   bool const shared = Details::shared_counters(exec);
-  for (std::size_t k = 0; k < rounds.rounds; ++k) {
-    auto const received = Details::route_round(exec, comm, source, options, blocks, rounds, k);
-    if (shared)
-      Details::count_round<true>(exec, received, counts, first, end);
-    else
-      Details::count_round<false>(exec, received, counts, first, end);
-  }
 
-  // 2. Local order: interior, boundary (each ascending), then ghosts ascending, which is by owner.
+  // 1. Count each owned row's entries, and whether it reads a ghost.
+  Kokkos::View<edge_offset*, memory_space> row_entries("herd::distributed_graph::row_entries", owned);
+  for (std::size_t k = 0; k < rounds.rounds; ++k)
+    Details::route_round(exec, comm, source, options, starts, rounds, k, Details::MarkRow{}, [&](auto const& marks) {
+      if (shared)
+        Details::count_marks<true>(exec, marks, row_entries);
+      else
+        Details::count_marks<false>(exec, marks, row_entries);
+    });
+
+  // 2. Local order of the rows: interior, boundary, each ascending.
   Kokkos::View<agent_index*, memory_space> local_of;
-  auto local = number_share<WeightStorage>(exec, counts, blocks, rank, source.weighted || source.layered,
-                                           source.layered, local_of);
+  bool const weighted = source.weighted || source.layered, layered = source.layered;
+  auto local = Details::number_rows<WeightStorage>(exec, row_entries, blocks, rank, weighted, layered, local_of);
   local.mirrored = options.symmetrise;
-  auto const ghost_bits = counts.ghosts;
   auto& graph = local.graph;
   auto const offsets = graph.row_offsets;
   auto const stored = static_cast<edge_offset>(graph.neighbours.extent(0));
-  // 3. The second pass places each entry in its row. The rows' cursors are kept in the block's
-  //    order, as the entries name their rows, so that an entry finds its slot with one read.
+  // 3. The second pass places each entry in its row and marks the ghosts. The rows' cursors are
+  //    kept in the block's order, as the entries name their rows, so that an entry finds its slot
+  //    with one read.
+  Details::GhostBits<memory_space> ghost_bits;
+  ghost_bits.bits = Kokkos::View<std::uint32_t*, memory_space>("herd::distributed_graph::ghost_bits",
+                                                               (static_cast<std::size_t>(source.agents) + 31) / 32);
   {
     Kokkos::View<edge_offset*, memory_space> cursor(
         Kokkos::ViewAllocateWithoutInitializing("herd::distributed_graph::cursor"), owned);
+    auto const local_index = local_of;
     Kokkos::parallel_for(
         "herd::distributed_graph::row_cursors", policy(exec, 0, owned),
-        KOKKOS_LAMBDA(agent_index b) { cursor(b) = offsets(local_of(b)); });
-    for (std::size_t k = 0; k < rounds.rounds; ++k) {
-      auto const received = Details::route_round(exec, comm, source, options, blocks, rounds, k);
+        KOKKOS_LAMBDA(agent_index b) { cursor(b) = offsets(local_index(b)); });
+    auto place = [&](auto const& messages) {
       if (shared)
-        Details::place_round<true>(exec, received, cursor, graph, first);
+        Details::place_messages<true>(exec, messages, cursor, graph, ghost_bits.bits, first, end);
       else
-        Details::place_round<false>(exec, received, cursor, graph, first);
+        Details::place_messages<false>(exec, messages, cursor, graph, ghost_bits.bits, first, end);
+    };
+    for (std::size_t k = 0; k < rounds.rounds; ++k) {
+      if (weighted)
+        Details::route_round(exec, comm, source, options, starts, rounds, k, Details::MakeEntry{}, place);
+      else
+        Details::route_round(exec, comm, source, options, starts, rounds, k, Details::MakePair{}, place);
     }
     agent_index unfilled = 0;
     Kokkos::parallel_reduce(
         "herd::distributed_graph::check_rows", policy(exec, 0, owned),
-        KOKKOS_LAMBDA(agent_index b, agent_index & bad) { bad += cursor(b) != offsets(local_of(b) + 1) ? 1 : 0; },
+        KOKKOS_LAMBDA(agent_index b, agent_index & bad) { bad += cursor(b) != offsets(local_index(b) + 1) ? 1 : 0; },
         unfilled);
     collectively(comm, [&] {
       herd::require(unfilled == 0, "edge source: " + std::to_string(unfilled) +
@@ -547,13 +228,14 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_share(
                                        "slice must be a function of its edge ids alone");
     });
   }
+  // Then the ghosts, ascending, which is by owner.
+  Details::number_ghosts(exec, ghost_bits, blocks, local_of, local);
 
   // 4. Each row sorted by global neighbour (then layer, repeats by weight, largest first), as
   //    build_csr sorts it; then repeats dropped and neighbours renumbered to local indices in place.
   auto neighbours = graph.neighbours;
   auto weights = graph.weights;
   auto layers = graph.layers;
-  bool const weighted = graph.weighted(), layered = graph.layered();
   bool const unique = options.drop_duplicates;
   Kokkos::View<edge_offset*, memory_space> kept("herd::local::row_offsets", owned + 1);
   edge_offset cut = 0;
@@ -753,27 +435,25 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_gra
 
 namespace Details {
 
-// Step 1 of a share from its own rows: each row's entries, and which agents outside the block
-// the rows read.
+// Step 1 of a share from its own rows: each row's entries, with reads_ghost_bit where it reads an
+// agent outside the block, and those agents' bits.
 template <bool Shared, class ExecutionSpace, class Offsets, class Neighbours>
 void count_rows(ExecutionSpace const& exec, Offsets const& offsets, Neighbours const& neighbours,
-                RowCounts<typename ExecutionSpace::memory_space> const& counts, global_id first, global_id end) {
-  auto entries = counts.entries;
-  auto reads_ghost = counts.reads_ghost;
-  auto bits = counts.ghosts.bits;
+                Kokkos::View<edge_offset*, typename ExecutionSpace::memory_space> entries,
+                Kokkos::View<std::uint32_t*, typename ExecutionSpace::memory_space> bits, global_id first,
+                global_id end) {
   Kokkos::parallel_for(
       "herd::distributed_graph::count_rows",
       Kokkos::RangePolicy<ExecutionSpace>(exec, 0, static_cast<agent_index>(entries.extent(0))),
       KOKKOS_LAMBDA(agent_index l) {
-        entries(l) = offsets(l + 1) - offsets(l);
-        std::uint32_t reads = 0;
+        edge_offset reads = 0;
         for (edge_offset e = offsets(l); e < offsets(l + 1); ++e) {
           global_id const j = neighbours(e);
           if (j >= first && j < end) continue;
-          reads = 1;
+          reads = reads_ghost_bit;
           fetch_or<Shared>(bits(static_cast<std::size_t>(j / 32)), std::uint32_t{1} << (j % 32));
         }
-        reads_ghost(l) = reads;
+        entries(l) = (offsets(l + 1) - offsets(l)) | reads;
       });
 }
 
@@ -821,25 +501,25 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_local_gra
   auto const neighbours_in = Details::readable<memory_space>(rows.neighbours);
 
   // 1. Each row's entries, and the ghosts.
-  Details::RowCounts<memory_space> counts;
-  counts.entries = Kokkos::View<edge_offset*, memory_space>("herd::distributed_graph::row_entries", owned);
-  counts.reads_ghost = Kokkos::View<std::uint32_t*, memory_space>("herd::distributed_graph::reads_ghost", owned);
-  counts.ghosts.bits = Kokkos::View<std::uint32_t*, memory_space>(
-      "herd::distributed_graph::ghost_bits", (static_cast<std::size_t>(rows.num_agents) + 31) / 32);
+  Kokkos::View<edge_offset*, memory_space> row_entries("herd::distributed_graph::row_entries", owned);
+  Details::GhostBits<memory_space> ghost_bits;
+  ghost_bits.bits = Kokkos::View<std::uint32_t*, memory_space>("herd::distributed_graph::ghost_bits",
+                                                               (static_cast<std::size_t>(rows.num_agents) + 31) / 32);
   if (Details::shared_counters(exec))
-    Details::count_rows<true>(exec, offsets_in, neighbours_in, counts, first, end);
+    Details::count_rows<true>(exec, offsets_in, neighbours_in, row_entries, ghost_bits.bits, first, end);
   else
-    Details::count_rows<false>(exec, offsets_in, neighbours_in, counts, first, end);
+    Details::count_rows<false>(exec, offsets_in, neighbours_in, row_entries, ghost_bits.bits, first, end);
 
-  // 2. Local order.
+  // 2. Local order: rows, then ghosts.
   Kokkos::View<agent_index*, memory_space> local_of;
-  auto local = Details::number_share<WeightStorage>(exec, counts, blocks, rank, (kinds & 10) != 0, layered, local_of);
+  auto local =
+      Details::number_rows<WeightStorage>(exec, row_entries, blocks, rank, (kinds & 10) != 0, layered, local_of);
   local.mirrored = rows.symmetric;
+  Details::number_ghosts(exec, ghost_bits, blocks, local_of, local);
 
   // 3. Each row copied to its place in local order, its neighbours renumbered to local indices.
   auto const weights_in = Details::readable<memory_space>(rows.weights);
   auto const layers_in = Details::readable<memory_space>(rows.layers);
-  auto const ghost_bits = counts.ghosts;
   auto const ids = local.ids;
   auto const graph = local.graph;
   bool const weighted = graph.weighted();

@@ -102,7 +102,9 @@ HaloPlan<typename ExecutionSpace::memory_space> make_halo_plan(
   plan.send_ranks = std::move(requests.ranks);
   plan.send_offsets = std::move(requests.offsets);
 
-  // Requested ids to local indices: owned ids form two ascending runs (interior, boundary).
+  // Requested ids to local indices. Where the owned ids fill a range (a share by blocks), a map
+  // of that range finds each at once; else a binary search of the two ascending runs they form
+  // (interior, boundary).
   auto const count = requests.requested.size();
   Kokkos::View<global_id*, memory_space> wanted(Kokkos::ViewAllocateWithoutInitializing("herd::halo::wanted"), count);
   Kokkos::deep_copy(wanted, Kokkos::View<global_id const*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
@@ -112,6 +114,23 @@ HaloPlan<typename ExecutionSpace::memory_space> make_halo_plan(
   auto send_agents = plan.send_agents;
   auto ids = local.ids;
   agent_index const interior = local.interior, owned = local.owned;
+  using minmax = Kokkos::MinMax<global_id>;
+  typename minmax::value_type range;
+  Kokkos::parallel_reduce(
+      "herd::halo::owned_range", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, owned),
+      KOKKOS_LAMBDA(agent_index l, typename minmax::value_type & m) {
+        if (ids(l) < m.min_val) m.min_val = ids(l);
+        if (ids(l) > m.max_val) m.max_val = ids(l);
+      },
+      minmax(range));
+  global_id const lowest = range.min_val;
+  bool const filled = owned > 0 && range.max_val - lowest + 1 == owned;
+  Kokkos::View<agent_index*, memory_space> local_of(Kokkos::ViewAllocateWithoutInitializing("herd::halo::local_of"),
+                                                    filled ? owned : 0);
+  if (filled)
+    Kokkos::parallel_for(
+        "herd::halo::local_of", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, owned),
+        KOKKOS_LAMBDA(agent_index l) { local_of(static_cast<std::size_t>(ids(l) - lowest)) = l; });
   std::size_t missing = 0;
   Kokkos::parallel_reduce(
       "herd::halo::send_agents", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count),
@@ -127,8 +146,14 @@ HaloPlan<typename ExecutionSpace::memory_space> make_halo_plan(
           }
           return lo < end && ids(lo) == wanted(k) ? lo : agent_index{-1};
         };
-        agent_index l = find(0, interior);
-        if (l < 0) l = find(interior, owned);
+        agent_index l = -1;
+        if (filled) {
+          global_id const at = wanted(k) - lowest;
+          if (at >= 0 && at < owned) l = local_of(static_cast<std::size_t>(at));
+        } else {
+          l = find(0, interior);
+          if (l < 0) l = find(interior, owned);
+        }
         send_agents(k) = l;
         if (l < 0) ++not_found;
       },
