@@ -75,10 +75,12 @@ HostEdgeList read_edge_list(MPI_Comm comm, std::string const& path) {
   together(comm, [&] {
     if (rank == 0) format = first_line_format(file, path, size, bom, header_error);
   });
-  long long settings[5] = {format.declared_agents, format.base, format.directed ? 1 : 0,
-                           static_cast<long long>(format.header_end), static_cast<long long>(bom)};
-  MPI_Bcast(settings, 5, MPI_LONG_LONG, 0, comm);
+  long long settings[6] = {format.declared_agents,      format.base,
+                           format.directed ? 1 : 0,     static_cast<long long>(format.header_end),
+                           static_cast<long long>(bom), format.declared_edges};
+  MPI_Bcast(settings, 6, MPI_LONG_LONG, 0, comm);
   format.declared_agents = settings[0];
+  format.declared_edges = settings[5];
   format.base = settings[1];
   format.directed = settings[2] != 0;
   bom = static_cast<std::size_t>(settings[4]);
@@ -134,6 +136,9 @@ HostEdgeList read_edge_list(MPI_Comm comm, std::string const& path) {
   if (totals[0] == 0) throw CollectiveError(path + ": the file holds no edges");
   HostEdgeList edges = std::move(lines.edges);
   number_layers_together(comm, path, edges, lines.too_many_layers);
+  // Every rank holds the same total, so every rank refuses alike.
+  auto const count = herd::Details::declared_edges_error(path, format, totals[0]);
+  if (!count.empty()) throw CollectiveError(count);
   edges.directed = format.directed;
   edges.num_agents = static_cast<agent_index>(format.declared_agents > 0 ? format.declared_agents : totals[1] + 1);
   return edges;

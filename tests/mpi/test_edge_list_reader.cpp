@@ -209,6 +209,10 @@ TEST(EdgeListReader, ABadLineFailsOnEveryRankNamingTheFirstBadLine) {
   lg.lg_header = true;
   expect_failure_as_one_process("beyond-header.lg", edge_text(2500, 9000, lg) + "2501 1\n");
   expect_failure_as_one_process("bad-header.lg", "# x\nmany,3,u,g\n1 2\n");
+  // A header whose edge count the lines do not match: lines added, or the file cut short.
+  auto const whole = edge_text(2500, 9000, lg);
+  expect_failure_as_one_process("added.lg", whole + "7 9\n");
+  expect_failure_as_one_process("cut.lg", whole.substr(0, whole.rfind('\n', whole.size() - 4000) + 1));
   // Text that is no text fails first, wherever it lies and whatever comes before it: a NUL byte
   // after a bad line, in a comment before a header, after a bad header; lines too long to be text
   // at the end, in the middle (the ranks after must still number their lines right), as a header.

@@ -146,6 +146,9 @@ EdgeListFormat edge_list_format(std::string_view text, std::string const& name) 
           format.declared_agents > max_agents)
         throw Error(name + ":" + std::to_string(line_number) + ": the header's agent count '" + std::string(fields[0]) +
                     "' is not a positive agent count");
+      if (!parse_id(fields[1], format.declared_edges) || format.declared_edges < 0)
+        throw Error(name + ":" + std::to_string(line_number) + ": the header's edge count '" + std::string(fields[1]) +
+                    "' is not a count of edges");
       format.base = 1;
       format.directed = fields[2] == "d";
       format.header_end = std::min(position, text.size());
@@ -154,6 +157,12 @@ EdgeListFormat edge_list_format(std::string_view text, std::string const& name) 
   }
   format.complete = false;
   return format;
+}
+
+std::string declared_edges_error(std::string const& name, EdgeListFormat const& format, long long lines) {
+  if (format.declared_edges < 0 || format.declared_edges == lines) return {};
+  return name + ": the header declares " + std::to_string(format.declared_edges) + " edges but the file holds " +
+         std::to_string(lines) + " edge lines (a truncated or altered file?)";
 }
 
 EdgeLines parse_edge_lines(std::string_view text, EdgeListFormat const& format, std::size_t first_line,
@@ -319,6 +328,8 @@ HostEdgeList parse_edge_list(std::string_view text, std::string const& name, Edg
   if (!problem.empty()) throw Error(problem);
   require(!lines.edges.sources.empty(), name + ": the file holds no edges");
   require(!lines.too_many_layers, Details::too_many_layers(name));
+  auto const count = Details::declared_edges_error(name, format, static_cast<long long>(lines.edges.sources.size()));
+  if (!count.empty()) throw Error(count);
   HostEdgeList edges = std::move(lines.edges);
   auto names = edges.layer_names;
   std::sort(names.begin(), names.end());

@@ -72,6 +72,7 @@ std::pair<std::size_t, std::string> first_non_text_line(std::string_view text, s
 /// gives the agent count, ids from 1 and the direction; any other first line leaves ids from 0.
 struct EdgeListFormat {
   long long declared_agents = -1;  ///< the header's agent count; -1 without a header
+  long long declared_edges = -1;   ///< the header's edge count (its edge lines); -1 without a header
   long long base = 0;              ///< the first agent id
   bool directed = false;
   std::size_t header_end = 0;  ///< the byte after the header line; 0 without a header
@@ -81,6 +82,10 @@ struct EdgeListFormat {
 /// The format of the edge list that begins with `text`. Throws herd::Error naming `name` and the
 /// line of a bad header.
 EdgeListFormat edge_list_format(std::string_view text, std::string const& name);
+
+/// Where a header declares its edge lines: the message for a file `name` that holds `lines`
+/// others, a truncated or altered file; else empty.
+std::string declared_edges_error(std::string const& name, EdgeListFormat const& format, long long lines);
 
 /// The kinds of edge line, by their fields: two ids; ids and a weight; ids, a weight and a layer.
 /// Every line of a file is of one kind.
