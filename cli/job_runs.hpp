@@ -352,6 +352,8 @@ mpi::TemporalShare<Memory, WeightStorage> timed_share(Options const& o, Exec con
           o.after_last == "stop" ? AfterLastWindow::stop : AfterLastWindow::loop,
           o.window_weights == "contacts" ? SnapshotWeights::contacts : SnapshotWeights::met,
           parse_partition_method(o.partition));
+    } catch (mpi::CollectiveError const& e) {
+      throw mpi::CollectiveError(o.graph + ": " + e.what());  // still every rank's
     } catch (Error const& e) {
       throw Error(o.graph + ": " + e.what());  // the network's errors do not know its file
     }

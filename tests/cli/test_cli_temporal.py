@@ -323,6 +323,10 @@ class Temporal(hf.Case):
             f.write("9223372036854775807 1 2\n0 2 3\n")
         self.assertIn(spread + ": temporal network: 461168601842738791 windows of 20",
                       self.fails("--graph", spread, "--window", "20"))
+        if hf.MPIEXEC:
+            # Every rank finds it: one line, as one process gives it, and no rank aborts the others.
+            self.assertEqual(self.fails("--graph", spread, "--window", "20", ranks=2),
+                             self.fails("--graph", spread, "--window", "20"))
         self.assertIn("'9223372036854775807' is longer than 2^62",
                       self.fails("--graph", path, "--window", "9223372036854775807", status=2))
         self.assertIn("not a positive duration", self.fails("--graph", path, "--window", "0", status=2))
