@@ -64,8 +64,9 @@ AttributeTable in_agent_order(AttributeTable const& table, agent_index agents, s
       if (!original_ids.empty())
         agent = static_cast<global_id>(std::lower_bound(original_ids.begin(), original_ids.end(), agent) -
                                        original_ids.begin());
-      require(agent < agents, name + ": agent id " + std::to_string(table.ids[r]) + " is not an agent of the graph (" +
-                                  std::to_string(agents) + " agents)");
+      std::string const line = r < table.lines.size() ? ":" + std::to_string(table.lines[r]) : "";
+      require(agent < agents, name + line + ": agent id " + std::to_string(table.ids[r]) +
+                                  " is not an agent of the graph (" + std::to_string(agents) + " agents)");
       row_of[static_cast<std::size_t>(agent)] = r;
     }
     auto const missing = std::find(row_of.begin(), row_of.end(), table.rows);

@@ -203,8 +203,8 @@ AttributeTable owned_attribute_rows(MPI_Comm comm, AttributeRows const& rows, gl
   for (std::size_t r = 0; r < table.rows && failure.empty(); ++r)
     if (table.ids[r] >= agents) {
       failing = rows.lines[r];
-      failure = path + ": agent id " + std::to_string(table.ids[r]) + " is not an agent of the graph (" +
-                std::to_string(agents) + " agents)";
+      failure = path + ":" + std::to_string(failing) + ": agent id " + std::to_string(table.ids[r]) +
+                " is not an agent of the graph (" + std::to_string(agents) + " agents)";
     }
   raise_first_failure(comm, failing, failure);
 

@@ -158,6 +158,18 @@ class CovidRun(hf.Case):
                     self.assertEqual(len(errors), 1, result.stderr)
                     self.assertIn(says, errors[0])
                     self.assertFalse(os.path.exists(self.path("x.csv")))
+        # A generated graph of 40 agents, which the table's agents 40 to 49 are not: the first one's
+        # line is named, by one process and by ranks reading the table in parts alike.
+        for ranks in [0] + ([3] if len(sys.argv) > 2 else []):
+            with self.subTest(case="agents beyond a generated graph", ranks=ranks):
+                result = hf.herd(ranks, "run", "--model", "covid", "--agents", "40", "--attributes",
+                                 self.path("agents.csv"), "--steps", "2", "--quiet")
+                self.assertEqual(result.returncode, 1, result.stderr)
+                errors = [line for line in result.stderr.splitlines() if line.startswith("herd:")]
+                self.assertEqual(len(errors), 1, result.stderr)
+                line = 2 + next(k for k, row in enumerate(good[1:]) if int(row.split(",")[0]) >= 40)
+                self.assertIn(f"agents.csv:{line}: agent id ", errors[0])
+                self.assertIn("is not an agent of the graph (40 agents)", errors[0])
         if os.environ.get("HERD_HAS_HDF5") == "1":
             # The table converted into a population file is refused as the table is.
             with open(self.path("noage.csv"), "w") as f:

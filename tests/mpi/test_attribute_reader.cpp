@@ -192,7 +192,8 @@ TEST(AttributeRows, AgentsWithoutARowOrRowsWithoutAnAgentAreNamed) {
   EXPECT_EQ(failure(gaps, 2000), ": no row for agent 900 of the graph");
   std::string beyond = "id,x\n";
   for (int a = 0; a < 2000; ++a) beyond += std::to_string(a < 1500 ? a : 4000 - a) + ",1\n";
-  EXPECT_EQ(failure(beyond, 2000), ": agent id 2500 is not an agent of the graph (2000 agents)");
+  // The first such row's line: agent 1500's, after the header.
+  EXPECT_EQ(failure(beyond, 2000), ":1502: agent id 2500 is not an agent of the graph (2000 agents)");
   std::string ordered = "x\n";
   for (int a = 0; a < 2000; ++a) ordered += "1\n";
   EXPECT_EQ(failure(ordered, 2001),

@@ -88,6 +88,7 @@ AttributeTable parse_attribute_table(std::string_view text, std::string const& n
     }
     table.columns.push_back(Details::typed_column(lines.header[c], column, Details::kind_of(column)));
   }
+  table.lines = lines.lines;
   return table;
 }
 

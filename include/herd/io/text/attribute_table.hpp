@@ -33,6 +33,9 @@ struct AttributeTable {
   std::vector<global_id> ids;
   std::vector<AttributeColumn> columns;
   std::size_t rows = 0;
+  /// The file's line of each row, where the table was read from text (else empty): what a
+  /// problem found later with a row names.
+  std::vector<std::size_t> lines;
 };
 
 /// Parses CSV text: a header line of unique column names, then one line per agent with as many
