@@ -1,4 +1,5 @@
 #include "ensemble_report.hpp"
+#include "report.hpp"
 
 #include <herd/config.hpp>
 #include <herd/ensemble/summary.hpp>
@@ -81,6 +82,14 @@ std::string fixed(double value, int digits) {
   return s.str();
 }
 
+// Event k's agents in each of the point's members.
+std::vector<double> event_agents(std::vector<MemberRun const*> const& members, std::size_t k) {
+  std::vector<double> values;
+  values.reserve(members.size());
+  for (auto const* m : members) values.push_back(k < m->event_agents.size() ? m->event_agents[k] : 0.0);
+  return values;
+}
+
 }  // namespace
 
 std::vector<std::vector<MemberRun const*>> by_point(Options const& o, JobResult const& r) {
@@ -137,6 +146,16 @@ std::string ensemble_table(Options const& o, JobResult const& r) {
       s << "  ever infected: median " << fixed(quantile(ever, 0.5), 0) << ", peak at step "
         << fixed(quantile(peaks, 0.5), 0) << " (median); major outbreaks (> " << o.major_outbreak * 100
         << " % of agents): " << major << " of " << points[p].size() << "\n";
+    }
+    if (!r.events.empty()) {
+      s << "  scenario (agents per member: mean, 5 / 50 / 95 %):\n";
+      auto const lines = events_table(r.events, [&](std::size_t k) {
+        auto const f = spread(event_agents(points[p], k));
+        return fixed(f.mean, 1) + " (" + fixed(f.quantiles[0], 0) + " / " + fixed(f.quantiles[2], 0) + " / " +
+               fixed(f.quantiles[4], 0) + ")";
+      });
+      std::istringstream in(lines);
+      for (std::string line; std::getline(in, line);) s << "  " << line << "\n";
     }
   }
   s << "\nsetup " << std::setprecision(3) << r.setup_seconds << " s (the graph, once); " << r.members.size()
@@ -232,6 +251,17 @@ std::string ensemble_json(Options const& o, JobResult const& r, std::string cons
       outbreak["major_outbreaks"] = major;
       outbreak["major_share"] = static_cast<double>(major) / static_cast<double>(points[p].size());
       point["outbreak"] = outbreak;
+    }
+    if (!r.events.empty()) {
+      // As a run lists its events, with each counting event's agents per member and their spread.
+      auto events = events_json(r.events);
+      for (std::size_t k = 0; k < r.events.size(); ++k) {
+        if (!events[k].contains("agents")) continue;
+        auto const values = event_agents(points[p], k);
+        events[k]["agents"] = spread_json(spread(values));
+        events[k]["agents"]["values"] = values;
+      }
+      point["events"] = events;
     }
     d["points"].push_back(point);
   }

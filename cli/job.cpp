@@ -122,6 +122,22 @@ Stepping parse_stepping(std::string const& stepping) {
 
 namespace herd::cli {
 
+std::vector<long long> event_totals(std::vector<EventRun> const& events) {
+  std::vector<long long> totals;
+  totals.reserve(events.size());
+  for (auto const& e : events) {
+    long long total = 0;
+    for (long long a : e.agents) total += a;
+    totals.push_back(total);
+  }
+  return totals;
+}
+
+std::vector<EventRun> event_schedule(std::vector<EventRun> events) {
+  for (auto& e : events) e.agents.clear();
+  return events;
+}
+
 JobResult run_job(Options const& o, std::function<void(int, int)> const& progress) {
   return visit_model(o.model, [&](auto entry) { return run_entry<decltype(entry)>(o, progress); });
 }

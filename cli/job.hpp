@@ -70,6 +70,9 @@ struct MemberRun {
   long long member = 0;
   std::uint64_t seed = 0;
   std::vector<std::vector<long long>> counts;
+  /// Per scenario event: the agents it changed over the steps this launch ran (0 for set and
+  /// layer events).
+  std::vector<long long> event_agents;
 };
 
 /// What one event of a scenario did: the agents it changed before each step of its own.
@@ -88,6 +91,12 @@ struct EventRun {
   int duration = 0;                                    ///< isolate: the steps an isolation lasts
   std::vector<std::string> keeps;                      ///< isolate: the layers isolated agents keep
 };
+
+/// Each event's agents over the steps it ran: what an ensemble keeps of a member's events.
+std::vector<long long> event_totals(std::vector<EventRun> const& events);
+
+/// The events as a scenario lists them, without what one run's agents made of them.
+std::vector<EventRun> event_schedule(std::vector<EventRun> events);
 
 struct MemberState;  // ensemble_checkpoint.hpp
 

@@ -646,6 +646,10 @@ JobResult run_ensemble(Options const& o, Entry, std::function<void(int, int)> co
         result.columns = run.columns;
         schedule = to_string(sim.plan().schedule);
         for (auto const& row : run.counts) mine.insert(mine.end(), row.begin(), row.end());
+        // Then what its events did: each one's agents.
+        auto const totals = event_totals(run.events);
+        mine.insert(mine.end(), totals.begin(), totals.end());
+        if (result.events.empty()) result.events = event_schedule(run.events);
       });
 #if HERD_ENABLE_HDF5
       if (checkpoint) checkpoint->write_round(run.member_state.get());
@@ -658,9 +662,14 @@ JobResult run_ensemble(Options const& o, Entry, std::function<void(int, int)> co
 #endif
   });
   result.step_seconds = loop.seconds();
-  // Rank k holds members k, k + P, ...: their counts go to rank 0 one rank after another.
+  // Rank k holds members k, k + P, ...: their counts, then their events' agents, go to rank 0 one
+  // rank after another. Every rank that ran a member knows the scenario's events.
   std::size_t const columns = Entry::shown(o).size();
-  std::size_t const per_member = static_cast<std::size_t>(o.steps + 1) * columns;
+  auto events = static_cast<unsigned long long>(result.events.size());
+#if HERD_ENABLE_MPI
+  if (size > 1) MPI_Allreduce(MPI_IN_PLACE, &events, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, world());
+#endif
+  std::size_t const per_member = static_cast<std::size_t>(o.steps + 1) * columns + events;
   std::vector<std::size_t> held(static_cast<std::size_t>(size)), first(static_cast<std::size_t>(size) + 1, 0);
   for (std::size_t k = 0; k < held.size(); ++k) {
     auto const r = static_cast<long long>(k);
@@ -695,6 +704,7 @@ JobResult run_ensemble(Options const& o, Entry, std::function<void(int, int)> co
                                                          static_cast<std::size_t>(m / size) * per_member);
     for (int t = 0; t <= o.steps; ++t, row += static_cast<std::ptrdiff_t>(columns))
       run.counts.emplace_back(row, row + static_cast<std::ptrdiff_t>(columns));
+    run.event_agents.assign(row, row + static_cast<std::ptrdiff_t>(events));
     result.members.push_back(std::move(run));
   }
   result.setup_seconds = setup_seconds;
@@ -1016,6 +1026,8 @@ JobResult run_ensemble_over_ranks(Options const& o, Entry, std::function<void(in
       member.member = m;
       member.seed = mo.seed;
       member.counts = run.counts;
+      member.event_agents = event_totals(run.events);
+      if (result.events.empty()) result.events = event_schedule(run.events);
       result.members.push_back(std::move(member));
       progress(static_cast<int>(m + 1), static_cast<int>(members));
     }

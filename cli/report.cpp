@@ -205,11 +205,11 @@ void Progress::operator()(int step, int steps) {
   }
 }
 
-// A scenario's events, a line each: the steps, and what each set or how many agents it changed.
-std::string events_table(std::vector<EventRun> const& events) {
+std::string events_table(std::vector<EventRun> const& events,
+                         std::function<std::string(std::size_t)> const& agents_text) {
   std::ostringstream s;
-  s << "scenario:\n";
-  for (auto const& e : events) {
+  for (std::size_t k = 0; k < events.size(); ++k) {
+    auto const& e = events[k];
     s << "  " << e.name << ", step"
       << (e.first == e.last ? " " + std::to_string(e.first)
                             : "s " + std::to_string(e.first) + "-" + std::to_string(e.last))
@@ -229,16 +229,14 @@ std::string events_table(std::vector<EventRun> const& events) {
       s << "\n";
       continue;
     }
-    long long total = 0;
-    for (long long a : e.agents) total += a;
     if (e.kind == "isolate") {
-      s << with_commas(total) << " agents isolated for " << e.duration << " steps (detected with probability "
+      s << agents_text(k) << " agents isolated for " << e.duration << " steps (detected with probability "
         << number_text(e.probability) << "), keeping ";
       for (std::size_t l = 0; l < e.keeps.size(); ++l) s << (l ? ", " : "") << e.keeps[l];
       s << (e.keeps.empty() ? "no contacts\n" : " contacts\n");
       continue;
     }
-    s << with_commas(total) << " agents " << (e.kind == "import" ? "infected" : "immunised") << "\n";
+    s << agents_text(k) << " agents " << (e.kind == "import" ? "infected" : "immunised") << "\n";
   }
   return s.str();
 }
@@ -306,7 +304,10 @@ std::string summary_table(Options const& o, JobResult const& r) {
   if (r.spreader_bits) s << "spreader bits: pull steps read one bit per neighbour, not its state\n";
   if (r.weight_codes) s << "weight codes: pull steps add each edge's contribution from a one-byte code of its weight\n";
   if (r.binned_push && r.active_steps > 0) s << "binned pushes: active steps push sums through bins\n";
-  if (!r.events.empty()) s << "\n" << events_table(r.events);
+  if (!r.events.empty()) {
+    auto const totals = event_totals(r.events);
+    s << "\nscenario:\n" << events_table(r.events, [&](std::size_t k) { return with_commas(totals[k]); });
+  }
   if (r.ranks.size() > 1) {
     s << "\n"
       << r.ranks.size() << " ranks, " << o.partition << " partition, " << engineering(100 * cut_fraction(r))

@@ -3,8 +3,12 @@
 #include "job.hpp"
 #include "options.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <chrono>
+#include <functional>
 #include <string>
+#include <vector>
 
 namespace herd::cli {
 
@@ -26,6 +30,13 @@ class Progress {
 
 /// "1,234,567": a count with its thousands separated.
 std::string with_commas(long long value);
+
+/// A scenario's events, a line each, indented: the steps, and what each set or how many agents it
+/// changed, `agents_text(k)` giving event k's count.
+std::string events_table(std::vector<EventRun> const& events,
+                         std::function<std::string(std::size_t)> const& agents_text);
+/// The same as JSON: a list of objects, with the agents per step of each event that changes agents.
+nlohmann::ordered_json events_json(std::vector<EventRun> const& events);
 
 /// The summary table printed at the end of a run.
 std::string summary_table(Options const& options, JobResult const& result);

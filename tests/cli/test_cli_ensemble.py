@@ -440,6 +440,51 @@ class Ranks(hf.Case):
                     self.assertEqual(summary["ranks"], max(ranks, 1))
                     self.assertEqual(summary["graph_over_ranks"], ranks > 1)
 
+    def test_each_members_events_are_its_single_runs(self):
+        # Per point, the events as a run lists them, with each counting event's agents in every
+        # member: those of herd run with the member's seed and parameters, however the members or
+        # the graph are spread over ranks.
+        scenario = self.path("scenario.json")
+        with open(scenario, "w") as f:
+            json.dump({"events": [{"steps": [2, 15], "isolate": {"probability": 0.4, "duration": 3}},
+                                  {"steps": [3, 4], "import": 5},
+                                  {"steps": [5, 5], "layers": {"school": 0}},
+                                  {"steps": [6, 8], "vaccinate": {"per_step": 50}},
+                                  {"steps": [9, 9], "set": {"infectious-steps": 4}}]}, f)
+        args = ["run", "--model", "seir", "--agents", "4000", "--steps", "15", "--scenario", scenario]
+        ensemble = [*args, "--replicates", "3", "--sweep", "beta=0.1:0.3:2"]
+        self.ok(0, *ensemble, "--quiet", "--json", self.path("ensemble.json"))
+        with open(self.path("ensemble.json")) as f:
+            points = json.load(f)["points"]
+        for point in points:
+            for k, seed in enumerate(point["seeds"]):
+                self.ok(0, *args, "--seed", str(seed), "--graph-seed", "42", "--beta", str(point["parameters"]["beta"]),
+                        "--quiet", "--json", self.path("single.json"))
+                with open(self.path("single.json")) as f:
+                    single = json.load(f)["events"]
+                self.assertEqual(len(point["events"]), len(single))
+                for ours, theirs in zip(point["events"], single):
+                    with self.subTest(seed=seed, event=ours["name"]):
+                        self.assertEqual({key: v for key, v in ours.items() if key != "agents"},
+                                         {key: v for key, v in theirs.items() if key != "agents"})
+                        if "agents" in theirs:
+                            self.assertEqual(ours["agents"]["values"][k], sum(theirs["agents"]))
+                            self.assertEqual(ours["agents"]["mean"], sum(ours["agents"]["values"]) / 3)
+                        else:
+                            self.assertNotIn("agents", ours)
+        # Some isolated and some vaccinated in every member, and the spread is over the members.
+        for point in points:
+            self.assertTrue(all(v > 0 for v in point["events"][0]["agents"]["values"]))
+            self.assertTrue(all(v > 0 for v in point["events"][3]["agents"]["values"]))
+        table = self.ok(0, *ensemble).stdout
+        self.assertIn("scenario (agents per member: mean, 5 / 50 / 95 %)", table)
+        self.assertIn("events[4].set.infectious-steps, step 9: infectious-steps = 4, then as before", table)
+        for ranks, extra in ((2, []), (3, []), (2, ["--partition", hf.metis_or_blocks()])):
+            with self.subTest(ranks=ranks, extra=extra):
+                self.ok(ranks, *ensemble, *extra, "--quiet", "--json", self.path("ranks.json"))
+                with open(self.path("ranks.json")) as f:
+                    self.assertEqual([p["events"] for p in json.load(f)["points"]], [p["events"] for p in points])
+
     @unittest.skipUnless(HAS_HDF5, "herd was built without HDF5")
     def test_a_graph_distributed_over_the_ranks_checkpoints_and_resumes_on_any_rank_count(self):
         # SEIR on the population with layer factors and isolation (whose timers the checkpoint
