@@ -201,10 +201,9 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_share(
   {
     Kokkos::View<edge_offset*, memory_space> cursor(
         Kokkos::ViewAllocateWithoutInitializing("herd::distributed_graph::cursor"), owned);
-    auto const local_index = local_of;
     Kokkos::parallel_for(
         "herd::distributed_graph::row_cursors", policy(exec, 0, owned),
-        KOKKOS_LAMBDA(agent_index b) { cursor(b) = offsets(local_index(b)); });
+        KOKKOS_LAMBDA(agent_index b) { cursor(b) = offsets(local_of(b)); });
     auto place = [&](auto const& messages) {
       if (shared)
         Details::place_messages<true>(exec, messages, cursor, graph, ghost_bits.bits, first, end);
@@ -220,7 +219,7 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> build_share(
     agent_index unfilled = 0;
     Kokkos::parallel_reduce(
         "herd::distributed_graph::check_rows", policy(exec, 0, owned),
-        KOKKOS_LAMBDA(agent_index b, agent_index & bad) { bad += cursor(b) != offsets(local_index(b) + 1) ? 1 : 0; },
+        KOKKOS_LAMBDA(agent_index b, agent_index & bad) { bad += cursor(b) != offsets(local_of(b) + 1) ? 1 : 0; },
         unfilled);
     collectively(comm, [&] {
       herd::require(unfilled == 0, "edge source: " + std::to_string(unfilled) +
