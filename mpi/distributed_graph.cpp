@@ -5,7 +5,6 @@
 #include "exchange.hpp"
 #include "share_numbering.hpp"
 
-#include "../kernels/graph/edge_entries.hpp"
 #include "../kernels/graph/row_sort.hpp"
 #include "../kernels/graph/scan.hpp"
 
@@ -13,20 +12,14 @@
 #include <herd/core/error.hpp>
 #include <herd/core/execution_spaces.hpp>
 #include <herd/core/kokkos_compat.hpp>
-#include <herd/core/lowest_bit.hpp>
 #include <herd/core/profiling_region.hpp>
 #include <herd/detail/counters.hpp>
-#include <herd/detail/select.hpp>
 #include <herd/graph/build_csr.hpp>
 #include <herd/graph/graph_hash.hpp>
 #include <herd/io/device_copy.hpp>
 #include <herd/mpi/collective.hpp>
 
 #include <Kokkos_Core.hpp>
-
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
 
 #include <algorithm>
 #include <climits>
