@@ -644,6 +644,19 @@ TEST(Distributed, RanksThatDisagreeAreStoppedTogether) {
               (void)mpi::distribute(exec, MPI_COMM_WORLD, rank == 0 ? graph : power_law());
             }).find("distribute: the ranks give different graphs (a hash of their entries)"),
             std::string::npos);
+  // A share on rank 1 that names one boundary agent twice and another not at all, its ids still
+  // spanning its block: the agent the others read there is refused, not looked up in a gap.
+  {
+    auto broken = local;
+    broken.ids = Kokkos::View<global_id*, Memory>("ids", local.ids.extent(0));
+    Kokkos::deep_copy(broken.ids, local.ids);
+    auto host_ids = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), broken.ids);
+    agent_index const middle = local.interior + (local.owned - local.interior) / 2;
+    if (rank == 1) host_ids(static_cast<std::size_t>(middle)) = host_ids(static_cast<std::size_t>(middle + 1));
+    Kokkos::deep_copy(broken.ids, host_ids);
+    EXPECT_NE(said([&] { (void)mpi::make_halo_plan(exec, MPI_COMM_WORLD, broken); }).find("are not owned there"),
+              std::string::npos);
+  }
   mpi::DistributedOptions stale;
   stale.exchange_every = rank == 0 ? 1 : 2;
   EXPECT_NE(said([&] {

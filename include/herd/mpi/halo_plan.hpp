@@ -125,8 +125,10 @@ HaloPlan<typename ExecutionSpace::memory_space> make_halo_plan(
       minmax(range));
   global_id const lowest = range.min_val;
   bool const filled = owned > 0 && range.max_val - lowest + 1 == owned;
+  // -1 where no owned id lands: a share whose ids repeat leaves gaps, and their requests are refused.
   Kokkos::View<agent_index*, memory_space> local_of(Kokkos::ViewAllocateWithoutInitializing("herd::halo::local_of"),
                                                     filled ? owned : 0);
+  Kokkos::deep_copy(exec, local_of, agent_index{-1});
   if (filled)
     Kokkos::parallel_for(
         "herd::halo::local_of", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, owned),
