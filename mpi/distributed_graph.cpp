@@ -594,23 +594,15 @@ std::uint64_t graph_hash(ExecutionSpace const& exec, MPI_Comm comm,
   auto const ids = local.ids;
   auto const graph = local.graph;
   auto const offsets = graph.row_offsets;
-  using minmax = Kokkos::MinMax<global_id>;
-  typename minmax::value_type range;
-  Kokkos::parallel_reduce(
-      "herd::distributed_graph::owned_range", policy(exec, 0, owned),
-      KOKKOS_LAMBDA(agent_index r, typename minmax::value_type & m) {
-        if (ids(r) < m.min_val) m.min_val = ids(r);
-        if (ids(r) > m.max_val) m.max_val = ids(r);
-      },
-      minmax(range));
-  global_id const lowest = range.min_val;
+  auto const range = owned_id_range(exec, local);
+  global_id const lowest = range.first, highest = range.second;
   // Where each owned row begins in the whole graph: the rows of lower ids.
   Kokkos::View<edge_offset*, memory_space> row_start("herd::distributed_graph::row_start", owned);
   // Blocks in rank order (build_local_graph's): each rank's agents follow those of lower ranks.
   long long owned_below = 0, owned_here = owned;
   MPI_Exscan(&owned_here, &owned_below, 1, MPI_LONG_LONG, MPI_SUM, comm);
   if (local.rank == 0) owned_below = 0;
-  int blocks = owned == 0 || (range.max_val - lowest + 1 == owned && lowest == owned_below) ? 1 : 0;
+  int blocks = owned == 0 || (highest - lowest + 1 == owned && lowest == owned_below) ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &blocks, 1, MPI_INT, MPI_MIN, comm);
   if (blocks == 1) {
     // The rows of lower ranks, then lower ids.

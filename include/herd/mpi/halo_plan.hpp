@@ -114,17 +114,9 @@ HaloPlan<typename ExecutionSpace::memory_space> make_halo_plan(
   auto send_agents = plan.send_agents;
   auto ids = local.ids;
   agent_index const interior = local.interior, owned = local.owned;
-  using minmax = Kokkos::MinMax<global_id>;
-  typename minmax::value_type range;
-  Kokkos::parallel_reduce(
-      "herd::halo::owned_range", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, owned),
-      KOKKOS_LAMBDA(agent_index l, typename minmax::value_type & m) {
-        if (ids(l) < m.min_val) m.min_val = ids(l);
-        if (ids(l) > m.max_val) m.max_val = ids(l);
-      },
-      minmax(range));
-  global_id const lowest = range.min_val;
-  bool const filled = owned > 0 && range.max_val - lowest + 1 == owned;
+  auto const range = owned_id_range(exec, local);
+  global_id const lowest = range.first, highest = range.second;
+  bool const filled = owned > 0 && highest - lowest + 1 == owned;
   // -1 where no owned id lands: a share whose ids repeat leaves gaps, and their requests are refused.
   Kokkos::View<agent_index*, memory_space> local_of(Kokkos::ViewAllocateWithoutInitializing("herd::halo::local_of"),
                                                     filled ? owned : 0);

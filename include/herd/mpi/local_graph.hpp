@@ -50,6 +50,24 @@ LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> extract_local_g
     ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& global,
     Partition<typename ExecutionSpace::memory_space> const& partition, int rank);
 
+/// The least and greatest global ids of `local`'s owned agents (max and lowest of global_id when
+/// it owns none): whether they fill a range, as they do in a share by blocks.
+template <class ExecutionSpace, class WeightStorage>
+Kokkos::pair<global_id, global_id> owned_id_range(
+    ExecutionSpace const& exec, LocalGraph<typename ExecutionSpace::memory_space, WeightStorage> const& local) {
+  using minmax = Kokkos::MinMax<global_id>;
+  typename minmax::value_type range;
+  auto const ids = local.ids;
+  Kokkos::parallel_reduce(
+      "herd::local::owned_id_range", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, local.owned),
+      KOKKOS_LAMBDA(agent_index r, typename minmax::value_type & m) {
+        if (ids(r) < m.min_val) m.min_val = ids(r);
+        if (ids(r) > m.max_val) m.max_val = ids(r);
+      },
+      minmax(range));
+  return {range.min_val, range.max_val};
+}
+
 /// The transpose of `local`'s rows over its stored agents (herd::transpose): row a lists the owned
 /// agents whose rows name a. Only the cut is inverted where the rows are mirrored.
 template <class ExecutionSpace, class WeightStorage>
