@@ -298,6 +298,7 @@ class Simulation {
     auto kernel = phase_kernel(phase, written...);
     bool const listed = !pulling_ && active_.listed() >= 0;
     given_counts_ = {};  // for this phase alone
+    bool const marked_ahead = std::exchange(marked_ahead_, nullptr) == static_cast<void const*>(&phase);
     if (closable_ && (listed || kernel.counted.extent(0) != 0 || !spreaders_.template sums_by_code<Phase>()))
       close_in_entries();
     if (listed) {
@@ -305,7 +306,7 @@ class Simulation {
       where_.wait();
       Details::launch_listed(exec_, active_.list(), active_.listed(), kernel);
     } else {
-      pull(phase, kernel);
+      pull(phase, kernel, marked_ahead);
       (written.swap(), ...);
     }
     where_.after_phase(step_, active_.list(), listed ? active_.listed() : -1, written...);
@@ -412,6 +413,26 @@ class Simulation {
     require(static_cast<agent_index>(counts.extent(0)) == num_owned(),
             "count_spreaders_for_next_phase: one count per owned agent");
     given_counts_ = counts;
+  }
+
+  /// The three maps of who spreads, who spreads free and who is isolated (Details::spreader_maps)
+  /// that the next pulled phase of `model` reads, where a pass over the agents before it reads
+  /// their states and isolation flags anyway and may mark them instead (herd::Interventions'
+  /// detections): a host backend on one process, the phase adding its sums by code on a graph
+  /// whose contacts may close. Empty where the phase marks them itself.
+  template <class Model>
+  Kokkos::View<std::uint32_t*, memory_space> spreader_maps_ahead(Model const& /*model*/) const {
+    if constexpr (Details::runs_on_host_v<ExecutionSpace> && !Distribution::has_ghosts) {
+      if (spreaders_.template marks_isolation<Model>()) return spreaders_.bits();
+    }
+    return {};
+  }
+  /// Says that every word of spreader_maps_ahead(model) holds the agents' states and the flags of
+  /// close_contacts now: the next phase, if `model` is the phase applied, reads them unmarked.
+  /// No state may change before it.
+  template <class Model>
+  void spreaders_marked_ahead(Model const& model) {
+    marked_ahead_ = &model;
   }
 
   /// Makes the ghost copies of `properties` current, after their owned values were set outside
@@ -708,7 +729,7 @@ class Simulation {
   // Pulls every owned agent: with overlap, the interior while the ghosts are on their way (their
   // spreader bits are marked once they arrived), then the boundary.
   template <class Phase, class Kernel>
-  void pull(Phase const& phase, Kernel& kernel) {
+  void pull(Phase const& phase, Kernel& kernel, bool marked_ahead) {
     if (kernel.counted.extent(0) != 0) {
       // Counted outside (count_spreaders_for_next_phase), on one process: no bits to mark.
       Details::launch_phase(exec_, interior_, kernel);
@@ -719,7 +740,7 @@ class Simulation {
       spreaders_.mark(exec_, phase, num_owned(), num_agents());
     } else {
       where_.wait();
-      kernel.spreading = spreaders_.mark(exec_, phase, 0, num_agents());
+      kernel.spreading = spreaders_.mark(exec_, phase, 0, num_agents(), marked_ahead);
       Details::launch_phase(exec_, interior_, kernel);
     }
     if (boundary_) Details::launch_phase(exec_, *boundary_, kernel);
@@ -756,6 +777,8 @@ class Simulation {
   bool pulling_ = false;  // Stepping::verify's second run of a step
   // The next phase's spreader counts, given by count_spreaders_for_next_phase; empty: none.
   Kokkos::View<std::uint8_t const*, memory_space, Kokkos::MemoryUnmanaged> given_counts_;
+  // The phase whose spreader maps were marked ahead (spreaders_marked_ahead), if the next applied.
+  void const* marked_ahead_ = nullptr;
   std::vector<void const*> verified_;  // the buffers of the properties Stepping::verify compares
   // A temporal network's snapshots, their plans, and the snapshot in use.
   struct Timeline {

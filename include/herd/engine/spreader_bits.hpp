@@ -276,8 +276,11 @@ class SpreaderBits {
   /// returns them, with the weights' codes and each code's contribution (filled when `from` is 0)
   /// where the sums add by code; empty, with nothing launched, when the phase does not read them.
   /// Does not wait.
+  /// With `marked_ahead`, the three maps of isolation hold the agents' bits already
+  /// (marks_isolation), and are not marked again where the flags of isolate_by are in use.
   template <class Phase>
-  views_type mark(ExecutionSpace const& exec, Phase const& phase, agent_index from, agent_index to) const {
+  views_type mark(ExecutionSpace const& exec, Phase const& phase, agent_index from, agent_index to,
+                  bool marked_ahead = false) const {
     if constexpr (marks_v<Phase>) {
       if (!reads_bits<Phase>()) return {};
       if (!adds_by_code<Phase>()) {
@@ -285,7 +288,7 @@ class SpreaderBits {
         return {bits_, {}, {}};
       }
       bool const isolating = isolated_.extent(0) != 0;
-      mark_spreaders(exec, phase, from, to, stored_, bits_, isolated_);
+      if (!(marked_ahead && isolating)) mark_spreaders(exec, phase, from, to, stored_, bits_, isolated_);
       if constexpr (counts_weighted_spreaders_v<Phase>) {
         if (from == 0)
           fill_contribution_by_code(exec, phase, codes_, by_code_, isolating ? keeps_ : decltype(keeps_)(),
@@ -297,9 +300,23 @@ class SpreaderBits {
       (void)phase;
       (void)from;
       (void)to;
+      (void)marked_ahead;
       return {};
     }
   }
+
+  /// Whether mark() of `Phase` writes the three maps of isolation (spreader_maps): its sums add
+  /// by code, on a graph whose contacts may close.
+  template <class Phase>
+  bool marks_isolation() const {
+    if constexpr (marks_v<Phase>) {
+      return closable_ && reads_bits<Phase>() && adds_by_code<Phase>();
+    } else {
+      return false;
+    }
+  }
+  /// The bits themselves: where marks_isolation, the three maps, whose every word mark() writes.
+  Kokkos::View<std::uint32_t*, memory_space> const& bits() const { return bits_; }
 
   /// Whether the pulled phases of `Phase` add their sums by code from the bits (mark() returns
   /// codes) and read their contacts through those sums alone (sums_contacts_only_v): those read

@@ -26,6 +26,7 @@
 #include <herd/engine/activity_lanes.hpp>
 #include <herd/engine/closed_contacts.hpp>
 #include <herd/engine/model_traits.hpp>
+#include <herd/engine/spreader_bits.hpp>
 #include <herd/models/seeding.hpp>
 #include <herd/scenario/scenario.hpp>
 
@@ -509,15 +510,14 @@ class Interventions {
     Model model;
     bool lists;
 
-    // Which of the `agents` (at most 8) agents from `first`, a multiple of 8, have anything to do,
-    // agent first + k in bit k: a flag set (isolated, just freed or waiting), or a spreader. The
-    // others (most agents) keep a word of 0 and a flag of 0. One load of their flags, and one of
-    // their states where the model gives eight activities at once. (Skipping the spreaders that
-    // wait for a later step costs the scan more than visiting them does.)
-    KOKKOS_INLINE_FUNCTION std::uint32_t acts_on(agent_index first, agent_index agents) const {
-      std::uint32_t acts = Details::lanes_with(Details::byte_lanes(iso.flags.data() + first, agents), 0xFF);
-      if (acting.count > 0) acts |= Details::lanes_with(Details::activities(model, first, agents), activity::spreads);
-      return acts;
+    // Which of the `agents` (at most 8) agents from `first`, a multiple of 8, have a flag with
+    // any of `bits` set, agent first + k in bit k: one load of their flags.
+    KOKKOS_INLINE_FUNCTION std::uint32_t flagged(agent_index first, agent_index agents, std::uint8_t bits) const {
+      return Details::lanes_with(Details::byte_lanes(iso.flags.data() + first, agents), bits);
+    }
+    // Which of them spread: one load of their states where the model gives eight activities at once.
+    KOKKOS_INLINE_FUNCTION std::uint32_t spreading(agent_index first, agent_index agents) const {
+      return Details::lanes_with(Details::activities(model, first, agents), activity::spreads);
     }
     KOKKOS_INLINE_FUNCTION void operator()(agent_index i) const {
       std::uint16_t const before = timers(i);
@@ -587,20 +587,43 @@ class Interventions {
     agent_index const owned = sim.num_owned();
     if constexpr (Details::runs_on_host_v<execution_space>) {
       // A CPU first finds the agents of 32 that have anything to do, without a branch, eight at a
-      // time, and goes through those alone: about one in eight at an epidemic's peak.
-      constexpr agent_index word = 32;
+      // time, and goes through those alone: about one in eight at an epidemic's peak. Those with
+      // a flag set (isolated, just freed or waiting), and spreaders while an event acts; the
+      // others keep a word of 0 and a flag of 0. (Skipping the spreaders that wait for a later
+      // step costs the scan more than visiting them does.) Where the step's sums read the maps
+      // of who spreads and who is isolated, the pass, which reads the same states and flags,
+      // marks them for the step (a word of each map per 32 agents).
+      constexpr agent_index word = Details::spreader_word_bits;
+      auto const maps = sim.spreader_maps_ahead(model);
+      auto const words = static_cast<agent_index>(maps.extent(0) / Details::spreader_maps);
+      bool const draws = acting.count > 0;
       Kokkos::parallel_for(
           "herd::scenario::isolate", Kokkos::RangePolicy<execution_space>(exec, 0, (owned + word - 1) / word),
           KOKKOS_LAMBDA(agent_index w) {
             agent_index const base = w * word, count = owned - base < word ? owned - base : word;
-            std::uint32_t acts = 0;
-            for (agent_index b = 0; b < count; b += 8)
-              acts |= detect.acts_on(base + b, count - b < 8 ? count - b : agent_index{8}) << b;
+            std::uint32_t flags = 0, spreads = 0;
+            for (agent_index b = 0; b < count; b += 8) {
+              agent_index const n = count - b < 8 ? count - b : agent_index{8};
+              flags |= detect.flagged(base + b, n, 0xFF) << b;
+              if (draws || words != 0) spreads |= detect.spreading(base + b, n) << b;
+            }
+            std::uint32_t acts = draws ? flags | spreads : flags;
+            bool const visits = acts != 0;
             while (acts != 0) {
               detect(base + Details::lowest_bit(acts));
               acts &= acts - 1;
             }
+            if (words == 0) return;
+            std::uint32_t isolated = 0;  // as the visits left the flags
+            if (visits)
+              for (agent_index b = 0; b < count; b += 8)
+                isolated |= detect.flagged(base + b, count - b < 8 ? count - b : agent_index{8}, Flags::isolated_bit)
+                            << b;
+            maps(w) = spreads;
+            maps(Details::free_spreader_map * words + w) = spreads & ~isolated;
+            maps(Details::isolated_map * words + w) = isolated;
           });
+      if (words != 0) sim.spreaders_marked_ahead(model);
     } else {
       Kokkos::parallel_for(
           "herd::scenario::isolate", Kokkos::RangePolicy<execution_space>(exec, 0, owned),
