@@ -8,7 +8,7 @@
 #include <herd/core/execution_spaces.hpp>
 #include <herd/core/profiling_region.hpp>
 #include <herd/core/random.hpp>
-#include <herd/graph/transpose.hpp>
+#include <herd/graph/build_csr.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -88,35 +88,32 @@ Permutation<typename ExecutionSpace::memory_space> rcm(
 #endif
 }
 
-// The pattern of `graph` with every entry both ways: row i holds its own entries, then those of
-// the transpose. A breadth-first order walks this on a directed graph, whose one-way rows may
-// reach few agents from any start. No weights: the order reads the pattern alone.
+// The pattern of `graph` with every entry both ways, each contact once and rows in order, as
+// build_csr symmetrises an edge list: a breadth-first order walks this on a directed graph, whose
+// one-way rows may reach few agents from any start, and it counts a row's distinct neighbours as
+// its degree. No weights: the order reads the pattern alone.
 template <class ExecutionSpace, class WeightStorage>
 CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> both_ways(
     ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> const& graph) {
   using memory_space = typename ExecutionSpace::memory_space;
-  agent_index const n = graph.num_agents();
-  auto const t = transpose(exec, graph);
-  CsrGraph<memory_space, WeightStorage> out;
-  out.symmetric = true;
-  out.row_offsets = Kokkos::View<edge_offset*, memory_space>("herd::ordering::both_ways_offsets", n + 1);
-  out.neighbours = Kokkos::View<agent_index*, memory_space>(
-      Kokkos::ViewAllocateWithoutInitializing("herd::ordering::both_ways"), 2 * graph.num_edges());
-  auto const own = graph.row_offsets, other = t.row_offsets, offsets = out.row_offsets;
-  Kokkos::parallel_scan(
-      "herd::ordering::both_ways_offsets", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, n),
-      KOKKOS_LAMBDA(agent_index i, edge_offset & place, bool final) {
-        place += own(i + 1) - own(i) + other(i + 1) - other(i);
-        if (final) offsets(i + 1) = place;
-      });
-  auto const from = graph.neighbours, from_t = t.neighbours, to = out.neighbours;
+  EdgeList<memory_space> edges;
+  edges.num_agents = graph.num_agents();
+  edges.sources = Kokkos::View<global_id*, memory_space>(
+      Kokkos::ViewAllocateWithoutInitializing("herd::ordering::sources"), graph.num_edges());
+  edges.targets = Kokkos::View<global_id*, memory_space>(
+      Kokkos::ViewAllocateWithoutInitializing("herd::ordering::targets"), graph.num_edges());
+  auto const offsets = graph.row_offsets;
+  auto const neighbours = graph.neighbours;
+  auto const sources = edges.sources, targets = edges.targets;
   Kokkos::parallel_for(
-      "herd::ordering::both_ways", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, n), KOKKOS_LAMBDA(agent_index i) {
-        edge_offset at = offsets(i);
-        for (edge_offset e = own(i); e < own(i + 1); ++e) to(at++) = from(e);
-        for (edge_offset e = other(i); e < other(i + 1); ++e) to(at++) = from_t(e);
+      "herd::ordering::entries", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, graph.num_agents()),
+      KOKKOS_LAMBDA(agent_index i) {
+        for (edge_offset e = offsets(i); e < offsets(i + 1); ++e) {
+          sources(e) = static_cast<global_id>(i);
+          targets(e) = static_cast<global_id>(neighbours(e));
+        }
       });
-  return out;
+  return build_csr<WeightStorage>(exec, edges);
 }
 
 }  // namespace Details

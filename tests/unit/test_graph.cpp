@@ -505,6 +505,31 @@ TYPED_TEST(Graph, BreadthFirstOrderIsCuthillMcKee) {
   }
 }
 
+// On a directed graph the order walks each contact both ways, once: the Cuthill-McKee order of
+// the graph symmetrised. Random arcs, a tenth of them given both ways, so that a row of the walk
+// meets some neighbours twice.
+TYPED_TEST(Graph, BreadthFirstOrderOfADirectedGraphIsThatOfItsContacts) {
+  using Exec = TypeParam;
+  Exec exec;
+  agent_index const n = 1000;
+  std::mt19937_64 random(7);
+  std::vector<global_id> sources, targets;
+  for (int k = 0; k < 3000; ++k) {
+    sources.push_back(random() % n);
+    targets.push_back(random() % n);
+  }
+  for (std::size_t k = 0; k < 300; ++k) {
+    sources.push_back(targets[k]);
+    targets.push_back(sources[k]);
+  }
+  BuildOptions directed;
+  directed.symmetrise = false;
+  auto const g = build_csr(exec, herd::test::edge_list<Exec>(n, sources, targets), directed);
+  auto const contacts = build_csr(exec, herd::test::edge_list<Exec>(n, sources, targets));
+  auto const expected = serial_cuthill_mckee(to_vector(contacts.row_offsets), to_vector(contacts.neighbours));
+  EXPECT_EQ(to_vector(compute_ordering(exec, g, Ordering::bfs).old_of_new), expected);
+}
+
 TYPED_TEST(Graph, RelabellingCarriesEachWeightWithItsEdge) {
   using Exec = TypeParam;
   Exec exec;
