@@ -443,11 +443,18 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
       throw UsageError{"unknown command '" + o.command +
                        "' (expected run, resume, convert, partition, help or version)"};
     ++i;
-    if (o.command == "resume") {
+    bool const help = i < args.size() && (args[i] == "--help" || args[i] == "-h");
+    if (o.command == "resume" && !help) {
       if (i >= args.size() || args[i].rfind("--", 0) == 0) throw UsageError{"resume needs a checkpoint file"};
       o.resume = args[i++];
     }
     if (o.command == "convert" && i < args.size() && args[i].rfind('-', 0) != 0) o.graph = args[i++];
+    // Without a graph, convert would write the default population of a million agents.
+    if (o.command == "convert" && i == 1 && !help &&
+        std::none_of(args.begin() + 1, args.end(), [](std::string const& a) { return a.rfind("--graph", 0) == 0; }))
+      throw UsageError{
+          "convert needs a GRAPH: herd convert GRAPH -o FILE (an edge-list file, or a generator: "
+          "population, erdos-renyi, power-law, watts-strogatz)"};
   }
   o.arguments.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
   constexpr long long max_agents = std::numeric_limits<std::int32_t>::max();
@@ -458,7 +465,7 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
       {"--graph", [&](auto& k, auto& v) { o.graph = to_path(k, v); }},
       {"--agents", [&](auto& k, auto& v) { o.agents = to_count(k, v, max_agents); }},
       {"--mean-degree", [&](auto& k, auto& v) { o.mean_degree = to_positive(k, v); }},
-      {"--exponent", [&](auto& k, auto& v) { o.exponent = to_number(k, v); }},
+      {"--exponent", [&](auto& k, auto& v) { o.exponent = to_range(k, v, 2, 10, true); }},
       {"--rewire", [&](auto& k, auto& v) { o.rewire = to_range(k, v, 0, 1); }},
       {"--steps", [&](auto& k, auto& v) { o.steps = static_cast<int>(to_count(k, v, max_int - 1)); }},
       {"--seed", [&](auto& k, auto& v) { o.seed = static_cast<std::uint64_t>(to_count(k, v, (1ll << 53))); }},
@@ -572,6 +579,21 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
       throw UsageError{"--major-outbreak: the model " + o.model + " has no outbreaks (sir, seir and covid have)"};
   } else if (given.count("--major-outbreak") && o.command == "run") {
     throw UsageError{"--major-outbreak applies to an ensemble (--replicates, --sweep)"};
+  }
+  // Another model's parameter would be ignored by this one: a mistake, refused with its own.
+  if (o.command == "run") {
+    auto own = model_parameters(o.model);
+    if (model_has_age_groups(o.model)) own.emplace_back("age-reading");
+    std::set<std::string> any = {"age-reading"};
+    for (auto const& name : model_names())
+      for (auto const& p : model_parameters(name)) any.insert(p);
+    for (auto const& p : any)
+      if (given.count("--" + p) && std::find(own.begin(), own.end(), p) == own.end()) {
+        std::string list;
+        for (auto const& q : own) list += (list.empty() ? "--" : ", --") + q;
+        throw UsageError{"--" + p + " does not apply to --model " + o.model +
+                         (list.empty() ? std::string(", which has no parameters") : " (its parameters: " + list + ")")};
+      }
   }
   if (o.command != "partition")
     for (char const* only : {"--parts", "--network-bandwidth", "--network-latency", "--memory-bandwidth"})
@@ -762,7 +784,7 @@ Graph:
                            weight, then optional layer name; '#' comments, SNAP or .lg style)
   --agents N               agents of a generated graph (1000000)
   --mean-degree C          mean degree of erdos-renyi, power-law, watts-strogatz (16)
-  --exponent G             power-law degree exponent, > 2 (2.5)
+  --exponent G             power-law degree exponent, in (2, 10] (2.5)
   --rewire P               watts-strogatz rewiring probability (0.1)
   --directed               keep a file's edges directed (u -> v: v's state affects u)
   --transpose              with --directed: u -> v means u's state affects v (who infects whom)

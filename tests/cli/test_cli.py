@@ -39,6 +39,13 @@ class Outputs(unittest.TestCase):
                        "--infectious-steps", "--gamma", "--initial-infected", "--precision", "--threads",
                        "--csv", "--json"]:
             self.assertIn(option, result.stdout)
+        # Every command gives the same help, resume too (its FILE is not read from "-h").
+        for command in ["run", "resume", "convert", "partition"]:
+            for flag in ["--help", "-h"]:
+                with self.subTest(command=command, flag=flag):
+                    helped = herd(command, flag)
+                    self.assertEqual(helped.returncode, 0, helped.stderr)
+                    self.assertEqual(helped.stdout, result.stdout)
         self.assertRegex(herd("--version").stdout,
                          r"^herd \d+\.\d+\.\d+ \(Kokkos [\d.]+, half conversions: (F16C|integer); "
                          r"partitioners: contiguous(, metis)?(, ptscotch)?(, parmetis)?\)")
@@ -208,11 +215,24 @@ class BadInput(unittest.TestCase):
          "--checkpoint does not apply to herd partition"),
         (["partition", "--graph", "erdos-renyi", "--parts", "2", "--beta", "0.3"], 2,
          "--beta does not apply to herd partition"),
-        (["run", "--graph", "power-law", "--agents", "1000", "--exponent", "1.5"], 1, "exponent must lie in (2, 10]"),
+        (["run", "--graph", "power-law", "--agents", "1000", "--exponent", "1.5"], 2,
+         "--exponent: '1.5' must lie in (2, 10]"),
+        (["run", "--graph", "power-law", "--agents", "1000", "--exponent", "1e300"], 2, "must lie in (2, 10]"),
+        # Another model's parameters would be ignored.
+        (["run", "--model", "covid", "--beta", "0.3"], 2,
+         "--beta does not apply to --model covid (its parameters: --transmission-rate, --mortality, "
+         "--initial-infected, --age-reading)"),
+        (["run", "--model", "voter", "--initial-infected", "5"], 2, "--initial-infected does not apply to --model voter"),
+        (["run", "--model", "sir", "--latent-steps", "3"], 2, "--latent-steps does not apply to --model sir"),
+        (["run", "--model", "sir", "--age-reading", "agenttorch"], 2, "--age-reading does not apply to --model sir"),
+        (["run", "--model", "degroot", "--confidence", "0.3"], 2,
+         "--confidence does not apply to --model degroot, which has no parameters"),
         (["run", "--initial-infected", "5000", "--agents", "1000"], 1, "exceeds the agent count 1000"),
         (["run", "--graph", "/no/such/graph.txt"], 1,
          "/no/such/graph.txt: cannot open the file (No such file or directory)"),
         (["run", "--graph", "/"], 1, "/: is a directory, not a file"),
+        # Without a graph, convert wrote the default million agents.
+        (["convert", "-o", "never.h5"], 2, "convert needs a GRAPH: herd convert GRAPH -o FILE"),
     ]
 
     def test_each_bad_input_gives_one_clear_line_and_no_output(self):
