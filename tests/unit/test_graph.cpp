@@ -661,6 +661,12 @@ TEST(EdgeListReader, NamesFileLineAndProblem) {
   EXPECT_EQ(error_of("0 18446744073709551616\n"),
             ":1: agent id 18446744073709551616 exceeds the largest supported id 2147483646");
   EXPECT_EQ(error_of("0 1 -0.5\n"), ":1: '-0.5' is not a non-negative weight");
+  EXPECT_EQ(error_of("0 1 1e-50\n"), ":1: '1e-50' lies beyond a 32-bit float's range of weights");
+  EXPECT_EQ(error_of("0 1 1e39\n"), ":1: '1e39' lies beyond a 32-bit float's range of weights");
+  // Lines ended by a carriage return alone: the next line's ids would read as a weight.
+  EXPECT_EQ(error_of("0 1\r5\r"), ":1: a carriage return inside the line (lines end with a line feed, or CR LF)");
+  EXPECT_EQ(error_of("# ids\r0 1\r"), ":1: a carriage return inside the line (lines end with a line feed, or CR LF)");
+  EXPECT_EQ(error_of("0 1\r\n1 2\r\n"), "no error");
   EXPECT_EQ(error_of("0 1 0.5\n1 2\n"), ":2: this line has no weight but earlier lines do");
   EXPECT_EQ(error_of("# nothing\n"), ": the file holds no edges");
   EXPECT_EQ(error_of("3,1,u,graph\n1,4\n"), ":2: agent id 4 exceeds the header's agent count 3");

@@ -44,6 +44,13 @@ bool parse_weight(std::string_view text, float& value) {
   return error == std::errc() && end == text.data() + text.size() && std::isfinite(value) && value >= 0.0f;
 }
 
+// A number a float cannot hold: too large, or too small but for 0 (from_chars says so).
+bool beyond_float(std::string_view text) {
+  float value = 0.0f;
+  auto const [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return error == std::errc::result_out_of_range && end == text.data() + text.size() && text[0] != '-';
+}
+
 constexpr std::size_t longest_layer_name = 64;
 // What spreadsheets put before the text of a CSV they save as UTF-8.
 constexpr std::string_view byte_order_mark = "\xEF\xBB\xBF";
@@ -192,6 +199,12 @@ EdgeLines parse_edge_lines(std::string_view text, EdgeListFormat const& format, 
     position = end + 1;
     ++line_number;
     if (line_begin < skip) continue;
+    // A file whose lines end with a carriage return alone would read as one line, its next
+    // line's ids taken for a weight and a layer (or, after a '#', as a comment).
+    if (auto const cr = line.find('\r'); cr != std::string_view::npos && cr + 1 < line.size()) {
+      fail("a carriage return inside the line (lines end with a line feed, or CR LF)");
+      break;
+    }
     int const count = split(line, fields);
     if (count == 0 || fields[0][0] == '#' || fields[0][0] == '%') continue;
     if (count < 2 || count > 4) {
@@ -222,8 +235,12 @@ EdgeLines parse_edge_lines(std::string_view text, EdgeListFormat const& format, 
     if (out.error_line != 0) break;
     float weight = 0.0f;
     if (count >= 3 && !parse_weight(fields[2], weight)) {
-      fail("'" + std::string(fields[2]) + "' is not a non-negative weight" +
-           (count == 3 && is_layer_name(fields[2]) ? " (a layer comes fourth, after a weight)" : ""));
+      std::string const field(fields[2]);
+      if (beyond_float(fields[2]))
+        fail("'" + field + "' lies beyond a 32-bit float's range of weights");
+      else
+        fail("'" + field + "' is not a non-negative weight" +
+             (count == 3 && is_layer_name(fields[2]) ? " (a layer comes fourth, after a weight)" : ""));
       break;
     }
     layer_index layer = 0;
