@@ -66,20 +66,24 @@ std::vector<std::uint8_t> age_groups_of(AttributeColumn const& column, std::stri
 // none): `ids` gives the agent of each value, when not the value's position.
 std::vector<std::uint8_t> stages_of(AttributeColumn const& column, std::string const& source, std::string& failure,
                                     global_id& failing_agent, std::vector<global_id> const& ids = {}) {
-  require(column.kind != AttributeColumn::Kind::category,
-          source + ": column " + column.name + " must hold stage numbers 0 to 4, not text");
   bool const real = column.kind == AttributeColumn::Kind::real;
+  bool const text = column.kind == AttributeColumn::Kind::category;  // some value is not a number
   std::size_t const n = real ? column.reals.size() : column.integers.size();
   std::vector<std::uint8_t> stages(n);
   failure.clear();
   for (std::size_t i = 0; i < n; ++i) {
-    double const v = real ? column.reals[i] : static_cast<double>(column.integers[i]);
+    // A text column's values that are stage numbers count as such; the others name their agent.
+    std::string const* category = text ? &column.categories[static_cast<std::size_t>(column.integers[i])] : nullptr;
+    bool const digit = category && category->size() == 1 && (*category)[0] >= '0' && (*category)[0] <= '4';
+    double const v = category ? (digit ? (*category)[0] - '0' : -1.0)
+                     : real   ? column.reals[i]
+                              : static_cast<double>(column.integers[i]);
     global_id const agent = ids.empty() ? static_cast<global_id>(i) : ids[i];
     if (!(v >= 0 && v <= 4 && v == std::floor(v))) {
       if (failure.empty() || agent < failing_agent) {
         failing_agent = agent;
         failure = source + ": column " + column.name + ": agent " + std::to_string(agent) + " has stage " +
-                  number_text(v) + " (expected 0 S, 1 E, 2 I, 3 R or 4 D)";
+                  (category ? "'" + *category + "'" : number_text(v)) + " (expected 0 S, 1 E, 2 I, 3 R or 4 D)";
       }
       continue;
     }

@@ -108,6 +108,7 @@ class CovidRun(hf.Case):
             "unknown label": [good[0], good[1].split(",")[0] + ",adult,0"] + good[2:],
             "bad stage": [good[0], ",".join(good[1].split(",")[:2]) + ",7"] + good[2:],
             "text stage": [good[0], ",".join(good[1].split(",")[:2]) + ",sick"] + good[2:],
+            "empty stage": good[:20] + [",".join(good[20].split(",")[:2]) + ","] + good[21:],
             "missing agent": good[:-1],
             "repeated id": good + [good[1].split(",")[0] + ",30t39,0"],
             "short line": good[:40] + ["7,30t39"] + good[40:],
@@ -117,7 +118,8 @@ class CovidRun(hf.Case):
             "carriage returns": "\r".join(good) + "\r",
         }
         expected = {"no age column": "no column age_group", "unknown label": "unknown age group 'adult'",
-                    "bad stage": "stage 7", "text stage": "not text", "missing agent": "no row for agent",
+                    "bad stage": "stage 7", "text stage": "agent " + good[1].split(",")[0] + " has stage 'sick'",
+                    "empty stage": "agent " + good[20].split(",")[0] + " has stage ''", "missing agent": "no row for agent",
                     "repeated id": "bad.csv:52: agent id", "short line": "bad.csv:41: expected 3 fields",
                     "bad stages": "has stage",
                     "carriage returns": "bad.csv:1: a carriage return inside the line"}
