@@ -443,15 +443,18 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
       throw UsageError{"unknown command '" + o.command +
                        "' (expected run, resume, convert, partition, help or version)"};
     ++i;
-    bool const help = i < args.size() && (args[i] == "--help" || args[i] == "-h");
-    if (o.command == "resume" && !help) {
+    bool const help =
+        std::any_of(args.begin() + 1, args.end(), [](std::string const& a) { return a == "--help" || a == "-h"; }) ||
+        std::find(args.begin() + 1, args.end(), "--version") != args.end();
+    if (o.command == "resume" && !(i < args.size() && (args[i] == "--help" || args[i] == "-h"))) {
       if (i >= args.size() || args[i].rfind("--", 0) == 0) throw UsageError{"resume needs a checkpoint file"};
       o.resume = args[i++];
     }
     if (o.command == "convert" && i < args.size() && args[i].rfind('-', 0) != 0) o.graph = args[i++];
     // Without a graph, convert would write the default population of a million agents.
     if (o.command == "convert" && i == 1 && !help &&
-        std::none_of(args.begin() + 1, args.end(), [](std::string const& a) { return a.rfind("--graph", 0) == 0; }))
+        std::none_of(args.begin() + 1, args.end(),
+                     [](std::string const& a) { return a == "--graph" || a.rfind("--graph=", 0) == 0; }))
       throw UsageError{
           "convert needs a GRAPH: herd convert GRAPH -o FILE (an edge-list file, or a generator: "
           "population, erdos-renyi, power-law, watts-strogatz)"};
@@ -465,7 +468,9 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
       {"--graph", [&](auto& k, auto& v) { o.graph = to_path(k, v); }},
       {"--agents", [&](auto& k, auto& v) { o.agents = to_count(k, v, max_agents); }},
       {"--mean-degree", [&](auto& k, auto& v) { o.mean_degree = to_positive(k, v); }},
-      {"--exponent", [&](auto& k, auto& v) { o.exponent = to_range(k, v, 2, 10, true); }},
+      // A checkpoint's stored arguments stay readable (later_wins): they were taken when written.
+      {"--exponent",
+       [&](auto& k, auto& v) { o.exponent = later_wins ? to_number(k, v) : to_range(k, v, 2, 10, true); }},
       {"--rewire", [&](auto& k, auto& v) { o.rewire = to_range(k, v, 0, 1); }},
       {"--steps", [&](auto& k, auto& v) { o.steps = static_cast<int>(to_count(k, v, max_int - 1)); }},
       {"--seed", [&](auto& k, auto& v) { o.seed = static_cast<std::uint64_t>(to_count(k, v, (1ll << 53))); }},
@@ -580,8 +585,9 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
   } else if (given.count("--major-outbreak") && o.command == "run") {
     throw UsageError{"--major-outbreak applies to an ensemble (--replicates, --sweep)"};
   }
-  // Another model's parameter would be ignored by this one: a mistake, refused with its own.
-  if (o.command == "run") {
+  // Another model's parameter would be ignored by this one: a mistake, refused with its own (a
+  // checkpoint's stored arguments, merged with later_wins, were taken when it was written).
+  if (o.command == "run" && !later_wins) {
     auto own = model_parameters(o.model);
     if (model_has_age_groups(o.model)) own.emplace_back("age-reading");
     std::set<std::string> any = {"age-reading"};
