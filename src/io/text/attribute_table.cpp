@@ -2,6 +2,8 @@
 #include <herd/io/text/attribute_table.hpp>
 #include <herd/io/text/edge_list_parser.hpp>
 
+#include "line_ends.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -107,12 +109,10 @@ AttributeLines split_attribute_lines(std::string_view text, std::string const& n
     auto line = text.substr(position, end - position);
     position = end + 1;
     ++line_number;
+    // Lines ended by a carriage return alone: the rows would pass for a header's columns.
+    if (Details::holds_carriage_return(line)) fail(Details::carriage_return_inside);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty()) continue;
-    // A file saved with a carriage return alone at each line's end reads as one line: its rows
-    // would pass for a header's columns.
-    if (line.find('\r') != std::string_view::npos)
-      fail("a carriage return inside the line (lines end with a line feed, or CR LF)");
     if (!split_csv(line, header.empty() ? header : fields)) fail("unterminated or misplaced double quote");
     if (out.values.empty()) {
       if (!given_header) {

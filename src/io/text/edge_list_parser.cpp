@@ -2,6 +2,8 @@
 
 #include <herd/core/error.hpp>
 
+#include "line_ends.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -199,10 +201,10 @@ EdgeLines parse_edge_lines(std::string_view text, EdgeListFormat const& format, 
     position = end + 1;
     ++line_number;
     if (line_begin < skip) continue;
-    // A file whose lines end with a carriage return alone would read as one line, its next
-    // line's ids taken for a weight and a layer (or, after a '#', as a comment).
-    if (auto const cr = line.find('\r'); cr != std::string_view::npos && cr + 1 < line.size()) {
-      fail("a carriage return inside the line (lines end with a line feed, or CR LF)");
+    // Lines ended by a carriage return alone: the next line's ids would read as a weight and a
+    // layer (or, after a '#', as a comment).
+    if (Details::holds_carriage_return(line)) {
+      fail(Details::carriage_return_inside);
       break;
     }
     int const count = split(line, fields);

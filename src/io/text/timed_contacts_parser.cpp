@@ -3,6 +3,8 @@
 #include <herd/core/error.hpp>
 #include <herd/io/text/edge_list_parser.hpp>
 
+#include "line_ends.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <limits>
@@ -55,10 +57,9 @@ std::pair<std::size_t, std::string> parse_timed_lines(std::string_view text, std
       return std::make_pair(line_number, message + " (a line is: time id id)");
     };
     long long time = 0, a = 0, b = 0;
-    // A file whose lines end with a carriage return alone would read as one line, its contacts
-    // after the first taken for further columns.
-    if (line.find('\r') < line.size() - 1)
-      return failure("a carriage return inside the line (lines end with a line feed, or CR LF)");
+    // Lines ended by a carriage return alone: the contacts after the first would read as
+    // further columns.
+    if (Details::holds_carriage_return(line)) return failure(Details::carriage_return_inside);
     if (j.empty()) return failure("expected a time and two agent ids");
     if (auto const read = parse_integer(t, time); read == Parsed::too_large)
       return failure("the time", t, "lies outside the times read, -2^63 to 2^63 - 1");
