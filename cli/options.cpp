@@ -34,8 +34,12 @@ double to_number(std::string const& option, std::string const& text) {
   char* end = nullptr;
   errno = 0;
   double const value = decimal ? std::strtod(text.c_str(), &end) : 0.0;
-  if (!decimal || *end != '\0' || errno == ERANGE || !std::isfinite(value))
-    throw UsageError{option + ": '" + text + "' is not a number"};
+  bool const whole_text = decimal && *end == '\0';
+  if (whole_text && errno == ERANGE)  // a number, but not one a 64-bit float holds
+    throw UsageError{option + ": '" + text + "' lies " +
+                     (std::fabs(value) >= 1.0 ? "beyond the range" : "below the smallest magnitude") +
+                     " of a 64-bit float"};
+  if (!whole_text || !std::isfinite(value)) throw UsageError{option + ": '" + text + "' is not a number"};
   return value;
 }
 
@@ -81,6 +85,14 @@ double to_range(std::string const& option, std::string const& text, double low, 
   return value;
 }
 
+// Every K steps: 0 would write nothing more than leaving the option out, so it is refused as a
+// likely mistake, except in a checkpoint's stored arguments (`stored`), taken as they were written.
+int to_period(std::string const& option, std::string const& text, bool stored) {
+  auto const steps = to_count(option, text, std::numeric_limits<int>::max());
+  if (steps == 0 && !stored) throw UsageError{option + " must be positive: leave it out to write only at the end"};
+  return static_cast<int>(steps);
+}
+
 // "16G", "512M", "2e9": bytes, with an optional binary suffix K, M, G or T.
 std::uint64_t to_bytes(std::string const& option, std::string const& text) {
   static constexpr char suffixes[] = "KMGT";
@@ -93,7 +105,8 @@ std::uint64_t to_bytes(std::string const& option, std::string const& text) {
       number.pop_back();
     }
   double const value = to_number(option, number) * scale;
-  if (value <= 0 || value > 1e18) throw UsageError{option + ": '" + text + "' is not a size in bytes (say 16G)"};
+  if (value > 1e18) throw UsageError{option + ": '" + text + "' exceeds the largest size, 1e18 bytes"};
+  if (value < 1) throw UsageError{option + ": '" + text + "' is not a size in bytes (say 16G)"};
   return static_cast<std::uint64_t>(value);
 }
 
@@ -521,14 +534,14 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
        }},
       {"--label", [&](auto&, auto& v) { o.label = v; }},
       {"--checkpoint", [&](auto& k, auto& v) { o.checkpoint = to_path(k, v); }},
-      {"--checkpoint-every", [&](auto& k, auto& v) { o.checkpoint_every = static_cast<int>(to_count(k, v, max_int)); }},
+      {"--checkpoint-every", [&](auto& k, auto& v) { o.checkpoint_every = to_period(k, v, later_wins); }},
       {"--output", [&](auto& k, auto& v) { o.output = to_path(k, v); }},
       {"--attributes", [&](auto& k, auto& v) { o.attributes = to_path(k, v); }},
       {"--scenario", [&](auto& k, auto& v) { o.scenario = to_path(k, v); }},
       {"--window", [&](auto& k, auto& v) { o.window = to_duration(k, v); }},
       {"--after-last", [&](auto& k, auto& v) { o.after_last = one_of(k, v, {"loop", "stop"}); }},
       {"--window-weights", [&](auto& k, auto& v) { o.window_weights = one_of(k, v, {"met", "contacts"}); }},
-      {"--snapshot-every", [&](auto& k, auto& v) { o.snapshot_every = static_cast<int>(to_count(k, v, max_int)); }},
+      {"--snapshot-every", [&](auto& k, auto& v) { o.snapshot_every = to_period(k, v, later_wins); }},
       {"--partition", [&](auto& k, auto& v) { o.partition = one_of(k, v, {"contiguous", "metis", "ptscotch", "parmetis"}); }},
       {"--exchange-every", [&](auto& k, auto& v) { o.exchange_every = static_cast<int>(to_count(k, v, max_int)); }},
       {"--parts", [&](auto& k, auto& v) { o.parts = to_list(k, v); }},
