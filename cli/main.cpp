@@ -325,6 +325,11 @@ int main(int argc, char* argv[]) {
     }
     status = 1;
   }
+#if HERD_ENABLE_MPI
+  // A rank whose parallel file's flush failed inside a cleanup (its error was another) may have
+  // left the others waiting in HDF5's collective steps.
+  if (mpi.size > 1 && herd::mpi::stranded()) mpi.abort_job();
+#endif
   Kokkos::finalize();
 #if HERD_ENABLE_HDF5
   // HDF5 1.10 crashes in MPI_Finalize closing a file whose close failed; the error is reported and

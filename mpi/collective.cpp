@@ -1,5 +1,6 @@
 #include <herd/mpi/collective.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <exception>
 #include <string>
@@ -12,7 +13,13 @@ namespace {
 // Per thread: an exception stays on the thread that throws and handles it.
 thread_local int collective_errors_alive = 0;
 thread_local int agreeing = 0;
+// Per process, and for good: a rank stranded on one thread is stranded on all.
+std::atomic<bool> stranded_process{false};
 }  // namespace
+
+StrandedError::StrandedError(std::string const& message) : Error(message) { stranded_process = true; }
+
+bool stranded() noexcept { return stranded_process; }
 
 CollectiveError::Alive::Alive() noexcept { ++collective_errors_alive; }
 CollectiveError::Alive::Alive(Alive const&) noexcept { ++collective_errors_alive; }
@@ -28,7 +35,9 @@ bool failing_alone(MPI_Comm comm) noexcept {
   MPI_Finalized(&finalized);
   if (!initialized || finalized) return false;
 #endif
-  if (agreeing > 0 || size_of(comm) < 2) return false;
+  if (size_of(comm) < 2) return false;
+  if (stranded_process) return true;
+  if (agreeing > 0) return false;
   // Unwinding: the exception in flight cannot be looked at, but a CollectiveError, if it is one,
   // is alive until its handler ends.
   if (std::uncaught_exceptions() > 0) return collective_errors_alive == 0;

@@ -7,6 +7,7 @@ Usage: test_cli_hdf5.py HERD MPIEXEC [MPIEXEC FLAGS...]   (needs h5py and numpy)
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -196,6 +197,41 @@ class KilledWhileWriting(Case):
             self.ok(0, "resume", ckpt, "--csv", self.path("resumed.csv"))
             self.assertEqual(read(self.path("resumed.csv")), full, f"attempt {attempt}")
         self.assertGreaterEqual(len(resumed_from), 2, "the kills should land at different steps")
+
+
+class FullDisk(Case):
+    """A file system that fills up while the outputs are written: a real one, a 64 KiB tmpfs (so
+    the test needs the right to mount, which CI's root has; it is skipped elsewhere)."""
+
+    def setUp(self):
+        super().setUp()
+        self.disk = self.path("disk")
+        os.mkdir(self.disk)
+        mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", self.disk], capture_output=True)
+        if mounted.returncode != 0:
+            self.skipTest("cannot mount a small file system here: " + mounted.stderr.decode().strip())
+        self.addCleanup(subprocess.run, ["umount", "-l", self.disk])
+
+    def test_every_rank_stops_with_one_line_and_the_old_file_intact(self):
+        # HDF5 1.10's close waited for ever on the other ranks where rank 0's last flush failed.
+        out = os.path.join(self.disk, "out.h5")
+        run = ["run", "--model", "seir", "--graph", "erdos-renyi", "--agents", "20000", "--steps", "20", "--quiet"]
+        cases = [[*run, "--output", out], [*run, "--output", out, "--snapshot-every", "5"],
+                 ["convert", "erdos-renyi", "--agents", "20000", "-o", out]]
+        for ranks in (0, 2, 3):
+            for args in cases:
+                with self.subTest(ranks=ranks, args=args):
+                    with open(out, "w") as f:
+                        f.write("the previous file\n")
+                    command = herd_files_test.herd_command(ranks, *args)
+                    result = subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=90)
+                    self.assertEqual(result.returncode, 1, result.stderr)
+                    lines = [line for line in result.stderr.splitlines() if line.startswith("herd:")]
+                    self.assertEqual(len(lines), 1, result.stderr)
+                    # The file given, not the one written beside it.
+                    self.assertRegex(lines[0], r"^herd: (rank \d+ of \d+: )?" + re.escape(out) + r": .*writing (the file )?failed")
+                    self.assertEqual(read(out), "the previous file\n")
+                    self.assertEqual(os.listdir(self.disk), ["out.h5"], "a partial file was left behind")
 
 
 def open_mpi_mpiexec():

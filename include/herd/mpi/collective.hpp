@@ -35,13 +35,25 @@ class CollectiveError : public Error {
   } alive_;
 };
 
+/// An error after which other ranks may wait for ever in a collective call this rank cannot join:
+/// parallel HDF5 1.10, when a rank's flush fails, leaves its collective steps out of turn. Making
+/// one marks the process stranded for good (mpi::stranded): failing_alone then holds, and
+/// `collectively` passes it on without agreeing on it. The job must be aborted.
+class StrandedError : public Error {
+ public:
+  explicit StrandedError(std::string const& message);
+};
+
+/// Whether a StrandedError was made in this process: it must end by aborting the job.
+bool stranded() noexcept;
+
 /// Whether this rank is leaving its work through an error that the other ranks of `comm` do not
 /// share: an exception under way, or being handled, that is not a CollectiveError (an error
 /// worded anew from one must be a CollectiveError again), outside any `collectively` call (which
 /// makes every failure a shared one), with more than one rank. The others may be waiting in a
 /// collective call, so such a rank must start no other on its files (closing a parallel HDF5 file
 /// is one): it releases what is its own alone, and the job is then aborted (MPI_Abort). Meant for
-/// destructors and catch blocks.
+/// destructors and catch blocks. Once the process is stranded it always holds.
 bool failing_alone(MPI_Comm comm) noexcept;
 
 /// Throws herd::mpi::CollectiveError on every rank of `comm` if `failure` is non-empty on any rank. The message is
@@ -73,6 +85,8 @@ auto collectively(MPI_Comm comm, F&& f) -> decltype(f()) {
     try {
       Details::Agreeing const agreeing;
       f();
+    } catch (StrandedError const&) {
+      throw;  // the ranks this one left waiting would never join the agreement
     } catch (std::exception const& e) {
       failure = e.what();
       if (failure.empty()) failure = "unknown error";
@@ -83,6 +97,8 @@ auto collectively(MPI_Comm comm, F&& f) -> decltype(f()) {
     try {
       Details::Agreeing const agreeing;
       result = f();
+    } catch (StrandedError const&) {
+      throw;
     } catch (std::exception const& e) {
       failure = e.what();
       if (failure.empty()) failure = "unknown error";

@@ -269,12 +269,16 @@ bool close_file(hid_t id) {
 bool close_failed() { return a_close_failed; }
 
 File::File(File&& other) noexcept
-    : path_(std::move(other.path_)), comm_(other.comm_), id_(std::exchange(other.id_, -1)) {}
+    : path_(std::move(other.path_)),
+      name_(std::move(other.name_)),
+      comm_(other.comm_),
+      id_(std::exchange(other.id_, -1)) {}
 
 File& File::operator=(File&& other) noexcept {
   if (this != &other) {
     if (id_ >= 0) close_file(id_);
     path_ = std::move(other.path_);
+    name_ = std::move(other.name_);
     comm_ = other.comm_;
     id_ = std::exchange(other.id_, -1);
   }
@@ -292,9 +296,14 @@ void File::close() {
   hid_t const id = std::exchange(id_, -1);
   bool const flushed = H5Fflush(id, H5F_SCOPE_GLOBAL) >= 0;
   std::string const reason = flushed ? "" : hdf5_reason();
-  bool const closed = close_file(id);
-  if (!flushed || !closed)
-    throw Error(path_ + ": writing the file failed (" + (flushed ? hdf5_reason() : reason) + ")");
+  // Over ranks, a rank whose flush failed has left HDF5 1.10's collective steps out of turn (a
+  // full disk): the others wait in them, and this rank's close would wait elsewhere.
+  bool const ranks = mpi::size_of(comm_) > 1;
+  bool const closed = (flushed || !ranks) && close_file(id);
+  if (flushed && closed) return;
+  std::string const message = name_ + ": writing the file failed (" + (flushed ? hdf5_reason() : reason) + ")";
+  if (ranks) throw mpi::StrandedError(message);
+  throw Error(message);
 }
 
 namespace {
@@ -306,7 +315,7 @@ std::string failure_text(std::string const& path, std::string const& object, std
 }  // namespace
 
 void File::fail(std::string const& object, std::string const& what) const {
-  throw Error(failure_text(path_, object, what));
+  throw Error(failure_text(name_, object, what));
 }
 
 bool File::exists(std::string const& object) const {
@@ -346,15 +355,15 @@ void File::set_attribute(std::string const& object, std::string const& name, std
   H5Tset_size(type.get(), value.empty() ? 1 : value.size());
   H5Tset_strpad(type.get(), H5T_STR_NULLPAD);
   H5Tset_cset(type.get(), H5T_CSET_UTF8);
-  put_attribute(id_, object, name, type.get(), value.empty() ? "" : value.data(), path_);
+  put_attribute(id_, object, name, type.get(), value.empty() ? "" : value.data(), name_);
 }
 
 void File::set_attribute(std::string const& object, std::string const& name, std::int64_t value) {
-  put_attribute(id_, object, name, H5T_NATIVE_INT64, &value, path_);
+  put_attribute(id_, object, name, H5T_NATIVE_INT64, &value, name_);
 }
 
 void File::set_attribute(std::string const& object, std::string const& name, double value) {
-  put_attribute(id_, object, name, H5T_NATIVE_DOUBLE, &value, path_);
+  put_attribute(id_, object, name, H5T_NATIVE_DOUBLE, &value, name_);
 }
 
 namespace {
@@ -380,7 +389,7 @@ hid_t open_attribute(hid_t file, std::string const& path, std::string const& obj
 }  // namespace
 
 std::string File::string_attribute(std::string const& object, std::string const& name) const {
-  Id attr(open_attribute(id_, path_, object, name, H5T_STRING, "string"), H5Aclose);
+  Id attr(open_attribute(id_, name_, object, name, H5T_STRING, "string"), H5Aclose);
   Id type(H5Aget_type(attr.get()), H5Tclose);
   if (H5Tis_variable_str(type.get()) > 0) {
     // Written by other tools (h5py writes variable-length strings).
@@ -400,14 +409,14 @@ std::string File::string_attribute(std::string const& object, std::string const&
 }
 
 std::int64_t File::int_attribute(std::string const& object, std::string const& name) const {
-  Id attr(open_attribute(id_, path_, object, name, H5T_INTEGER, "integer"), H5Aclose);
+  Id attr(open_attribute(id_, name_, object, name, H5T_INTEGER, "integer"), H5Aclose);
   std::int64_t value = 0;
   if (H5Aread(attr.get(), H5T_NATIVE_INT64, &value) < 0) fail(object, "cannot read the attribute '" + name + "'");
   return value;
 }
 
 double File::double_attribute(std::string const& object, std::string const& name) const {
-  Id attr(open_attribute(id_, path_, object, name, H5T_FLOAT, "floating-point number"), H5Aclose);
+  Id attr(open_attribute(id_, name_, object, name, H5T_FLOAT, "floating-point number"), H5Aclose);
   double value = 0;
   if (H5Aread(attr.get(), H5T_NATIVE_DOUBLE, &value) < 0) fail(object, "cannot read the attribute '" + name + "'");
   return value;
@@ -427,7 +436,7 @@ hid_t open_dataset(hid_t file, std::string const& path, std::string const& datas
 }  // namespace
 
 Type File::type(std::string const& dataset) const {
-  Id d(open_dataset(id_, path_, dataset), H5Dclose);
+  Id d(open_dataset(id_, name_, dataset), H5Dclose);
   Id t(H5Dget_type(d.get()), H5Tclose);
   std::size_t const size = H5Tget_size(t.get());
   H5T_class_t const kind = H5Tget_class(t.get());
@@ -448,12 +457,12 @@ Type File::type(std::string const& dataset) const {
       if (esize == 8 && msize == 7) return Type::bf16;
     }
   }
-  throw Error(path_ + ": " + dataset + ": element type (HDF5 class " + std::to_string(static_cast<int>(kind)) + ", " +
+  throw Error(name_ + ": " + dataset + ": element type (HDF5 class " + std::to_string(static_cast<int>(kind)) + ", " +
               std::to_string(size) + " bytes) is not one Herd stores");
 }
 
 std::vector<std::uint64_t> File::extents(std::string const& dataset) const {
-  Id d(open_dataset(id_, path_, dataset), H5Dclose);
+  Id d(open_dataset(id_, name_, dataset), H5Dclose);
   Id space(H5Dget_space(d.get()), H5Sclose);
   int const rank = H5Sget_simple_extent_ndims(space.get());
   if (rank < 0) fail(dataset, "cannot read the dataset's shape");
@@ -528,16 +537,16 @@ std::uint64_t sum_over(MPI_Comm comm, std::uint64_t value) {
 
 void File::write_rows(std::string const& dataset, Type type, std::uint64_t first, std::uint64_t count,
                       void const* data) {
-  Id d(open_dataset(id_, path_, dataset), H5Dclose);
+  Id d(open_dataset(id_, name_, dataset), H5Dclose);
   Id file_space(H5Dget_space(d.get()), H5Sclose);
-  Id memory_space(select_rows(file_space.get(), first, count, path_, dataset), H5Sclose);
+  Id memory_space(select_rows(file_space.get(), first, count, name_, dataset), H5Sclose);
   Id t(native(type), H5Tclose);
   Id dxpl(transfer_collectively(), H5Pclose);
   // A rank whose part failed (its disk full) must not leave the others in the checksum's sum:
   // every rank throws.
   std::string failure;
   if (H5Dwrite(d.get(), t.get(), memory_space.get(), file_space.get(), dxpl.get(), data) < 0)
-    failure = failure_text(path_, dataset, "writing failed");
+    failure = failure_text(name_, dataset, "writing failed");
   mpi::raise_if_any_failed(comm_, failure);
   // Every write adds its rows to the stored sum, so a dataset written in parts gets the whole one.
   // Values converted on the way have another sum than those stored: such a dataset gets none.
@@ -554,9 +563,9 @@ void File::write_rows(std::string const& dataset, Type type, std::uint64_t first
 
 void File::read_rows(std::string const& dataset, Type type, std::uint64_t first, std::uint64_t count,
                      void* data) const {
-  Id d(open_dataset(id_, path_, dataset), H5Dclose);
+  Id d(open_dataset(id_, name_, dataset), H5Dclose);
   Id file_space(H5Dget_space(d.get()), H5Sclose);
-  Id memory_space(select_rows(file_space.get(), first, count, path_, dataset), H5Sclose);
+  Id memory_space(select_rows(file_space.get(), first, count, name_, dataset), H5Sclose);
   Id t(native(type), H5Tclose);
   Id dxpl(transfer_collectively(), H5Pclose);
 #if HERD_ENABLE_MPI
@@ -590,7 +599,7 @@ void File::verify(std::string const& dataset, Type type, std::uint64_t first, st
   if (whole == 0 && totals[1] != all) return;
   auto const stored = static_cast<std::uint64_t>(int_attribute(dataset, checksum_attribute));
   if ((whole == 1 ? mine : totals[0]) != stored)
-    throw Error(path_ + ": " + dataset +
+    throw Error(name_ + ": " + dataset +
                 ": the values differ from the dataset's stored checksum: the file is damaged (a file edited by "
                 "another tool must have the dataset's '" +
                 checksum_attribute + "' attribute removed or recomputed)");

@@ -43,6 +43,7 @@ h5::File create_partial(std::string const& final_path, std::string const& kind, 
       throw;
     }
   }();
+  file.named(final_path);  // errors name the file the user gave, not the one beside it
   try {
     file.set_attribute("/", "herd_format", kind);
     file.set_attribute("/", "format_version", format_version);
@@ -106,11 +107,19 @@ void discard_file(h5::File& file) noexcept {
     remove_temporary(partial);
     return;
   }
+  // The close flushes what HDF5 still holds, and a rank whose flush fails (a full disk: most often
+  // why the file is discarded) leaves HDF5 1.10's collective steps out of turn, so that the others
+  // wait for ever. The file goes anyway: emptying it first gives the flush room.
+  MPI_Comm const comm = file.communicator();
+  if (mpi::size_of(comm) > 1) {
+    if (mpi::rank_of(comm) == 0) (void)::truncate(partial.c_str(), 0);
+    MPI_Barrier(comm);
+  }
   try {
     file.close();
   } catch (...) {
   }
-  if (mpi::rank_of(file.communicator()) == 0) remove_temporary(partial);
+  if (mpi::rank_of(comm) == 0) remove_temporary(partial);
 }
 
 void check_format(h5::File const& file, std::string const& kind) {

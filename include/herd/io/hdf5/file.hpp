@@ -88,6 +88,9 @@ class File {
   /// collective close would wait for ranks that wait elsewhere, and the job's abort ends the rest.
   void abandon() noexcept { id_ = -1; }
   std::string const& path() const { return path_; }
+  /// The name its errors give: its path, or the file it is written to replace (named).
+  std::string const& name() const { return name_; }
+  void named(std::string name) { name_ = std::move(name); }
   MPI_Comm communicator() const { return comm_; }
 
   bool exists(std::string const& object) const;
@@ -120,11 +123,12 @@ class File {
   void write_all(std::string const& dataset, Type type, std::vector<std::uint64_t> const& extents, void const* data);
 
  private:
-  File(std::string path, MPI_Comm comm, std::int64_t id) : path_(std::move(path)), comm_(comm), id_(id) {}
+  File(std::string path, MPI_Comm comm, std::int64_t id) : path_(std::move(path)), name_(path_), comm_(comm), id_(id) {}
   [[noreturn]] void fail(std::string const& object, std::string const& what) const;
   void verify(std::string const& dataset, Type type, std::uint64_t first, std::uint64_t count, void const* data) const;
 
   std::string path_;
+  std::string name_;
   MPI_Comm comm_ = MPI_COMM_NULL;
   std::int64_t id_ = -1;  // hid_t, kept out of this header so that users need no HDF5 include path
 };
