@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <memory>
 #include <set>
@@ -205,43 +206,66 @@ std::vector<std::string> layers_named(Scenario const& scenario) {
   return names;
 }
 
-// Where the parser stands, followed through its events: the key of the value it reads
-// ("events[2].set.beta"), for the errors it throws without one, and the keys each open object has
-// had, so that a key given twice is refused (the last one would win without a word: a lockdown's
-// factor could vanish).
-class Reading {
+// Builds the document from the parser's events, following where it stands: the key of the value
+// it reads ("events[2].set.beta"), for the errors it throws without one, and the keys each open
+// object has had, so that a key given twice is refused (the last one would win without a word: a
+// lockdown's factor could vanish). nlohmann's parser with a callback does this too, but looks
+// through the whole list at each object's end: a file of 10^5 events took minutes.
+class Reading : public nlohmann::json_sax<Json> {
  public:
-  bool read(Json::parse_event_t event, Json const& parsed) {
-    using Event = Json::parse_event_t;
-    if (event == Event::object_start || event == Event::array_start) {
-      // A scenario nests a few levels; deeper is no scenario, and each level costs memory here.
-      if (levels_.size() >= deepest) throw Error(key() + ": nested deeper than " + std::to_string(deepest) + " levels");
-      levels_.push_back({event == Event::object_start, 0, {}, {}});
-    } else if (event == Event::key) {
-      auto& level = levels_.back();
-      level.key = parsed.get<std::string>();
-      if (!level.keys.insert(level.key).second) {
-        std::string const name = std::move(level.key);
-        level.key.clear();
-        throw Error(key() + ": the key \"" + name + "\" is given twice");
-      }
-    } else if (event == Event::object_end || event == Event::array_end) {
-      levels_.pop_back();
-      done_value();
-    } else if (event == Event::value) {
-      done_value();
-    }
+  Json document;
+
+  Reading() : document(nullptr) {}  // user-provided: building the document may throw
+  Reading(Reading const&) = delete;
+  Reading& operator=(Reading const&) = delete;
+  Reading(Reading&&) = delete;
+  Reading& operator=(Reading&&) = delete;
+  ~Reading() override = default;
+
+  bool null() override { return put(Json(nullptr)); }
+  bool boolean(bool value) override { return put(Json(value)); }
+  bool number_integer(number_integer_t value) override { return put(Json(value)); }
+  bool number_unsigned(number_unsigned_t value) override { return put(Json(value)); }
+  bool number_float(number_float_t value, string_t const&) override { return put(Json(value)); }
+  bool string(string_t& value) override { return put(Json(std::move(value))); }
+  bool binary(binary_t& value) override { return put(Json::binary(std::move(value))); }
+  bool start_object(std::size_t) override { return open(Json::object()); }
+  bool start_array(std::size_t) override { return open(Json::array()); }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
+
+  bool key(string_t& name) override {
+    auto& level = levels_.back();
+    level.key.clear();  // the errors below name the object, not its previous key
+    // No key of a scenario holds one, and the message naming it would end at a NUL.
+    if (std::any_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }))
+      throw Error(key() + ": the key " + Json(name).dump() + " holds a control character");
+    if (!level.keys.insert(name).second) throw Error(key() + ": the key \"" + name + "\" is given twice");
+    level.key = name;
+    level.slot = &(*level.value)[name];
     return true;
+  }
+
+  bool parse_error(std::size_t, std::string const&, nlohmann::detail::exception const& error) override {
+    // As the parser without a handler throws them: the caller tells a syntax error from a number
+    // out of range.
+    if (auto const* syntax = dynamic_cast<Json::parse_error const*>(&error)) throw *syntax;
+    if (auto const* range = dynamic_cast<Json::out_of_range const*>(&error)) throw *range;
+    throw Error(error.what());
   }
 
   /// The key of the value being read, as the scenario's errors name it.
   std::string key() const {
     std::string out;
     for (auto const& level : levels_) {
-      if (!level.object)
-        out += "[" + std::to_string(level.index) + "]";
-      else if (!level.key.empty())
-        out += (out.empty() ? "" : ".") + level.key;
+      if (!level.object) {
+        out += '[';
+        out += std::to_string(level.index);
+        out += ']';
+      } else if (!level.key.empty()) {
+        if (!out.empty()) out += '.';
+        out += level.key;
+      }
     }
     return out.empty() ? "the scenario" : out;
   }
@@ -249,16 +273,70 @@ class Reading {
  private:
   static constexpr std::size_t deepest = 32;
   struct Level {
+    Json* value;  ///< the object or array being read
     bool object;
-    std::size_t index;  ///< in an array: the elements read
-    std::string key;    ///< in an object: the key of the value being read
+    std::size_t index = 0;  ///< in an array: the elements read
+    std::string key;        ///< in an object: the key of the value being read
+    Json* slot = nullptr;   ///< in an object: where that value goes
     std::set<std::string> keys;
   };
-  void done_value() {
+
+  // Where the next value goes: the document, the end of an array, or an object's slot.
+  Json* place(Json&& value) {
+    if (levels_.empty()) {
+      document = std::move(value);
+      return &document;
+    }
+    auto& level = levels_.back();
+    if (level.object) {
+      *level.slot = std::move(value);
+      return level.slot;
+    }
+    auto& elements = level.value->get_ref<Json::array_t&>();
+    elements.push_back(std::move(value));
+    return &elements.back();
+  }
+  bool put(Json&& value) {
+    place(std::move(value));
+    done();
+    return true;
+  }
+  // An array's element is counted once read whole, so that an error inside names it.
+  void done() {
     if (!levels_.empty() && !levels_.back().object) ++levels_.back().index;
   }
+  bool open(Json&& empty) {
+    // A scenario nests a few levels; deeper is no scenario, and each level costs memory here.
+    if (levels_.size() >= deepest) throw Error(key() + ": nested deeper than " + std::to_string(deepest) + " levels");
+    bool const object = empty.is_object();
+    Json* value = place(std::move(empty));
+    levels_.push_back({value, object, 0, {}, nullptr, {}});
+    return true;
+  }
+  bool close() {
+    levels_.pop_back();
+    done();
+    return true;
+  }
+
   std::vector<Level> levels_;
 };
+
+// A parser's message, its bytes outside printable ASCII written as \xNN: it quotes what it read.
+std::string printable(std::string const& text) {
+  std::string out;
+  for (char c : text) {
+    auto const byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte < 0x7f) {
+      out += c;
+    } else {
+      char code[5];
+      std::snprintf(code, sizeof code, "\\x%02x", byte);
+      out += code;
+    }
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -276,23 +354,23 @@ std::shared_ptr<std::string const> read_scenario_text(std::string const& path) {
 
 Scenario read_scenario(std::string const& path, std::string const& text, int steps, bool continued,
                        std::optional<std::vector<std::string>> const& layer_names) {
-  Json json;
   Reading place;
   try {
-    json = Json::parse(text, [&](int, Json::parse_event_t event, Json& parsed) { return place.read(event, parsed); });
+    Json::sax_parse(text, &place);
   } catch (Json::parse_error const& e) {
     // "[json.exception.parse_error.101] parse error at line 3, column 5: ...": the part from "line".
-    std::string const what = e.what();
+    std::string const what = printable(e.what());
     auto const at = what.find("line ");
     throw Error(path + ": malformed JSON at " + (at == std::string::npos ? what : what.substr(at)));
   } catch (Json::exception const& e) {
     // "[json.exception.out_of_range.406] number overflow parsing '1e400'": the part after the tag.
-    std::string const what = e.what();
+    std::string const what = printable(e.what());
     auto const tag = what.find("] ");
     throw Error(path + ": " + place.key() + ": " + (tag == std::string::npos ? what : what.substr(tag + 2)));
   } catch (Error const& e) {
     throw Error(path + ": " + e.what());
   }
+  Json const json = std::move(place.document);
   Scenario scenario;
   scenario.layer_names = layer_names.value_or(std::vector<std::string>());
   try {

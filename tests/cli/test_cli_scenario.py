@@ -10,6 +10,7 @@ import json
 import os
 import sys
 import threading
+import time
 import unittest
 
 import herd_files_test as hf
@@ -326,6 +327,40 @@ class Scenario(hf.Case):
                 self.ok(0, "run", "--model", "seir", "--graph", "population", "--agents", "5000", "--steps", "200",
                         "--quiet", "--scenario", os.path.join(examples, name))
 
+    def test_sets_on_steps_apart_each_take_their_value_and_give_it_back(self):
+        # Two ranges that meet, a single step after a range, and another parameter inside one:
+        # the same series as the changes given step by step.
+        ranges = self.scenario([{"steps": [2, 4], "set": {"beta": 0.01}}, {"steps": [5, 8], "set": {"beta": 0.2}},
+                                {"step": 9, "set": {"beta": 0.05}}, {"steps": [3, 6], "set": {"infectious-steps": 2}}])
+        steps = self.scenario([{"step": 2, "set": {"beta": 0.01}}, {"step": 5, "set": {"beta": 0.2}},
+                               {"step": 9, "set": {"beta": 0.05}}, {"step": 3, "set": {"infectious-steps": 2}},
+                               {"step": 7, "set": {"infectious-steps": 5}}])
+        series = []
+        for path in (ranges, steps):
+            out = self.path("series.csv")
+            hf.herd(0, "run", *RUN, "--scenario", path, "--csv", out)
+            series.append(hf.read(out))
+        self.assertEqual(series[0], series[1])
+
+    def test_many_events_are_read_in_time_proportional_to_their_number(self):
+        # The callback parser looked through the whole list of events at the end of each, twice
+        # (the file is checked, then run): 10^5 events took seconds, a file near the 64 MiB limit
+        # would have taken an hour. Timed against a file a tenth as long, run alike: not a speed,
+        # an order of growth (the run itself goes through every event every step).
+        def seconds(events):
+            path = self.path(f"many-{events}.json")
+            with open(path, "w") as f:
+                json.dump({"events": [{"step": k % 30 + 1, "set": {"beta": 0.01 * (k % 7 + 1)}} for k in range(events)]},
+                          f)
+            start = time.monotonic()
+            result = hf.herd(0, "run", "--model", "sir", "--graph", "erdos-renyi", "--agents", "2000", "--steps", "30",
+                             "--quiet", "--scenario", path)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            return time.monotonic() - start
+
+        small, large = seconds(30000), seconds(300000)
+        self.assertLess(large, 12 * small + 1.0, f"3·10^4 events: {small:.2f} s, 3·10^5: {large:.2f} s")
+
     def test_bad_files_are_refused_with_one_line_and_nothing_written(self):
         cases = [
             ('{"events": [{"step": 3, "set": {"beta": 0.1}},]}', "line 1, column"),
@@ -367,12 +402,24 @@ class Scenario(hf.Case):
             ([{"step": 3, "isolate": {"probability": 0.5}}], "events[0].isolate: \"duration\" is missing"),
             ([{"step": 3, "isolate": {"probability": 0.5, "duration": 2, "for": 3}}],
              "events[0].isolate: unknown key \"for\""),
+            # A range gives its parameter back its earlier value, which would undo a set inside it.
+            ([{"steps": [2, 5], "set": {"beta": 0.1}}, {"steps": [3, 8], "set": {"beta": 0.3}}],
+             "events[1].set.beta sets beta on step 3, inside steps 2-5 of events[0].set.beta"),
+            ([{"step": 4, "set": {"beta": 0.3}}, {"steps": [2, 5], "set": {"beta": 0.1}}],
+             "events[0].set.beta sets beta on step 4, inside steps 2-5 of events[1].set.beta"),
+            ([{"steps": [6, 9], "set": {"beta": 0.1}}, {"step": 6, "set": {"beta": 0.2}}],
+             "events[1].set.beta sets beta on step 6, inside steps 6-9"),
+            # The message would have ended at the NUL.
+            ('{"events": [{"step": 3, "set": {"beta\\u0000x": 0.1}}]}',
+             'events[0].set: the key "beta\\u0000x" holds a control character'),
+            (b'{"events": [{"step": "\xff"}]}', "last read: '\"\\xff'"),
         ]
         for text, says in cases:
             with self.subTest(says=says):
                 path = self.path("bad.json")
-                with open(path, "w") as f:
-                    f.write(text if isinstance(text, str) else json.dumps({"events": text}))
+                with open(path, "wb") as f:
+                    f.write(text if isinstance(text, bytes) else
+                            (text if isinstance(text, str) else json.dumps({"events": text})).encode())
                 out = self.path("out.csv")
                 result = hf.herd(0, "run", *RUN, "--scenario", path, "--csv", out, "--json", self.path("out.json"))
                 self.assertEqual(result.returncode, 1, result.stderr)

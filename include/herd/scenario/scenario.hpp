@@ -11,10 +11,12 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -98,11 +100,49 @@ inline layer_index layer_number(Scenario const& scenario, std::size_t k, std::st
   auto const& names = scenario.layer_names;
   for (std::size_t l = 0; l < names.size() && l < static_cast<std::size_t>(max_layers); ++l)
     if (names[l] == name) return static_cast<layer_index>(l);
+  // A file without names has its 128 layers' numbers: the first few say how to name them.
   std::string known;
-  for (auto const& n : names) known += (known.empty() ? "" : ", ") + n;
+  for (std::size_t l = 0; l < names.size() && l < 8; ++l) known += (l ? ", " : "") + names[l];
+  if (names.size() > 8) known += ", ... (" + std::to_string(names.size()) + " in all)";
   throw Error(event_name(scenario, k) + ": unknown layer '" + name + "' (" +
               (names.empty() ? std::string("the graph has no layers") : "the graph's layers: " + known) + ")");
 }
+
+namespace Details {
+/// Refuses two `set` events of one parameter where one acts inside the other's range of steps:
+/// a range gives the parameter back the value it had before the range, which would undo the other
+/// (or cut it short, for two ranges). By parameter, in order of first step, each event checked
+/// against the furthest range begun before it.
+inline void check_sets_apart(Scenario const& scenario) {
+  std::vector<std::size_t> sets;
+  for (std::size_t k = 0; k < scenario.events.size(); ++k)
+    if (scenario.events[k].kind == ScenarioEvent::Kind::set) sets.push_back(k);
+  auto const& events = scenario.events;
+  // A range sorts before a single step on its first step: the single step then lies inside it.
+  std::sort(sets.begin(), sets.end(), [&](std::size_t a, std::size_t b) {
+    auto const& x = events[a];
+    auto const& y = events[b];
+    return std::tie(x.parameter, x.first, y.reverts, a) < std::tie(y.parameter, y.first, x.reverts, b);
+  });
+  std::size_t range = 0;  // the range of this parameter that lasts furthest so far
+  bool open = false;
+  for (std::size_t n = 0; n < sets.size(); ++n) {
+    auto const& e = events[sets[n]];
+    if (n > 0 && e.parameter != events[sets[n - 1]].parameter) open = false;
+    if (open && e.first <= events[range].last) {
+      auto const& r = events[range];
+      throw Error(event_name(scenario, sets[n]) + " sets " + e.parameter + " on step " + std::to_string(e.first) +
+                  ", inside steps " + std::to_string(r.first) + "-" + std::to_string(r.last) + " of " +
+                  event_name(scenario, range) + ", which then gives " + e.parameter +
+                  " back its value from before step " + std::to_string(r.first) + ": set one parameter on steps apart");
+    }
+    if (e.reverts && (!open || e.last > events[range].last)) {
+      range = sets[n];
+      open = true;
+    }
+  }
+}
+}  // namespace Details
 
 /// Isolation events a scenario may hold: a step's detections run in one pass over the agents.
 /// A hash of everything `scenario` says (events and layer names, labels aside): ranks compare
@@ -230,6 +270,7 @@ inline void check(Scenario const& scenario) {
               name + ": its days must lie in 1 ... " + std::to_string(e.period) + ", at least one");
     }
   }
+  Details::check_sets_apart(scenario);
 }
 
 }  // namespace herd
