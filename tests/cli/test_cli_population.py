@@ -6,6 +6,7 @@ refused with one message naming them, exit status 1, no hang and no file left be
 Usage: test_cli_population.py HERD MPIEXEC [MPIEXEC FLAGS...]   (needs h5py and numpy)"""
 
 import os
+import shutil
 import sys
 import unittest
 
@@ -267,6 +268,26 @@ class Damaged(Case):
                     # One line from herd, whatever mpiexec adds about the exit status.
                     lines = [line for line in error.splitlines() if line.startswith("herd:")]
                     self.assertEqual(len(lines), 1, error)
+
+    def test_layer_names_must_name_each_layer_once(self):
+        # A scenario names layers: a name twice would close one layer and leave its twin open, and
+        # a layer without a name could not be named at all.
+        edges = self.write("layered.txt", "0 1 1 home\n1 2 1 school\n2 3 1 work\n3 0 1 home\n")
+        layered = self.path("layered.h5")
+        self.ok(0, "convert", edges, "-o", layered)
+        for names, message in [("home\nhome\nwork", "the names attribute of /graph/layers names layer 'home' twice"),
+                               ("home", "but its names attribute names only layers 0 to 0")]:
+            with self.subTest(names=names):
+                path = self.path("renamed.h5")
+                shutil.copy(layered, path)
+                with h5py.File(path, "r+") as f:
+                    f["graph/layers"].attrs["names"] = names
+                for ranks in [0, 2]:
+                    error = self.fails(ranks, "run", "--graph", path, "--steps", "2", "--quiet")
+                    lines = [line for line in error.splitlines() if line.startswith("herd:")]
+                    self.assertEqual(len(lines), 1, error)
+                    self.assertIn(path, lines[0])
+                    self.assertIn(message, lines[0])
 
     def test_a_flipped_bit_in_a_file_herd_wrote_is_found(self):
         # Agent 1's second neighbour, 2, becomes 3: still a valid graph, so only the checksum knows.

@@ -38,7 +38,19 @@ std::vector<std::string> split_lines(std::string const& text) {
 // The names a population file gives its layers: its attribute, or without one the layers'
 // numbers ("0" ... "127"), which scenarios can name them by.
 std::vector<std::string> layer_names_in(h5::File const& file) {
-  if (file.has_attribute("/graph/layers", "names")) return split_lines(file.string_attribute("/graph/layers", "names"));
+  if (file.has_attribute("/graph/layers", "names")) {
+    auto names = split_lines(file.string_attribute("/graph/layers", "names"));
+    std::string const where = file.path() + ": the names attribute of /graph/layers";
+    require(names.size() <= static_cast<std::size_t>(max_layers), where + " names " + std::to_string(names.size()) +
+                                                                      " layers, more than the " +
+                                                                      std::to_string(max_layers) + " a graph may have");
+    // A scenario names layers: a name given twice would close one of them and leave the other open.
+    auto sorted = names;
+    std::sort(sorted.begin(), sorted.end());
+    if (auto twice = std::adjacent_find(sorted.begin(), sorted.end()); twice != sorted.end())
+      throw Error(where + " names layer '" + *twice + "' twice");
+    return names;
+  }
   std::vector<std::string> numbers(max_layers);
   for (int l = 0; l < max_layers; ++l) numbers[static_cast<std::size_t>(l)] = std::to_string(l);
   return numbers;
@@ -128,16 +140,29 @@ std::vector<agent_index> read_neighbours(h5::File const& file, std::uint64_t ent
 
 // Entries [first, first + entries) of /graph/layers, read as int64 and checked, so that a value
 // past a byte is reported as it is rather than clamped.
-std::vector<layer_index> read_layers(h5::File const& file, std::uint64_t entries, std::uint64_t first = 0) {
+// `names`: the file's layer names (layer_names_in), which every layer must have.
+std::vector<layer_index> read_layers(h5::File const& file, std::vector<std::string> const& names, std::uint64_t entries,
+                                     std::uint64_t first = 0) {
+  auto const outside = [&](std::size_t e, std::int64_t layer) {
+    bool const named = file.has_attribute("/graph/layers", "names");
+    return Error(file.path() + ": /graph/layers: entry " + std::to_string(first + e) + " is layer " +
+                 std::to_string(layer) +
+                 (named && layer >= 0 && layer < max_layers
+                      ? ", but its names attribute names only layers 0 to " + std::to_string(names.size() - 1)
+                      : ", outside [0, " + std::to_string(max_layers) + ")"));
+  };
+  auto const count = static_cast<std::int64_t>(names.size());
   // Herd writes bytes: read as they are, without a wider copy.
-  if (file.type("/graph/layers") == h5::Type::u8)
-    return read_all<layer_index>(file, "/graph/layers", entries, false, first);
+  if (file.type("/graph/layers") == h5::Type::u8) {
+    auto layers = read_all<layer_index>(file, "/graph/layers", entries, false, first);
+    for (std::size_t e = 0; e < layers.size(); ++e)
+      if (layers[e] >= count) throw outside(e, layers[e]);
+    return layers;
+  }
   auto const wide = read_all<std::int64_t>(file, "/graph/layers", entries, true, first);
   std::vector<layer_index> layers(wide.size());
   for (std::size_t e = 0; e < wide.size(); ++e) {
-    if (wide[e] < 0 || wide[e] >= max_layers)
-      throw Error(file.path() + ": /graph/layers: entry " + std::to_string(first + e) + " is layer " +
-                  std::to_string(wide[e]) + ", outside [0, " + std::to_string(max_layers) + ")");
+    if (wide[e] < 0 || wide[e] >= count) throw outside(e, wide[e]);
     layers[e] = static_cast<layer_index>(wide[e]);
   }
   return layers;
@@ -300,8 +325,8 @@ HostCsr read_population_graph(std::string const& path, MPI_Comm comm, bool* dire
   graph.neighbours = read_neighbours(file, entries, rows - 1);
   if (layout.weighted) graph.weights = read_all<float>(file, "/graph/weights", entries);
   if (layout.layered) {
-    graph.layers = read_layers(file, entries);
     graph.layer_names = layer_names_in(file);
+    graph.layers = read_layers(file, graph.layer_names, entries);
   }
   if (directed) *directed = one_way;
   file.close();
@@ -377,10 +402,13 @@ HostRows read_population_rows(std::string const& path, MPI_Comm comm) {
   };
   attempt([&] { neighbours = read_neighbours(*file, span, agents, begin); });
   if (layout.weighted) attempt([&] { weights = read_all<float>(*file, "/graph/weights", span, false, begin); });
-  if (layout.layered) attempt([&] { layers = read_layers(*file, span, begin); });
-  mpi::raise_first_failure(comm, 0, problem);  // the lowest rank's entries come first
   std::vector<std::string> layer_names;
-  if (layout.layered) layer_names = layer_names_in(*file);
+  if (layout.layered)
+    attempt([&] {
+      layer_names = layer_names_in(*file);
+      layers = read_layers(*file, layer_names, span, begin);
+    });
+  mpi::raise_first_failure(comm, 0, problem);  // the lowest rank's entries come first
   file.reset();
 
   // 3. The rows checked as check_csr checks the whole graph; the first agent at fault is named.
