@@ -210,10 +210,9 @@ std::string events_table(std::vector<EventRun> const& events,
   std::ostringstream s;
   for (std::size_t k = 0; k < events.size(); ++k) {
     auto const& e = events[k];
-    s << "  " << e.name << ", step"
-      << (e.first == e.last ? " " + std::to_string(e.first)
-                            : "s " + std::to_string(e.first) + "-" + std::to_string(e.last))
-      << ": ";
+    s << "  " << e.name << ", step" << (e.first == e.last ? " " : "s ") << e.first;
+    if (e.first != e.last) s << "-" << e.last;
+    s << ": ";
     if (e.kind == "set") {
       s << e.parameter << " = " << number_text(e.value) << (e.reverts ? ", then as before" : "") << "\n";
       continue;

@@ -422,7 +422,7 @@ class Interventions {
       auto const everyone = static_cast<std::uint64_t>(sim.num_global());
       auto const per_step = static_cast<std::uint64_t>(e.count);
       auto const event = static_cast<std::uint32_t>(k);
-      auto const exec = sim.execution_space_instance();
+      auto const& exec = sim.execution_space_instance();
       Kokkos::View<int*, memory_space> turn(Kokkos::ViewAllocateWithoutInitializing("herd::scenario::turn"), owned);
       Kokkos::View<std::int64_t*, memory_space> start("herd::scenario::turn_start", turns + 1);
       Kokkos::parallel_for(
