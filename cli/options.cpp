@@ -460,7 +460,8 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
         std::any_of(args.begin() + 1, args.end(), [](std::string const& a) { return a == "--help" || a == "-h"; }) ||
         std::find(args.begin() + 1, args.end(), "--version") != args.end();
     if (o.command == "resume" && !(i < args.size() && (args[i] == "--help" || args[i] == "-h"))) {
-      if (i >= args.size() || args[i].rfind("--", 0) == 0) throw UsageError{"resume needs a checkpoint file"};
+      if (i >= args.size() || args[i].empty() || args[i].rfind("--", 0) == 0)
+        throw UsageError{"resume needs a checkpoint file"};
       o.resume = args[i++];
     }
     if (o.command == "convert" && i < args.size() && args[i].rfind('-', 0) != 0) o.graph = args[i++];

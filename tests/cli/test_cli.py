@@ -242,6 +242,7 @@ class BadInput(unittest.TestCase):
         # Without a graph, convert wrote the default million agents.
         (["convert", "-o", "never.h5"], 2, "convert needs a GRAPH: herd convert GRAPH -o FILE"),
         (["convert", "--graph-seed", "5", "-o", "never.h5"], 2, "convert needs a GRAPH"),
+        (["resume", ""], 2, "resume needs a checkpoint file"),
     ]
 
     def test_each_bad_input_gives_one_clear_line_and_no_output(self):

@@ -376,6 +376,9 @@ class BadFiles(Case):
         # MPI-IO's own complaint about the pipe is not printed beside it.
         result = herd(0, "resume", self.path("pipe.h5"))
         self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
+        # A missing file in the system's words, as a text file's, not MPI-IO's MPI_ERR_NO_SUCH_FILE.
+        for ranks in (0, 2):
+            self.refused(self.path("missing.h5"), "missing.h5: cannot open the file (No such file or directory)", ranks)
 
     def test_every_damage_is_named(self):
         def replace(name, data):

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstring>
 #include <utility>
 
@@ -231,8 +232,11 @@ File File::create(std::string const& path, MPI_Comm comm) {
 namespace {
 hid_t open_file(std::string const& path, MPI_Comm comm, unsigned access) {
   // MPI-IO would name a folder or a pipe in its own words (a FIFO also prints from lseek).
+  // So would a missing file ("MPI_ERR_NO_SUCH_FILE"): its reason is the system's, as for text files.
   struct stat info {};
-  if (::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode))
+  if (path.empty()) throw Error("an HDF5 file's name is empty");
+  if (::stat(path.c_str(), &info) != 0) throw Error(path + ": cannot open the file (" + std::strerror(errno) + ")");
+  if (!S_ISREG(info.st_mode))
     throw Error(path + (S_ISDIR(info.st_mode) ? ": is a directory, not an HDF5 file"
                                               : ": is not a regular file (a pipe or a device), as HDF5 files must be"));
   silence_hdf5();
