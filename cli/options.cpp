@@ -35,7 +35,9 @@ double to_number(std::string const& option, std::string const& text) {
   errno = 0;
   double const value = decimal ? std::strtod(text.c_str(), &end) : 0.0;
   bool const whole_text = decimal && *end == '\0';
-  if (whole_text && errno == ERANGE)  // a number, but not one a 64-bit float holds
+  // A number a 64-bit float does not hold: beyond its range, or so small it reads as 0 (strtod
+  // also flags the subnormal numbers, which it holds).
+  if (whole_text && errno == ERANGE && (value == 0.0 || !std::isfinite(value)))
     throw UsageError{option + ": '" + text + "' lies " +
                      (std::fabs(value) >= 1.0 ? "beyond the range" : "below the smallest magnitude") +
                      " of a 64-bit float"};

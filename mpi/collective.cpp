@@ -76,6 +76,8 @@ std::string broadcast_text(MPI_Comm comm, std::string const& text, int from) {
 }
 
 void raise_if_any_failed(MPI_Comm comm, std::string const& failure) {
+  // A stranded rank may have left the others in a collective call that this one would not match.
+  if (stranded()) throw StrandedError(failure.empty() ? "an earlier step left the ranks apart" : failure);
   int const rank = rank_of(comm), size = size_of(comm);
   int const failed = failure.empty() ? 0 : 1;
   int failures = 0;

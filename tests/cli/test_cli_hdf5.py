@@ -200,14 +200,14 @@ class KilledWhileWriting(Case):
 
 
 class FullDisk(Case):
-    """A file system that fills up while the outputs are written: a real one, a 64 KiB tmpfs (so
+    """A file system that fills up while the outputs are written: a real one, a 16 KiB tmpfs (so
     the test needs the right to mount, which CI's root has; it is skipped elsewhere)."""
 
     def setUp(self):
         super().setUp()
         self.disk = self.path("disk")
         os.mkdir(self.disk)
-        mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", self.disk], capture_output=True)
+        mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16k", "tmpfs", self.disk], capture_output=True)
         if mounted.returncode != 0:
             self.skipTest("cannot mount a small file system here: " + mounted.stderr.decode().strip())
         self.addCleanup(subprocess.run, ["umount", "-l", self.disk])
@@ -215,10 +215,11 @@ class FullDisk(Case):
     def test_every_rank_stops_with_one_line_and_the_old_file_intact(self):
         # HDF5 1.10's close waited for ever on the other ranks where rank 0's last flush failed.
         out = os.path.join(self.disk, "out.h5")
-        run = ["run", "--model", "seir", "--graph", "erdos-renyi", "--agents", "20000", "--steps", "20", "--quiet"]
+        # Outputs of a megabyte or more, however well they compress.
+        run = ["run", "--model", "seir", "--graph", "erdos-renyi", "--agents", "200000", "--steps", "10", "--quiet"]
         cases = [[*run, "--output", out], [*run, "--output", out, "--snapshot-every", "5"],
-                 ["convert", "erdos-renyi", "--agents", "20000", "-o", out]]
-        for ranks in (0, 2, 3):
+                 ["convert", "erdos-renyi", "--agents", "200000", "-o", out]]
+        for ranks in (0, 2, 3) if herd_files_test.MPIEXEC else (0,):
             for args in cases:
                 with self.subTest(ranks=ranks, args=args):
                     with open(out, "w") as f:
@@ -386,7 +387,7 @@ class BadFiles(Case):
 
         state = lambda: h5py.File(self.good)["agents/state"][...]
         cases = [
-            (self.path("missing.h5"), "not a readable HDF5 file"),
+            (self.path("missing.h5"), "missing.h5: cannot open the file"),
             (self.damaged(lambda f: f.attrs.__setitem__("format_version", 2)), "format version 2 is newer"),
             (self.damaged(lambda f: f.attrs.__setitem__("herd_format", "herd-output")), "not a herd-checkpoint"),
             (self.damaged(lambda f: f.attrs.__delitem__("herd_format")), "no herd_format attribute"),

@@ -328,13 +328,20 @@ class Scenario(hf.Case):
                         "--quiet", "--scenario", os.path.join(examples, name))
 
     def test_sets_on_steps_apart_each_take_their_value_and_give_it_back(self):
-        # Two ranges that meet, a single step after a range, and another parameter inside one:
-        # the same series as the changes given step by step.
+        # Two ranges that meet, a single step after a range, another parameter inside one, a range
+        # strictly inside another, and a single step on a range's first step before it: the same
+        # series as the changes given step by step.
         ranges = self.scenario([{"steps": [2, 4], "set": {"beta": 0.01}}, {"steps": [5, 8], "set": {"beta": 0.2}},
-                                {"step": 9, "set": {"beta": 0.05}}, {"steps": [3, 6], "set": {"infectious-steps": 2}}])
+                                {"step": 9, "set": {"beta": 0.05}}, {"steps": [3, 6], "set": {"infectious-steps": 2}},
+                                {"steps": [12, 20], "set": {"beta": 0.1}}, {"steps": [14, 16], "set": {"beta": 0.3}},
+                                {"step": 22, "set": {"infectious-steps": 3}},
+                                {"steps": [22, 25], "set": {"infectious-steps": 4}}])
         steps = self.scenario([{"step": 2, "set": {"beta": 0.01}}, {"step": 5, "set": {"beta": 0.2}},
                                {"step": 9, "set": {"beta": 0.05}}, {"step": 3, "set": {"infectious-steps": 2}},
-                               {"step": 7, "set": {"infectious-steps": 5}}])
+                               {"step": 7, "set": {"infectious-steps": 5}}, {"step": 12, "set": {"beta": 0.1}},
+                               {"step": 14, "set": {"beta": 0.3}}, {"step": 17, "set": {"beta": 0.1}},
+                               {"step": 21, "set": {"beta": 0.05}}, {"step": 22, "set": {"infectious-steps": 4}},
+                               {"step": 26, "set": {"infectious-steps": 3}}])
         series = []
         for path in (ranges, steps):
             out = self.path("series.csv")
@@ -404,7 +411,9 @@ class Scenario(hf.Case):
              "events[0].isolate: unknown key \"for\""),
             # A range gives its parameter back its earlier value, which would undo a set inside it.
             ([{"steps": [2, 5], "set": {"beta": 0.1}}, {"steps": [3, 8], "set": {"beta": 0.3}}],
-             "events[1].set.beta sets beta on step 3, inside steps 2-5 of events[0].set.beta"),
+             "events[1].set.beta sets beta on steps 3-8, overlapping steps 2-5 of events[0].set.beta"),
+            ([{"steps": [2, 5], "set": {"beta": 0.1}}, {"steps": [2, 4], "set": {"beta": 0.3}}],
+             "events[1].set.beta sets beta on steps 2-4, overlapping steps 2-5 of events[0].set.beta"),
             ([{"step": 4, "set": {"beta": 0.3}}, {"steps": [2, 5], "set": {"beta": 0.1}}],
              "events[0].set.beta sets beta on step 4, inside steps 2-5 of events[1].set.beta"),
             ([{"steps": [6, 9], "set": {"beta": 0.1}}, {"step": 6, "set": {"beta": 0.2}}],

@@ -85,9 +85,8 @@ auto collectively(MPI_Comm comm, F&& f) -> decltype(f()) {
     try {
       Details::Agreeing const agreeing;
       f();
-    } catch (StrandedError const&) {
-      throw;  // the ranks this one left waiting would never join the agreement
     } catch (std::exception const& e) {
+      if (stranded()) throw;  // the ranks this one left waiting would never join the agreement
       failure = e.what();
       if (failure.empty()) failure = "unknown error";
     }
@@ -97,9 +96,8 @@ auto collectively(MPI_Comm comm, F&& f) -> decltype(f()) {
     try {
       Details::Agreeing const agreeing;
       result = f();
-    } catch (StrandedError const&) {
-      throw;
     } catch (std::exception const& e) {
+      if (stranded()) throw;
       failure = e.what();
       if (failure.empty()) failure = "unknown error";
     }

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -109,36 +110,51 @@ inline layer_index layer_number(Scenario const& scenario, std::size_t k, std::st
 }
 
 namespace Details {
-/// Refuses two `set` events of one parameter where one acts inside the other's range of steps:
-/// a range gives the parameter back the value it had before the range, which would undo the other
-/// (or cut it short, for two ranges). By parameter, in order of first step, each event checked
-/// against the furthest range begun before it.
+/// Refuses `set` events of one parameter whose ranges would undo each other. A range of steps gives
+/// its parameter back, after its last step, the value it found at its first, so ranges of one
+/// parameter must lie apart or strictly one inside the other (a stack of values), and a single
+/// step's lasting value must not fall inside a range, which would undo it, unless on the range's
+/// first step and before it in the file (the range then finds and gives back that value). By
+/// parameter, in order of steps, with the ranges that contain the current step on a stack.
 inline void check_sets_apart(Scenario const& scenario) {
-  std::vector<std::size_t> sets;
-  for (std::size_t k = 0; k < scenario.events.size(); ++k)
-    if (scenario.events[k].kind == ScenarioEvent::Kind::set) sets.push_back(k);
   auto const& events = scenario.events;
-  // A range sorts before a single step on its first step: the single step then lies inside it.
+  std::vector<std::size_t> sets;
+  for (std::size_t k = 0; k < events.size(); ++k)
+    if (events[k].kind == ScenarioEvent::Kind::set) sets.push_back(k);
+  // On a step, ranges first, the longest outermost; a single step then finds them open.
   std::sort(sets.begin(), sets.end(), [&](std::size_t a, std::size_t b) {
     auto const& x = events[a];
     auto const& y = events[b];
-    return std::tie(x.parameter, x.first, y.reverts, a) < std::tie(y.parameter, y.first, x.reverts, b);
+    return std::make_tuple(std::cref(x.parameter), x.first, !x.reverts, -x.last, a) <
+           std::make_tuple(std::cref(y.parameter), y.first, !y.reverts, -y.last, b);
   });
-  std::size_t range = 0;  // the range of this parameter that lasts furthest so far
-  bool open = false;
+  auto const refuse = [&](std::size_t k, std::size_t range, char const* how) {
+    auto const& e = events[k];
+    auto const& r = events[range];
+    throw Error(event_name(scenario, k) + " sets " + e.parameter + " on step" +
+                (e.first == e.last ? " " + std::to_string(e.first)
+                                   : "s " + std::to_string(e.first) + "-" + std::to_string(e.last)) +
+                ", " + how + " steps " + std::to_string(r.first) + "-" + std::to_string(r.last) + " of " +
+                event_name(scenario, range) + ", which give " + e.parameter + " back after step " +
+                std::to_string(r.last) +
+                " the value they found: a parameter's ranges must lie apart or one "
+                "strictly inside another, and a single step outside them or on a range's first step before it");
+  };
+  std::vector<std::size_t> open;  // ranges containing the current step, outermost first
   for (std::size_t n = 0; n < sets.size(); ++n) {
-    auto const& e = events[sets[n]];
-    if (n > 0 && e.parameter != events[sets[n - 1]].parameter) open = false;
-    if (open && e.first <= events[range].last) {
-      auto const& r = events[range];
-      throw Error(event_name(scenario, sets[n]) + " sets " + e.parameter + " on step " + std::to_string(e.first) +
-                  ", inside steps " + std::to_string(r.first) + "-" + std::to_string(r.last) + " of " +
-                  event_name(scenario, range) + ", which then gives " + e.parameter +
-                  " back its value from before step " + std::to_string(r.first) + ": set one parameter on steps apart");
-    }
-    if (e.reverts && (!open || e.last > events[range].last)) {
-      range = sets[n];
-      open = true;
+    auto const k = sets[n];
+    auto const& e = events[k];
+    if (n > 0 && e.parameter != events[sets[n - 1]].parameter) open.clear();
+    while (!open.empty() && events[open.back()].last < e.first) open.pop_back();
+    if (e.reverts) {
+      if (!open.empty()) {
+        auto const& outer = events[open.back()];
+        if (!(outer.first < e.first && e.last < outer.last)) refuse(k, open.back(), "overlapping");
+      }
+      open.push_back(k);
+    } else {
+      for (auto r = open.rbegin(); r != open.rend(); ++r)
+        if (events[*r].first < e.first || *r < k) refuse(k, *r, "inside");
     }
   }
 }

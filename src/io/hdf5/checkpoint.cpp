@@ -25,7 +25,7 @@ std::vector<std::string> split(std::string const& text, char separator) {
 void write_history(h5::File& file, RunRecord const& record) {
   auto const columns = static_cast<std::uint64_t>(record.observables.size());
   require(columns > 0 && record.history.size() == (record.step + 1ull) * columns,
-          file.path() + ": the history must hold one row per step from 0 to " + std::to_string(record.step));
+          file.name() + ": the history must hold one row per step from 0 to " + std::to_string(record.step));
   file.write_all("/run/history", h5::Type::i64, {record.step + 1ull, columns}, record.history.data());
   file.set_attribute("/run/history", "columns", joined(record.observables, ','));
 }

@@ -232,13 +232,17 @@ File File::create(std::string const& path, MPI_Comm comm) {
 namespace {
 hid_t open_file(std::string const& path, MPI_Comm comm, unsigned access) {
   // MPI-IO would name a folder or a pipe in its own words (a FIFO also prints from lseek).
-  // So would a missing file ("MPI_ERR_NO_SUCH_FILE"): its reason is the system's, as for text files.
-  struct stat info {};
+  // So would a missing file ("MPI_ERR_NO_SUCH_FILE"): its reason is the system's, as for text
+  // files. The ranks agree on what they found first, since the open is collective and a path local
+  // to each node may exist on some of them only: the largest code wins (0: a regular file, 1: a
+  // directory, 2: another kind, 2 + errno: none found).
   if (path.empty()) throw Error("an HDF5 file's name is empty");
-  if (::stat(path.c_str(), &info) != 0) throw Error(path + ": cannot open the file (" + std::strerror(errno) + ")");
-  if (!S_ISREG(info.st_mode))
-    throw Error(path + (S_ISDIR(info.st_mode) ? ": is a directory, not an HDF5 file"
-                                              : ": is not a regular file (a pipe or a device), as HDF5 files must be"));
+  struct stat info {};
+  int found = ::stat(path.c_str(), &info) != 0 ? 2 + errno : S_ISREG(info.st_mode) ? 0 : S_ISDIR(info.st_mode) ? 1 : 2;
+  MPI_Allreduce(MPI_IN_PLACE, &found, 1, MPI_INT, MPI_MAX, comm);
+  if (found == 1) throw Error(path + ": is a directory, not an HDF5 file");
+  if (found == 2) throw Error(path + ": is not a regular file (a pipe or a device), as HDF5 files must be");
+  if (found > 2) throw Error(path + ": cannot open the file (" + std::strerror(found - 2) + ")");
   silence_hdf5();
   Id fapl(access_through_mpi(comm), H5Pclose);
   hid_t const id = H5Fopen(path.c_str(), access, fapl.get());

@@ -64,7 +64,7 @@ RunRecord read_record(h5::File const& file, std::string const& kind);
 template <class IdView>
 h5::AgentBlocks agent_blocks(h5::File const& file, IdView const& ids, std::int64_t count, std::uint64_t global) {
   if (ids.extent(0) == 0)
-    return h5::AgentBlocks(file.communicator(), global, 0, static_cast<std::uint64_t>(count), file.path());
+    return h5::AgentBlocks(file.communicator(), global, 0, static_cast<std::uint64_t>(count), file.name());
   using exec = typename IdView::execution_space;
   std::int64_t breaks = 0;
   Kokkos::parallel_reduce(
@@ -73,12 +73,12 @@ h5::AgentBlocks agent_blocks(h5::File const& file, IdView const& ids, std::int64
   if (breaks == 0) {
     global_id first = 0;
     if (count > 0) Kokkos::deep_copy(first, Kokkos::subview(ids, 0));
-    return h5::AgentBlocks(file.communicator(), global, first, static_cast<std::uint64_t>(count), file.path());
+    return h5::AgentBlocks(file.communicator(), global, first, static_cast<std::uint64_t>(count), file.name());
   }
   std::vector<global_id> host(static_cast<std::size_t>(count));
   Kokkos::View<global_id*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> view(host.data(), host.size());
   Kokkos::deep_copy(view, Kokkos::subview(ids, std::make_pair(std::int64_t(0), count)));
-  return h5::AgentBlocks(file.communicator(), global, host, file.path());
+  return h5::AgentBlocks(file.communicator(), global, host, file.name());
 }
 
 /// Writes the current value of every property of `model` for the agents `sim` owns into
