@@ -217,6 +217,8 @@ void EnsembleCheckpoint::write_member(MemberState const& state) {
               " rows of " + std::to_string(columns_) + " observables");
   auto const group = io::member_group(state.member);
   file_->create_group(group);
+  // The group says whose it is: a group moved or copied to another member's place is refused.
+  file_->set_attribute(group, "member", static_cast<std::int64_t>(state.member));
   file_->write_all(group + "/history", io::h5::Type::i64, {rows_, columns_}, state.history.data());
   file_->set_attribute(group + "/history", "columns", file_->string_attribute("/members", "columns"));
   for (auto const& v : state.values) {

@@ -132,6 +132,7 @@ struct JobResult {
   bool shared_passes = false;                  ///< an ensemble's members shared their passes over the graph
   double setup_seconds = 0.0;                  ///< graph generation, reordering, initial state
   double step_seconds = 0.0;                   ///< the step loop, observables included
+  long long first_step = 0;                    ///< the step a resumed run began after (0: none)
   double bytes_per_agent = 0.0;
   double bytes_per_edge = 0.0;
   std::string backend;

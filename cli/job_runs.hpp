@@ -180,6 +180,7 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
   Kokkos::fence();
   if (events) result.events = event_runs(events->scenario(), events->finish(sim), static_cast<int>(first));
   result.step_seconds = timer.seconds();
+  result.first_step = static_cast<long long>(first);
   result.spreader_bits = sim.reads_spreader_bits(model);
   result.gather_ahead = sim.gathers_ahead_for(model) && !result.spreader_bits;
   result.weight_codes = result.spreader_bits && sim.code_bytes_per_edge() > 0;
@@ -463,11 +464,11 @@ Kokkos::View<global_id*, Memory> reorder(Options const& o, Exec const& exec, Gra
   return global_ids_of(exec, permutation);
 }
 
-// The entries a temporal network's snapshots hold over `steps` steps (what the steps read).
+// The entries a temporal network's snapshots hold over steps (first, last] (what the steps read).
 template <class Network>
-double snapshot_entries(Network const& network, int steps) {
+double snapshot_entries(Network const& network, long long first, int last) {
   double entries = 0;
-  for (int t = 1; t <= steps; ++t)
+  for (long long t = first + 1; t <= last; ++t)
     entries += static_cast<double>(network.graphs[network.graph_of_step(static_cast<std::uint64_t>(t))].num_edges());
   return entries;
 }
@@ -504,7 +505,7 @@ JobResult run_single(Options const& o, Entry, std::function<void(int, int)> cons
   double const setup_seconds = setup.seconds();
   JobResult result = run_model<Entry>(o, sim, inputs, progress, facts, false);
   result.setup_seconds = setup_seconds;
-  if (network) result.edges_read = snapshot_entries(*network, o.steps);
+  if (network) result.edges_read = snapshot_entries(*network, result.first_step, o.steps);
   if (steps_active_v<Entry>) record_stepping(result, o, sim, false);
   describe(result, facts, exec, to_string(sim.plan().schedule));
   RankStats only;
@@ -522,8 +523,24 @@ JobResult run_single(Options const& o, Entry, std::function<void(int, int)> cons
 // inputs, by making its model (`base`: member_base(o)). Replicates differ by their seeds only.
 template <class WeightStorage, class Entry>
 void check_points(Options const& o, Options const& base, global_id agents, typename Entry::Inputs const& inputs) {
-  for (long long m = 0; m < sweep_points(o) * o.replicates; m += o.replicates)
-    (void)Entry::template make<WeightStorage>(member_options(o, base, m), 0, agents, inputs);
+  for (long long m = 0; m < sweep_points(o) * o.replicates; m += o.replicates) {
+    try {
+      (void)Entry::template make<WeightStorage>(member_options(o, base, m), 0, agents, inputs);
+    } catch (Error const& e) {
+      // A message naming an option the sweep sets names the point the user gave through --sweep.
+      std::string const what = e.what();
+      std::string point;
+      bool swept = false;
+      auto const values = point_values(o, m / o.replicates);
+      for (std::size_t a = 0; a < o.sweep.size(); ++a) {
+        point += (point.empty() ? "" : ", ") + o.sweep[a].name + "=" + values[a];
+        swept = swept || what.find("--" + o.sweep[a].name + " ") != std::string::npos ||
+                what.find("--" + o.sweep[a].name + ":") != std::string::npos;
+      }
+      if (!swept) throw;
+      throw Error("--sweep point " + point + ": " + what);
+    }
+  }
 }
 
 #if HERD_ENABLE_HDF5
@@ -730,7 +747,6 @@ struct DistributedInput {
   typename Entry::Inputs inputs;
   LocalGraph<Memory, WeightStorage> local;
   std::optional<TemporalNetwork<Memory, WeightStorage>> network;  ///< this rank's snapshots, with --window
-  double edges_read = -1.0;
   double graph_seconds = 0.0, partition_seconds = 0.0, local_graph_seconds = 0.0;
 };
 
@@ -800,8 +816,6 @@ DistributedInput<WeightStorage, Entry> distributed_input(Options const& o, Exec 
     in.partition_seconds = share.partition_seconds;
     in.graph_seconds = setup.seconds() - in.partition_seconds;
     in.facts = timed_share_facts(o, exec, comm, in.local, *in.network);
-    in.edges_read = snapshot_entries(*in.network, o.steps);
-    MPI_Allreduce(MPI_IN_PLACE, &in.edges_read, 1, MPI_DOUBLE, MPI_SUM, comm);
   } else if (reads_share || reads_rows) {
     // Each rank reads its part of the file (the lines of its byte range, or its block of rows)
     // and builds its own rows.
@@ -952,7 +966,10 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
   // herd command aborts the job.
   JobResult result = run_model<Entry>(o, sim, in.inputs, rank_progress, in.facts, true);
   result.setup_seconds = setup_seconds;
-  result.edges_read = in.edges_read;
+  if (in.network) {
+    result.edges_read = snapshot_entries(*in.network, result.first_step, o.steps);
+    MPI_Allreduce(MPI_IN_PLACE, &result.edges_read, 1, MPI_DOUBLE, MPI_SUM, comm);
+  }
   describe(result, in.facts, exec, to_string(sim.plan().schedule));
   // Whether the pull steps asked for their neighbours' values ahead on some rank: each decides
   // from its own stored agents, and simulate() recorded this rank's choice.

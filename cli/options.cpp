@@ -625,6 +625,22 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
         "--mean-degree: watts-strogatz links each agent to k neighbours on each side, so its mean degree "
         "is an even whole number 2k, not " +
         number_text(o.mean_degree)};
+  // A generator's options shape its graph alone: with another graph they would be ignored.
+  if (!later_wins) {
+    static std::vector<std::pair<std::string, std::vector<std::string>>> const shapes = {
+        {"--agents", {"population", "erdos-renyi", "power-law", "watts-strogatz"}},
+        {"--mean-degree", {"erdos-renyi", "power-law", "watts-strogatz"}},
+        {"--exponent", {"power-law"}},
+        {"--rewire", {"watts-strogatz"}}};
+    for (auto const& [option, graphs] : shapes)
+      if (given.count(option) && std::find(graphs.begin(), graphs.end(), o.graph) == graphs.end()) {
+        std::string list;
+        for (auto const& g : graphs) list += (list.empty() ? "" : ", ") + g;
+        throw UsageError{option + " shapes a generated graph (--graph " + list + "); " +
+                         (is_generator(o.graph) ? "--graph " + o.graph + " does not read it"
+                                                : "the file " + o.graph + " gives its own agents and contacts")};
+      }
+  }
   if (o.agents == 0) throw UsageError{"--agents must be positive"};
   // A generator's mean degree counts neighbours among the other agents.
   if ((o.graph == "erdos-renyi" || o.graph == "power-law" || o.graph == "watts-strogatz") &&
@@ -840,8 +856,8 @@ Run:
                            contact layer's weights, test and isolate the infectious; the same
                            bits on any backend, rank count and stepping mode (docs/scenarios.md)
   --window DURATION        --graph is a timed-contact file ("t i j" lines, SocioPatterns): step t
-                           reads the contacts of window t, of DURATION (20s, 5min, 2h, 1d, or in
-                           the file's units) from the first contact; steps pull
+                           reads the contacts of the t-th window, of DURATION (20s, 5min, 2h, 1d,
+                           or in the file's units) from the first contact; steps pull
   --after-last loop|stop   after the last window, the steps read the windows again (loop, the
                            default) or no contacts (stop)
   --window-weights met|contacts

@@ -40,6 +40,9 @@ std::string engineering(double value) {
 
 double per_second(double count, double seconds) { return seconds > 0 ? count / seconds : 0.0; }
 
+// The steps this run made: a resumed run's begin after its checkpoint's.
+int steps_run(Options const& o, JobResult const& r) { return o.steps - static_cast<int>(r.first_step); }
+
 // Entries the steps read: the graph's at every step, or what a temporal network's snapshots held.
 double edges_read(JobResult const& r, double steps) {
   return r.edges_read >= 0 ? r.edges_read : static_cast<double>(r.edges) * steps;
@@ -188,7 +191,9 @@ std::string text_of(Json const& document, int indent) {
 }  // namespace
 
 void Progress::operator()(int step, int steps) {
-  if (!enabled_) return;
+  // A count told twice (an ensemble's last member, then its gathered end) is shown once.
+  if (!enabled_ || step == last_step_) return;
+  last_step_ = step;
   int const percent = static_cast<int>(100.0 * step / steps);
   if (terminal_) {
     if (percent == last_shown_ && step != steps) return;
@@ -287,11 +292,15 @@ std::string summary_table(Options const& o, JobResult const& r) {
     for (long long v : r.counts[t]) s << std::setw(13) << with_commas(v);
     s << "\n";
   }
-  double const steps = static_cast<double>(o.steps);
-  s << "\nsetup " << engineering(r.setup_seconds) << " s, " << o.steps << " steps in " << engineering(r.step_seconds)
-    << " s: " << engineering(r.step_seconds / steps * 1e3) << " ms/step, "
-    << engineering(per_second(r.agents * steps, r.step_seconds)) << " agent-updates/s, "
-    << engineering(per_second(edges_read(r, steps), r.step_seconds)) << " edges/s\n";
+  double const steps = steps_run(o, r);
+  s << "\nsetup " << engineering(r.setup_seconds) << " s, ";
+  if (steps > 0)
+    s << steps_run(o, r) << " steps in " << engineering(r.step_seconds)
+      << " s: " << engineering(r.step_seconds / steps * 1e3) << " ms/step, "
+      << engineering(per_second(r.agents * steps, r.step_seconds)) << " agent-updates/s, "
+      << engineering(per_second(edges_read(r, steps), r.step_seconds)) << " edges/s\n";
+  else
+    s << "no steps run (the checkpoint was at step " << r.first_step << ")\n";
   auto const peak = static_cast<long long>(most_over_ranks(r, &RankStats::peak_memory_bytes));
   s << "memory: " << engineering(r.bytes_per_agent) << " bytes/agent, " << engineering(r.bytes_per_edge)
     << " bytes/edge; peak resident " << bytes_text(peak) << (r.ranks.size() > 1 ? " on the largest rank" : "") << "\n";
@@ -312,9 +321,9 @@ std::string summary_table(Options const& o, JobResult const& r) {
       << r.ranks.size() << " ranks, " << o.partition << " partition, " << engineering(100 * cut_fraction(r))
       << " % of edges cut, halo " << (o.overlap ? "overlapped" : "not overlapped") << ", exchanged every "
       << o.exchange_every << " step" << (o.exchange_every == 1 ? "" : "s (stale ghosts in between)") << "\n"
-      << rank_table(r, o.steps);
+      << rank_table(r, steps_run(o, r));
   }
-  if (r.profile.enabled) s << profile_table(r, o.steps);
+  if (r.profile.enabled) s << profile_table(r, steps_run(o, r));
   return s.str();
 }
 
@@ -332,7 +341,7 @@ std::string csv(JobResult const& r) {
 }
 
 std::string json(Options const& o, JobResult const& r, std::string const& kokkos_configuration) {
-  double const steps = static_cast<double>(o.steps);
+  double const steps = steps_run(o, r);
   Json final_counts = Json::object();
   for (std::size_t c = 0; c < r.columns.size(); ++c) final_counts[r.columns[c]] = r.counts.back()[c];
   Json d;
@@ -346,6 +355,7 @@ std::string json(Options const& o, JobResult const& r, std::string const& kokkos
   d["max_degree"] = r.max_degree;
   d["weighted"] = r.weighted;
   d["steps"] = o.steps;
+  d["first_step"] = r.first_step;
   d["seed"] = o.seed;
   d["graph_seed"] = o.graph_seed;
   d["parameters"] = {{"beta", o.beta},
@@ -397,7 +407,7 @@ std::string json(Options const& o, JobResult const& r, std::string const& kokkos
 
 std::string record(Options const& o, JobResult const& r) {
   auto const& worst = slowest(r);
-  double const steps = static_cast<double>(o.steps);
+  double const steps = steps_run(o, r);
   long long ghosts = 0;
   for (auto const& q : r.ranks) ghosts += q.ghosts;
   Json d;
@@ -415,6 +425,7 @@ std::string record(Options const& o, JobResult const& r) {
   d["ghosts"] = ghosts;
   d["cut_fraction"] = cut_fraction(r);
   d["steps"] = o.steps;
+  d["first_step"] = r.first_step;
   d["seconds_per_step"] = r.step_seconds / steps;
   d["compute_seconds_per_step"] = compute_seconds(worst) / steps;
   d["pack_seconds_per_step"] = worst.pack_seconds / steps;

@@ -25,6 +25,7 @@ class Progress {
   bool terminal_;
   char const* unit_;
   int last_shown_ = -1;
+  int last_step_ = -1;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 

@@ -3,7 +3,8 @@
 #
 #   scripts/scaling.sh [-o records.jsonl] [-r "1 2 4"] [-t THREADS_PER_RANK] [-n AGENTS] [-s STEPS] [-- herd options]
 #
-# Strong scaling runs -n agents on each rank count of -r; weak scaling runs -n agents per rank.
+# Strong scaling runs -n agents on each rank count of -r; weak scaling runs -n agents per rank, of
+# a generated graph (the default population, or --graph erdos-renyi, power-law, watts-strogatz).
 # Every run appends one line to the records file (herd --record), labelled strong or weak;
 # scripts/plot_scaling.py turns the file into plots. Options after -- go to every run (e.g.
 # --graph erdos-renyi --partition metis). HERD names the command (default build/bin/herd); MPIEXEC
@@ -23,7 +24,7 @@ while getopts "o:r:t:n:s:h" flag; do
     t) threads=$OPTARG ;;
     n) agents=$OPTARG ;;
     s) steps=$OPTARG ;;
-    *) sed -n '2,11p' "$0"; exit 2 ;;
+    *) sed -n '2,12p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))

@@ -183,6 +183,10 @@ void remove_temporary(std::string const& temporary) {
   forget_temporary(temporary);
 }
 
+void share_temporary(std::string const& temporary) { remember_temporary(temporary); }
+
+void unshare_temporary(std::string const& temporary) { forget_temporary(temporary); }
+
 void remove_remembered_temporaries() {
   // Atomic loads and unlink alone: the signal handler above calls this too.
   for (auto& slot : temporaries)
@@ -190,7 +194,8 @@ void remove_remembered_temporaries() {
 }
 
 void remove_temporaries_on_signals() {
-  for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
+  // SIGPIPE too: under mpiexec, a rank that writes to its standard error once mpiexec has gone ends by it.
+  for (int signal_number : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) {
     struct sigaction current {};
     // A signal ignored (nohup) stays ignored, and a handler of the program's own stays.
     if (::sigaction(signal_number, nullptr, &current) != 0 || current.sa_handler != SIG_DFL) continue;

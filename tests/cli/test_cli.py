@@ -215,6 +215,17 @@ class BadInput(unittest.TestCase):
          "--mean-degree: 500 must lie in (0, agents - 1], here (0, 99]"),
         (["run", "--graph", "erdos-renyi", "--agents", "500", "--mean-degree", "1e19"], 2, "here (0, 499]"),
         (["run", "--mean-degree", "0"], 2, "--mean-degree: '0' must be positive"),
+        # A generator's options with a graph that does not read them would be ignored.
+        (["run", "--graph", "edges.txt", "--agents", "999"], 2,
+         "--agents shapes a generated graph (--graph population, erdos-renyi, power-law, watts-strogatz); "
+         "the file edges.txt gives its own agents and contacts"),
+        (["run", "--graph", "contacts.tij", "--window", "20", "--mean-degree", "3"], 2,
+         "the file contacts.tij gives its own agents and contacts"),
+        (["run", "--graph", "erdos-renyi", "--exponent", "3"], 2,
+         "--exponent shapes a generated graph (--graph power-law); --graph erdos-renyi does not read it"),
+        (["run", "--graph", "power-law", "--rewire", "0.5"], 2, "--graph power-law does not read it"),
+        (["run", "--mean-degree", "8"], 2, "--graph population does not read it"),
+        (["convert", "--graph", "pop.h5", "--agents", "10", "-o", "x.h5"], 2, "the file pop.h5 gives its own"),
         (["run", "--infectious-steps", "0"], 2, "--infectious-steps must be positive"),
         (["run", "--latent-steps", "0"], 2, "--latent-steps must be positive"),
         (["run", "--model", "covid", "--transmission-rate", "-1"], 2, "--transmission-rate: '-1' must not be negative"),

@@ -11,6 +11,7 @@ import csv
 import json
 import math
 import os
+import shutil
 import sys
 import unittest
 
@@ -94,6 +95,13 @@ class MemberEquivalence(hf.Case):
 
 
 class Summaries(hf.Case):
+    def test_progress_names_each_count_once(self):
+        # Standard error is not a terminal here: a line per tenth of the members, the last once.
+        args = [a for a in GRAPH if a != "--quiet"]
+        result = self.ok(0, "run", "--model", "sir", *args, "--replicates", "3")
+        progress = [line for line in result.stderr.splitlines() if line.startswith("herd: member")]
+        self.assertEqual(progress, ["herd: member 1/3", "herd: member 2/3", "herd: member 3/3"])
+
     def test_the_json_summaries_are_those_of_the_members_counts(self):
         self.ok(0, "run", "--model", "sir", *GRAPH, "--initial-infected", "2", "--replicates", "7",
                 "--sweep", "beta=0.04:0.12:3", "--major-outbreak", "0.2", "--csv", self.path("all.csv"),
@@ -240,6 +248,16 @@ class Checkpoints(hf.Case):
         result = hf.herd(0, "resume", self.path("c.h5"), "--steps", "25", "--sweep", "beta=0.1:0.4:2")
         self.assertEqual(result.returncode, 2, result.stderr)
         self.assertIn("--sweep beta=0.1:0.4:2 would change the results", result.stderr)
+        # A member's group moved to another's place is refused by name: each group says whose it is.
+        shutil.copy(self.path("c.h5"), self.path("swapped.h5"))
+        with h5py.File(self.path("swapped.h5"), "a") as f:
+            f.move("members/1", "members/x")
+            f.move("members/2", "members/1")
+            f.move("members/x", "members/2")
+        result = hf.herd(0, "resume", self.path("swapped.h5"), "--steps", "25", "--csv", self.path("bad.csv"))
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertIn("/members/1 holds member 2's state, not member 1's", result.stderr)
+        self.assertFalse(os.path.exists(self.path("bad.csv")))
         # A member missing from the file is named, and nothing is written.
         with h5py.File(self.path("c.h5"), "a") as f:
             del f["members/4"]
@@ -397,6 +415,14 @@ class BadSweeps(hf.Case):
                 self.assertEqual(result.returncode, 2, result.stderr)
                 self.assertIn(message, result.stderr)
                 self.assertFalse(os.path.exists(self.path("x.csv")))
+        # A swept value the graph cannot take is named as the sweep's point, the option the user gave.
+        result = hf.herd(0, "run", "--model", "sir", *GRAPH, "--sweep", "initial-infected=10:4000:2", "--csv",
+                         self.path("x.csv"))
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertEqual(result.stderr.strip().splitlines(),
+                         ["herd: --sweep point initial-infected=4000: --initial-infected 4000 exceeds the agent "
+                          "count 3000"])
+        self.assertFalse(os.path.exists(self.path("x.csv")))
         result = hf.herd(0, "run", "--model", "voter", *GRAPH, "--replicates", "2", "--major-outbreak", "0.2",
                          "--csv", self.path("x.csv"))
         self.assertEqual(result.returncode, 2, result.stderr)

@@ -44,6 +44,40 @@ class Resume(Case):
                             "--checkpoint", self.path("later.h5"))
                     self.assertEqual(read(self.path("resumed.csv")), full)
 
+    def test_a_resumed_run_reports_the_steps_it_made(self):
+        # 37 of 40 steps were made before: the per-step figures count the 3 made here, on one
+        # process and on ranks, on a generated graph and on a temporal network's snapshots.
+        contacts = self.path("contacts.tij")
+        with open(contacts, "w") as f:
+            f.writelines(f"{t} {t % 7} {(t * 3 + 1) % 11}\n" for t in range(0, 4000, 20))
+        for ranks, graph in [(0, []), (2, []), (0, ["--graph", contacts, "--window", "20"]),
+                             (2, ["--graph", contacts, "--window", "20"])]:
+            if ranks and not herd_files_test.MPIEXEC:
+                continue
+            with self.subTest(ranks=ranks, graph=graph):
+                args = ["run", "--model", "sir", "--quiet", "--steps", "37", *(graph or RUN[:2])]
+                ckpt = self.path("c.h5")
+                self.ok(ranks, *args, "--checkpoint", ckpt, "--json", self.path("first.json"))
+                self.ok(ranks, "resume", ckpt, "--steps", "40", "--json", self.path("r.json"), "--record",
+                        self.path("r.jsonl"))
+                with open(self.path("r.json")) as f:
+                    d = json.load(f)
+                with open(self.path("first.json")) as f:
+                    first = json.load(f)
+                self.assertEqual((d["steps"], d["first_step"], first["first_step"]), (40, 37, 0))
+                self.assertAlmostEqual(3 * d["seconds_per_step"] / d["step_loop_seconds"], 1, delta=1e-6)
+                # Edges read per second: the graph's entries 3 times, or the 3 snapshots' entries.
+                read_entries = d["edges_per_second"] * d["step_loop_seconds"]
+                expected = 3 * d["edges"] if not graph else sum(
+                    2 * len({(min(i, j), max(i, j)) for t, i, j in
+                             [tuple(map(int, line.split())) for line in open(contacts)] if (t // 20) == w and i != j})
+                    for w in (37, 38, 39))
+                self.assertAlmostEqual(read_entries, expected, delta=1e-6 * max(expected, 1))
+                with open(self.path("r.jsonl")) as f:
+                    line = json.loads(f.read().splitlines()[-1])
+                self.assertEqual(line["first_step"], 37)
+                self.assertAlmostEqual(3 * line["seconds_per_step"] / d["step_loop_seconds"], 1, delta=1e-6)
+
     def test_one_process_stepping_is_not_asked_of_ranks_resuming(self):
         # --reorder and --stepping verify run on one process alone and change no result: ranks
         # resuming such a checkpoint run without them.
@@ -254,7 +288,9 @@ class StoppedBySignal(Case):
     def test_a_job_stopped_by_a_signal_leaves_no_partial_file_and_the_old_file_in_place(self):
         # SIGTERM is what a batch system sends at a job's time limit, SIGINT what Ctrl-C sends.
         mpiexec = open_mpi_mpiexec()
-        cases = [(0, signal.SIGTERM), (0, signal.SIGINT)] + ([(2, signal.SIGTERM)] if mpiexec else [])
+        # SIGPIPE ends a rank that writes to mpiexec once mpiexec has gone.
+        cases = [(0, signal.SIGTERM), (0, signal.SIGINT), (0, signal.SIGPIPE)]
+        cases += [(2, signal.SIGTERM)] if mpiexec else []
         for ranks, sig in cases:
             with self.subTest(ranks=ranks, signal=sig.name):
                 folder = self.path(f"{ranks}-{sig.name}")
@@ -269,6 +305,7 @@ class StoppedBySignal(Case):
                 command = [herd_files_test.HERD, *run] if ranks == 0 else [*mpiexec, "-n", str(ranks),
                                                                           herd_files_test.HERD, *run]
                 process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+                self.addCleanup(process.kill)
 
                 def partial():
                     return [n for n in os.listdir(folder) if ".partial-" in n]
@@ -286,6 +323,48 @@ class StoppedBySignal(Case):
                     self.assertNotEqual(status, 0)
                 self.assertEqual(partial(), [])
                 self.assertEqual(read(out), "old\n")
+
+    def test_a_rank_killed_outright_leaves_the_others_to_remove_the_shared_file(self):
+        # Rank 0 made the file; SIGKILL (the kernel out of memory) gives it no chance to remove it,
+        # and mpiexec then stops rank 1, which writes the same file.
+        mpiexec = open_mpi_mpiexec()
+        if mpiexec is None:
+            self.skipTest("needs Open MPI's mpiexec")
+        out = self.path("out.h5")
+        with open(out, "w") as f:
+            f.write("old\n")
+        process = subprocess.Popen([*mpiexec, "-n", "2", herd_files_test.HERD, "run", "--agents", "200000", "--steps",
+                                    "100000", "--stepping", "pull", "--quiet", "--output", out],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+        self.addCleanup(process.kill)
+
+        def partial():
+            return [n for n in os.listdir(self.dir.name) if ".partial-" in n]
+
+        def rank_zero():
+            for pid in filter(str.isdigit, os.listdir("/proc")):
+                try:
+                    with open(f"/proc/{pid}/stat") as f:
+                        parent = int(f.read().rsplit(")", 1)[1].split()[1])
+                    with open(f"/proc/{pid}/environ", "rb") as f:
+                        environment = f.read().split(b"\0")
+                except OSError:
+                    continue
+                if parent == process.pid and b"OMPI_COMM_WORLD_RANK=0" in environment:
+                    return int(pid)
+            return None
+
+        deadline = time.time() + 120
+        while not partial() and process.poll() is None and time.time() < deadline:
+            time.sleep(0.01)
+        self.assertTrue(partial(), "the output should be written beside its target while the job runs")
+        time.sleep(1.0)  # past the collective create, which every rank joins once it holds the name
+        pid = rank_zero()
+        self.assertIsNotNone(pid, "rank 0 should be a child of mpiexec")
+        os.kill(pid, signal.SIGKILL)
+        self.assertNotEqual(process.wait(timeout=120), 0)
+        self.assertEqual(partial(), [])
+        self.assertEqual(read(out), "old\n")
 
 
 class Schema(Case):

@@ -47,11 +47,18 @@ void replace_with(std::string const& temporary, std::string const& target);
 /// Removes a file temporary_beside() made and that will not be put in place.
 void remove_temporary(std::string const& temporary);
 
+/// Has the signal handler below also remove `temporary`, which another rank made with
+/// temporary_beside() and this process writes with it (a parallel HDF5 file): whichever rank a
+/// signal ends, the file goes, also where mpiexec then kills the rank that made it outright.
+void share_temporary(std::string const& temporary);
+/// Undoes share_temporary(): the rank that made the file puts it in place or removes it.
+void unshare_temporary(std::string const& temporary);
+
 /// Removes the temporary files made by temporary_beside() and not yet put in place or removed,
 /// as the signal handler below does: for a process about to end at once (std::_Exit).
 void remove_remembered_temporaries();
 
-/// From now on, SIGINT, SIGTERM and SIGHUP (where not ignored) first remove the temporary files
+/// From now on, SIGINT, SIGTERM, SIGHUP and SIGPIPE (where not ignored) first remove the temporary files
 /// made by temporary_beside() and not yet put in place or removed, then end the process as the
 /// signal does: a job stopped at its time limit or by Ctrl-C leaves no half-written file beside its
 /// outputs. For a program's main(); a handler of the program's own stays.

@@ -127,6 +127,11 @@ std::vector<std::int64_t> read_member_history(h5::File const& file, RunRecord co
   std::string const& path = file.path();
   require(file.exists(group) && file.exists(dataset) && file.exists(group + "/agents"),
           path + ": member " + std::to_string(member) + " of " + std::to_string(record.members) + " is missing");
+  // Files written before groups named their member hold no such attribute.
+  if (file.has_attribute(group, "member"))
+    require(file.int_attribute(group, "member") == static_cast<std::int64_t>(member),
+            path + ": " + group + " holds member " + std::to_string(file.int_attribute(group, "member")) +
+                "'s state, not member " + std::to_string(member) + "'s");
   auto const extents = file.extents(dataset);
   require(extents.size() == 2 && extents[0] == record.step + 1ull && extents[1] == record.observables.size(),
           path + ": " + dataset + " does not hold " + std::to_string(record.step + 1ull) + " rows of " +

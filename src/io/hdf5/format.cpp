@@ -35,11 +35,14 @@ h5::File create_partial(std::string const& final_path, std::string const& kind, 
   MPI_Bcast(&length, 1, MPI_INT, 0, comm);
   temporary.resize(static_cast<std::size_t>(length));
   MPI_Bcast(temporary.data(), length, MPI_CHAR, 0, comm);
+  bool const made_here = mpi::rank_of(comm) == 0;
+  if (!made_here) share_temporary(temporary);
   auto file = [&] {
     try {
       return h5::File::create(temporary, comm);
     } catch (...) {
-      if (mpi::rank_of(comm) == 0) remove_temporary(temporary);
+      if (made_here) remove_temporary(temporary);
+      unshare_temporary(temporary);
       throw;
     }
   }();
@@ -64,8 +67,11 @@ WrittenFile finish_file(h5::File& file, std::string const& final_path) {
     // Its last writes failed (a full disk): the file is not whole, so it goes, also where this
     // rank alone failed and the job is about to be aborted.
     if (mpi::rank_of(comm) == 0 || mpi::failing_alone(comm)) remove_temporary(partial);
+    unshare_temporary(partial);
     throw;
   }
+  // Whole now: rank 0, which made it, puts it in place or removes it, after the barrier.
+  if (mpi::rank_of(comm) != 0) unshare_temporary(partial);
   MPI_Barrier(comm);
   std::string failure;
   WrittenFile written;
@@ -105,6 +111,7 @@ void discard_file(h5::File& file) noexcept {
     // name goes now, the file stays open until the job is aborted.
     file.abandon();
     remove_temporary(partial);
+    unshare_temporary(partial);
     return;
   }
   // The close flushes what HDF5 still holds, and a rank whose flush fails (a full disk: most often
@@ -120,6 +127,7 @@ void discard_file(h5::File& file) noexcept {
   } catch (...) {
   }
   if (mpi::rank_of(comm) == 0) remove_temporary(partial);
+  unshare_temporary(partial);
 }
 
 void check_format(h5::File const& file, std::string const& kind) {
