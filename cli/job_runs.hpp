@@ -533,12 +533,12 @@ void check_points(Options const& o, Options const& base, global_id agents, typen
       bool swept = false;
       auto const values = point_values(o, m / o.replicates);
       for (std::size_t a = 0; a < o.sweep.size(); ++a) {
-        point += (point.empty() ? "" : ", ") + o.sweep[a].name + "=" + values[a];
-        swept = swept || what.find("--" + o.sweep[a].name + " ") != std::string::npos ||
-                what.find("--" + o.sweep[a].name + ":") != std::string::npos;
+        point.append(a == 0 ? "" : ", ").append(o.sweep[a].name).append("=").append(values[a]);
+        std::string const option = "--" + o.sweep[a].name;
+        swept = swept || what.find(option + " ") != std::string::npos || what.find(option + ":") != std::string::npos;
       }
       if (!swept) throw;
-      throw Error("--sweep point " + point + ": " + what);
+      throw Error(std::string("--sweep point ").append(point).append(": ").append(what));
     }
   }
 }

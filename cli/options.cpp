@@ -634,11 +634,14 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
         {"--rewire", {"watts-strogatz"}}};
     for (auto const& [option, graphs] : shapes)
       if (given.count(option) && std::find(graphs.begin(), graphs.end(), o.graph) == graphs.end()) {
-        std::string list;
-        for (auto const& g : graphs) list += (list.empty() ? "" : ", ") + g;
-        throw UsageError{option + " shapes a generated graph (--graph " + list + "); " +
-                         (is_generator(o.graph) ? "--graph " + o.graph + " does not read it"
-                                                : "the file " + o.graph + " gives its own agents and contacts")};
+        std::string message = option + " shapes a generated graph (--graph ";
+        for (auto const& g : graphs) message.append(g == graphs.front() ? "" : ", ").append(g);
+        message.append("); ");
+        if (is_generator(o.graph))
+          message.append("--graph ").append(o.graph).append(" does not read it");
+        else
+          message.append("the file ").append(o.graph).append(" gives its own agents and contacts");
+        throw UsageError{message};
       }
   }
   if (o.agents == 0) throw UsageError{"--agents must be positive"};

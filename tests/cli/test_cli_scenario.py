@@ -164,6 +164,7 @@ class Scenario(hf.Case):
             # A population file keeps the layers and their names; a checkpoint resumes the schedule.
             self.ok(0, "convert", "--graph", "population", "--agents", "20000", "--output", self.path("pop.h5"))
             from_file = [a if a != "population" else self.path("pop.h5") for a in population]
+            del from_file[from_file.index("--agents"):from_file.index("--agents") + 2]  # the file's own
             self.ok(0, "run", *from_file, "--scenario", week, "--csv", self.path("file.csv"))
             self.assertEqual(hf.read(self.path("file.csv")), pulled)
             args = [a if a != "40" else "17" for a in population]
