@@ -72,8 +72,9 @@ std::string point_label(Options const& o, long long point) {
 double per_member_step(Options const& o, JobResult const& r) {
   auto const members = static_cast<long long>(r.members.size());
   long long const busiest = (members + r.member_ranks - 1) / r.member_ranks;  // members on rank 0
-  auto const on_rank = static_cast<double>(busiest);
-  return on_rank * o.steps > 0 ? r.step_seconds / (on_rank * o.steps) : 0.0;
+  double const steps = r.member_steps >= 0 ? static_cast<double>(r.member_steps)
+                                           : static_cast<double>(busiest) * static_cast<double>(o.steps);
+  return steps > 0 ? r.step_seconds / steps : 0.0;
 }
 
 std::string fixed(double value, int digits) {

@@ -133,6 +133,9 @@ struct JobResult {
   double setup_seconds = 0.0;                  ///< graph generation, reordering, initial state
   double step_seconds = 0.0;                   ///< the step loop, observables included
   long long first_step = 0;                    ///< the step a resumed run began after (0: none)
+  /// An ensemble's member-steps made on the busiest rank, where its members resumed; -1: every
+  /// member made every step.
+  long long member_steps = -1;
   double bytes_per_agent = 0.0;
   double bytes_per_edge = 0.0;
   std::string backend;

@@ -34,6 +34,7 @@
 
 #include <Kokkos_Timer.hpp>
 
+#include <algorithm>
 #include <limits>
 #include <optional>
 
@@ -591,6 +592,7 @@ JobResult run_ensemble(Options const& o, Entry, std::function<void(int, int)> co
   JobResult result;
   std::string schedule;
   std::vector<std::int64_t> mine;  // this rank's members' counts, one after another
+  long long made = 0;              // the steps they made (fewer than their steps where resumed)
   // The members' time in all: each one's simulation and initial state as well as its steps.
   Kokkos::Timer loop;
   together([&] {
@@ -668,6 +670,7 @@ JobResult run_ensemble(Options const& o, Entry, std::function<void(int, int)> co
         mine.insert(mine.end(), totals.begin(), totals.end());
         if (result.events.empty()) result.events = event_schedule(run.events);
       });
+      if (m < members) made += o.steps - run.first_step;
 #if HERD_ENABLE_HDF5
       if (checkpoint) checkpoint->write_round(run.member_state.get());
 #endif
@@ -679,6 +682,7 @@ JobResult run_ensemble(Options const& o, Entry, std::function<void(int, int)> co
 #endif
   });
   result.step_seconds = loop.seconds();
+  if (!o.resume.empty()) result.member_steps = made;  // rank 0's, the busiest
   // Rank k holds members k, k + P, ...: their counts, then their events' agents, go to rank 0 one
   // rank after another. Every rank that ran a member knows the scenario's events.
   std::size_t const columns = Entry::shown(o).size();
@@ -1032,6 +1036,7 @@ JobResult run_ensemble_over_ranks(Options const& o, Entry, std::function<void(in
     simulation_seconds += phase.seconds();
     auto const no_progress = [](int, int) {};
     auto const run = run_model<Entry>(mo, sim, in.inputs, no_progress, in.facts, true);
+    if (!o.resume.empty()) result.member_steps = std::max(result.member_steps, 0LL) + o.steps - run.first_step;
     result.columns = run.columns;
     schedule = to_string(sim.plan().schedule);
     halo.add(sim);

@@ -217,8 +217,13 @@ class Checkpoints(hf.Case):
         self.ok(0, *args, "--csv", self.path("whole.csv"))
         cut = [a if a != "25" else "10" for a in args]
         self.ok(0, *cut, "--checkpoint", self.path("c.h5"))
-        self.ok(0, "resume", self.path("c.h5"), "--steps", "25", "--csv", self.path("resumed.csv"))
+        self.ok(0, "resume", self.path("c.h5"), "--steps", "25", "--csv", self.path("resumed.csv"), "--json",
+                self.path("resumed.json"))
         whole = hf.read(self.path("whole.csv"))
+        # Its time per member-step counts the 15 steps each of the 6 members made.
+        with open(self.path("resumed.json")) as f:
+            report = json.load(f)
+        self.assertAlmostEqual(report["seconds_per_member_step"] * 6 * 15 / report["step_loop_seconds"], 1, delta=1e-6)
         self.assertEqual(hf.read(self.path("resumed.csv")), whole)
         import h5py
         with h5py.File(self.path("c.h5"), "r") as f:
