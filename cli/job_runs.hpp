@@ -34,7 +34,6 @@
 
 #include <Kokkos_Timer.hpp>
 
-#include <algorithm>
 #include <limits>
 #include <optional>
 
@@ -1025,6 +1024,7 @@ JobResult run_ensemble_over_ranks(Options const& o, Entry, std::function<void(in
         o.checkpoint_every, comm);
   }
 #endif
+  long long made = 0;  // member-steps (fewer than members × steps where resumed)
   for (long long m = 0; m < members; ++m) {
     auto const mo = member_options(o, base, m);
     Kokkos::Timer phase;
@@ -1036,7 +1036,7 @@ JobResult run_ensemble_over_ranks(Options const& o, Entry, std::function<void(in
     simulation_seconds += phase.seconds();
     auto const no_progress = [](int, int) {};
     auto const run = run_model<Entry>(mo, sim, in.inputs, no_progress, in.facts, true);
-    if (!o.resume.empty()) result.member_steps = std::max(result.member_steps, 0LL) + o.steps - run.first_step;
+    made += o.steps - run.first_step;
     result.columns = run.columns;
     schedule = to_string(sim.plan().schedule);
     halo.add(sim);
@@ -1058,6 +1058,7 @@ JobResult run_ensemble_over_ranks(Options const& o, Entry, std::function<void(in
   if (checkpoint) result.outputs->add(checkpoint->finish());
 #endif
   result.step_seconds = loop.seconds();
+  if (!o.resume.empty()) result.member_steps = made;
   result.setup_seconds = setup_seconds;
   describe(result, in.facts, exec, schedule);
   gather_ranks(result, in.local, in, halo, halo_plan_seconds, simulation_seconds, comm);

@@ -292,12 +292,12 @@ std::string summary_table(Options const& o, JobResult const& r) {
     for (long long v : r.counts[t]) s << std::setw(13) << with_commas(v);
     s << "\n";
   }
-  double const steps = steps_run(o, r);
+  int const made = steps_run(o, r);
+  double const steps = made;
   s << "\nsetup " << engineering(r.setup_seconds) << " s, ";
-  if (steps > 0)
-    s << steps_run(o, r) << " steps in " << engineering(r.step_seconds)
-      << " s: " << engineering(r.step_seconds / steps * 1e3) << " ms/step, "
-      << engineering(per_second(r.agents * steps, r.step_seconds)) << " agent-updates/s, "
+  if (made > 0)
+    s << made << " steps in " << engineering(r.step_seconds) << " s: " << engineering(r.step_seconds / steps * 1e3)
+      << " ms/step, " << engineering(per_second(r.agents * steps, r.step_seconds)) << " agent-updates/s, "
       << engineering(per_second(edges_read(r, steps), r.step_seconds)) << " edges/s\n";
   else
     s << "no steps run (the checkpoint was at step " << r.first_step << ")\n";
@@ -321,9 +321,9 @@ std::string summary_table(Options const& o, JobResult const& r) {
       << r.ranks.size() << " ranks, " << o.partition << " partition, " << engineering(100 * cut_fraction(r))
       << " % of edges cut, halo " << (o.overlap ? "overlapped" : "not overlapped") << ", exchanged every "
       << o.exchange_every << " step" << (o.exchange_every == 1 ? "" : "s (stale ghosts in between)") << "\n"
-      << rank_table(r, steps_run(o, r));
+      << rank_table(r, made);
   }
-  if (r.profile.enabled) s << profile_table(r, steps_run(o, r));
+  if (r.profile.enabled) s << profile_table(r, made);
   return s.str();
 }
 
