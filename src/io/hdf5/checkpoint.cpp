@@ -128,10 +128,11 @@ std::vector<std::int64_t> read_member_history(h5::File const& file, RunRecord co
   require(file.exists(group) && file.exists(dataset) && file.exists(group + "/agents"),
           path + ": member " + std::to_string(member) + " of " + std::to_string(record.members) + " is missing");
   // Files written before groups named their member hold no such attribute.
-  if (file.has_attribute(group, "member"))
-    require(file.int_attribute(group, "member") == static_cast<std::int64_t>(member),
-            path + ": " + group + " holds member " + std::to_string(file.int_attribute(group, "member")) +
-                "'s state, not member " + std::to_string(member) + "'s");
+  if (file.has_attribute(group, "member")) {
+    auto const named = file.int_attribute(group, "member");
+    require(named == static_cast<std::int64_t>(member), path + ": " + group + " holds member " + std::to_string(named) +
+                                                            "'s state, not member " + std::to_string(member) + "'s");
+  }
   auto const extents = file.extents(dataset);
   require(extents.size() == 2 && extents[0] == record.step + 1ull && extents[1] == record.observables.size(),
           path + ": " + dataset + " does not hold " + std::to_string(record.step + 1ull) + " rows of " +
