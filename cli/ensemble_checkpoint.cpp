@@ -124,10 +124,27 @@ EnsembleCheckpoint::EnsembleCheckpoint(std::string path, io::RunRecord const& re
   mpi::collectively(comm_, [&] {
     if (mpi::rank_of(comm_) == 0) file_.emplace(io::begin_file(path_, "herd-checkpoint", record, MPI_COMM_SELF));
   });
+  share_name();
 }
 
 EnsembleCheckpoint::~EnsembleCheckpoint() {
   if (file_) io::discard_file(*file_);
+  if (!shared_.empty()) io::unshare_temporary(shared_);
+}
+
+void EnsembleCheckpoint::share_name() {
+#if HERD_ENABLE_MPI
+  if (mpi::size_of(comm_) == 1) return;
+  std::string name = file_ ? file_->path() : std::string();
+  auto length = static_cast<std::uint64_t>(name.size());
+  MPI_Bcast(&length, 1, MPI_UINT64_T, 0, comm_);
+  name.resize(static_cast<std::size_t>(length));
+  MPI_Bcast(name.data(), static_cast<int>(length), MPI_CHAR, 0, comm_);
+  if (mpi::rank_of(comm_) == 0 || name == shared_) return;
+  if (!shared_.empty()) io::unshare_temporary(shared_);
+  shared_ = std::move(name);
+  if (!shared_.empty()) io::share_temporary(shared_);
+#endif
 }
 
 void EnsembleCheckpoint::write_round(MemberState const* mine) {
@@ -169,6 +186,7 @@ void EnsembleCheckpoint::write_round(MemberState const* mine) {
     require(failure.empty(), failure);
     if (rank == 0 && due()) put_in_place();
   });
+  if (every_ > 0) share_name();  // put in place: rank 0 goes on under a new name
 }
 
 void EnsembleCheckpoint::send_to_rank_zero(std::vector<char> const& bytes) const {
@@ -256,6 +274,8 @@ void EnsembleCheckpoint::put_in_place() {
 
 io::WrittenFile EnsembleCheckpoint::finish() {
   io::WrittenFile written;
+  // Whole once rank 0 closes it: rank 0 puts it in place or removes it, as finish_file does.
+  if (!shared_.empty()) io::unshare_temporary(std::exchange(shared_, {}));
   mpi::collectively(comm_, [&] {
     if (!file_) return;  // rank 0 alone holds the file
     require(written_ == members_,

@@ -66,6 +66,9 @@ class EnsembleCheckpoint {
   bool due() const;
   // Rank 0's: puts the file in place with members [0, written_), and goes on writing a copy.
   void put_in_place();
+  // The other ranks learn the name rank 0 writes under now, so that a signal ending any rank
+  // removes it, also where mpiexec then kills rank 0 outright. Collective.
+  void share_name();
 
   std::string path_;
   MPI_Comm comm_;
@@ -73,6 +76,7 @@ class EnsembleCheckpoint {
   std::uint64_t every_ = 0, in_place_ = 0;  // members written when last put in place
   std::uint64_t rows_ = 0, columns_ = 0;    // of each member's history
   std::optional<io::h5::File> file_;        // rank 0's
+  std::string shared_;                      // the other ranks': the name rank 0 writes under
 };
 #endif
 

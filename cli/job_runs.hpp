@@ -767,14 +767,12 @@ DistributedInput<WeightStorage, Entry> distributed_input(Options const& o, Exec 
   std::optional<mpi::AttributeRows> table;
   if (!o.attributes.empty() && o.window == 0) table = mpi::read_attribute_rows(comm, o.attributes);
   auto source = mpi::collectively(comm, [&] {
-    require(o.reorder == "none", "--reorder applies to one process; under mpiexec the partition decides locality");
     require(o.partition != "metis" || have_metis(),
             "--partition metis: this build of Herd has no METIS (configure with -DHerd_ENABLE_METIS=ON)");
     require(o.partition != "ptscotch" || have_ptscotch(),
             "--partition ptscotch: this build of Herd has no PT-Scotch (configure with -DHerd_ENABLE_PTSCOTCH=ON)");
     require(o.partition != "parmetis" || have_parmetis(),
             "--partition parmetis: this build of Herd has no ParMETIS (configure with -DHerd_ENABLE_PARMETIS=ON)");
-    require(o.stepping != "verify", "--stepping verify runs on one process: it steps each step twice");
     std::optional<EdgeSource<Memory>> share;
     // A timed-contact file is read by parts under every partition.
     if ((reads_timed = o.window > 0)) return share;

@@ -340,8 +340,10 @@ void parse_options(Options& o, std::map<std::string, Setter> const& with_value,
     app.add_option(names,
                    [&o, &set = set, name = name, later_wins](CLI::results_t const& values) {
                      std::string const& value = values.front();
-                     // The same option twice with two values is a mistake to point out, not to settle silently.
-                     if (auto const [seen, first] = o.given.emplace(name, value); !first && seen->second != value) {
+                     // The same option twice with two values is a mistake to point out, not to settle
+                     // silently; one value written two ways (1e3 and 1000) is not.
+                     if (auto const [seen, first] = o.given.emplace(name, value);
+                         !first && !same_value(name, seen->second, value)) {
                        if (!later_wins) {
                          std::string message = name;
                          message.append(" is given twice, as ").append(seen->second).append(" and ").append(value);
@@ -445,6 +447,13 @@ bool same_setting(std::string const& option, Options const& a, Options const& b)
   };
   auto const compare = fields.find(option);
   return compare != fields.end() && compare->second(a, b);
+}
+
+void check_for_ranks(Options const& o, int ranks) {
+  if (ranks == 1 || (is_ensemble(o) && !o.graph_over_ranks)) return;
+  if (o.reorder != "none")
+    throw UsageError{"--reorder applies to one process; under mpiexec the partition decides locality"};
+  if (o.stepping == "verify") throw UsageError{"--stepping verify runs on one process: it steps each step twice"};
 }
 
 Options parse(std::vector<std::string> const& args, bool later_wins) {

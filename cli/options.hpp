@@ -147,6 +147,10 @@ void check_members_per_checkpoint(Options const& o);
 /// ensemble's output files and its --checkpoint-every (which counts members).
 Options member_base(Options const& o);
 
+/// Throws UsageError for options that apply to one process, where `ranks` processes share the
+/// graph (mpiexec, and not an ensemble whose members each hold the whole graph on a rank).
+void check_for_ranks(Options const& o, int ranks);
+
 /// Parses argv (without the program name). Throws UsageError, also for an option given twice
 /// unless `later_wins` (herd resume: options given anew replace the checkpoint's).
 Options parse(std::vector<std::string> const& args, bool later_wins = false);

@@ -269,6 +269,16 @@ class BadInput(unittest.TestCase):
                     self.assertIn(message, lines[0])
                     self.assertFalse(os.path.exists(out))
 
+    def test_one_value_given_twice_in_two_spellings_is_the_same_value(self):
+        for args in [["--agents", "1e3", "--agents", "1000", "--steps", "5"],
+                     ["--agents", "1000", "--steps", "5", "--steps", "5.0"]]:
+            with self.subTest(args=args):
+                result = herd("run", "--model", "sir", *args, "--quiet")
+                self.assertEqual(result.returncode, 0, result.stderr)
+        result = herd("run", "--agents", "1e3", "--agents", "1001", "--quiet")
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("--agents is given twice, as 1e3 and 1001", result.stderr)
+
     def test_partition_refuses_more_parts_than_agents(self):
         result = herd("partition", "--graph", "erdos-renyi", "--agents", "100", "--mean-degree", "4", "--parts",
                       "2,101", "--quiet")

@@ -91,9 +91,9 @@ class Resume(Case):
                         "--checkpoint", ckpt)
                 self.ok(2, "resume", ckpt, "--steps", "40", "--csv", self.path("resumed.csv"))
                 self.assertEqual(read(self.path("resumed.csv")), read(self.path("full.csv")))
-                # Asked again of ranks, it is refused as for a run.
+                # Asked again of ranks, it is refused as for a run: a command-line mistake.
                 result = herd(2, "resume", ckpt, *extra)
-                self.assertEqual(result.returncode, 1, result.stderr)
+                self.assertEqual(result.returncode, 2, result.stderr)
                 self.assertIn(extra[0], result.stderr)
 
     def test_changing_the_results_is_refused(self):
@@ -324,22 +324,19 @@ class StoppedBySignal(Case):
                 self.assertEqual(partial(), [])
                 self.assertEqual(read(out), "old\n")
 
-    def test_a_rank_killed_outright_leaves_the_others_to_remove_the_shared_file(self):
-        # Rank 0 made the file; SIGKILL (the kernel out of memory) gives it no chance to remove it,
-        # and mpiexec then stops rank 1, which writes the same file.
+    def kill_rank_zero_while_writing(self, out, *run, ready=lambda: True):
+        """Starts `herd run ... --quiet` on 2 ranks, SIGKILLs rank 0 once `ready()` holds and a file is
+        written beside `out`, and checks that the job fails and leaves no such file."""
         mpiexec = open_mpi_mpiexec()
         if mpiexec is None:
             self.skipTest("needs Open MPI's mpiexec")
-        out = self.path("out.h5")
-        with open(out, "w") as f:
-            f.write("old\n")
-        process = subprocess.Popen([*mpiexec, "-n", "2", herd_files_test.HERD, "run", "--agents", "200000", "--steps",
-                                    "100000", "--stepping", "pull", "--quiet", "--output", out],
+        folder = os.path.dirname(out)
+        process = subprocess.Popen([*mpiexec, "-n", "2", herd_files_test.HERD, "run", *run, "--quiet"],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
         self.addCleanup(process.kill)
 
         def partial():
-            return [n for n in os.listdir(self.dir.name) if ".partial-" in n]
+            return [n for n in os.listdir(folder) if ".partial-" in n]
 
         def rank_zero():
             for pid in filter(str.isdigit, os.listdir("/proc")):
@@ -355,16 +352,44 @@ class StoppedBySignal(Case):
             return None
 
         deadline = time.time() + 120
-        while not partial() and process.poll() is None and time.time() < deadline:
+        while not (ready() and partial()) and process.poll() is None and time.time() < deadline:
             time.sleep(0.01)
-        self.assertTrue(partial(), "the output should be written beside its target while the job runs")
-        time.sleep(1.0)  # past the collective create, which every rank joins once it holds the name
+        self.assertTrue(ready() and partial(), "the output should be written beside its target while the job runs")
+        time.sleep(1.0)  # past the collective steps by which every rank learns the name
         pid = rank_zero()
         self.assertIsNotNone(pid, "rank 0 should be a child of mpiexec")
         os.kill(pid, signal.SIGKILL)
         self.assertNotEqual(process.wait(timeout=120), 0)
         self.assertEqual(partial(), [])
+
+    def test_a_rank_killed_outright_leaves_the_others_to_remove_the_shared_file(self):
+        # Rank 0 made the file; SIGKILL (the kernel out of memory) gives it no chance to remove it,
+        # and mpiexec then stops rank 1, which writes the same file.
+        out = self.path("out.h5")
+        with open(out, "w") as f:
+            f.write("old\n")
+        self.kill_rank_zero_while_writing(out, "--agents", "200000", "--steps", "100000", "--stepping", "pull",
+                                          "--output", out)
         self.assertEqual(read(out), "old\n")
+
+    def test_an_ensemble_checkpoint_rank_zero_writes_alone_goes_with_the_others_too(self):
+        # Rank 0 writes the members' states; rank 1 learns each name it writes under, the first and
+        # the copy it goes on writing once the file is put in place after a member.
+        run = ["--agents", "200000", "--stepping", "pull"]
+        with self.subTest("the first name"):
+            out = self.path("first.h5")
+            with open(out, "w") as f:
+                f.write("old\n")
+            self.kill_rank_zero_while_writing(out, *run, "--steps", "100000", "--replicates", "4", "--checkpoint", out)
+            self.assertEqual(read(out), "old\n")
+        with self.subTest("the copy after the file was put in place"):
+            out = self.path("copy.h5")
+            # Members of a few seconds each: the file is in place after the first round, and rank 0
+            # is killed in the second.
+            self.kill_rank_zero_while_writing(out, *run, "--steps", "2000", "--replicates", "6", "--checkpoint", out,
+                                              "--checkpoint-every", "1", ready=lambda: os.path.exists(out))
+            with h5py.File(out) as f:
+                self.assertIn(f["/run"].attrs["members_done"], (1, 2))
 
 
 class Schema(Case):

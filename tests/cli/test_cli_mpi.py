@@ -341,13 +341,17 @@ class BadInput(unittest.TestCase):
         self.dir = tempfile.TemporaryDirectory()
         self.addCleanup(self.dir.cleanup)
 
-    def fails_once(self, ranks, needle, *args):
+    def fails_once(self, ranks, needle, *args, status=1):
+        """Exit `status` with one line naming `needle`, and no output; 2, a command-line mistake,
+        also points to the help."""
         out = os.path.join(self.dir.name, "out.csv")
         result = mpi_herd(ranks, "run", *args, "--csv", out, "--quiet")
-        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertEqual(result.returncode, status, result.stderr)
         lines = herd_lines(result.stderr)
         self.assertEqual(len(lines), 1, result.stderr)
         self.assertIn(needle, lines[0])
+        if status == 2:
+            self.assertTrue(lines[0].endswith("(see herd --help)"), lines[0])
         self.assertEqual(os.listdir(self.dir.name), [])
 
     def test_missing_file(self):
@@ -419,10 +423,17 @@ class BadInput(unittest.TestCase):
                         *(["--output", os.path.join(self.dir.name, "o.h5")] if has_hdf5() else []))
 
     def test_reorder_is_single_process(self):
-        self.fails_once(2, "--reorder", "--graph", "erdos-renyi", "--agents", "1000", "--reorder", "degree")
+        run = ["--graph", "erdos-renyi", "--agents", "1000", "--reorder", "degree"]
+        self.fails_once(2, "--reorder applies to one process", *run, status=2)
+        self.fails_once(2, "--reorder applies to one process", *run, "--replicates", "2", "--partition", "contiguous",
+                        status=2)
+        # An ensemble's members each hold the whole graph on a rank, reordered there.
+        result = mpi_herd(2, "run", *run, "--replicates", "2", "--quiet")
+        self.assertEqual(result.returncode, 0, result.stderr)
 
     def test_verify_is_single_process(self):
-        self.fails_once(2, "--stepping verify", "--graph", "erdos-renyi", "--agents", "1000", "--stepping", "verify")
+        self.fails_once(2, "--stepping verify runs on one process", "--graph", "erdos-renyi", "--agents", "1000",
+                        "--stepping", "verify", status=2)
 
     def test_ranks_given_different_arguments_all_stop(self):
         # mpiexec's ':' starts each rank with its own arguments: one with a typo, one with another

@@ -1,7 +1,7 @@
 // Per-agent HDF5 datasets through AgentBlocks at 1-4 ranks: every element type round-trips
 // whichever ranks hold which agents, reading ghosts (repeated ids) as well as owned agents; a
 // write that misses an agent or names one twice is refused on every rank; a file reopened to
-// write keeps its datasets.
+// write keeps its datasets, and takes groups whose parents it lacks.
 
 #include <herd/core/half.hpp>
 #include <herd/io/hdf5/agent_io.hpp>
@@ -155,15 +155,15 @@ TEST(AgentBlocks, AFileReopenedToWriteKeepsWhatItHeldAndTakesMore) {
   }
   {
     auto file = h5::File::open_to_write(path, MPI_COMM_WORLD);
-    file.create_group("/more");
+    file.create_group("/more/deeper");  // and /more above it
     h5::AgentBlocks(MPI_COMM_WORLD, agents, mine, path)
-        .write(file, "/more/second", h5::Type::i32, values_for(1000).data());
+        .write(file, "/more/deeper/second", h5::Type::i32, values_for(1000).data());
     file.set_attribute("/", "written", std::int64_t{2});
     file.close();
   }
   auto const file = h5::File::open(path, MPI_COMM_WORLD);
   EXPECT_EQ(file.int_attribute("/", "written"), 2);
-  for (auto const& [dataset, shift] : {std::pair<std::string, int>{"/first", 0}, {"/more/second", 1000}}) {
+  for (auto const& [dataset, shift] : {std::pair<std::string, int>{"/first", 0}, {"/more/deeper/second", 1000}}) {
     std::vector<std::int32_t> got(mine.size());
     h5::AgentBlocks(MPI_COMM_WORLD, agents, mine, path).read(file, dataset, h5::Type::i32, got.data());
     EXPECT_EQ(got, values_for(shift)) << dataset;

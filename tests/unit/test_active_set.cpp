@@ -1018,10 +1018,17 @@ TEST(ActiveSet, ModelsWithoutActivityAreAlwaysPulled) {
 
 namespace {
 
-// SI whose susceptible agents say they never change: wrong, since a spreading neighbour infects
-// them. Active-set stepping then leaves them out and gives another epidemic, without an error.
-template <class Memory>
-struct SusceptibleSayNone {
+// SI whose activity breaks a rule of active-set stepping (`Lie`), without an error but in
+// another epidemic:
+// - susceptible_say_none: susceptible agents say they never change, though a spreading neighbour
+//   infects them, and active-set stepping leaves them out;
+// - infected_say_no_spread: infected agents say they change but not that they spread, while
+//   their contribution counts them, so that pulled steps reading who spreads from the bits of
+//   `activity` find no spreader, and listed steps push from none.
+enum class Lie { susceptible_say_none, infected_say_no_spread };
+
+template <class Memory, Lie lie>
+struct BrokenSI {
   Property<std::uint8_t, Memory> infected;
   probability_threshold beta = to_threshold(0.5);
 
@@ -1036,8 +1043,10 @@ struct SusceptibleSayNone {
     if (a.sum_of_contributions(*this) > 0 && a.bernoulli(0, beta)) a.set(infected, 1);
   }
   KOKKOS_INLINE_FUNCTION std::uint32_t contribution(agent_index j, float) const { return infected(j); }
+  KOKKOS_INLINE_FUNCTION std::uint32_t spreader_contribution() const { return 1; }
   KOKKOS_INLINE_FUNCTION std::uint8_t activity(agent_index i) const {
-    return infected(i) ? activity::spreads : activity::none;
+    if constexpr (lie == Lie::susceptible_say_none) return infected(i) ? activity::spreads : activity::none;
+    return infected(i) ? activity::changes : activity::receives;
   }
   static constexpr int num_observables() { return 2; }
   KOKKOS_INLINE_FUNCTION void observe(agent_index i, std::int64_t* totals) const { ++totals[infected(i)]; }
@@ -1046,6 +1055,17 @@ struct SusceptibleSayNone {
     f(infected);
   }
 };
+template <class Memory>
+using SusceptibleSayNone = BrokenSI<Memory, Lie::susceptible_say_none>;
+template <class Memory>
+using InfectedSayNoSpread = BrokenSI<Memory, Lie::infected_say_no_spread>;
+
+// What a run of `steps` under Stepping::verify throws, or "no error".
+template <class Model>
+std::string verify_error(Graph const& graph, Model& model, int steps) {
+  Simulation<Exec> sim(Exec(), graph, 11, herd::test::stepping_options(Stepping::verify));
+  return herd::test::error_of([&] { run(sim, model, steps); });
+}
 
 // Stepping::verify checks each listed step against the pulled one: a model that keeps the rules
 // runs to the pull trajectory, and one that breaks them stops at the first agent that differs.
@@ -1068,27 +1088,48 @@ TEST(ActiveSet, VerifyFindsTheFirstAgentThatDiffers) {
   Simulation<Exec> active(Exec(), graph, 11, herd::test::stepping_options(Stepping::active));
   EXPECT_NE(to_vector(run(active, broken, 5)), right) << "without verify the broken rule goes unnoticed";
   seeded();
-  Simulation<Exec> verified(Exec(), graph, 11, herd::test::stepping_options(Stepping::verify));
-  try {
-    run(verified, broken, 5);
-    FAIL() << "verify must stop a model whose activity leaves out agents that change";
-  } catch (herd::Error const& e) {
-    std::string const what = e.what();
-    EXPECT_NE(what.find("stepping verify: step 1, agent "), std::string::npos) << what;
-    EXPECT_NE(what.find("'infected' is 0 stepped on the active list but 1 pulled"), std::string::npos) << what;
-  }
+  auto const what = verify_error(graph, broken, 5);
+  EXPECT_NE(what.find("stepping verify: step 1, agent "), std::string::npos) << what;
+  EXPECT_NE(what.find("'infected' is 0 stepped on the active list but 1 pulled"), std::string::npos) << what;
 }
 
-// A phase that writes a property the model does not list would run twice under verify, unseen:
-// verify refuses it.
-template <class Memory>
-struct UnlistedVisits {
+// Verify's pulled run reads each contribution, not who spreads from the bits of `activity`.
+TEST(ActiveSet, VerifyReadsEachContributionNotTheBitsOfWhoSpreads) {
+  auto const graph = build_csr(Exec(), generate_edges(Exec(), ErdosRenyi{20000, 8.0}, 3));
+  InfectedSayNoSpread<Exec::memory_space> lying{{"infected", graph.num_agents()}};
+  auto const seeded = [&] {
+    auto host = Kokkos::create_mirror_view(lying.infected.current());
+    for (agent_index i = 0; i < graph.num_agents(); ++i) host(i) = i % 2;
+    Kokkos::deep_copy(lying.infected.current(), host);
+  };
+  seeded();
+  Simulation<Exec> bits(Exec(), graph, 11, herd::test::stepping_options(Stepping::pull));
+  ASSERT_TRUE(bits.reads_spreader_bits(lying));
+  EXPECT_EQ(to_vector(run(bits, lying, 3)).back(), graph.num_agents() / 2)
+      << "the bits say no one spreads: no infection, without an error";
+  seeded();
+  auto const what = verify_error(graph, lying, 3);
+  EXPECT_NE(what.find("stepping verify: step 1, agent "), std::string::npos) << what;
+  EXPECT_NE(what.find("'infected' is 0 stepped on the active list but 1 pulled reading each contribution"),
+            std::string::npos)
+      << what;
+}
+
+// A phase that counts each agent's visits, with `visits` left out of its apply() (whose sets are
+// lost) or out of the model's for_each_property (which verify cannot compare): verify stops both.
+enum class LeftOut { from_apply, from_list };
+
+template <class Memory, LeftOut left_out>
+struct CountsVisits {
   Property<std::uint8_t, Memory> infected;
   Property<std::int32_t, Memory> visits;
 
   template <class Sim>
   void step(Sim& sim) {
-    sim.apply(*this, infected, visits);
+    if constexpr (left_out == LeftOut::from_apply)
+      sim.apply(*this, infected);
+    else
+      sim.apply(*this, infected, visits);
   }
   template <class Agent>
   KOKKOS_INLINE_FUNCTION void operator()(Agent const& a) const {
@@ -1102,21 +1143,28 @@ struct UnlistedVisits {
   KOKKOS_INLINE_FUNCTION void observe(agent_index i, std::int64_t* totals) const { ++totals[infected(i)]; }
   template <class F>
   void for_each_property(F&& f) const {
-    f(infected);  // visits left out
+    f(infected);
+    if constexpr (left_out == LeftOut::from_apply) f(visits);
   }
 };
 
-TEST(ActiveSet, VerifyRefusesPhasesThatWriteUnlistedProperties) {
+template <LeftOut left_out>
+std::string verify_error_of_visits() {
   auto const graph = build_csr(Exec(), generate_edges(Exec(), ErdosRenyi{2000, 8.0}, 3));
-  UnlistedVisits<Exec::memory_space> model{{"infected", graph.num_agents()}, {"visits", graph.num_agents()}};
+  CountsVisits<Exec::memory_space, left_out> model{{"infected", graph.num_agents()}, {"visits", graph.num_agents()}};
+  Kokkos::deep_copy(model.visits.current(), 0);
   Kokkos::deep_copy(Kokkos::subview(model.infected.current(), std::make_pair(0, 10)), std::uint8_t{1});
-  Simulation<Exec> sim(Exec(), graph, 11, herd::test::stepping_options(Stepping::verify));
-  try {
-    run(sim, model, 3);
-    FAIL() << "verify must refuse a phase that writes a property it cannot compare";
-  } catch (herd::Error const& e) {
-    EXPECT_NE(std::string(e.what()).find("a phase writes 'visits'"), std::string::npos) << e.what();
-  }
+  return verify_error(graph, model, 3);
+}
+
+TEST(ActiveSet, VerifyStopsAtASetOfAPropertyTheApplyDoesNotList) {
+  auto const what = verify_error_of_visits<LeftOut::from_apply>();
+  EXPECT_NE(what.find("step 1: a phase sets 'visits', which its apply() does not list"), std::string::npos) << what;
+}
+
+TEST(ActiveSet, VerifyRefusesPhasesThatWriteUnlistedProperties) {
+  auto const what = verify_error_of_visits<LeftOut::from_list>();
+  EXPECT_NE(what.find("a phase writes 'visits'"), std::string::npos) << what;
 }
 
 }  // namespace

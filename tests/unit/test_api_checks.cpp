@@ -45,6 +45,25 @@ TEST(ApiChecks, APropertySizedForAnotherSimulationIsRefused) {
   Flags flags{Property<std::uint8_t, Memory>("flag", 10)};
   sim.prepare(flags);
   EXPECT_NE(error_of([&] { flags.step(sim); }).find("property 'flag' holds 10 values"), std::string::npos);
+  // One never given its agents says so, not that a name could not be cut from its label.
+  Flags unmade;
+  sim.prepare(unmade);
+  EXPECT_NE(error_of([&] {
+              unmade.step(sim);
+            }).find("a property without a name (default-constructed?) holds 0 values for the 2000 agents"),
+            std::string::npos)
+      << error_of([&] { unmade.step(sim); });
+}
+
+TEST(ApiChecks, ANaNActiveThresholdIsRefused) {
+  auto const graph = herd::test::generated_graph<Exec>(ErdosRenyi{1000, 6.0}, 3);
+  StepOptions options;
+  options.stepping = Stepping::automatic;
+  options.active_threshold = std::nan("");
+  EXPECT_NE(error_of([&] { Simulation<Exec> sim(Exec(), graph, 7, options); }).find("NaN is not a threshold"),
+            std::string::npos);
+  Simulation<Exec> sim(Exec(), graph, 7);
+  EXPECT_NE(error_of([&] { sim.set_options(options); }).find("NaN is not a threshold"), std::string::npos);
 }
 
 TEST(ApiChecks, APopulationOtherThanTheSimulationsIsRefused) {

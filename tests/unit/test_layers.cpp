@@ -284,6 +284,23 @@ TEST(LayerEvents, BadLayersAreRefusedByName) {
   scenario.events[0].period = 0;
   scenario.layer_names = {};
   EXPECT_EQ(message(), "events[3]: unknown layer 'school' (the graph has no layers)");
+  // On a graph that has layers, a scenario without their names is told so.
+  using Exec = Kokkos::DefaultHostExecutionSpace;
+  using Sim = Simulation<Exec>;
+  using Model = Seir<Exec::memory_space>;
+  LayeredPopulation spec;
+  spec.agents = 1000;
+  auto const graph = build_csr(Exec(), generate_population(Exec(), spec, 3).edges);
+  Sim sim(Exec(), graph, 3);
+  Model model(graph.num_agents(), SeirParameters{});
+  std::string said = "no error";
+  try {
+    Interventions<Sim, Model> interventions(sim, model, scenario, 10);
+  } catch (Error const& error) {
+    said = error.what();
+  }
+  EXPECT_EQ(said,
+            "events[3]: the graph has layers, but the scenario names none (Scenario::layer_names, by layer number)");
 }
 
 }  // namespace

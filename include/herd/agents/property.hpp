@@ -72,8 +72,11 @@ class Property {
   view_type const& next() const { return next_; }
   Visibility visibility() const { return visibility_; }
   agent_index size() const { return static_cast<agent_index>(current_.extent(0)); }
-  /// The name given at construction.
-  std::string name() const { return current_.label().substr(std::string("herd::agents::").size()); }
+  /// The name given at construction; empty for a property default-constructed and never given one.
+  std::string name() const {
+    std::string const label = current_.label(), prefix = "herd::agents::";
+    return label.compare(0, prefix.size(), prefix) == 0 ? label.substr(prefix.size()) : std::string();
+  }
   /// Bytes per agent, both buffers counted.
   static constexpr std::size_t bytes_per_agent() { return 2 * sizeof(Storage); }
 

@@ -34,7 +34,9 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cmath>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -138,9 +140,11 @@ class Simulation {
   template <class Property>
   void check_size(Property const& property) const {
     if (property.size() == num_agents()) return;
-    throw Error("property '" + property.name() + "' holds " + std::to_string(property.size()) + " values for the " +
-                std::to_string(num_agents()) +
-                " agents the simulation stores (a model's properties hold one per agent, num_agents())");
+    auto const name = property.name();
+    throw Error(
+        (name.empty() ? std::string("a property without a name (default-constructed?)") : "property '" + name + "'") +
+        " holds " + std::to_string(property.size()) + " values for the " + std::to_string(num_agents()) +
+        " agents the simulation stores (a model's properties hold one per agent, num_agents())");
   }
   /// On a rank, throws a CollectiveError on every rank unless they all give the same `values`
   /// (mpi::require_same), named in the message; nothing on one process. What the ranks must agree
@@ -295,6 +299,7 @@ class Simulation {
   void apply(Phase const& phase, Written&... written) {
     (check_size(written), ...);  // on the host, a comparison each: a model that lists no properties
     if (!verified_.empty()) (check_verified(written), ...);
+    auto const unlisted = watch_unlisted(written...);
     auto kernel = phase_kernel(phase, written...);
     bool const listed = !pulling_ && active_.listed() >= 0;
     given_counts_ = {};  // for this phase alone
@@ -310,15 +315,18 @@ class Simulation {
       (written.swap(), ...);
     }
     where_.after_phase(step_, active_.list(), listed ? active_.listed() : -1, written...);
+    check_unlisted(unlisted);
     ++phase_;
   }
 
   /// Runs one step of `model` (herd::run calls it between before_step and end_step). Under
   /// Stepping::verify a step on the active list runs twice from the same state, on the list and
-  /// pulled, and every property the model lists (for_each_property) must come out the same, bit
-  /// for bit; else it throws herd::Error naming the step, the first agent that differs (by global
-  /// id) and the property: the model's activity or contributions break a rule of active-set
-  /// stepping. Verifying allocates and waits for the device every step. One process only.
+  /// pulled, each neighbour's contribution read (not who spreads from the bits of `activity`),
+  /// and every property the model lists (for_each_property) must come out the same, bit for bit;
+  /// else it throws herd::Error naming the step, the first agent that differs (by global id) and
+  /// the property: the model's activity or contributions break a rule of active-set stepping. A
+  /// phase that sets a listed property its apply() does not list throws too. Verifying allocates
+  /// and waits for the device every step. One process only.
   template <class Model>
   void run_step(Model& model) {
     if (options_.stepping != Stepping::verify || active_.listed() < 0) {
@@ -329,9 +337,11 @@ class Simulation {
       std::vector<Bytes> before, listed;
       save(model, before);
       verified_.clear();
+      watched_.clear();
       model.for_each_property([&](auto const& p) {
         verified_.push_back(p.current().data());
         verified_.push_back(p.next().data());
+        watch(p);
       });
       std::uint32_t const first_phase = phase_;
       // Whatever stops the check, the simulation is left at the start of the step, not halfway.
@@ -344,18 +354,24 @@ class Simulation {
         model.step(*this);
         save(model, listed);
         restart();
+        // Pulled, each neighbour's contribution read: what the bits of `activity` stand for.
         pulling_ = true;
+        spreaders_.set_enabled(false);
         model.step(*this);
+        spreaders_.set_enabled(options_.spreader_bits);
         pulling_ = false;
         std::size_t k = 0;
         model.for_each_property([&](auto const& p) { compare(p, listed[k++]); });
       } catch (...) {
         pulling_ = false;
+        spreaders_.set_enabled(options_.spreader_bits);
         verified_.clear();
+        watched_.clear();
         restart();
         throw;
       }
       verified_.clear();
+      watched_.clear();
     } else {
       throw Error("stepping verify: the model must list its properties (for_each_property) to be compared");
     }
@@ -623,6 +639,9 @@ class Simulation {
     StepOptions const options = timeline_ ? pulled(given) : given;
     require(!Distribution::has_ghosts || options.stepping != Stepping::verify,
             "stepping verify: runs on one process (it steps each step twice, and a rank's ghosts would travel twice)");
+    // NaN compares false both ways: Stepping::automatic would list every step, whatever it costs.
+    require(!options.active_threshold || !std::isnan(*options.active_threshold),
+            "StepOptions::active_threshold: NaN is not a threshold (leave it empty for the default)");
     if (first || options.schedule != options_.schedule) make_plans(options.schedule);
     spreaders_.set_enabled(options.spreader_bits);
     spreaders_.set_weight_codes(options.weight_codes);
@@ -682,6 +701,42 @@ class Simulation {
                 "', which the model's for_each_property does not list");
   }
 
+  // Stepping::verify: a listed property that a phase's apply() does not list, and that the phase
+  // sets all the same, loses what was set. Its next buffer is made its current one before the
+  // phase, and must be so after it. The model's own property, by address: the buffers swap.
+  template <class Property>
+  void watch(Property const& p) {
+    watched_.push_back(
+        {[&p] { return static_cast<void const*>(p.current().data()); },
+         [this, &p] { Kokkos::deep_copy(exec_, p.next(), p.current()); },
+         [this, &p] {
+           using Storage = typename Property::storage_type;
+           Kokkos::View<unsigned char const*, memory_space, Kokkos::MemoryUnmanaged> const next(
+               reinterpret_cast<unsigned char const*>(p.next().data()), p.next().span() * sizeof(Storage));
+           return Details::first_difference(exec_, next, bytes_of(p), num_owned(), sizeof(Storage)) == num_owned();
+         },
+         p.name()});
+  }
+  template <class... Written>
+  std::vector<std::size_t> watch_unlisted(Written const&... written) const {
+    std::vector<std::size_t> unlisted;
+    for (std::size_t k = 0; k < watched_.size(); ++k) {
+      void const* const buffer = watched_[k].current();
+      if (((buffer != static_cast<void const*>(written.current().data())) && ...)) {
+        watched_[k].keep();
+        unlisted.push_back(k);
+      }
+    }
+    return unlisted;
+  }
+  void check_unlisted(std::vector<std::size_t> const& unlisted) const {
+    for (std::size_t k : unlisted)
+      if (!watched_[k].kept())
+        throw Error("stepping verify: step " + std::to_string(step_ + 1) + ": a phase sets '" + watched_[k].name +
+                    "', which its apply() does not list among the properties it writes: the values set are lost "
+                    "(docs/model-guide.md)");
+  }
+
   // Stepping::verify: the current buffers of a model's properties, as bytes.
   using Bytes = Kokkos::View<unsigned char*, memory_space>;
   template <class Property>
@@ -722,8 +777,8 @@ class Simulation {
     auto const text = [](Storage v) { return number_text(static_cast<double>(storage_traits<Storage>::load(v))); };
     throw Error("stepping verify: step " + std::to_string(step_ + 1) + ", agent " + std::to_string(id) + ": '" +
                 p.name() + "' is " + text(on_list) + " stepped on the active list but " + text(on_pull) +
-                " pulled; the model's activity or contributions break a rule of active-set stepping "
-                "(docs/model-guide.md)");
+                " pulled reading each contribution; the model's activity or contributions break a rule of "
+                "active-set stepping (docs/model-guide.md)");
   }
 
   // Pulls every owned agent: with overlap, the interior while the ghosts are on their way (their
@@ -780,6 +835,13 @@ class Simulation {
   // The phase whose spreader maps were marked ahead (spreaders_marked_ahead), if the next applied.
   void const* marked_ahead_ = nullptr;
   std::vector<void const*> verified_;  // the buffers of the properties Stepping::verify compares
+  struct Watched {
+    std::function<void const*()> current;
+    std::function<void()> keep;  // next := current
+    std::function<bool()> kept;  // next == current
+    std::string name;
+  };
+  std::vector<Watched> watched_;  // the same properties, for Stepping::verify's check of what apply() lists
   // A temporal network's snapshots, their plans, and the snapshot in use.
   struct Timeline {
     TemporalNetwork<memory_space, WeightStorage> network;

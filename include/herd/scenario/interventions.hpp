@@ -128,6 +128,13 @@ class Interventions {
                      {{"step counts", steps},
                       {"scenarios (a hash of their events)", static_cast<std::int64_t>(events_hash(scenario_))}});
     require(steps >= 0, "Interventions: the step count must not be negative, got " + std::to_string(steps));
+    // Events name layers through the scenario's names: without them, a layered graph's are unknown.
+    for (std::size_t k = 0; k < scenario_.events.size() && scenario_.layer_names.empty(); ++k) {
+      auto const& e = scenario_.events[k];
+      require(!sim.graph().layered() || (e.layers.empty() && e.keeps.empty()),
+              event_name(scenario_, k) +
+                  ": the graph has layers, but the scenario names none (Scenario::layer_names, by layer number)");
+    }
     check(scenario_);
     counts_ = EventCounts<memory_space>("herd::scenario::counts", static_cast<std::size_t>(steps) + 1,
                                         scenario_.events.size());
@@ -211,6 +218,8 @@ class Interventions {
   bool operator()(Simulation& sim, Model& model, int step) {
     require(step <= steps_, "scenario: step " + std::to_string(step) + " lies beyond the " + std::to_string(steps_) +
                                 " steps the events were made for");
+    require(!finished_, "scenario: step " + std::to_string(step) +
+                            ": the events' counts were already summed over the ranks by finish(), which ends the run");
     done_ = step;
     bool acted = set_parameters(model, step);
     acted = set_layer_factors(sim, step) || acted;
@@ -239,10 +248,11 @@ class Interventions {
     return acted || changed;
   }
 
-  /// The agents each event changed before each step, summed over ranks (collective); call once,
-  /// after the run.
+  /// The agents each event changed before each step, summed over ranks (collective), after the
+  /// run: the first call sums them, later ones return the same counts.
   EventCounts<memory_space> const& finish(Simulation& sim) {
-    sim.finish(counts_);
+    if (!finished_) sim.finish(counts_);
+    finished_ = true;
     return counts_;
   }
 
@@ -680,6 +690,7 @@ class Interventions {
   Priority priority_;
   std::vector<double> saved_;  ///< a reverting `set`'s earlier value
   int done_ = 0;               ///< the last step the events acted before
+  bool finished_ = false;      ///< finish() summed the counts over the ranks
   EventCounts<memory_space> counts_;
   Kokkos::View<global_id*, memory_space> imported_;
   std::vector<std::vector<std::size_t>> import_start_;  ///< per import event: where each step's agents start

@@ -340,7 +340,11 @@ bool File::has_attribute(std::string const& object, std::string const& name) con
 }
 
 void File::create_group(std::string const& group) {
-  Id g(H5Gcreate2(id_, group.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+  // The groups above it too, where missing (a snapshot's group before its parent).
+  Id links(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
+  if (!links.valid() || H5Pset_create_intermediate_group(links.get(), 1) < 0)
+    fail(group, "cannot create the group (link properties)");
+  Id g(H5Gcreate2(id_, group.c_str(), links.get(), H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
   if (!g.valid()) fail(group, "cannot create the group");
 }
 

@@ -81,10 +81,11 @@ h5::AgentBlocks agent_blocks(h5::File const& file, IdView const& ids, std::int64
   return h5::AgentBlocks(file.communicator(), global, host, file.name());
 }
 
-/// Writes the current value of every property of `model` for the agents `sim` owns into
-/// `group`/<property name>. Collective.
+/// Writes the current value of every property of `model` (for_each_property) for the agents `sim`
+/// owns into `group`/<property name>, creating `group` where missing. Collective.
 template <class Sim, class Model>
 void write_properties(h5::File& file, std::string const& group, Sim const& sim, Model const& model) {
+  if (!file.exists(group)) file.create_group(group);
   auto const owned = static_cast<std::int64_t>(sim.num_owned());
   auto const blocks = agent_blocks(file, sim.global_ids(), owned, static_cast<std::uint64_t>(sim.num_global()));
   model.for_each_property([&](auto const& property) {
