@@ -129,21 +129,23 @@ EnsembleCheckpoint::EnsembleCheckpoint(std::string path, io::RunRecord const& re
 
 EnsembleCheckpoint::~EnsembleCheckpoint() {
   if (file_) io::discard_file(*file_);
+  if (!next_.empty()) io::remove_temporary(next_);
   if (!shared_.empty()) io::unshare_temporary(shared_);
 }
 
 void EnsembleCheckpoint::share_name() {
 #if HERD_ENABLE_MPI
   if (mpi::size_of(comm_) == 1) return;
-  std::string name = file_ ? file_->path() : std::string();
+  std::string name = file_ ? file_->path() : next_;
   auto length = static_cast<std::uint64_t>(name.size());
   MPI_Bcast(&length, 1, MPI_UINT64_T, 0, comm_);
   name.resize(static_cast<std::size_t>(length));
   MPI_Bcast(name.data(), static_cast<int>(length), MPI_CHAR, 0, comm_);
   if (mpi::rank_of(comm_) == 0 || name == shared_) return;
+  // The new name first: at no moment is neither remembered.
+  if (!name.empty()) io::share_temporary(name);
   if (!shared_.empty()) io::unshare_temporary(shared_);
   shared_ = std::move(name);
-  if (!shared_.empty()) io::share_temporary(shared_);
 #endif
 }
 
@@ -186,7 +188,12 @@ void EnsembleCheckpoint::write_round(MemberState const* mine) {
     require(failure.empty(), failure);
     if (rank == 0 && due()) put_in_place();
   });
-  if (every_ > 0) share_name();  // put in place: rank 0 goes on under a new name
+  if (every_ == 0) return;
+  // Put in place, rank 0 goes on writing a copy, under a name the others learn before it is made.
+  share_name();
+  mpi::collectively(comm_, [&] {
+    if (!next_.empty()) go_on_writing();
+  });
 }
 
 void EnsembleCheckpoint::send_to_rank_zero(std::vector<char> const& bytes) const {
@@ -258,10 +265,14 @@ void EnsembleCheckpoint::put_in_place() {
   file_->set_attribute("/run", "members_done", static_cast<std::int64_t>(written_));
   io::commit_file(*file_, path_);
   file_.reset();
-  std::string const in_place = io::replaced_file(path_);
-  std::string const next = io::temporary_beside(in_place, path_);
+  in_place_ = written_;
+  next_ = io::temporary_beside(io::replaced_file(path_), path_);
+}
+
+void EnsembleCheckpoint::go_on_writing() {
+  std::string const next = std::exchange(next_, {});
   std::error_code failed;
-  std::filesystem::copy_file(in_place, next, std::filesystem::copy_options::overwrite_existing, failed);
+  std::filesystem::copy_file(io::replaced_file(path_), next, std::filesystem::copy_options::overwrite_existing, failed);
   try {
     if (failed) throw Error(path_ + ": copying the checkpoint to go on writing failed (" + failed.message() + ")");
     file_.emplace(io::h5::File::open_to_write(next, MPI_COMM_SELF));
@@ -269,7 +280,6 @@ void EnsembleCheckpoint::put_in_place() {
     io::remove_temporary(next);
     throw;
   }
-  in_place_ = written_;
 }
 
 io::WrittenFile EnsembleCheckpoint::finish() {

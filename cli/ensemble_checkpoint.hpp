@@ -64,8 +64,10 @@ class EnsembleCheckpoint {
   void write_member(MemberState const& state);
   // Whether `every` members were written since the file was last put in place, and more follow.
   bool due() const;
-  // Rank 0's: puts the file in place with members [0, written_), and goes on writing a copy.
+  // Rank 0's: puts the file in place with members [0, written_), and names the copy to go on
+  // writing (next_), which go_on_writing() makes and opens once the other ranks know its name.
   void put_in_place();
+  void go_on_writing();
   // The other ranks learn the name rank 0 writes under now, so that a signal ending any rank
   // removes it, also where mpiexec then kills rank 0 outright. Collective.
   void share_name();
@@ -76,6 +78,7 @@ class EnsembleCheckpoint {
   std::uint64_t every_ = 0, in_place_ = 0;  // members written when last put in place
   std::uint64_t rows_ = 0, columns_ = 0;    // of each member's history
   std::optional<io::h5::File> file_;        // rank 0's
+  std::string next_;                        // rank 0's: the copy's name, between the two above
   std::string shared_;                      // the other ranks': the name rank 0 writes under
 };
 #endif

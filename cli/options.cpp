@@ -341,10 +341,13 @@ void parse_options(Options& o, std::map<std::string, Setter> const& with_value,
                    [&o, &set = set, name = name, later_wins](CLI::results_t const& values) {
                      std::string const& value = values.front();
                      // The same option twice with two values is a mistake to point out, not to settle
-                     // silently; one value written two ways (1e3 and 1000) is not.
-                     if (auto const [seen, first] = o.given.emplace(name, value);
-                         !first && !same_value(name, seen->second, value)) {
+                     // silently; one setting written two ways (--agents 1e3 and 1000) is not, but two
+                     // names of files, however alike, are two values.
+                     if (auto const [seen, first] = o.given.emplace(name, value); !first && seen->second != value) {
                        if (!later_wins) {
+                         Options const before = o;
+                         set(name, value);
+                         if (same_setting(name, before, o)) return true;
                          std::string message = name;
                          message.append(" is given twice, as ").append(seen->second).append(" and ").append(value);
                          throw UsageError{message};

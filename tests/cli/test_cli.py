@@ -19,9 +19,9 @@ def read(path):
         return f.read()
 
 
-def herd(*args, threads=2):
+def herd(*args, threads=2, cwd=None):
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_PROC_BIND="false")
-    return subprocess.run([*LAUNCHER, HERD, *args], capture_output=True, text=True, env=env, timeout=300)
+    return subprocess.run([*LAUNCHER, HERD, *args], capture_output=True, text=True, env=env, timeout=300, cwd=cwd)
 
 
 class Outputs(unittest.TestCase):
@@ -275,9 +275,14 @@ class BadInput(unittest.TestCase):
             with self.subTest(args=args):
                 result = herd("run", "--model", "sir", *args, "--quiet")
                 self.assertEqual(result.returncode, 0, result.stderr)
-        result = herd("run", "--agents", "1e3", "--agents", "1001", "--quiet")
-        self.assertEqual(result.returncode, 2, result.stderr)
-        self.assertIn("--agents is given twice, as 1e3 and 1001", result.stderr)
+        # Two settings, and two files however alike their names.
+        for args, said in [(["--agents", "1e3", "--agents", "1001"], "--agents is given twice, as 1e3 and 1001"),
+                           (["--csv", "1e3", "--csv", "1000"], "--csv is given twice, as 1e3 and 1000")]:
+            with self.subTest(args=args), tempfile.TemporaryDirectory() as d:
+                result = herd("run", *args, "--quiet", cwd=d)
+                self.assertEqual(result.returncode, 2, result.stderr)
+                self.assertIn(said, result.stderr)
+                self.assertEqual(os.listdir(d), [])
 
     def test_partition_refuses_more_parts_than_agents(self):
         result = herd("partition", "--graph", "erdos-renyi", "--agents", "100", "--mean-degree", "4", "--parts",

@@ -1144,7 +1144,10 @@ struct CountsVisits {
   template <class F>
   void for_each_property(F&& f) const {
     f(infected);
-    if constexpr (left_out == LeftOut::from_apply) f(visits);
+    if constexpr (left_out == LeftOut::from_apply) {
+      auto const copy = visits;  // the same buffers, as a model may pass them
+      f(copy);
+    }
   }
 };
 

@@ -284,7 +284,7 @@ TEST(LayerEvents, BadLayersAreRefusedByName) {
   scenario.events[0].period = 0;
   scenario.layer_names = {};
   EXPECT_EQ(message(), "events[3]: unknown layer 'school' (the graph has no layers)");
-  // On a graph that has layers, a scenario without their names is told so.
+  // A scenario without the names is told so, whichever layers a rank's rows hold.
   using Exec = Kokkos::DefaultHostExecutionSpace;
   using Sim = Simulation<Exec>;
   using Model = Seir<Exec::memory_space>;
@@ -300,7 +300,8 @@ TEST(LayerEvents, BadLayersAreRefusedByName) {
     said = error.what();
   }
   EXPECT_EQ(said,
-            "events[3]: the graph has layers, but the scenario names none (Scenario::layer_names, by layer number)");
+            "events[3]: names a layer, and the scenario names none (Scenario::layer_names, by layer number; a graph "
+            "without layers takes no layer events)");
 }
 
 }  // namespace

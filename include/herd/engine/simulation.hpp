@@ -34,6 +34,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -299,7 +300,8 @@ class Simulation {
   void apply(Phase const& phase, Written&... written) {
     (check_size(written), ...);  // on the host, a comparison each: a model that lists no properties
     if (!verified_.empty()) (check_verified(written), ...);
-    auto const unlisted = watch_unlisted(written...);
+    std::vector<std::size_t> left_out;  // Stepping::verify's: listed properties this apply() leaves out
+    if (left_out_) left_out_(true, {static_cast<void const*>(written.current().data())...}, left_out);
     auto kernel = phase_kernel(phase, written...);
     bool const listed = !pulling_ && active_.listed() >= 0;
     given_counts_ = {};  // for this phase alone
@@ -315,7 +317,7 @@ class Simulation {
       (written.swap(), ...);
     }
     where_.after_phase(step_, active_.list(), listed ? active_.listed() : -1, written...);
-    check_unlisted(unlisted);
+    if (left_out_) left_out_(false, {}, left_out);
     ++phase_;
   }
 
@@ -337,12 +339,14 @@ class Simulation {
       std::vector<Bytes> before, listed;
       save(model, before);
       verified_.clear();
-      watched_.clear();
       model.for_each_property([&](auto const& p) {
         verified_.push_back(p.current().data());
         verified_.push_back(p.next().data());
-        watch(p);
       });
+      left_out_ = [this, &model](bool before, std::vector<void const*> const& written,
+                                 std::vector<std::size_t>& left_out) {
+        check_left_out(model, before, written, left_out);
+      };
       std::uint32_t const first_phase = phase_;
       // Whatever stops the check, the simulation is left at the start of the step, not halfway.
       auto const restart = [&] {
@@ -366,12 +370,12 @@ class Simulation {
         pulling_ = false;
         spreaders_.set_enabled(options_.spreader_bits);
         verified_.clear();
-        watched_.clear();
+        left_out_ = nullptr;
         restart();
         throw;
       }
       verified_.clear();
-      watched_.clear();
+      left_out_ = nullptr;
     } else {
       throw Error("stepping verify: the model must list its properties (for_each_property) to be compared");
     }
@@ -701,40 +705,32 @@ class Simulation {
                 "', which the model's for_each_property does not list");
   }
 
-  // Stepping::verify: a listed property that a phase's apply() does not list, and that the phase
-  // sets all the same, loses what was set. Its next buffer is made its current one before the
-  // phase, and must be so after it. The model's own property, by address: the buffers swap.
-  template <class Property>
-  void watch(Property const& p) {
-    watched_.push_back(
-        {[&p] { return static_cast<void const*>(p.current().data()); },
-         [this, &p] { Kokkos::deep_copy(exec_, p.next(), p.current()); },
-         [this, &p] {
-           using Storage = typename Property::storage_type;
-           Kokkos::View<unsigned char const*, memory_space, Kokkos::MemoryUnmanaged> const next(
-               reinterpret_cast<unsigned char const*>(p.next().data()), p.next().span() * sizeof(Storage));
-           return Details::first_difference(exec_, next, bytes_of(p), num_owned(), sizeof(Storage)) == num_owned();
-         },
-         p.name()});
-  }
-  template <class... Written>
-  std::vector<std::size_t> watch_unlisted(Written const&... written) const {
-    std::vector<std::size_t> unlisted;
-    for (std::size_t k = 0; k < watched_.size(); ++k) {
-      void const* const buffer = watched_[k].current();
-      if (((buffer != static_cast<void const*>(written.current().data())) && ...)) {
-        watched_[k].keep();
-        unlisted.push_back(k);
+  // Stepping::verify: a listed property that a phase's apply() leaves out, and that the phase sets
+  // all the same, loses what was set. Before the phase (`before`), its next buffer is made its
+  // current one and `left_out` takes its place among the model's properties; after the phase the
+  // two must still agree. Enumerated anew each time: a model may pass copies of its properties.
+  template <class Model>
+  void check_left_out(Model const& model, bool before, std::vector<void const*> const& written,
+                      std::vector<std::size_t>& left_out) const {
+    std::size_t k = 0;
+    model.for_each_property([&](auto const& p) {
+      std::size_t const at = k++;
+      if (before) {
+        if (std::find(written.begin(), written.end(), static_cast<void const*>(p.current().data())) != written.end())
+          return;
+        Kokkos::deep_copy(exec_, p.next(), p.current());
+        left_out.push_back(at);
+        return;
       }
-    }
-    return unlisted;
-  }
-  void check_unlisted(std::vector<std::size_t> const& unlisted) const {
-    for (std::size_t k : unlisted)
-      if (!watched_[k].kept())
-        throw Error("stepping verify: step " + std::to_string(step_ + 1) + ": a phase sets '" + watched_[k].name +
+      if (std::find(left_out.begin(), left_out.end(), at) == left_out.end()) return;
+      using Storage = typename std::decay_t<decltype(p)>::storage_type;
+      Kokkos::View<unsigned char const*, memory_space, Kokkos::MemoryUnmanaged> const next(
+          reinterpret_cast<unsigned char const*>(p.next().data()), p.next().span() * sizeof(Storage));
+      if (Details::first_difference(exec_, next, bytes_of(p), num_owned(), sizeof(Storage)) != num_owned())
+        throw Error("stepping verify: step " + std::to_string(step_ + 1) + ": a phase sets '" + p.name() +
                     "', which its apply() does not list among the properties it writes: the values set are lost "
                     "(docs/model-guide.md)");
+    });
   }
 
   // Stepping::verify: the current buffers of a model's properties, as bytes.
@@ -835,13 +831,8 @@ class Simulation {
   // The phase whose spreader maps were marked ahead (spreaders_marked_ahead), if the next applied.
   void const* marked_ahead_ = nullptr;
   std::vector<void const*> verified_;  // the buffers of the properties Stepping::verify compares
-  struct Watched {
-    std::function<void const*()> current;
-    std::function<void()> keep;  // next := current
-    std::function<bool()> kept;  // next == current
-    std::string name;
-  };
-  std::vector<Watched> watched_;  // the same properties, for Stepping::verify's check of what apply() lists
+  // During a step Stepping::verify checks: check_left_out of its model.
+  std::function<void(bool, std::vector<void const*> const&, std::vector<std::size_t>&)> left_out_;
   // A temporal network's snapshots, their plans, and the snapshot in use.
   struct Timeline {
     TemporalNetwork<memory_space, WeightStorage> network;

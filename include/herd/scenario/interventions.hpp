@@ -128,12 +128,14 @@ class Interventions {
                      {{"step counts", steps},
                       {"scenarios (a hash of their events)", static_cast<std::int64_t>(events_hash(scenario_))}});
     require(steps >= 0, "Interventions: the step count must not be negative, got " + std::to_string(steps));
-    // Events name layers through the scenario's names: without them, a layered graph's are unknown.
+    // Events name layers through the scenario's names, whether a rank's rows hold layers or not
+    // (one whose rows hold no entry has none): the same message on every rank.
     for (std::size_t k = 0; k < scenario_.events.size() && scenario_.layer_names.empty(); ++k) {
       auto const& e = scenario_.events[k];
-      require(!sim.graph().layered() || (e.layers.empty() && e.keeps.empty()),
+      require(e.layers.empty() && e.keeps.empty(),
               event_name(scenario_, k) +
-                  ": the graph has layers, but the scenario names none (Scenario::layer_names, by layer number)");
+                  ": names a layer, and the scenario names none (Scenario::layer_names, by layer number; a graph "
+                  "without layers takes no layer events)");
     }
     check(scenario_);
     counts_ = EventCounts<memory_space>("herd::scenario::counts", static_cast<std::size_t>(steps) + 1,
