@@ -341,13 +341,10 @@ void parse_options(Options& o, std::map<std::string, Setter> const& with_value,
                    [&o, &set = set, name = name, later_wins](CLI::results_t const& values) {
                      std::string const& value = values.front();
                      // The same option twice with two values is a mistake to point out, not to settle
-                     // silently; one setting written two ways (--agents 1e3 and 1000) is not, but two
-                     // names of files, however alike, are two values.
-                     if (auto const [seen, first] = o.given.emplace(name, value); !first && seen->second != value) {
+                     // silently; one value written two ways (--agents 1e3 and 1000) is not.
+                     if (auto const [seen, first] = o.given.emplace(name, value);
+                         !first && !same_value(name, seen->second, value)) {
                        if (!later_wins) {
-                         Options const before = o;
-                         set(name, value);
-                         if (same_setting(name, before, o)) return true;
                          std::string message = name;
                          message.append(" is given twice, as ").append(seen->second).append(" and ").append(value);
                          throw UsageError{message};
@@ -389,6 +386,11 @@ void parse_options(Options& o, std::map<std::string, Setter> const& with_value,
 
 bool same_value(std::string const& option, std::string const& a, std::string const& b) {
   if (a == b) return true;
+  // Two names of files are two values, however alike (1e3 and 1000).
+  static std::set<std::string> const files = {"--graph",  "--csv",           "--json",
+                                              "--record", "--profile-steps", "--checkpoint",
+                                              "--output", "--attributes",    "--scenario"};
+  if (files.count(option) != 0) return false;
   try {
     if (option == "--window") return to_duration(option, a) == to_duration(option, b);
     // Digits are compared exactly (seeds above 2^53), other notations as the doubles they read as:

@@ -156,8 +156,8 @@ void check_for_ranks(Options const& o, int ranks);
 Options parse(std::vector<std::string> const& args, bool later_wins = false);
 
 /// Whether the values `a` and `b` of `option` read as the same value: the same text, the same
-/// number however written (1e5 and 100000), the same --window however its unit is given. Paths
-/// are not resolved here.
+/// number however written (1e5 and 100000), the same --window however its unit is given. A file's
+/// name is compared as text (paths are not resolved here).
 bool same_value(std::string const& option, std::string const& a, std::string const& b);
 
 /// Whether `a` and `b` hold the same setting of `option`, as parsed: the value each run takes,
