@@ -134,19 +134,13 @@ EnsembleCheckpoint::~EnsembleCheckpoint() {
 }
 
 void EnsembleCheckpoint::share_name() {
-#if HERD_ENABLE_MPI
   if (mpi::size_of(comm_) == 1) return;
-  std::string name = file_ ? file_->path() : next_;
-  auto length = static_cast<std::uint64_t>(name.size());
-  MPI_Bcast(&length, 1, MPI_UINT64_T, 0, comm_);
-  name.resize(static_cast<std::size_t>(length));
-  MPI_Bcast(name.data(), static_cast<int>(length), MPI_CHAR, 0, comm_);
+  std::string name = mpi::broadcast_text(comm_, file_ ? file_->path() : next_);
   if (mpi::rank_of(comm_) == 0 || name == shared_) return;
   // The new name first: at no moment is neither remembered.
   if (!name.empty()) io::share_temporary(name);
   if (!shared_.empty()) io::unshare_temporary(shared_);
   shared_ = std::move(name);
-#endif
 }
 
 void EnsembleCheckpoint::write_round(MemberState const* mine) {

@@ -31,10 +31,7 @@ h5::File create_partial(std::string const& final_path, std::string const& kind, 
   mpi::collectively(comm, [&] {
     if (mpi::rank_of(comm) == 0) temporary = temporary_beside(replaced_file(final_path));
   });
-  int length = static_cast<int>(temporary.size());
-  MPI_Bcast(&length, 1, MPI_INT, 0, comm);
-  temporary.resize(static_cast<std::size_t>(length));
-  MPI_Bcast(temporary.data(), length, MPI_CHAR, 0, comm);
+  temporary = mpi::broadcast_text(comm, temporary);
   bool const made_here = mpi::rank_of(comm) == 0;
   if (!made_here) share_temporary(temporary);
   auto file = [&] {
