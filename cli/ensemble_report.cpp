@@ -150,11 +150,14 @@ std::string ensemble_table(Options const& o, JobResult const& r) {
     }
     if (!r.events.empty()) {
       s << "  scenario (agents per member: mean, 5 / 50 / 95 %):\n";
-      auto const lines = events_table(r.events, [&](std::size_t k) {
-        auto const f = spread(event_agents(points[p], k));
-        return fixed(f.mean, 1) + " (" + fixed(f.quantiles[0], 0) + " / " + fixed(f.quantiles[2], 0) + " / " +
-               fixed(f.quantiles[4], 0) + ")";
-      });
+      auto const lines = events_table(
+          r.events,
+          [&](std::size_t k) {
+            auto const f = spread(event_agents(points[p], k));
+            return fixed(f.mean, 1) + " (" + fixed(f.quantiles[0], 0) + " / " + fixed(f.quantiles[2], 0) + " / " +
+                   fixed(f.quantiles[4], 0) + ")";
+          },
+          o.steps);
       std::istringstream in(lines);
       for (std::string line; std::getline(in, line);) s << "  " << line << "\n";
     }

@@ -1072,6 +1072,7 @@ template <class Entry>
 void check_scenario(Options const& o) {
   auto const names = layer_names_of(o, world());
   auto const scenario = read_scenario(o.scenario, *o.scenario_text, o.steps, continues(o), names);
+  check_scenario_fits(o.scenario, scenario.events.size(), o.steps, o.max_memory);
   for (std::size_t k = 0; k < scenario.events.size(); ++k) {
     if (scenario.events[k].by_priority && !model_has_age_groups(o.model))
       throw Error(o.scenario + ": " + event_name(scenario, k) + ": the order oldest-first needs agents' ages, which " +

@@ -91,6 +91,14 @@ void check_history_fits(long long steps, std::uint64_t budget) {
   throw Error("--steps " + std::to_string(steps) + ": the history of observables needs" + beyond(estimate, budget));
 }
 
+void check_scenario_fits(std::string const& path, std::size_t events, long long steps, std::uint64_t budget) {
+  // A count per event and step before it, 8 bytes, on the device and in the host's copy.
+  double const estimate = static_cast<double>(events) * static_cast<double>(steps + 1) * 8 * 2;
+  if (fits(estimate, budget)) return;
+  throw Error(path + ": the counts of its " + std::to_string(events) + " events over " + std::to_string(steps) +
+              " steps need" + beyond(estimate, budget));
+}
+
 void check_ensemble_fits(long long members, long long steps, std::uint64_t budget) {
   // Per member and step on rank 0: the gathered counts, each member's rows (with their vectors'
   // own overhead) and a CSV line, about 250 bytes for six observables.

@@ -51,6 +51,11 @@ long long peak_resident_bytes();
 /// on the device and on the host) would not fit `budget` (0: no limit).
 void check_history_fits(long long steps, std::uint64_t budget);
 
+/// Throws herd::Error naming `path` when the counts of a scenario's `events` events over a run of
+/// `steps` steps (herd::EventCounts, on the device and on the host) would not fit `budget` (0: no
+/// limit).
+void check_scenario_fits(std::string const& path, std::size_t events, long long steps, std::uint64_t budget);
+
 /// Throws herd::Error when the counts of an ensemble of `members` members of `steps` steps, which
 /// rank 0 gathers and writes, would not fit `budget` (0: no limit).
 void check_ensemble_fits(long long members, long long steps, std::uint64_t budget);

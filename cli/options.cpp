@@ -867,11 +867,12 @@ Run:
   --binned-push WHEN       auto (default: from 2^22 agents, 2^16 where the pushes are counted),
                            on, off: on CPUs, active steps push sums or counts through bins by
                            blocks of readers instead of atomic adds
-  --scenario FILE          timed events in JSON (sir, seir, covid): set a parameter (beta, the
-                           periods) from a step or over steps, import infections, vaccinate N
-                           agents a step with an efficacy (covid: the oldest first), scale a
-                           contact layer's weights, test and isolate the infectious; the same
-                           bits on any backend, rank count and stepping mode (docs/scenarios.md)
+  --scenario FILE          timed events in JSON: set a parameter (beta, the periods) from a
+                           step or over steps, import infections, vaccinate N agents a step with
+                           an efficacy (covid: the oldest first), test and isolate the
+                           infectious (sir, seir, covid); scale a contact layer's weights (every
+                           model); the same bits on any backend, rank count and stepping mode
+                           (docs/scenarios.md)
   --window DURATION        --graph is a timed-contact file ("t i j" lines, SocioPatterns): step t
                            reads the contacts of the t-th window, of DURATION (20s, 5min, 2h, 1d,
                            or in the file's units) from the first contact; steps pull

@@ -211,13 +211,17 @@ void Progress::operator()(int step, int steps) {
 }
 
 std::string events_table(std::vector<EventRun> const& events,
-                         std::function<std::string(std::size_t)> const& agents_text) {
+                         std::function<std::string(std::size_t)> const& agents_text, int last_step) {
   std::ostringstream s;
   for (std::size_t k = 0; k < events.size(); ++k) {
     auto const& e = events[k];
     s << "  " << e.name << ", step" << (e.first == e.last ? " " : "s ") << e.first;
     if (e.first != e.last) s << "-" << e.last;
     s << ": ";
+    if (e.first > last_step) {
+      s << "after the run's last step, " << last_step << " (for a run resumed beyond it)\n";
+      continue;
+    }
     if (e.kind == "set") {
       s << e.parameter << " = " << number_text(e.value) << (e.reverts ? ", then as before" : "") << "\n";
       continue;
@@ -314,7 +318,9 @@ std::string summary_table(Options const& o, JobResult const& r) {
   if (r.binned_push && r.active_steps > 0) s << "binned pushes: active steps push sums through bins\n";
   if (!r.events.empty()) {
     auto const totals = event_totals(r.events);
-    s << "\nscenario:\n" << events_table(r.events, [&](std::size_t k) { return with_commas(totals[k]); });
+    s << "\nscenario:\n"
+      << events_table(
+             r.events, [&](std::size_t k) { return with_commas(totals[k]); }, o.steps);
   }
   if (r.ranks.size() > 1) {
     s << "\n"

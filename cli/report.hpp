@@ -33,9 +33,10 @@ class Progress {
 std::string with_commas(long long value);
 
 /// A scenario's events, a line each, indented: the steps, and what each set or how many agents it
-/// changed, `agents_text(k)` giving event k's count.
+/// changed, `agents_text(k)` giving event k's count; an event after `last_step`, the run's last
+/// (one that writes a checkpoint may name them), says so instead.
 std::string events_table(std::vector<EventRun> const& events,
-                         std::function<std::string(std::size_t)> const& agents_text);
+                         std::function<std::string(std::size_t)> const& agents_text, int last_step);
 /// The same as JSON: a list of objects, with the agents per step of each event that changes agents.
 nlohmann::ordered_json events_json(std::vector<EventRun> const& events);
 

@@ -24,16 +24,39 @@ using Json = nlohmann::json;
 // A whole number from `value` in [low, high], or an error naming `key`.
 long long whole(Json const& value, std::string const& key, long long low, long long high) {
   if (!value.is_number()) throw Error(key + ": expected a whole number, got " + value.dump());
+  auto const out_of_range = [&] {
+    return Error(key + ": expected a whole number from " + std::to_string(low) + " to " + std::to_string(high) +
+                 ", got " + value.dump());
+  };
+  // Integers are compared as integers: through a double, 2^53 + 1 would pass as 2^53.
+  if (value.is_number_unsigned()) {
+    auto const v = value.get<std::uint64_t>();
+    if (high < 0 || v > static_cast<std::uint64_t>(high) || static_cast<long long>(v) < low) throw out_of_range();
+    return static_cast<long long>(v);
+  }
+  if (value.is_number_integer()) {
+    auto const v = value.get<std::int64_t>();
+    if (v < low || v > high) throw out_of_range();
+    return v;
+  }
   double const v = value.get<double>();
-  if (v != std::floor(v) || v < static_cast<double>(low) || v > static_cast<double>(high))
-    throw Error(key + ": expected a whole number from " + std::to_string(low) + " to " + std::to_string(high) +
-                ", got " + value.dump());
+  if (v != std::floor(v) || v < static_cast<double>(low) || v > static_cast<double>(high)) throw out_of_range();
   return static_cast<long long>(v);
 }
 
 double number(Json const& value, std::string const& key) {
   if (!value.is_number()) throw Error(key + ": expected a number, got " + value.dump());
   return value.get<double>();
+}
+
+// A string without control characters (a message quoting one would end at a NUL or break its
+// line), or an error naming `key` and saying what was expected.
+std::string text(Json const& value, std::string const& key, char const* expected) {
+  if (!value.is_string()) throw Error(key + ": expected " + expected + ", got " + value.dump());
+  auto const& out = value.get_ref<std::string const&>();
+  if (std::any_of(out.begin(), out.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }))
+    throw Error(key + ": " + value.dump() + " holds a control character");
+  return out;
 }
 
 // The event's steps: "step": t, or "steps": [first, last].
@@ -125,9 +148,7 @@ void read_isolation(Json const& event, std::string const& key, Scenario const& s
   auto const& keeps = isolate["keeps"];
   if (!keeps.is_array()) throw Error(at + ".keeps: expected a list of layers, got " + keeps.dump());
   for (std::size_t l = 0; l < keeps.size(); ++l) {
-    if (!keeps[l].is_string())
-      throw Error(at + ".keeps[" + std::to_string(l) + "]: expected a layer's name, got " + keeps[l].dump());
-    e.keeps.push_back(keeps[l].get<std::string>());
+    e.keeps.push_back(text(keeps[l], at + ".keeps[" + std::to_string(l) + "]", "a layer's name"));
   }
 }
 
@@ -137,6 +158,8 @@ void read_event(Json const& event, std::string const& key, int steps, bool conti
   int actions = 0;
   for (char const* action : {"set", "import", "vaccinate", "layers", "isolate"}) actions += event.contains(action);
   if (actions != 1) throw Error(key + ": give one of \"set\", \"import\", \"vaccinate\", \"layers\" or \"isolate\"");
+  if (event.contains("note") && !event["note"].is_string())
+    throw Error(key + ".note: expected free text, got " + event["note"].dump());
   ScenarioEvent e;
   e.label = key;
   read_steps(event, key, steps, continued, e);
@@ -377,6 +400,8 @@ Scenario read_scenario(std::string const& path, std::string const& text, int ste
   try {
     if (!json.is_object()) throw Error("expected an object with \"events\"");
     only_keys(json, "the scenario", {"events", "description"});
+    if (json.contains("description") && !json["description"].is_string())
+      throw Error("description: expected free text, got " + json["description"].dump());
     if (!json.contains("events") || !json["events"].is_array()) throw Error("events: expected a list of events");
     auto const& events = json["events"];
     for (std::size_t k = 0; k < events.size(); ++k)

@@ -369,6 +369,28 @@ class Scenario(hf.Case):
         small, large = seconds(30000), seconds(300000)
         self.assertLess(large, 12 * small + 1.0, f"3·10^4 events: {small:.2f} s, 3·10^5: {large:.2f} s")
 
+    def test_the_events_counts_fit_the_memory_budget_and_later_events_say_so(self):
+        # A count per event and step: 10^4 events over 10^4 steps hold 1.6 GB, refused in advance.
+        path = self.path("wide.json")
+        with open(path, "w") as f:
+            json.dump({"events": [{"step": k % 30 + 1, "import": 1} for k in range(10000)]}, f)
+        result = hf.herd(0, "run", *BASE[:-3], "--steps", "10000", "--quiet", "--scenario", path, "--max-memory",
+                         "500M", "--csv", self.path("wide.csv"))
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
+        self.assertIn("wide.json: the counts of its 10000 events over 10000 steps need", result.stderr)
+        self.assertFalse(os.path.exists(self.path("wide.csv")))
+        # An event after the last step of a run that writes a checkpoint did nothing: it says so,
+        # not "0 agents infected".
+        if os.environ.get("HERD_HAS_HDF5") != "1":
+            return
+        later = self.scenario([{"step": 14, "import": 20}, {"steps": [35, 38], "import": 5}], name="later.json")
+        shown = [arg for arg in RUN if arg != "--quiet"]
+        result = hf.herd(0, "run", *shown, "--scenario", later, "--checkpoint", self.path("later.h5"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertRegex(result.stdout, r"events\[0\], step 14: [0-9]+ agents infected")
+        self.assertIn("events[1], steps 35-38: after the run's last step, 30", result.stdout)
+
     def test_bad_files_are_refused_with_one_line_and_nothing_written(self):
         cases = [
             ('{"events": [{"step": 3, "set": {"beta": 0.1}},]}', "line 1, column"),
@@ -423,6 +445,14 @@ class Scenario(hf.Case):
             ('{"events": [{"step": 3, "set": {"beta\\u0000x": 0.1}}]}',
              'events[0].set: the key "beta\\u0000x" holds a control character'),
             (b'{"events": [{"step": "\xff"}]}', "last read: '\"\\xff'"),
+            # Whole numbers are compared as integers: through a double, 2^53 + 1 passed as 2^53.
+            ([{"step": 3, "import": 9007199254740993}], "events[0].import: expected a whole number from 0 to 9007199254740992"),
+            ([{"step": 3, "vaccinate": {"per_step": 18446744073709551615}}],
+             "events[0].vaccinate.per_step: expected a whole number from 0 to 9007199254740992"),
+            ('{"events": [{"step": 3, "isolate": {"probability": 1, "duration": 2, "keeps": ["house\\u0000hold"]}}]}',
+             'events[0].isolate.keeps[0]: "house\\u0000hold" holds a control character'),
+            ([{"step": 3, "import": 2, "note": 42}], "events[0].note: expected free text, got 42"),
+            ('{"description": {"a": 1}, "events": []}', 'description: expected free text, got {"a":1}'),
         ]
         for text, says in cases:
             with self.subTest(says=says):

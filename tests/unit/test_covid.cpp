@@ -87,6 +87,41 @@ TEST(Covid, StagesFollowAgentTorchScheduleAndEdgeDirection) {
   }
 }
 
+// A contact's weight, or its layer's factor, may be as large as a float: its pressure counts for
+// at most most_pressure, so that the sum over a row neither overflows the conversion nor wraps
+// (64 such contacts of 3e38 would). Agents 0 to 63 start exposed; agent 64 reads them all,
+// agent 65 reads agent 0 alone: both are exposed at step 1, as with any weight above 1.
+TEST(Covid, HugeWeightsExposeForCertain) {
+  agent_index const spreaders = 64;
+  for (float weight : {1.0f, 1e13f, 3e13f, 1e15f, 3e38f}) {
+    std::vector<global_id> rows, reads;
+    for (global_id j = 0; j < spreaders; ++j) {
+      rows.push_back(spreaders);
+      reads.push_back(j);
+    }
+    rows.push_back(spreaders + 1);
+    reads.push_back(0);
+    auto const graph = directed_graph(spreaders + 2, rows, reads, std::vector<float>(rows.size(), weight));
+    CovidPopulation population;
+    population.stage.assign(static_cast<std::size_t>(spreaders), Model::exposed);
+    population.stage.insert(population.stage.end(), {Model::susceptible, Model::susceptible});
+    for (Schedule schedule : {Schedule::thread, Schedule::edge}) {
+      Model model(spreaders + 2, certain_transmission(0.0), population);
+      auto const stages = stages_over_time(graph, model, 2, 3, schedule);
+      for (auto const reader : {spreaders, spreaders + 1})
+        EXPECT_EQ(stages[2][static_cast<std::size_t>(reader)], Model::exposed)
+            << "weight " << weight << ", agent " << reader << ", schedule " << static_cast<int>(schedule);
+      // The population went to the first initialise: a second one would have drawn the exposed
+      // agents from the seed instead.
+      Simulation<Exec> again(Exec(), graph, 3);
+      EXPECT_NE(herd::test::error_of([&] {
+                  model.initialise(again, graph.num_agents());
+                }).find("covid: initialise was called again"),
+                std::string::npos);
+    }
+  }
+}
+
 // n pairs: agent 2k (exposed at the start) -> agent 2k + 1 (susceptible). With the profile a gamma
 // of mean 2 and sd sqrt 2 (shape 2, scale 1), G(1) = P(2, 1) and G(2) = P(2, 2) - P(2, 1) in
 // closed form, so the exposure probabilities at steps 1 and 2 are known without Herd's own gamma.

@@ -150,9 +150,14 @@ class Covid {
 
   /// Sets each agent's age group and stage from the population (or draws them from the seed).
   /// With the owned agents' values alone, collective: the ghosts' stages come from their owners.
-  /// Throws herd::Error when the values given are not one per agent (per owned agent).
+  /// Throws herd::Error when the values given are not one per agent (per owned agent), and when
+  /// called again on a model given a population: the first call let go of it.
   template <class Simulation>
   void initialise(Simulation& sim, global_id population) {
+    // Drawing ages and stages from the seed instead would start another epidemic without a word.
+    require(!population_used_,
+            "covid: initialise was called again, and the age groups or stages given to the constructor went to "
+            "the first call: construct the model anew for another run");
     sim.check_sizes(*this);
     check_population(population, sim.num_global());
     bool const owned_only = given_owned_only_;
@@ -205,6 +210,7 @@ class Covid {
       sim.wait_for_ghosts();
     }
     // The inputs are not needed again (a resumed run reads the state from its checkpoint).
+    population_used_ = ages_given || stages_given;
     given_age_ = {};
     given_stage_ = {};
   }
@@ -269,11 +275,17 @@ class Covid {
     return t == 0;
   }
 
+  /// The most pressure one contact puts on an agent, in units of 2^-32: 1024 days of full
+  /// infectiousness. Sums of up to 2^22 contacts at the most stay below 2^64 (the sums are
+  /// modular: the active list adds and takes away), and 1024 times an age group's exposure scale
+  /// above 0.022 (0.83 to 1.8 for Astoria's groups) exposes an agent for certain.
+  static constexpr double most_pressure = 1024.0 * 4294967296.0;
+
   /// The infection pressure neighbour j puts on a susceptible agent over an edge of weight w, in
-  /// units of 2^-32 (0 unless j is exposed or infected): summed over the neighbours by the step, or
-  /// pushed by the exposed and infected agents when the step runs on the active list. A weight of 1
-  /// takes the fixed-point table, the same bits as the real one times 1. The weight is read (and
-  /// decoded) only for the exposed and infected neighbours.
+  /// units of 2^-32 (0 unless j is exposed or infected), at most most_pressure: summed over the
+  /// neighbours by the step, or pushed by the exposed and infected agents when the step runs on
+  /// the active list. A weight of 1 takes the fixed-point table, the same bits as the real one
+  /// times 1. The weight is read (and decoded) only for the exposed and infected neighbours.
   template <class Weight>
   KOKKOS_INLINE_FUNCTION std::uint64_t contribution(agent_index j, Weight const& weight) const {
     std::uint8_t const sj = stage.stored(j);
@@ -281,7 +293,8 @@ class Covid {
     int const k = table_index(sj, days.stored(j));
     float const w = weight;
     if (w == 1.0f) return pressure_fixed_(k);
-    return static_cast<std::uint64_t>(pressure_real_(k) * static_cast<double>(w) * 4294967296.0);
+    double const pressure = pressure_real_(k) * static_cast<double>(w) * 4294967296.0;
+    return static_cast<std::uint64_t>(pressure < most_pressure ? pressure : most_pressure);
   }
 
   /// What contribution(j, w) reads first (the day is read only for the few that spread): the pull
@@ -406,6 +419,7 @@ class Covid {
   Kokkos::View<std::uint64_t*, MemorySpace> pressure_fixed_;
   Kokkos::View<double*, MemorySpace> exposure_scale_;
   Kokkos::View<std::uint64_t*, MemorySpace> age_thresholds_;
+  bool population_used_ = false;  ///< initialise took the population given, and let go of it
   Kokkos::View<std::uint8_t*, MemorySpace> given_age_;
   Kokkos::View<std::uint8_t*, MemorySpace> given_stage_;
   bool given_owned_only_ = false;
