@@ -205,6 +205,7 @@ int main(int argc, char* argv[]) {
 #endif
   try {
     check_for_ranks(options, mpi.size);
+    check_graph_file(options);
     check_distinct_files(options);
   } catch (UsageError const& e) {
     if (speaks) std::fprintf(stderr, "herd: %s (see herd --help)\n", e.message.c_str());

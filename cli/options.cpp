@@ -2,6 +2,9 @@
 #include "models.hpp"
 
 #include <herd/core/error.hpp>
+#if HERD_ENABLE_HDF5
+#include <herd/io/hdf5/population.hpp>
+#endif
 #include <herd/ensemble/summary.hpp>
 #include <herd/models/period.hpp>
 
@@ -461,6 +464,19 @@ void check_for_ranks(Options const& o, int ranks) {
   if (o.stepping == "verify") throw UsageError{"--stepping verify runs on one process: it steps each step twice"};
 }
 
+void check_graph_file(Options const& o) {
+#if HERD_ENABLE_HDF5
+  if (o.graph.empty() || is_generator(o.graph) || !io::is_hdf5_file(o.graph)) return;
+  if (o.directed || o.transpose)
+    throw UsageError{"--directed, --transpose: " + o.graph +
+                     " is a population file, whose graph is stored as it is used"};
+  if (!o.attributes.empty())
+    throw UsageError{"--attributes: " + o.graph + " is a population file, which holds its attributes"};
+#else
+  (void)o;
+#endif
+}
+
 Options parse(std::vector<std::string> const& args, bool later_wins) {
   Options o;
   auto& given = o.given;
@@ -480,7 +496,11 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
         throw UsageError{"resume needs a checkpoint file"};
       o.resume = args[i++];
     }
-    if (o.command == "convert" && i < args.size() && args[i].rfind('-', 0) != 0) o.graph = args[i++];
+    // As if given as --graph: a --graph with another value is then a mistake, not a silent override.
+    if (o.command == "convert" && i < args.size() && args[i].rfind('-', 0) != 0) {
+      o.graph = args[i++];
+      o.given.emplace("--graph", o.graph);
+    }
     // Without a graph, convert would write the default population of a million agents.
     if (o.command == "convert" && i == 1 && !help &&
         std::none_of(args.begin() + 1, args.end(),
@@ -666,10 +686,10 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
                      std::to_string(o.agents - 1) + "]"};
   // Each command reads its own options; one it does not read was meant for another.
   if (o.command == "convert" || o.command == "partition") {
-    static std::set<std::string> const graph = {
-        "--graph",    "--agents",    "--mean-degree", "--exponent",   "--rewire", "--seed",      "--graph-seed",
-        "--directed", "--transpose", "--threads",     "--max-memory", "--quiet",  "--attributes"};
-    static std::set<std::string> const convert = {"--output", "--relabel"};
+    static std::set<std::string> const graph = {"--graph",     "--agents",  "--mean-degree", "--exponent",
+                                                "--rewire",    "--seed",    "--graph-seed",  "--directed",
+                                                "--transpose", "--threads", "--max-memory",  "--quiet"};
+    static std::set<std::string> const convert = {"--output", "--relabel", "--attributes"};
     static std::set<std::string> const partition = {"--partition",       "--parts", "--network-bandwidth",
                                                     "--network-latency", "--csv",   "--memory-bandwidth"};
     auto const& own = o.command == "convert" ? convert : partition;

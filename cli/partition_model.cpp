@@ -73,10 +73,13 @@ Row model_row(std::vector<PartStats> const& stats, Options const& o) {
   return row;
 }
 
-std::string format(char const* pattern, double value) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, pattern, value);
-  return buffer;
+// printf's text of `values` by `pattern`, however long (a double may take 300 digits).
+template <class... T>
+std::string format(char const* pattern, T... values) {
+  int const size = std::snprintf(nullptr, 0, pattern, values...);
+  std::string out(static_cast<std::size_t>(size > 0 ? size : 0), '\0');
+  std::snprintf(out.data(), out.size() + 1, pattern, values...);
+  return out;
 }
 
 }  // namespace
@@ -92,16 +95,27 @@ PartitionModel partition_model(Options const& o) {
   auto const method = parse_partition_method(o.partition);
   auto const degrees = degree_stats(exec, input.graph);
   std::vector<Row> rows;
-  // Every count is checked before the first is timed.
-  int const most = o.parts.empty() ? 0 : *std::max_element(o.parts.begin(), o.parts.end());
+  // Every count is checked before the first is timed. The default counts stop at the agents'.
+  std::vector<int> counts = o.parts;
+  if (o.given.count("--parts") == 0)
+    counts.erase(std::remove_if(counts.begin(), counts.end(), [&](int p) { return p > input.graph.num_agents(); }),
+                 counts.end());
+  int const most = counts.empty() ? 0 : *std::max_element(counts.begin(), counts.end());
   require(most <= input.graph.num_agents(), "--parts " + std::to_string(most) + ": cannot split " +
                                                 std::to_string(input.graph.num_agents()) + " agents into " +
                                                 std::to_string(most) + " parts: a part needs at least one agent");
-  for (int parts : o.parts) {
+  for (int parts : counts) {
     Kokkos::Timer timer;
     auto const partition = partition_graph(exec, input.graph, parts, method);
     double const seconds = timer.seconds();
-    rows.push_back(model_row(partition_stats(exec, input.graph, partition), o));
+    auto const stats = partition_stats(exec, input.graph, partition);
+    // A run on as many ranks refuses such a partition: the model does not describe it.
+    auto const empty = std::find_if(stats.begin(), stats.end(), [](PartStats const& p) { return p.owned == 0; });
+    require(empty == stats.end(), "--parts " + std::to_string(parts) + ": " + to_string(method) + " left part " +
+                                      std::to_string(empty - stats.begin()) + " of " + std::to_string(parts) +
+                                      " without agents, which a run on " + std::to_string(parts) +
+                                      " ranks refuses (fewer parts, or another partition)");
+    rows.push_back(model_row(stats, o));
     rows.back().partition_seconds = seconds;
   }
 
@@ -114,22 +128,18 @@ PartitionModel partition_model(Options const& o) {
        << " B per edge, and sends " << ghost_bytes << " B per ghost; built by shares at "
        << share_entries_per_second / 1e6
        << " M entries/s, holding at most what SIR held per agent, entry and ghost\n\n";
-  char line[256];
-  std::snprintf(line, sizeof line, "%6s %11s %11s %11s %9s %9s %11s %7s %10s %10s %8s %8s %8s\n", "parts", "owned max",
-                "ghosts max", "ghosts mean", "msgs max", "msgs mean", "KB/step max", "cut %", "halo us", "compute us",
-                "ratio", "setup s", "peak GB");
-  text << line;
+  text << format("%6s %11s %11s %11s %9s %9s %11s %7s %10s %10s %8s %8s %8s\n", "parts", "owned max", "ghosts max",
+                 "ghosts mean", "msgs max", "msgs mean", "KB/step max", "cut %", "halo us", "compute us", "ratio",
+                 "setup s", "peak GB");
   csv << "parts,method,owned_max,owned_mean,ghosts_max,ghosts_mean,messages_max,messages_mean,bytes_sent_max,"
          "bytes_sent_mean,cut_fraction,halo_seconds,compute_seconds,halo_compute_ratio,partition_seconds,"
          "build_seconds_max,memory_bytes_max\n";
   for (auto const& r : rows) {
     double const ratio = r.compute_seconds > 0 ? r.halo_seconds / r.compute_seconds : 0.0;
-    std::snprintf(line, sizeof line,
-                  "%6d %11.0f %11.0f %11.0f %9.0f %9.1f %11.1f %7.2f %10.2f %10.2f %8.3f %8.3f %8.3f\n", r.parts,
-                  r.owned_max, r.ghosts_max, r.ghosts_mean, r.messages_max, r.messages_mean, r.bytes_max / 1e3,
-                  100 * r.cut_fraction, r.halo_seconds * 1e6, r.compute_seconds * 1e6, ratio, r.build_seconds,
-                  r.memory_max / 1e9);
-    text << line;
+    text << format("%6d %11.0f %11.0f %11.0f %9.0f %9.1f %11.1f %7.2f %10.2f %10.2f %8.3f %8.3f %8.3f\n", r.parts,
+                   r.owned_max, r.ghosts_max, r.ghosts_mean, r.messages_max, r.messages_mean, r.bytes_max / 1e3,
+                   100 * r.cut_fraction, r.halo_seconds * 1e6, r.compute_seconds * 1e6, ratio, r.build_seconds,
+                   r.memory_max / 1e9);
     csv << r.parts << "," << to_string(method) << "," << r.owned_max << "," << r.owned_mean << "," << r.ghosts_max
         << "," << r.ghosts_mean << "," << r.messages_max << "," << r.messages_mean << "," << r.bytes_max << ","
         << r.bytes_mean << "," << r.cut_fraction << "," << r.halo_seconds << "," << r.compute_seconds << "," << ratio

@@ -254,6 +254,10 @@ class BadInput(unittest.TestCase):
         (["convert", "-o", "never.h5"], 2, "convert needs a GRAPH: herd convert GRAPH -o FILE"),
         (["convert", "--graph-seed", "5", "-o", "never.h5"], 2, "convert needs a GRAPH"),
         (["resume", ""], 2, "resume needs a checkpoint file"),
+        # A positional GRAPH counts as --graph: another value is a second one, not a silent choice.
+        (["convert", "e.txt", "--graph", "f.txt", "-o", "never.h5"], 2, "--graph is given twice, as e.txt and f.txt"),
+        (["partition", "--graph", "erdos-renyi", "--parts", "2", "--attributes", "a.csv"], 2,
+         "--attributes does not apply to herd partition"),
     ]
 
     def test_each_bad_input_gives_one_clear_line_and_no_output(self):
@@ -291,6 +295,29 @@ class BadInput(unittest.TestCase):
         self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
         self.assertIn("--parts 101: cannot split 100 agents into 101 parts: a part needs at least one agent",
                       result.stderr)
+
+    def test_partition_models_only_what_a_run_accepts(self):
+        with tempfile.TemporaryDirectory() as d:
+            ring = os.path.join(d, "ring.txt")
+            with open(ring, "w") as f:
+                f.write("0 1\n1 2\n2 3\n3 4\n4 5\n5 0\n0 3\n")
+            # Without --parts, the default counts stop at the agents' (1024 would not split 6).
+            result = herd("partition", "--graph", ring)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertEqual([line.split()[0] for line in result.stdout.splitlines() if line.strip()[:1].isdigit()],
+                             ["2", "4"])
+            # A run on 4 ranks refuses METIS' parts of this ring, one of them empty: so does the model.
+            if "metis" in herd("version").stdout:
+                result = herd("partition", "--graph", ring, "--parts", "2,4,6", "--partition", "metis", "--quiet")
+                self.assertEqual(result.returncode, 1, result.stderr)
+                self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
+                self.assertRegex(result.stderr, r"--parts [46]: metis left part [0-9]+ of [46] without agents")
+        # Extreme bandwidths print each part count on its own line, however long its figures.
+        result = herd("partition", "--graph", "erdos-renyi", "--agents", "1000", "--mean-degree", "8", "--parts", "2,4",
+                      "--network-bandwidth", "1e-300")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        rows = [line for line in result.stdout.splitlines() if line.split()[:1] in (["2"], ["4"])]
+        self.assertEqual(len(rows), 2, result.stdout)
 
     def test_options_another_command_or_graph_cannot_take(self):
         for args, message in [

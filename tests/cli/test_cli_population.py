@@ -108,6 +108,21 @@ class Convert(Case):
             np.testing.assert_array_equal(f["graph/row_offsets"][()], offsets)
             np.testing.assert_array_equal(f["graph/neighbours"][()], neighbours)
 
+    def test_a_graph_without_contacts_is_written_and_runs(self):
+        # Self-loops alone: agents and no entries. HDF5 refused to write the empty datasets.
+        loops = self.write("loops.txt", "0 0 1.5\n1 1 2\n2 2 1\n")
+        for ranks in [0, 2]:
+            out = self.path(f"loops{ranks}.h5")
+            self.ok(ranks, "convert", loops, "-o", out)
+            with h5py.File(out, "r") as f:
+                self.assertEqual(f["graph"].attrs["agents"], 3)
+                np.testing.assert_array_equal(f["graph/row_offsets"][()], [0, 0, 0, 0])
+                self.assertEqual(len(f["graph/neighbours"]), 0)
+        args = ["--model", "sir", "--steps", "5", "--initial-infected", "1", "--quiet"]
+        self.ok(0, "run", *args, "--graph", loops, "--csv", self.path("text.csv"))
+        self.ok(0, "run", *args, "--graph", self.path("loops0.h5"), "--csv", self.path("file.csv"))
+        self.assertEqual(read(self.path("file.csv")), read(self.path("text.csv")))
+
     def test_parallel_write_matches_one_process(self):
         for ranks in [0, 3]:
             self.ok(ranks, "convert", "population", "--agents", "30000", "--seed", "5", "-o", self.path(f"p{ranks}.h5"))
@@ -355,6 +370,9 @@ class BadInput(Case):
             ([edges, "--attributes", self.write("slash.csv", "a/b\n1\n2\n3\n")], "'a/b' cannot name an agent attribute"),
             (["erdos-renyi", "--agents", "100", "--relabel"], "--relabel: erdos-renyi is a generator"),
             ([self.write("big.txt", "0 9000000000\n")], "exceeds the largest supported id"),
+            # Renumbered, its ids lost their base of 1 and its agents without edges.
+            ([self.write("six.lg", "6,3,u,x\n1 2\n2 3\n3 4\n"), "--relabel"],
+             "six.lg: an .lg header numbers the agents 1 to 6 already"),
         ]
         for args, message in cases:
             with self.subTest(args=args):
@@ -367,6 +385,11 @@ class BadInput(Case):
 
     def test_usage_errors(self):
         self.fails(0, "convert", "erdos-renyi", status=2)
+        # A population file holds its graph as it is used, and its attributes.
+        self.ok(0, "convert", "erdos-renyi", "--agents", "100", "-o", self.path("er.h5"))
+        for extra, said in [(["--directed"], "--directed, --transpose: "), (["--attributes", "a.csv"], "--attributes: ")]:
+            error = self.fails(0, "run", "--model", "covid", "--graph", self.path("er.h5"), *extra, status=2)
+            self.assertIn(said + self.path("er.h5") + " is a population file", error)
         self.fails(0, "run", "--relabel", status=2)
         self.fails(0, "run", "--attributes", "a.csv", status=2)
         # Options of herd run mean nothing to convert: a mistake, not a file that never appears.

@@ -557,7 +557,10 @@ void File::write_rows(std::string const& dataset, Type type, std::uint64_t first
   // A rank whose part failed (its disk full) must not leave the others in the checksum's sum:
   // every rank throws.
   std::string failure;
-  if (H5Dwrite(d.get(), t.get(), memory_space.get(), file_space.get(), dxpl.get(), data) < 0)
+  // A dataset of no values has no storage, and HDF5 refuses even an empty write to it (the same
+  // on every rank: the extents are the file's).
+  bool const holds_values = H5Sget_simple_extent_npoints(file_space.get()) > 0;
+  if (holds_values && H5Dwrite(d.get(), t.get(), memory_space.get(), file_space.get(), dxpl.get(), data) < 0)
     failure = failure_text(name_, dataset, "writing failed");
   mpi::raise_if_any_failed(comm_, failure);
   // Every write adds its rows to the stored sum, so a dataset written in parts gets the whole one.

@@ -342,6 +342,10 @@ void number_layers(HostEdgeList& edges, std::vector<std::string> const& names) {
 
 HostEdgeList parse_edge_list(std::string_view text, std::string const& name, EdgeIds ids) {
   auto const format = Details::edge_list_format(text, name);
+  // Renumbered, its ids would lose their base of 1 and the agents it declares without edges.
+  require(ids == EdgeIds::dense || format.declared_agents <= 0,
+          name + ": an .lg header numbers the agents 1 to " + std::to_string(format.declared_agents) +
+              " already: the file is read as it stands, not renumbered");
   auto lines = Details::parse_edge_lines(text, format, 1, format.header_end, ids);
   auto const problem = Details::edge_list_error(name, lines.error_line, lines.error, lines.first_of);
   if (!problem.empty()) throw Error(problem);
