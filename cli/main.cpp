@@ -203,9 +203,14 @@ int main(int argc, char* argv[]) {
     }
   }
 #endif
+  // As any rank sees the file: the ranks then refuse it together, or go on together.
+  int population_file = graph_is_population_file(options) ? 1 : 0;
+#if HERD_ENABLE_MPI
+  if (mpi.size > 1) MPI_Allreduce(MPI_IN_PLACE, &population_file, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+#endif
   try {
     check_for_ranks(options, mpi.size);
-    check_graph_file(options);
+    check_graph_file(options, population_file != 0);
     check_distinct_files(options);
   } catch (UsageError const& e) {
     if (speaks) std::fprintf(stderr, "herd: %s (see herd --help)\n", e.message.c_str());

@@ -464,17 +464,22 @@ void check_for_ranks(Options const& o, int ranks) {
   if (o.stepping == "verify") throw UsageError{"--stepping verify runs on one process: it steps each step twice"};
 }
 
-void check_graph_file(Options const& o) {
+bool graph_is_population_file(Options const& o) {
 #if HERD_ENABLE_HDF5
-  if (o.graph.empty() || is_generator(o.graph) || !io::is_hdf5_file(o.graph)) return;
+  return !o.graph.empty() && !is_generator(o.graph) && io::is_hdf5_file(o.graph);
+#else
+  (void)o;
+  return false;
+#endif
+}
+
+void check_graph_file(Options const& o, bool population_file) {
+  if (!population_file) return;
   if (o.directed || o.transpose)
     throw UsageError{"--directed, --transpose: " + o.graph +
                      " is a population file, whose graph is stored as it is used"};
   if (!o.attributes.empty())
     throw UsageError{"--attributes: " + o.graph + " is a population file, which holds its attributes"};
-#else
-  (void)o;
-#endif
 }
 
 Options parse(std::vector<std::string> const& args, bool later_wins) {
@@ -961,7 +966,8 @@ Distributed (under mpiexec):
                            (the default unless built with Herd_MPI_DEVICE_BUFFERS)
 
 Partition model (herd partition; graph options as above, --partition for the method):
-  --parts LIST             part counts, comma-separated (2,4,8,...,1024)
+  --parts LIST             part counts, comma-separated (2,4,8,...,1024, up to the agents and
+                           the first count that leaves a part empty)
   --network-bandwidth GB   per-rank network bandwidth in GB/s (25)
   --network-latency US     per-message latency in microseconds (2)
   --memory-bandwidth GB    per-rank memory bandwidth in GB/s (3350, one H100)

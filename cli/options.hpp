@@ -151,9 +151,12 @@ Options member_base(Options const& o);
 /// graph (mpiexec, and not an ensemble whose members each hold the whole graph on a rank).
 void check_for_ranks(Options const& o, int ranks);
 
+/// Whether --graph names a population file (HDF5) as this process sees it.
+bool graph_is_population_file(Options const& o);
+
 /// Throws UsageError for the options that read an edge list's lines (--directed, --transpose,
-/// --attributes), where --graph is a population file (HDF5), which holds its graph as it is used.
-void check_graph_file(Options const& o);
+/// --attributes), where --graph is a population file, which holds its graph as it is used.
+void check_graph_file(Options const& o, bool population_file);
 
 /// Parses argv (without the program name). Throws UsageError, also for an option given twice
 /// unless `later_wins` (herd resume: options given anew replace the checkpoint's).

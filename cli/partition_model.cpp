@@ -95,11 +95,16 @@ PartitionModel partition_model(Options const& o) {
   auto const method = parse_partition_method(o.partition);
   auto const degrees = degree_stats(exec, input.graph);
   std::vector<Row> rows;
-  // Every count is checked before the first is timed. The default counts stop at the agents'.
+  // Every count is checked before the first is timed. The default counts stop at the agents',
+  // and before the first that leaves a part empty.
+  bool const defaults = o.given.count("--parts") == 0;
   std::vector<int> counts = o.parts;
-  if (o.given.count("--parts") == 0)
+  if (defaults)
     counts.erase(std::remove_if(counts.begin(), counts.end(), [&](int p) { return p > input.graph.num_agents(); }),
                  counts.end());
+  require(!counts.empty(), "herd partition: " + std::to_string(input.graph.num_agents()) +
+                               " agents split into none of the default part counts (2 to 1024): give --parts");
+  std::string stopped;
   int const most = counts.empty() ? 0 : *std::max_element(counts.begin(), counts.end());
   require(most <= input.graph.num_agents(), "--parts " + std::to_string(most) + ": cannot split " +
                                                 std::to_string(input.graph.num_agents()) + " agents into " +
@@ -111,10 +116,15 @@ PartitionModel partition_model(Options const& o) {
     auto const stats = partition_stats(exec, input.graph, partition);
     // A run on as many ranks refuses such a partition: the model does not describe it.
     auto const empty = std::find_if(stats.begin(), stats.end(), [](PartStats const& p) { return p.owned == 0; });
-    require(empty == stats.end(), "--parts " + std::to_string(parts) + ": " + to_string(method) + " left part " +
-                                      std::to_string(empty - stats.begin()) + " of " + std::to_string(parts) +
-                                      " without agents, which a run on " + std::to_string(parts) +
-                                      " ranks refuses (fewer parts, or another partition)");
+    std::string const refused = to_string(method) + " left part " + std::to_string(empty - stats.begin()) + " of " +
+                                std::to_string(parts) + " without agents, which a run on " + std::to_string(parts) +
+                                " ranks refuses";
+    if (empty != stats.end() && defaults && !rows.empty()) {
+      stopped = "\nthe default part counts stop at " + std::to_string(parts) + ": " + refused + "\n";
+      break;
+    }
+    require(empty == stats.end(),
+            "--parts " + std::to_string(parts) + ": " + refused + " (fewer parts, or another partition)");
     rows.push_back(model_row(stats, o));
     rows.back().partition_seconds = seconds;
   }
@@ -145,7 +155,8 @@ PartitionModel partition_model(Options const& o) {
         << r.bytes_mean << "," << r.cut_fraction << "," << r.halo_seconds << "," << r.compute_seconds << "," << ratio
         << "," << r.partition_seconds << "," << r.build_seconds << "," << r.memory_max << "\n";
   }
-  text << "\nratio = halo / compute of the slowest rank; below 1 the halo can hide behind the interior update\n";
+  text << stopped
+       << "\nratio = halo / compute of the slowest rank; below 1 the halo can hide behind the interior update\n";
   return {text.str(), csv.str()};
 }
 

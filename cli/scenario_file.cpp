@@ -54,7 +54,7 @@ double number(Json const& value, std::string const& key) {
 std::string text(Json const& value, std::string const& key, char const* expected) {
   if (!value.is_string()) throw Error(key + ": expected " + expected + ", got " + value.dump());
   auto const& out = value.get_ref<std::string const&>();
-  if (std::any_of(out.begin(), out.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }))
+  if (std::any_of(out.begin(), out.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
     throw Error(key + ": " + value.dump() + " holds a control character");
   return out;
 }

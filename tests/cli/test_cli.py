@@ -312,6 +312,10 @@ class BadInput(unittest.TestCase):
                 self.assertEqual(result.returncode, 1, result.stderr)
                 self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
                 self.assertRegex(result.stderr, r"--parts [46]: metis left part [0-9]+ of [46] without agents")
+                # The default counts stop before it, and say so.
+                result = herd("partition", "--graph", ring, "--partition", "metis")
+                self.assertEqual(result.returncode, 0, result.stderr)
+                self.assertRegex(result.stdout, r"the default part counts stop at [46]: metis left part")
         # Extreme bandwidths print each part count on its own line, however long its figures.
         result = herd("partition", "--graph", "erdos-renyi", "--agents", "1000", "--mean-degree", "8", "--parts", "2,4",
                       "--network-bandwidth", "1e-300")

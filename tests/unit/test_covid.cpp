@@ -3,6 +3,7 @@
 #include <herd/core/incomplete_gamma.hpp>
 
 #include <cmath>
+#include <limits>
 
 namespace {
 
@@ -88,9 +89,11 @@ TEST(Covid, StagesFollowAgentTorchScheduleAndEdgeDirection) {
 }
 
 // A contact's weight, or its layer's factor, may be as large as a float: its pressure counts for
-// at most most_pressure, so that the sum over a row neither overflows the conversion nor wraps
-// (64 such contacts of 3e38 would). Agents 0 to 63 start exposed; agent 64 reads them all,
-// agent 65 reads agent 0 alone: both are exposed at step 1, as with any weight above 1.
+// at most most_pressure(), so that the conversion to an integer stays defined and the sum over a
+// row does not wrap (64 such contacts of 3e38 would). Agents 0 to 63 start exposed; agent 64
+// reads them all, agent 65 reads agent 0 alone: both are exposed at step 1, as with any weight
+// above 1. An agent exposed the step before spreads nothing, even over an infinite weight (a
+// weight times a layer factor beyond a float's range): 0 times infinity is no pressure.
 TEST(Covid, HugeWeightsExposeForCertain) {
   agent_index const spreaders = 64;
   for (float weight : {1.0f, 1e13f, 3e13f, 1e15f, 3e38f}) {
@@ -111,6 +114,14 @@ TEST(Covid, HugeWeightsExposeForCertain) {
       for (auto const reader : {spreaders, spreaders + 1})
         EXPECT_EQ(stages[2][static_cast<std::size_t>(reader)], Model::exposed)
             << "weight " << weight << ", agent " << reader << ", schedule " << static_cast<int>(schedule);
+      // Agent 64, exposed in the last step, is on its first day.
+      Kokkos::View<std::uint64_t, Exec::memory_space> said("said");
+      Kokkos::parallel_for(
+          Kokkos::RangePolicy<Exec>(0, 1),
+          KOKKOS_LAMBDA(int) { said() = model.contribution(spreaders, std::numeric_limits<float>::infinity()); });
+      std::uint64_t pressure = 1;
+      Kokkos::deep_copy(pressure, said);
+      EXPECT_EQ(pressure, 0u) << "weight " << weight;
       // The population went to the first initialise: a second one would have drawn the exposed
       // agents from the seed instead.
       Simulation<Exec> again(Exec(), graph, 3);
@@ -125,19 +136,22 @@ TEST(Covid, HugeWeightsExposeForCertain) {
 // n pairs: agent 2k (exposed at the start) -> agent 2k + 1 (susceptible). With the profile a gamma
 // of mean 2 and sd sqrt 2 (shape 2, scale 1), G(1) = P(2, 1) and G(2) = P(2, 2) - P(2, 1) in
 // closed form, so the exposure probabilities at steps 1 and 2 are known without Herd's own gamma.
+// Weighted by 0.5, or by 2e9 with a rate 4e9 times smaller (contact-seconds with a rate per
+// second): the same force of infection, through pressures far above one day's.
 TEST(Covid, ExposureProbabilityIsOneMinusExpOfTheForceOfInfection) {
   agent_index const pairs = 100000;
-  for (bool weighted : {false, true}) {
+  for (float weight : {1.0f, 0.5f, 2e9f}) {
+    bool const weighted = weight != 1.0f;
     std::vector<global_id> rows, reads;
     std::vector<float> weights;
     for (global_id k = 0; k < pairs; ++k) {
       rows.push_back(2 * k + 1);
       reads.push_back(2 * k);
-      if (weighted) weights.push_back(0.5f);
+      if (weighted) weights.push_back(weight);
     }
     auto const graph = directed_graph(2 * pairs, rows, reads, weights);
     CovidParameters p;
-    p.transmission_rate = 3.0;
+    p.transmission_rate = weight > 1.0f ? 3.0 / 4e9 : 3.0;
     p.profile_mean = 2.0;
     p.profile_sd = std::sqrt(2.0);
     p.age_groups = {{"a", 1.0, 2.0, 1.0}, {"b", 2.0, 1.0, 1.0}};  // lambda scale R s / m: 1.5 and 6
@@ -160,7 +174,7 @@ TEST(Covid, ExposureProbabilityIsOneMinusExpOfTheForceOfInfection) {
         double const want = exposed_after[row];
         double const got = static_cast<double>(hits) / static_cast<double>(tries);
         double const sd = std::sqrt(want * (1 - want) / static_cast<double>(tries));
-        EXPECT_NEAR(got, want, 5 * sd + 1e-12) << "weighted " << weighted << " group " << group << " row " << row;
+        EXPECT_NEAR(got, want, 5 * sd + 1e-12) << "weight " << weight << " group " << group << " row " << row;
       }
     }
   }

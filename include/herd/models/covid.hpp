@@ -26,8 +26,10 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -123,6 +125,7 @@ class Covid {
     for (std::size_t g = 0; g < scale.extent(0); ++g)
       scale(g) = value * group_factors_(2 * g) / group_factors_(2 * g + 1);  // as build_tables computes it
     Kokkos::deep_copy(exposure_scale_, scale);
+    most_pressure_ = certain_pressure(std::vector<double>(scale.data(), scale.data() + scale.extent(0)));
   }
 
   /// Exposes agent i if it is susceptible, outside the steps (a scenario's import), as a
@@ -210,7 +213,7 @@ class Covid {
       sim.wait_for_ghosts();
     }
     // The inputs are not needed again (a resumed run reads the state from its checkpoint).
-    population_used_ = ages_given || stages_given;
+    population_used_ = owned_only || ages_given || stages_given;  // a rank of no agents was given one too
     given_age_ = {};
     given_stage_ = {};
   }
@@ -275,14 +278,8 @@ class Covid {
     return t == 0;
   }
 
-  /// The most pressure one contact puts on an agent, in units of 2^-32: 1024 days of full
-  /// infectiousness. Sums of up to 2^22 contacts at the most stay below 2^64 (the sums are
-  /// modular: the active list adds and takes away), and 1024 times an age group's exposure scale
-  /// above 0.022 (0.83 to 1.8 for Astoria's groups) exposes an agent for certain.
-  static constexpr double most_pressure = 1024.0 * 4294967296.0;
-
   /// The infection pressure neighbour j puts on a susceptible agent over an edge of weight w, in
-  /// units of 2^-32 (0 unless j is exposed or infected), at most most_pressure: summed over the
+  /// units of 2^-32 (0 unless j is exposed or infected), at most most_pressure(): summed over the
   /// neighbours by the step, or pushed by the exposed and infected agents when the step runs on
   /// the active list. A weight of 1 takes the fixed-point table, the same bits as the real one
   /// times 1. The weight is read (and decoded) only for the exposed and infected neighbours.
@@ -292,10 +289,21 @@ class Covid {
     if (sj != exposed && sj != infected) return 0;
     int const k = table_index(sj, days.stored(j));
     float const w = weight;
-    if (w == 1.0f) return pressure_fixed_(k);
-    double const pressure = pressure_real_(k) * static_cast<double>(w) * 4294967296.0;
-    return static_cast<std::uint64_t>(pressure < most_pressure ? pressure : most_pressure);
+    if (w == 1.0f) {
+      std::uint64_t const fixed = pressure_fixed_(k);
+      return fixed < most_pressure_ ? fixed : most_pressure_;
+    }
+    double const real = pressure_real_(k);
+    if (real == 0.0) return 0;  // times an infinite weight (a float's product with a layer factor): NaN
+    double const pressure = real * static_cast<double>(w) * 4294967296.0;
+    return pressure < static_cast<double>(most_pressure_) ? static_cast<std::uint64_t>(pressure) : most_pressure_;
   }
+
+  /// The most pressure one contact puts on an agent, in units of 2^-32: where every age group that
+  /// can be exposed at all has a hazard of 32 or more, so exposed for certain (a 32-bit draw sees
+  /// probability 1 from a hazard of 22.2), and at most 2^63. No trajectory depends on the cap;
+  /// it keeps a huge weight (or layer factor) from overflowing the conversion to an integer.
+  std::uint64_t most_pressure() const { return most_pressure_; }
 
   /// What contribution(j, w) reads first (the day is read only for the few that spread): the pull
   /// step on a CPU asks for it a few agents ahead.
@@ -344,7 +352,7 @@ class Covid {
           p.infected_infectiousness * mass;
     }
     std::vector<std::uint64_t> fixed(real.size());
-    for (std::size_t k = 0; k < real.size(); ++k) fixed[k] = static_cast<std::uint64_t>(real[k] * 4294967296.0);
+    for (std::size_t k = 0; k < real.size(); ++k) fixed[k] = to_fixed(real[k] * 4294967296.0);
     pressure_real_ = to_view("herd::covid::pressure_real", real);
     pressure_fixed_ = to_view("herd::covid::pressure_fixed", fixed);
 
@@ -364,6 +372,20 @@ class Covid {
     }
     exposure_scale_ = to_view("herd::covid::exposure_scale", scale);
     age_thresholds_ = to_view("herd::covid::age_thresholds", thresholds);
+    most_pressure_ = certain_pressure(scale);
+  }
+
+  // A pressure in units of 2^-32 as an integer, at most 2^63 (where the conversion is defined).
+  static std::uint64_t to_fixed(double pressure) {
+    return pressure < 9223372036854775808.0 ? static_cast<std::uint64_t>(pressure) : std::uint64_t{1} << 63;
+  }
+
+  // The pressure (units of 2^-32) that gives every positive exposure scale a hazard of 32 or more.
+  static std::uint64_t certain_pressure(std::vector<double> const& scales) {
+    double least = std::numeric_limits<double>::infinity();
+    for (double scale : scales)
+      if (scale > 0.0) least = std::min(least, scale);
+    return to_fixed(32.0 / least * 4294967296.0);
   }
 
   static void check(CovidParameters const& p, CovidPopulation const& population) {
@@ -415,6 +437,7 @@ class Covid {
   double mortality_value_ = 0.0;
   double transmission_rate_ = 0.0;
   Kokkos::View<double*, Kokkos::HostSpace> group_factors_;  ///< each age group's susceptibility, mean interactions
+  std::uint64_t most_pressure_ = std::uint64_t{1} << 63;    ///< see most_pressure()
   Kokkos::View<double*, MemorySpace> pressure_real_;
   Kokkos::View<std::uint64_t*, MemorySpace> pressure_fixed_;
   Kokkos::View<double*, MemorySpace> exposure_scale_;
