@@ -88,6 +88,16 @@ TEST(Covid, StagesFollowAgentTorchScheduleAndEdgeDirection) {
   }
 }
 
+// The pressure agent j puts over an edge of weight w, as a step computes it.
+std::uint64_t contribution_on_device(Model const& model, agent_index j, float w) {
+  Kokkos::View<std::uint64_t, Exec::memory_space> said("said");
+  Kokkos::parallel_for(
+      Kokkos::RangePolicy<Exec>(0, 1), KOKKOS_LAMBDA(int) { said() = model.contribution(j, w); });
+  std::uint64_t out = 0;
+  Kokkos::deep_copy(out, said);
+  return out;
+}
+
 // A contact's weight, or its layer's factor, may be as large as a float: its pressure counts for
 // at most most_pressure(), so that the conversion to an integer stays defined and the sum over a
 // row does not wrap (64 such contacts of 3e38 would). Agents 0 to 63 start exposed; agent 64
@@ -115,13 +125,8 @@ TEST(Covid, HugeWeightsExposeForCertain) {
         EXPECT_EQ(stages[2][static_cast<std::size_t>(reader)], Model::exposed)
             << "weight " << weight << ", agent " << reader << ", schedule " << static_cast<int>(schedule);
       // Agent 64, exposed in the last step, is on its first day.
-      Kokkos::View<std::uint64_t, Exec::memory_space> said("said");
-      Kokkos::parallel_for(
-          Kokkos::RangePolicy<Exec>(0, 1),
-          KOKKOS_LAMBDA(int) { said() = model.contribution(spreaders, std::numeric_limits<float>::infinity()); });
-      std::uint64_t pressure = 1;
-      Kokkos::deep_copy(pressure, said);
-      EXPECT_EQ(pressure, 0u) << "weight " << weight;
+      EXPECT_EQ(contribution_on_device(model, spreaders, std::numeric_limits<float>::infinity()), 0u)
+          << "weight " << weight;
       // The population went to the first initialise: a second one would have drawn the exposed
       // agents from the seed instead.
       Simulation<Exec> again(Exec(), graph, 3);
