@@ -184,10 +184,8 @@ Input<WeightStorage> graph_of(Options const& o, Exec const& exec, Comm comm, Att
   }
   // Anything else names a file: a population file in HDF5, or an edge list.
 #if HERD_ENABLE_HDF5
+  // --directed, --transpose and --attributes were refused with it (check_graph_file).
   if (io::is_hdf5_file(o.graph)) {
-    require(!o.directed && !o.transpose,
-            "--directed, --transpose: " + o.graph + " is a population file, whose graph is stored as it is used");
-    require(o.attributes.empty(), "--attributes: " + o.graph + " is a population file, which holds its attributes");
     auto const size = io::population_size(o.graph, comm);
     check_fits(o.graph, static_cast<double>(size.agents), static_cast<double>(size.entries), o.max_memory);
     auto host = io::read_population_graph(o.graph, comm);

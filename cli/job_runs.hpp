@@ -287,9 +287,8 @@ LocalGraph<Memory, WeightStorage> read_share(Options const& o, Exec const& exec,
 template <class WeightStorage, class Entry>
 LocalGraph<Memory, WeightStorage> read_population_share(Options const& o, Exec const& exec, MPI_Comm comm) {
 #if HERD_ENABLE_HDF5
+  // --directed and --transpose were refused with it (check_graph_file).
   mpi::collectively(comm, [&] {
-    require(!o.directed && !o.transpose,
-            "--directed, --transpose: " + o.graph + " is a population file, whose graph is stored as it is used");
     auto const size = io::population_size(o.graph, comm);
     int const ranks = mpi::size_of(comm);
     // A file's agent count out of range is the reading's to report, naming the file.
@@ -787,9 +786,8 @@ DistributedInput<WeightStorage, Entry> distributed_input(Options const& o, Exec 
       (void)Entry::template make<WeightStorage>(o, 0, static_cast<agent_index>(o.agents), typename Entry::Inputs{});
     } else {
       reads_share = is_edge_list_file(o);
-      reads_rows = !reads_share && !is_generator(o.graph);  // a population file
-      require(!reads_rows || o.attributes.empty(),
-              "--attributes: " + o.graph + " is a population file, which holds its attributes");
+      // A population file, refused with --attributes (check_graph_file).
+      reads_rows = !reads_share && !is_generator(o.graph);
     }
     return share;
   });

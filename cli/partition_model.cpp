@@ -105,7 +105,7 @@ PartitionModel partition_model(Options const& o) {
   require(!counts.empty(), "herd partition: " + std::to_string(input.graph.num_agents()) +
                                " agents split into none of the default part counts (2 to 1024): give --parts");
   std::string stopped;
-  int const most = counts.empty() ? 0 : *std::max_element(counts.begin(), counts.end());
+  int const most = *std::max_element(counts.begin(), counts.end());
   require(most <= input.graph.num_agents(), "--parts " + std::to_string(most) + ": cannot split " +
                                                 std::to_string(input.graph.num_agents()) + " agents into " +
                                                 std::to_string(most) + " parts: a part needs at least one agent");
