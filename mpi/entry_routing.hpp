@@ -52,6 +52,11 @@ template <class MemorySpace>
 struct BlockStarts {
   Blocks blocks;
   Kokkos::View<global_id*, MemorySpace> starts;
+  // A block's rows in buckets of 2^bucket_shift, at most buckets_per_rank of them: packing groups
+  // a rank's messages by bucket, so that its owner places them sweeping its rows once per round
+  // rather than at random.
+  int bucket_shift = 0;
+  int buckets_per_rank = 1;
 
   explicit BlockStarts(Blocks const& b)
       : blocks(b),
@@ -59,8 +64,18 @@ struct BlockStarts {
     auto host = Kokkos::create_mirror_view(Kokkos::HostSpace(), starts);
     for (int q = 0; q <= b.parts; ++q) host(q) = b.begin(q);
     Kokkos::deep_copy(starts, host);
+    // Buckets of at least 2^12 rows, and at most 2^14 buckets over all ranks: a worker's cursors
+    // stay within 128 KiB.
+    global_id const largest = b.agents / b.parts + 1;
+    int const most = std::max(1, (1 << 14) / b.parts);
+    while ((largest >> bucket_shift) >= most || bucket_shift < 12) ++bucket_shift;
+    buckets_per_rank = static_cast<int>((largest - 1) >> bucket_shift) + 1;
   }
   KOKKOS_INLINE_FUNCTION int owner(global_id g) const { return blocks.owner(g); }
+  // Rank q's bucket of row g, numbered over all ranks.
+  KOKKOS_INLINE_FUNCTION int bucket(int q, global_id g) const {
+    return q * buckets_per_rank + static_cast<int>((g - starts(q)) >> bucket_shift);
+  }
 };
 
 // Each pass's message made from an entry whose row rank q owns.
@@ -186,27 +201,32 @@ void pack_by_workers(ExecutionSpace const& exec, Packing<Make, typename Executio
   auto const parts = static_cast<int>(packed.begin.size()) - 1;
   auto const workers =
       static_cast<int>(std::min(static_cast<std::size_t>(compat::concurrency(exec)), in.count / 1024 + 1));
-  // Each worker's cursors on cache lines of their own (8 of 8 bytes), or neighbours' increments
-  // would contend for the line.
-  std::size_t const stride = (static_cast<std::size_t>(parts) + 7) / 8 * 8;
+  // A cursor for each bucket of each rank's rows (BlockStarts::bucket). Each worker's cursors on
+  // cache lines of their own (8 of 8 bytes), or neighbours' increments would contend for the line.
+  int const per_rank = in.blocks.buckets_per_rank;
+  std::size_t const keys = static_cast<std::size_t>(parts) * static_cast<std::size_t>(per_rank);
+  std::size_t const stride = (keys + 7) / 8 * 8;
   Kokkos::View<std::size_t**, Kokkos::LayoutRight, memory_space> cursors("herd::distributed_graph::cursors", workers,
                                                                          stride);
   Kokkos::parallel_for(
       "herd::distributed_graph::count_sends", policy(exec, 0, workers), KOKKOS_LAMBDA(int w) {
         auto const v = static_cast<std::size_t>(w), all = static_cast<std::size_t>(workers);
         for (std::size_t e = in.count * v / all; e < in.count * (v + 1) / all; ++e)
-          in.entries(e, [&](agent_index row, agent_index, float, layer_index) { ++cursors(w, in.blocks.owner(row)); });
+          in.entries(e, [&](agent_index row, agent_index, float, layer_index) {
+            ++cursors(w, in.blocks.bucket(in.blocks.owner(row), row));
+          });
       });
   exec.fence();
-  // Rank q's messages: those of worker 0, then worker 1, ...
+  // Rank q's messages: its first bucket's from worker 0, then worker 1, ..., then its next bucket's.
   std::size_t at = 0;
   for (int q = 0; q < parts; ++q) {
     packed.begin[q] = at;
-    for (int w = 0; w < workers; ++w) {
-      std::size_t const n = cursors(w, q);
-      cursors(w, q) = at;
-      at += n;
-    }
+    for (auto key = static_cast<std::size_t>(q) * per_rank; key < static_cast<std::size_t>(q + 1) * per_rank; ++key)
+      for (int w = 0; w < workers; ++w) {
+        std::size_t const n = cursors(w, key);
+        cursors(w, key) = at;
+        at += n;
+      }
   }
   packed.begin[parts] = at;
   packed.messages = Kokkos::View<typename Make::type*, memory_space>(
@@ -218,7 +238,7 @@ void pack_by_workers(ExecutionSpace const& exec, Packing<Make, typename Executio
         for (std::size_t e = in.count * v / all; e < in.count * (v + 1) / all; ++e)
           in.entries(e, [&](agent_index row, agent_index neighbour, float weight, layer_index layer) {
             int const q = in.blocks.owner(row);
-            send(cursors(w, q)++) = in.make(in.blocks, q, row, neighbour, weight, layer);
+            send(cursors(w, in.blocks.bucket(q, row))++) = in.make(in.blocks, q, row, neighbour, weight, layer);
           });
       });
 }

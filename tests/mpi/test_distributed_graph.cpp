@@ -48,6 +48,16 @@ TEST(DistributedGraph, EveryGeneratorBuildsTheOneProcessShare) {
   }
 }
 
+// Blocks of many thousand rows: each rank's messages are packed by buckets of 4096 rows, which the
+// smaller graphs above never fill past one.
+TEST(DistributedGraph, LargeBlocksPackedByBucketsBuildTheOneProcessShare) {
+  Exec exec;
+  expect_same_share<float>(edge_source(exec, ErdosRenyi{50000, 6.0}, 15), {}, 0, "erdos-renyi, 50000 agents");
+  expect_same_share<float>(edge_source(exec, PowerLaw{50000, 2.2, 4.0, 5000.0}, 16), {}, 4321,
+                           "power-law, 50000 agents");
+  expect_same_share<float>(repeated_pairs(40001, 150000), {}, 0, "repeated pairs, 40001 agents");
+}
+
 TEST(DistributedGraph, RepeatedEdgesKeepTheLargestWeightAsOneProcessDoes) {
   auto const source = repeated_pairs(3001, 40000);
   expect_same_share<float>(source, {}, 1000, "repeated pairs");
