@@ -44,6 +44,8 @@ class Herd(CMakePackage, CudaPackage, ROCmPackage):
     variant("benchmarks", default=False, description="Build the Google Benchmark suite")
 
     depends_on("cxx", type="build")
+    # FindHDF5 probes HDF5's C compiler wrapper: Herd's build, and HerdConfig.cmake, enable C.
+    depends_on("c", type="build", when="+hdf5")
     depends_on("cmake@3.16:", type="build")
 
     depends_on("kokkos@3.4:")

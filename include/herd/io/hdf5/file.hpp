@@ -61,8 +61,9 @@ constexpr Type type_of() {
 std::uint64_t checksum(Type type, std::uint64_t first, std::uint64_t elements, void const* data);
 
 /// Whether closing a written file failed in this process (a full disk). HDF5 1.10 keeps such a
-/// file registered and crashes closing it again when MPI finalizes: a program that saw this reports
-/// its error and ends without finalizing (the herd command does).
+/// file registered and crashes closing it again in its exit-time cleanup, from MPI_Finalize or
+/// after main returns: a program that saw this reports its error and ends with std::_Exit (the
+/// herd command does).
 bool close_failed();
 
 /// An open file. Move-only; closes on destruction, but for a rank that fails alone
