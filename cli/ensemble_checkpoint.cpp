@@ -23,8 +23,8 @@ constexpr std::size_t piece_bytes = std::size_t{1} << 20;
 constexpr int length_tag = 7301, piece_tag = 7302;
 #endif
 
-// A member's state as bytes, to travel to rank 0: its number, its history, then each dataset's
-// group, name, type and values, every length first.
+// A member's state as bytes, to travel to rank 0: its number, its history, its scenario's counts,
+// then each dataset's group, name, type and values, every length first.
 class Bytes {
  public:
   std::vector<char> data;
@@ -80,6 +80,8 @@ std::vector<char> to_bytes(MemberState const& state) {
   Bytes out;
   out.put(state.member);
   out.put(state.history.data(), state.history.size() * sizeof(std::int64_t));
+  out.put(state.event_columns);
+  out.put(state.events.data(), state.events.size() * sizeof(std::int64_t));
   out.put(static_cast<std::uint64_t>(state.values.size()));
   for (auto const& v : state.values) {
     out.put(v.group);
@@ -98,6 +100,11 @@ MemberState from_bytes(char const* begin, std::size_t size) {
   require(history.size() % sizeof(std::int64_t) == 0, "ensemble checkpoint: a member's history arrived cut short");
   state.history.resize(history.size() / sizeof(std::int64_t));
   if (!history.empty()) std::memcpy(state.history.data(), history.data(), history.size());
+  state.event_columns = in.number();
+  auto const events = in.bytes();
+  require(events.size() % sizeof(std::int64_t) == 0, "ensemble checkpoint: a member's event counts arrived cut short");
+  state.events.resize(events.size() / sizeof(std::int64_t));
+  if (!events.empty()) std::memcpy(state.events.data(), events.data(), events.size());
   auto const count = in.number();
   for (std::uint64_t k = 0; k < count; ++k) {
     MemberState::Values v;
@@ -240,6 +247,13 @@ void EnsembleCheckpoint::write_member(MemberState const& state) {
   file_->set_attribute(group, "member", static_cast<std::int64_t>(state.member));
   file_->write_all(group + "/history", io::h5::Type::i64, {rows_, columns_}, state.history.data());
   file_->set_attribute(group + "/history", "columns", file_->string_attribute("/members", "columns"));
+  if (state.event_columns > 0) {
+    require(state.events.size() == rows_ * state.event_columns, path_ + ": member " + std::to_string(state.member) +
+                                                                    "'s scenario counts do not cover its " +
+                                                                    std::to_string(rows_) + " rows");
+    file_->create_group(group + "/scenario");
+    file_->write_all(group + "/scenario/events", io::h5::Type::i64, {rows_, state.event_columns}, state.events.data());
+  }
   for (auto const& v : state.values) {
     if (!file_->exists(group + "/" + v.group)) file_->create_group(group + "/" + v.group);
     auto const count = static_cast<std::uint64_t>(v.bytes.size() / io::h5::size_of(v.type));

@@ -27,6 +27,9 @@ namespace herd::cli {
 struct MemberState {
   std::uint64_t member = 0;
   std::vector<std::int64_t> history;  ///< rows 0..step of the observables
+  /// With a scenario: rows 0..step of the agents each of its `event_columns` events changed.
+  std::vector<std::int64_t> events;
+  std::uint64_t event_columns = 0;
   /// A per-agent dataset: `group`/`name` under the member's group, one value per agent in global
   /// id order.
   struct Values {

@@ -4,6 +4,7 @@
 #include <herd/io/hdf5/format.hpp>
 
 #include <cstdint>
+#include <cstdlib>
 #include <vector>
 
 namespace herd::cli {
@@ -66,7 +67,7 @@ void write(io::h5::File& f, Options const& o, JobResult const& r) {
   std::vector<std::vector<double>> by_parameter(o.sweep.size());
   for (std::uint64_t p = 0; p < points; ++p) {
     auto const values = point_values(o, static_cast<long long>(p));
-    for (std::size_t a = 0; a < values.size(); ++a) by_parameter[a].push_back(std::stod(values[a]));
+    for (std::size_t a = 0; a < values.size(); ++a) by_parameter[a].push_back(std::strtod(values[a].c_str(), nullptr));
   }
   for (std::size_t a = 0; a < o.sweep.size(); ++a) {
     write_whole(f, "/points/" + o.sweep[a].name, {points}, by_parameter[a]);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <iomanip>
 #include <sstream>
 
@@ -24,8 +25,9 @@ int column_of(JobResult const& r, std::string const& name) {
   return at == r.columns.end() ? -1 : static_cast<int>(at - r.columns.begin());
 }
 
-// An epidemic's outcome in one member: agents ever infected (all but the final susceptibles, the
-// initially infected included) and the first step at which the infectious count peaked.
+// An epidemic's outcome in one member: agents ever infected (all but the final susceptibles and
+// those a vaccination protected, the initially infected included) and the first step at which the
+// infectious count peaked.
 struct Outbreak {
   double ever_infected = 0.0;
   double peak_step = 0.0;
@@ -33,8 +35,12 @@ struct Outbreak {
 
 Outbreak outbreak_of(JobResult const& r, MemberRun const& m) {
   auto const s = static_cast<std::size_t>(column_of(r, "S")), i = static_cast<std::size_t>(column_of(r, "I"));
+  // Agents a vaccination protected left S without an infection.
+  long long protected_agents = 0;
+  for (std::size_t k = 0; k < std::min(r.events.size(), m.event_agents.size()); ++k)
+    if (r.events[k].kind == "vaccinate") protected_agents += m.event_agents[k];
   Outbreak b;
-  b.ever_infected = static_cast<double>(r.agents - m.counts.back()[s]);
+  b.ever_infected = static_cast<double>(r.agents - m.counts.back()[s] - protected_agents);
   long long peak = -1;
   for (std::size_t t = 0; t < m.counts.size(); ++t)
     if (m.counts[t][i] > peak) {
@@ -118,7 +124,9 @@ Outbreaks outbreaks(Options const& o, JobResult const& r, std::vector<MemberRun 
     auto const b = outbreak_of(r, *m);
     all.ever_infected.push_back(b.ever_infected);
     all.peak_steps.push_back(b.peak_step);
-    all.major += b.ever_infected > o.major_outbreak * static_cast<double>(r.agents) ? 1 : 0;
+    // The share, not F times the agents: 0.5085 * 2000 rounds below 1017, and 1017 / 2000 rounds
+    // to the same double as 0.5085, so a member exactly at the threshold does not exceed it.
+    all.major += b.ever_infected / static_cast<double>(r.agents) > o.major_outbreak ? 1 : 0;
   }
   return all;
 }
@@ -207,7 +215,7 @@ std::string ensemble_json(Options const& o, JobResult const& r, std::string cons
   d["sweep"] = Json::array();
   for (auto const& a : o.sweep) {
     Json values = Json::array();
-    for (auto const& v : a.values) values.push_back(std::stod(v));
+    for (auto const& v : a.values) values.push_back(std::strtod(v.c_str(), nullptr));
     d["sweep"].push_back({{"parameter", a.name}, {"values", values}});
   }
   d["major_outbreak_share"] = o.major_outbreak;
@@ -219,7 +227,8 @@ std::string ensemble_json(Options const& o, JobResult const& r, std::string cons
     point["point"] = p;
     Json parameters = Json::object();
     auto const values = point_values(o, static_cast<long long>(p));
-    for (std::size_t a = 0; a < values.size(); ++a) parameters[o.sweep[a].name] = std::stod(values[a]);
+    for (std::size_t a = 0; a < values.size(); ++a)
+      parameters[o.sweep[a].name] = std::strtod(values[a].c_str(), nullptr);
     point["parameters"] = parameters;
     Json ids = Json::array(), seeds = Json::array();
     for (auto const* m : points[p]) {

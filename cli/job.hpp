@@ -70,7 +70,7 @@ struct MemberRun {
   long long member = 0;
   std::uint64_t seed = 0;
   std::vector<std::vector<long long>> counts;
-  /// Per scenario event: the agents it changed over the steps this launch ran (0 for set and
+  /// Per scenario event: the agents it changed since step 0 (RunFiles::knows_earlier_events; 0 for set and
   /// layer events).
   std::vector<long long> event_agents;
 };

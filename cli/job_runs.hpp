@@ -86,17 +86,29 @@ struct GraphFacts {
   double mean_degree = 0.0;
   int max_degree = 0;
   bool weighted = false;
-  std::uint64_t hash = 0;                ///< herd::graph_hash, which checkpoints record (0 in a run without them)
+  std::uint64_t hash = 0;                ///< herd::graph_hash, which HDF5 files record (0 in a run without them)
   std::vector<std::string> layer_names;  ///< the names of its contact layers, by number
 };
 
 void describe(JobResult& result, GraphFacts const& graph, Exec const& exec, std::string const& schedule);
 
-// The report of each event: what it set, or the agents it changed per step (`counts`, summed over
-// ranks, row t for step t) from the step the run started after.
+// Rows 0..last of a scenario's counts (EventCounts) on the host, a row of `counts.extent(1)` per step.
 template <class Counts>
-std::vector<EventRun> event_runs(Scenario const& scenario, Counts const& counts, int start) {
-  auto const host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), counts);
+std::vector<std::int64_t> count_rows(Counts const& counts, std::uint32_t last) {
+  auto const rows = std::min<std::size_t>(last + std::size_t{1}, counts.extent(0));
+  std::vector<std::int64_t> out(rows * counts.extent(1));
+  Kokkos::deep_copy(
+      Kokkos::View<std::int64_t**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+          out.data(), rows, counts.extent(1)),
+      Kokkos::subview(counts, std::make_pair(std::size_t{0}, rows), Kokkos::ALL()));
+  return out;
+}
+
+// The report of each event: what it set, or the agents it changed per step (`rows`, summed over
+// ranks, row t for step t) from the step after `start`.
+inline std::vector<EventRun> event_runs(Scenario const& scenario, std::vector<std::int64_t> const& rows, int start) {
+  std::size_t const columns = scenario.events.size();
+  auto const steps = static_cast<int>(columns == 0 ? 0 : rows.size() / columns);
   std::vector<EventRun> runs;
   for (std::size_t k = 0; k < scenario.events.size(); ++k) {
     auto const& e = scenario.events[k];
@@ -117,8 +129,8 @@ std::vector<EventRun> event_runs(Scenario const& scenario, Counts const& counts,
     for (int d = 1; d <= e.period; ++d)
       if ((e.days >> (d - 1)) & 1u) r.days.push_back(d);
     if (e.kind != ScenarioEvent::Kind::set && e.kind != ScenarioEvent::Kind::layer)
-      for (int t = std::max(e.first, start + 1); t <= std::min(e.last, static_cast<int>(host.extent(0)) - 1); ++t)
-        r.agents.push_back(host(static_cast<std::size_t>(t), k));
+      for (int t = std::max(e.first, start + 1); t <= std::min(e.last, steps - 1); ++t)
+        r.agents.push_back(rows[static_cast<std::size_t>(t) * columns + k]);
     runs.push_back(std::move(r));
   }
   return runs;
@@ -162,6 +174,9 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
   if (events && events->isolates())
     files.keep_isolation(events->isolation_timers(), events->longest_isolation(),
                          [&events, &sim] { events->restore_isolation(sim); });
+  if (events)
+    files.keep_events(events->scenario().events.size(),
+                      [&events](std::uint32_t last) { return count_rows(events->counts(), last); });
   auto const first = files.initialise();
   if constexpr (std::is_same_v<Model, Covid<Memory>>)
     if (events) events->set_priority(sim, vaccination_classes(sim, model));
@@ -178,7 +193,6 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
   auto history = events ? run_scenario(sim, model, o.steps - static_cast<int>(first), *events, each_step, profile)
                         : run(sim, model, o.steps - static_cast<int>(first), each_step, profile);
   Kokkos::fence();
-  if (events) result.events = event_runs(events->scenario(), events->finish(sim), static_cast<int>(first));
   result.step_seconds = timer.seconds();
   result.first_step = static_cast<long long>(first);
   result.spreader_bits = sim.reads_spreader_bits(model);
@@ -192,6 +206,12 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
   auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), history);
   std::vector<std::int64_t> rows(host.data(), host.data() + host.size());
   auto const all = files.finish(rows, *result.outputs);
+  // The events' counts from step 0 (the checkpoint's before a resume), summed over ranks after the
+  // files took this rank's.
+  if (events)
+    result.events = event_runs(events->scenario(),
+                               files.whole_events(count_rows(events->finish(sim), static_cast<std::uint32_t>(o.steps))),
+                               files.knows_earlier_events() ? 0 : static_cast<int>(first));
   take_counts(result, model.observable_names(), shown, all);
 #if HERD_ENABLE_HDF5
   result.member_state = files.member_state();
@@ -199,18 +219,23 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
   return result;
 }
 
+// Whether the run writes a file whose record holds the graph's hash, a checkpoint or a single
+// run's output: a pass over the edges (and, distributed, an exchange) that other runs skip.
+inline bool records_graph_hash(Options const& o) {
+  return !o.checkpoint.empty() || !o.resume.empty() || (!o.output.empty() && !is_ensemble(o));
+}
+
 template <class WeightStorage>
 GraphFacts graph_facts(Options const& o, Input<WeightStorage> const& input, Exec const& exec) {
   auto const stats = degree_stats(exec, input.graph);
-  // The hash is a pass over the edges that only checkpoints use.
-  bool const checkpointed = !o.checkpoint.empty() || !o.resume.empty();
+  bool const hashed = records_graph_hash(o);
   return {input.name,
           input.graph.num_agents(),
           static_cast<std::uint64_t>(input.graph.num_edges()),
           stats.mean_degree,
           stats.max_degree,
           input.temporal ? input.temporal->weighted() : input.graph.weighted(),
-          !checkpointed    ? 0
+          !hashed          ? 0
           : input.temporal ? graph_hash(exec, *input.temporal)
                            : graph_hash(exec, input.graph),
           input.layer_names};
@@ -318,14 +343,14 @@ GraphFacts share_facts(Options const& o, Exec const& exec, MPI_Comm comm,
                        LocalGraph<Memory, WeightStorage> const& local, std::vector<std::string> layer_names) {
   mpi::collectively(comm, [&] { check_weights_fit(exec, local.graph, o.graph); });
   auto const [max_degree, entries] = mpi::degree_extent(exec, comm, local);
-  bool const checkpointed = !o.checkpoint.empty() || !o.resume.empty();
+  bool const hashed = records_graph_hash(o);
   return {o.graph,
           static_cast<agent_index>(local.global_agents),
           entries,
           static_cast<double>(entries) / static_cast<double>(local.global_agents),
           max_degree,
           local.graph.weighted(),
-          checkpointed ? mpi::graph_hash(exec, comm, local) : 0,
+          hashed ? mpi::graph_hash(exec, comm, local) : 0,
           std::move(layer_names)};
 }
 
@@ -376,7 +401,7 @@ GraphFacts timed_share_facts(Options const& o, Exec const& exec, MPI_Comm comm,
   int weighted = network.weighted() ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &weighted, 1, MPI_INT, MPI_MAX, comm);
   std::uint64_t hash = 0;
-  if (!o.checkpoint.empty() || !o.resume.empty()) {
+  if (records_graph_hash(o)) {
     // graph_hash of the whole network, from each snapshot's shares.
     std::vector<std::uint64_t> snapshots;
     for (auto const& g : network.graphs) {

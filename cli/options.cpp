@@ -255,6 +255,11 @@ std::vector<SweepAxis> parse_sweep(Options const& o, std::string const& text) {
       } else {
         std::snprintf(buffer, sizeof buffer, "%.12g", value);
       }
+      // Distinct bounds a hair apart round to one text: two points that are one run.
+      if (!axis.values.empty() && axis.values.back() == buffer)
+        fail(axis.name + ": points " + std::to_string(k - 1) + " and " + std::to_string(k) + " both read " + buffer +
+             " (" + (whole_parameter(axis.name) ? "whole numbers" : "12 significant digits") +
+             "): widen the range or take fewer points");
       Options check = o;
       try {
         set_parameter(check, "--" + axis.name, buffer);

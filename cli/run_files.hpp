@@ -92,6 +92,23 @@ class RunFiles {
     restore_ = std::move(restore);
   }
 
+  /// A scenario's counts of the agents its `columns` events changed, a row per step: `mine(last)`
+  /// gives this rank's rows 0..last of this launch. Each checkpoint keeps them summed over ranks,
+  /// after the rows it was resumed from (/scenario/events), so that a resumed run counts from step 0.
+  void keep_events(std::size_t columns, std::function<std::vector<std::int64_t>(std::uint32_t)> mine) {
+    event_columns_ = columns;
+    event_rows_ = std::move(mine);
+  }
+  /// `launch`, this launch's counts summed over ranks (rows 0..last), after the checkpoint's rows.
+  std::vector<std::int64_t> whole_events(std::vector<std::int64_t> launch) const {
+    for (std::size_t k = 0; k < std::min(launch.size(), events_prefix_.size()); ++k) launch[k] += events_prefix_[k];
+    return launch;
+  }
+  /// Whether whole_events holds the counts of the steps before this launch: a fresh run, or a
+  /// checkpoint that kept them (older ones did not, and neither do the checkpoints of a run
+  /// resumed from those: zeros would pass for counts).
+  bool knows_earlier_events() const { return earlier_events_known_; }
+
   /// Sets the initial state: the model's own, or the checkpoint's for a resumed run. Returns the
   /// step the run starts from.
   std::uint32_t initialise() {
@@ -137,6 +154,9 @@ class RunFiles {
                   path + ": holds no isolation timers, which this run's scenario needs (its run isolated no one)");
           io::read_properties(file, group + "/scenario", sim_, TimerList{*timers_});
         }
+        earlier_events_known_ = event_columns_ == 0 || file.exists(group + "/scenario/events");
+        if (event_columns_ > 0 && earlier_events_known_)
+          events_prefix_ = read_events(file, group + "/scenario/events", saved.step);
         history_prefix_ = saved.history;
         record_.step = saved.step;
       });
@@ -165,7 +185,7 @@ class RunFiles {
     std::uint32_t const step = record_.step + static_cast<std::uint32_t>(t);
     if (o_.checkpoint_every > 0 && step % static_cast<std::uint32_t>(o_.checkpoint_every) == 0 &&
         static_cast<int>(step) != o_.steps)
-      checkpoint(step, rows(history, t));
+      checkpoint(step, rows(history, t), event_rows(step));
     if (output_ && o_.snapshot_every > 0 && step % static_cast<std::uint32_t>(o_.snapshot_every) == 0) {
       std::string const group = "/snapshots/step_" + std::to_string(step);
       output_->create_group(group);
@@ -173,9 +193,9 @@ class RunFiles {
     }
   }
 
-  /// After the run: `history` is the whole run's, summed over ranks. Writes the final checkpoint
-  /// and the output, to be put in place by `outputs`, and returns the history from step 0 (the
-  /// checkpoint's rows first).
+  /// After the run, before the scenario's counts are summed over ranks: `history` is the whole
+  /// run's, summed over ranks. Writes the final checkpoint and the output, to be put in place by
+  /// `outputs`, and returns the history from step 0 (the checkpoint's rows first).
   std::vector<std::int64_t> finish(std::vector<std::int64_t> const& history, FinishedOutputs& outputs) {
     stop_if_launcher_gone();  // a killed job writes no final checkpoint or output
     auto const columns = record_.observables.size();
@@ -183,9 +203,9 @@ class RunFiles {
     all.insert(all.end(), history.begin(), history.end());
     auto const last = static_cast<std::uint32_t>(all.size() / columns - 1);
     if (!o_.checkpoint.empty() && o_.member >= 0) {
-      keep_member_state(all);  // the ensemble writes it, with the other members'
+      keep_member_state(all, event_rows(last));  // the ensemble writes it, with the other members'
     } else if (!o_.checkpoint.empty()) {
-      outputs.add(checkpoint(last, all, false));
+      outputs.add(checkpoint(last, all, event_rows(last), false));
     }
     if (output_) {
       auto r = record_;
@@ -210,13 +230,15 @@ class RunFiles {
   // The member's history and its agents' values in global id order, as its checkpoint holds them.
   // A member whose graph the ranks share sends its values to rank 0, which alone keeps the state.
   // Collective then.
-  void keep_member_state(std::vector<std::int64_t> const& history) {
+  void keep_member_state(std::vector<std::int64_t> const& history, std::vector<std::int64_t> const& events) {
     int rank = 0;
     MPI_Comm_rank(comm_, &rank);
     auto const agents = static_cast<std::size_t>(sim_.num_global());
     auto state = std::make_shared<MemberState>();
     state->member = static_cast<std::uint64_t>(o_.member);
     state->history = history;
+    state->events = events;
+    state->event_columns = keeps_events() ? event_columns_ : 0;
     auto const owned = static_cast<std::size_t>(sim_.num_owned());
     std::vector<global_id> ids(owned);
     {
@@ -361,8 +383,38 @@ class RunFiles {
     return all;
   }
 
+  // Rows 0..last of the scenario's counts, summed over ranks, after the checkpoint's (none without
+  // a scenario). Collective where the ranks share the graph.
+  std::vector<std::int64_t> event_rows(std::uint32_t last) {
+    if (!keeps_events()) return {};
+    auto mine = event_rows_(last);
+    if (partial_) MPI_Allreduce(MPI_IN_PLACE, mine.data(), static_cast<int>(mine.size()), MPI_INT64_T, MPI_SUM, comm_);
+    return whole_events(std::move(mine));
+  }
+
+  // Whether checkpoints keep the scenario's counts: those of every step since step 0 are known.
+  bool keeps_events() const { return event_columns_ > 0 && earlier_events_known_; }
+
+  // A checkpoint's counts of the agents each event changed, rows 0..step (collective).
+  std::vector<std::int64_t> read_events(io::h5::File const& file, std::string const& dataset,
+                                        std::uint32_t step) const {
+    auto const extents = file.extents(dataset);
+    require(extents.size() == 2 && extents[0] == step + std::uint64_t{1} && extents[1] == event_columns_ &&
+                file.type(dataset) == io::h5::Type::i64,
+            o_.resume + ": " + dataset + " does not hold " + std::to_string(step + std::uint64_t{1}) +
+                " rows of int64 counts of the scenario's " + std::to_string(event_columns_) + " events");
+    std::vector<std::int64_t> rows(static_cast<std::size_t>(extents[0] * extents[1]));
+    file.read_rows(dataset, io::h5::Type::i64, 0, extents[0], rows.data());
+    bool const valid = std::all_of(rows.begin(), rows.end(), [](std::int64_t n) { return n >= 0; }) &&
+                       std::all_of(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(event_columns_),
+                                   [](std::int64_t n) { return n == 0; });
+    require(valid, o_.resume + ": " + dataset + " holds a negative count, or counts before step 1 (a damaged file?)");
+    return rows;
+  }
+
   // Puts the checkpoint in place, or returns it to be put in place where `in_place` is false.
-  io::WrittenFile checkpoint(std::uint32_t step, std::vector<std::int64_t> const& history, bool in_place = true) {
+  io::WrittenFile checkpoint(std::uint32_t step, std::vector<std::int64_t> const& history,
+                             std::vector<std::int64_t> const& events, bool in_place = true) {
     auto r = record_;
     r.step = step;
     r.history = history;
@@ -370,9 +422,13 @@ class RunFiles {
         comm_, [&] { return std::optional<io::h5::File>(io::begin_file(o_.checkpoint, "herd-checkpoint", r, comm_)); });
     try {
       io::write_properties(*file, "/agents", sim_, model_);
-      if (timers_) {
-        file->create_group("/scenario");
-        io::write_properties(*file, "/scenario", sim_, TimerList{*timers_});
+      if (timers_ || keeps_events()) file->create_group("/scenario");
+      if (timers_) io::write_properties(*file, "/scenario", sim_, TimerList{*timers_});
+      if (keeps_events()) {
+        require(events.size() == (step + std::size_t{1}) * event_columns_,
+                o_.checkpoint + ": the scenario's counts do not cover steps 0 to " + std::to_string(step));
+        file->write_all("/scenario/events", io::h5::Type::i64, {step + std::uint64_t{1}, event_columns_},
+                        events.data());
       }
       if (!in_place) return io::finish_file(*file, o_.checkpoint);
       io::commit_file(*file, o_.checkpoint);
@@ -402,6 +458,10 @@ class RunFiles {
   std::function<void()> restore_;
   io::RunRecord record_;
   std::vector<std::int64_t> history_prefix_;  // the checkpoint's rows 0..step
+  std::size_t event_columns_ = 0;             // the scenario's events, where it keeps their counts
+  std::function<std::vector<std::int64_t>(std::uint32_t)> event_rows_;
+  std::vector<std::int64_t> events_prefix_;  // the checkpoint's counts, rows 0..step
+  bool earlier_events_known_ = true;
   std::optional<io::h5::File> output_;
   std::shared_ptr<MemberState> member_state_;
   io::h5::File const* resumed_ = nullptr;
@@ -422,6 +482,10 @@ class RunFiles {
   std::vector<std::int64_t> finish(std::vector<std::int64_t> const& history, FinishedOutputs&) { return history; }
   template <class Timers>
   void keep_isolation(Timers&, int, std::function<void()> const&) {}
+  template <class Rows>
+  void keep_events(std::size_t, Rows const&) {}
+  std::vector<std::int64_t> whole_events(std::vector<std::int64_t> launch) const { return launch; }
+  bool knows_earlier_events() const { return true; }
 
  private:
   Sim& sim_;

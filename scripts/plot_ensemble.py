@@ -16,6 +16,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from plot_output import checked_output  # noqa: E402
+
 
 def read_summary(path):
     try:
@@ -43,6 +45,7 @@ def main():
     parser.add_argument("--title", default=None)
     parser.add_argument("--fraction", action="store_true", help="plot fractions of the agents")
     args = parser.parse_args()
+    checked_output(args.output)
 
     summary = read_summary(args.json)
     observables = summary["observables"]

@@ -17,6 +17,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from plot_output import checked_output  # noqa: E402
+
 
 def read_series(path):
     try:
@@ -41,6 +43,7 @@ def main():
     parser.add_argument("--title", default=None)
     parser.add_argument("--fraction", action="store_true", help="plot fractions of the population")
     args = parser.parse_args()
+    checked_output(args.output)
 
     fig, ax = plt.subplots(figsize=(7, 4), dpi=120)
     styles = ["-", "--", ":", "-."]

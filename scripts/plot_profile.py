@@ -19,6 +19,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from plot_output import checked_output  # noqa: E402
+
 FIXED = ["step", "listed_ranks", "stepped_agents"]
 COLOURS = {"step": "tab:blue", "reduce": "tab:orange", "active_set": "tab:green", "halo_pack": "tab:purple",
            "halo_wait": "tab:red", "halo_unpack": "tab:pink", "output": "tab:gray"}
@@ -50,6 +52,7 @@ def main():
     parser.add_argument("--title", default=None)
     parser.add_argument("--labels", default=None, help="comma-separated names of the files in the legend")
     args = parser.parse_args()
+    checked_output(args.output)
     labels = args.labels.split(",") if args.labels else [os.path.basename(p) for p in args.csv]
     if len(labels) != len(args.csv):
         sys.exit(f"--labels names {len(labels)} runs for {len(args.csv)} files")

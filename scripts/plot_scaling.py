@@ -19,6 +19,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from plot_output import checked_output  # noqa: E402
+
 PARTS = [("compute_seconds_per_step", "compute"), ("pack_seconds_per_step", "pack"),
          ("wait_seconds_per_step", "MPI wait"), ("unpack_seconds_per_step", "unpack")]
 NEEDED = ["ranks", "agents", "seconds_per_step"] + [key for key, _ in PARTS]
@@ -76,6 +78,7 @@ def main():
     parser.add_argument("-o", "--output", required=True, help="image to write (PNG, SVG, PDF)")
     parser.add_argument("--title", default=None)
     args = parser.parse_args()
+    checked_output(args.output)
     groups = studies(read_records(args.records))
 
     figure, axes = plt.subplots(len(groups), 2, figsize=(11, 4 * len(groups)), squeeze=False)

@@ -135,6 +135,51 @@ class Summaries(hf.Case):
             self.assertEqual(outbreak["major_outbreaks"], int((ever > 0.2 * agents).sum()))
 
 
+    def test_a_member_at_the_major_outbreak_share_does_not_exceed_it(self):
+        # 100 agents: a member of point 1 infects 58, exactly the share 0.58, which 0.58 * 100 in
+        # doubles (57.999...) would count as exceeding.
+        self.ok(0, "run", "--model", "sir", "--graph", "erdos-renyi", "--agents", "100", "--mean-degree", "4",
+                "--steps", "40", "--quiet", "--replicates", "20", "--sweep", "beta=0.05:0.3:6", "--major-outbreak",
+                "0.58", "--json", self.path("s.json"))
+        with open(self.path("s.json")) as f:
+            points = json.load(f)["points"]
+        self.assertIn(58, points[1]["outbreak"]["ever_infected"]["values"])
+        for point in points:
+            ever = point["outbreak"]["ever_infected"]["values"]
+            self.assertEqual(point["outbreak"]["major_outbreaks"], sum(e > 58 for e in ever), point["point"])
+
+    def test_the_agents_a_vaccination_protected_were_never_infected(self):
+        # No transmission: the one agent infected at the start is every member's only infection,
+        # while doses move a thousand agents from S to R.
+        scenario = self.path("vaccinate.json")
+        with open(scenario, "w") as f:
+            json.dump({"events": [{"steps": [1, 10], "vaccinate": {"per_step": 100, "efficacy": 1.0}}]}, f)
+        run = ["run", "--model", "sir", *GRAPH, "--beta", "0", "--initial-infected", "1", "--replicates", "3",
+               "--scenario", scenario]
+        self.ok(0, *run, "--json", self.path("full.json"))
+        with open(self.path("full.json")) as f:
+            full = json.load(f)["points"][0]
+        self.assertEqual(full["outbreak"]["ever_infected"]["values"], [1.0, 1.0, 1.0])
+        self.assertEqual(full["outbreak"]["major_outbreaks"], 0)
+        self.assertTrue(all(n > 900 for n in full["events"][0]["agents"]["values"]), full["events"])
+        if not HAS_HDF5:
+            return
+        # Resumed after half the doses, the members count the doses of both launches.
+        self.ok(0, *[a if a != "25" else "5" for a in run], "--checkpoint", self.path("c.h5"))
+        self.ok(0, "resume", self.path("c.h5"), "--steps", "25", "--json", self.path("resumed.json"))
+        with open(self.path("resumed.json")) as f:
+            resumed = json.load(f)["points"][0]
+        self.assertEqual(resumed["outbreak"], full["outbreak"])
+        self.assertEqual(resumed["events"], full["events"])
+
+    def test_the_smallest_swept_values_reach_the_summaries(self):
+        # 1.5e-308 lies below the smallest normal double: read back, it is still a value.
+        self.ok(0, "run", "--model", "sir", *GRAPH, "--sweep", "beta=0:3e-308:3", "--json", self.path("s.json"))
+        with open(self.path("s.json")) as f:
+            points = json.load(f)["points"]
+        self.assertEqual([p["parameters"]["beta"] for p in points], [0.0, 1.5e-308, 3e-308])
+
+
 HAS_HDF5 = os.environ.get("HERD_HAS_HDF5") == "1"
 
 
@@ -392,6 +437,8 @@ class BadSweeps(hf.Case):
             "gamma=0.1:0.2:2,infectious-steps=2:3:2": "both set the period",
             "beta=a:0.2:2": "not a number",
             "infectious-steps=1:70000:2": "exceeds the largest supported value 65535",
+            "beta=0.1:0.1000000000001:2": "points 0 and 1 both read 0.1 (12 significant digits)",
+            "initial-infected=1:1.0000000001:2": "points 0 and 1 both read 1 (whole numbers)",
         }
         for sweep, message in cases.items():
             with self.subTest(sweep=sweep):

@@ -204,6 +204,28 @@ class Resume(Case):
         self.assertIn("--checkpoint-every needs --checkpoint FILE", result.stderr)
 
 
+    def test_a_checkpoint_without_the_scenarios_counts_passes_none_on(self):
+        # A checkpoint from before checkpoints kept the events' counts: a run resumed from it
+        # reports the steps it ran, and its own checkpoint keeps no counts, whose zeros would
+        # pass for those of the steps before.
+        scenario = self.path("s.json")
+        with open(scenario, "w") as f:
+            json.dump({"events": [{"step": 3, "import": 20}, {"steps": [4, 12], "vaccinate": {"per_step": 50}}]}, f)
+        args = ["--model", "sir", "--agents", "5000", "--quiet", "--scenario", scenario]
+        self.ok(0, "run", *args, "--steps", "6", "--checkpoint", self.path("c.h5"))
+        with h5py.File(self.path("c.h5"), "a") as f:
+            self.assertEqual(f["scenario/events"].shape, (7, 2))
+            del f["scenario/events"]
+        self.ok(0, "resume", self.path("c.h5"), "--steps", "9", "--checkpoint", self.path("c9.h5"))
+        with h5py.File(self.path("c9.h5")) as f:
+            self.assertNotIn("scenario/events", f)
+        self.ok(0, "resume", self.path("c9.h5"), "--steps", "12", "--json", self.path("r.json"))
+        with open(self.path("r.json")) as f:
+            events = json.load(f)["events"]
+        self.assertEqual(events[0]["agents"], [])  # step 3, before the resume
+        self.assertEqual(len(events[1]["agents"]), 3)  # steps 10 to 12
+
+
 class KilledWhileWriting(Case):
     def test_a_killed_job_leaves_a_checkpoint_that_resumes_to_the_same_bits(self):
         args = ["run", "--agents", "200000", "--steps", "60", "--quiet"]
@@ -412,6 +434,12 @@ class Schema(Case):
             for step in [10, 20, 30]:
                 snapshot = f[f"snapshots/step_{step}/state"][...]
                 self.assertEqual(np.bincount(snapshot, minlength=4).tolist(), rows[step])
+            graph_hash = int(f["run"].attrs["graph_hash"])
+        # The record names the graph as a checkpoint's does, whether or not the run checkpoints.
+        self.ok(0, "run", *RUN, "--checkpoint", self.path("c.h5"))
+        with h5py.File(self.path("c.h5")) as f:
+            self.assertNotEqual(graph_hash, 0)
+            self.assertEqual(int(f["run"].attrs["graph_hash"]), graph_hash)
         # Relabelled for locality, or split over ranks: the same agents hold the same states.
         for ranks, extra in [(0, ["--reorder", "random"]),
                              (3, ["--partition", herd_files_test.metis_or_blocks()])]:
@@ -420,7 +448,9 @@ class Schema(Case):
             with h5py.File(out) as a, h5py.File(other) as b:
                 self.assertTrue(np.array_equal(a["agents/state"][...], b["agents/state"][...]))
                 self.assertTrue(np.array_equal(a["agents/timer"][...], b["agents/timer"][...]))
-        self.assertEqual(sorted(os.listdir(self.dir.name)), ["other.h5", "out.h5", "s.csv"])
+                if ranks:
+                    self.assertEqual(int(b["run"].attrs["graph_hash"]), graph_hash)
+        self.assertEqual(sorted(os.listdir(self.dir.name)), ["c.h5", "other.h5", "out.h5", "s.csv"])
 
 
 def rewrite(f, name, values):

@@ -84,15 +84,28 @@ class Scenario(hf.Case):
 
     @unittest.skipUnless(os.environ.get("HERD_HAS_HDF5") == "1", "checkpoints need HDF5")
     def test_a_resumed_run_fires_the_rest_of_the_scenario(self):
-        full = self.run_csv(0)
+        full = self.run_csv(0, "--json", self.path("full.json"))
         ckpt = self.path("c.h5")
         scenario = self.scenario(EVENTS)
         args = [a if a != "30" else "16" for a in RUN]
         for written, resumed in [(0, 0), (2, 3)] if hf.MPIEXEC else [(0, 0)]:
             with self.subTest(written=written, resumed=resumed):
-                self.ok(written, "run", *args, "--scenario", scenario, "--checkpoint", ckpt)
-                self.ok(resumed, "resume", ckpt, "--steps", "30", "--csv", self.path("resumed.csv"))
+                # Step 16's checkpoint, and one of step 8 resumed to step 16, which keeps the counts
+                # its checkpoint had.
+                self.ok(written, "run", *args, "--scenario", scenario, "--checkpoint", ckpt, "--checkpoint-every", "5")
+                self.ok(resumed, "resume", ckpt, "--steps", "30", "--csv", self.path("resumed.csv"), "--json",
+                        self.path("resumed.json"))
+                self.ok(written, "run", *[a if a != "30" else "8" for a in RUN], "--scenario", scenario,
+                        "--checkpoint", self.path("c8.h5"))
+                self.ok(resumed, "resume", self.path("c8.h5"), "--steps", "16", "--checkpoint", self.path("c8.h5"))
+                self.ok(written, "resume", self.path("c8.h5"), "--steps", "30", "--json", self.path("twice.json"))
+                with open(self.path("twice.json")) as f, open(self.path("full.json")) as g:
+                    self.assertEqual(json.load(f)["events"], json.load(g)["events"])
                 self.assertEqual(hf.read(self.path("resumed.csv")), full)
+                # The agents each event changed count from step 0: the import of step 14 and the
+                # doses of steps 15 and 16 came before the checkpoint.
+                with open(self.path("full.json")) as f, open(self.path("resumed.json")) as g:
+                    self.assertEqual(json.load(g)["events"], json.load(f)["events"])
                 # Events beyond the steps, accepted when the checkpoint was written, stay accepted
                 # by a resume that writes none.
                 self.ok(resumed, "resume", ckpt, "--csv", self.path("resumed16.csv"))

@@ -1,6 +1,7 @@
 """scripts/plot_ensemble.py draws a PNG from a real ensemble summary (`herd run --replicates
 --sweep --json`), and rejects a single run's summary, a file that is not JSON, an observable the
-model lacks and a missing file, each with one line naming it.
+model lacks, a missing file, an image name matplotlib cannot write and a folder, each with one
+line naming it.
 
     test_plot_ensemble.py HERD_EXE PLOT_SCRIPT
 """
@@ -45,4 +46,13 @@ with tempfile.TemporaryDirectory() as tmp:
             sys.exit(f"{args}: not refused in one line naming it: {result.returncode} {result.stderr!r}")
         if os.path.exists(os.path.join(tmp, "x.png")):
             sys.exit(f"{args}: an image was written")
+    # An image name matplotlib cannot write, or a folder, is refused before any drawing.
+    for output, expected in [("x.foo", "not an image name matplotlib writes"), (tmp, "a folder, not an image file")]:
+        target = output if os.path.isabs(output) else os.path.join(tmp, output)
+        result = plot(summary, "-o", target)
+        lines = result.stderr.strip().splitlines()
+        if result.returncode != 1 or len(lines) != 1 or expected not in lines[0]:
+            sys.exit(f"-o {output}: not refused in one line naming it: {result.returncode} {result.stderr!r}")
+    if sorted(os.listdir(tmp)) != ["bands.png", "ensemble.json", "single.json", "text.json"]:
+        sys.exit(f"files left behind: {sorted(os.listdir(tmp))}")
 print("plot_ensemble.py: ok")

@@ -250,6 +250,9 @@ class Interventions {
     return acted || changed;
   }
 
+  /// The agents each event changed before each step so far: this rank's, until finish sums them.
+  EventCounts<memory_space> const& counts() const { return counts_; }
+
   /// The agents each event changed before each step, summed over ranks (collective), after the
   /// run: the first call sums them, later ones return the same counts.
   EventCounts<memory_space> const& finish(Simulation& sim) {
