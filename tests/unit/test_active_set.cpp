@@ -1115,6 +1115,62 @@ TEST(ActiveSet, VerifyReadsEachContributionNotTheBitsOfWhoSpreads) {
       << what;
 }
 
+// Each agent's pressure, the sum of its weighted contributions; spreader_contribution(w) says
+// `factor` times what contribution(j, w) gives for a spreader (1: the rule kept).
+template <class Memory, std::uint32_t factor>
+struct WeightedPressure {
+  Property<std::uint8_t, Memory> infected;
+  Property<std::uint32_t, Memory> pressure;
+
+  template <class Sim>
+  void step(Sim& sim) {
+    sim.apply(*this, pressure);
+  }
+  template <class Agent>
+  KOKKOS_INLINE_FUNCTION void operator()(Agent const& a) const {
+    if (!infected(a.index())) a.set(pressure, a.sum_of_contributions(*this));
+  }
+  KOKKOS_INLINE_FUNCTION std::uint32_t contribution(agent_index j, float w) const {
+    return infected(j) ? static_cast<std::uint32_t>(w * 10.0f) : 0u;
+  }
+  KOKKOS_INLINE_FUNCTION std::uint32_t spreader_contribution(float w) const {
+    return factor * static_cast<std::uint32_t>(w * 10.0f);
+  }
+  KOKKOS_INLINE_FUNCTION std::uint8_t activity(agent_index i) const {
+    return infected(i) ? activity::changes | activity::spreads : activity::receives;
+  }
+  static constexpr int num_observables() { return 1; }
+  KOKKOS_INLINE_FUNCTION void observe(agent_index i, std::int64_t* totals) const { totals[0] += pressure(i); }
+  template <class F>
+  void for_each_property(F&& f) const {
+    f(infected);
+    f(pressure);
+  }
+};
+
+// On a weighted graph neither the listed step nor a pull reading each contribution reads
+// spreader_contribution(w): verify also pulls from the spreader bits, as a pull step does.
+template <std::uint32_t factor>
+std::string verify_error_of_pressure() {
+  auto const graph = build_csr(Exec(), generate_population(Exec(), LayeredPopulation{10000}, 3).edges);
+  WeightedPressure<Exec::memory_space, factor> model{{"infected", graph.num_agents()},
+                                                     {"pressure", graph.num_agents()}};
+  Kokkos::deep_copy(model.pressure.current(), 0u);
+  Kokkos::deep_copy(Kokkos::subview(model.infected.current(), std::make_pair(0, 20)), std::uint8_t{1});
+  Simulation<Exec> sim(Exec(), graph, 11, herd::test::stepping_options(Stepping::verify));
+  auto const what = herd::test::error_of([&] { run(sim, model, 3); });
+  EXPECT_TRUE(sim.reads_spreader_bits(model)) << "a pull step reads the bits";
+  return what;
+}
+
+TEST(ActiveSet, VerifyPullsFromTheSpreaderBitsToo) {
+  EXPECT_EQ(verify_error_of_pressure<1>(), "no error");
+  auto const what = verify_error_of_pressure<2>();
+  EXPECT_NE(what.find("stepping verify: step 1, agent "), std::string::npos) << what;
+  EXPECT_NE(what.find("stepped on the active list but"), std::string::npos) << what;
+  EXPECT_NE(what.find("pulled from the spreader bits (spreader_contribution)"), std::string::npos) << what;
+}
+
 // A phase that counts each agent's visits, with `visits` left out of its apply() (whose sets are
 // lost) or out of the model's for_each_property (which verify cannot compare): verify stops both.
 enum class LeftOut { from_apply, from_list };

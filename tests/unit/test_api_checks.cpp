@@ -29,6 +29,29 @@ struct Flags {
   }
 };
 
+// Flags with as many observables as it is told, counting nothing.
+struct Observed : Flags {
+  int observables = 0;
+  int num_observables() const { return observables; }
+  KOKKOS_INLINE_FUNCTION void observe(agent_index, std::int64_t*) const {}
+};
+
+// A negative observable count would reach the history's View as an invalid extent, and step 2^32
+// would draw step 0's numbers again.
+TEST(ApiChecks, RunRefusesNegativeObservablesAndStepsPast2To32) {
+  auto const graph = herd::test::generated_graph<Exec>(ErdosRenyi{200, 4.0}, 3);
+  Simulation<Exec> sim(Exec(), graph, 7);
+  Observed model{{Property<std::uint8_t, Memory>("flag", graph.num_agents())}, -1};
+  auto said = error_of([&] { run(sim, model, 2); });
+  EXPECT_NE(said.find("num_observables() is -1"), std::string::npos) << said;
+  model.observables = 1;
+  sim.set_step(0xFFFFFFFEu);
+  said = error_of([&] { run(sim, model, 2); });
+  EXPECT_NE(said.find("2 steps from step 4294967294 pass step 2^32 - 1"), std::string::npos) << said;
+  EXPECT_EQ(error_of([&] { run(sim, model, 1); }), "no error");
+  EXPECT_EQ(sim.step(), 0xFFFFFFFFu);
+}
+
 TEST(ApiChecks, APropertySizedForAnotherSimulationIsRefused) {
   auto const graph = herd::test::generated_graph<Exec>(ErdosRenyi{2000, 6.0}, 3);
   Simulation<Exec> sim(Exec(), graph, 7);

@@ -55,7 +55,12 @@ struct CounterRng {
   /// 32 random bits for (agent, step, stream, draw). `stream` separates phases and purposes.
   KOKKOS_INLINE_FUNCTION std::uint32_t bits(global_id agent, std::uint32_t step, std::uint32_t stream,
                                             std::uint32_t draw) const {
-    KOKKOS_ASSERT(stream < max_streams && draw < max_draws);
+    // Checked in every build, not only where Kokkos asserts: past these, draws would silently
+    // repeat another stream's. A predicted branch beside ten Philox rounds.
+    if (stream >= max_streams || draw >= max_draws)
+      Kokkos::abort(
+          "herd::CounterRng: a draw index of 2^22 (max_draws) or more, or a stream of 2^12 (max_streams) "
+          "or more: the counter cannot tell it from another draw");
     auto const id = static_cast<std::uint64_t>(agent);
     Details::Philox4x32 const counter{
         {static_cast<std::uint32_t>(id), static_cast<std::uint32_t>(id >> 32), step, (stream << 20) | (draw >> 2)}};

@@ -132,6 +132,12 @@ History<typename Simulation::memory_space> run_loop(Simulation& sim, Model& mode
   // A rank stepping more or fewer steps than the others would wait for them forever.
   sim.check_agreed("run", {{"step counts", steps}, {"current steps", static_cast<std::int64_t>(sim.step())}});
   require(steps >= 0, "run: the step count must not be negative, got " + std::to_string(steps));
+  require(model.num_observables() >= 0,
+          "run: the model's num_observables() is " + std::to_string(model.num_observables()) + ", below 0");
+  // A step number is a word of the random numbers' counter: step 2^32 would repeat step 0's draws.
+  require(static_cast<std::uint64_t>(sim.step()) + static_cast<std::uint64_t>(steps) <= 0xFFFFFFFFull,
+          "run: " + std::to_string(steps) + " steps from step " + std::to_string(sim.step()) +
+              " pass step 2^32 - 1, the last the random numbers tell apart");
   Details::ProfilingRegion const region("herd::run");
   History<typename Simulation::memory_space> history("herd::history", steps + 1, model.num_observables());
   Kokkos::View<std::int64_t*, typename Simulation::memory_space> before("herd::observed_before",

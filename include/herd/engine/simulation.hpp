@@ -365,7 +365,18 @@ class Simulation {
         spreaders_.set_enabled(options_.spreader_bits);
         pulling_ = false;
         std::size_t k = 0;
-        model.for_each_property([&](auto const& p) { compare(p, listed[k++]); });
+        model.for_each_property([&](auto const& p) { compare(p, listed[k++], "pulled reading each contribution"); });
+        // Pulled as a pull step is, from the spreader bits: what spreader_contribution(w) stands
+        // for, which neither run above reads on a weighted graph.
+        if (reads_spreader_bits(model)) {
+          restart();
+          pulling_ = true;
+          model.step(*this);
+          pulling_ = false;
+          k = 0;
+          model.for_each_property(
+              [&](auto const& p) { compare(p, listed[k++], "pulled from the spreader bits (spreader_contribution)"); });
+        }
       } catch (...) {
         pulling_ = false;
         spreaders_.set_enabled(options_.spreader_bits);
@@ -755,9 +766,9 @@ class Simulation {
     Kokkos::deep_copy(exec_, bytes_of(p), from);
   }
   // Throws at the first agent whose value of `p` differs from `listed`, its value after the step
-  // on the active list.
+  // on the active list; `pulled_how` says how the step it was compared with ran.
   template <class Property>
-  void compare(Property const& p, Bytes const& listed) const {
+  void compare(Property const& p, Bytes const& listed, char const* pulled_how) const {
     using Storage = typename Property::storage_type;
     auto const pulled = bytes_of(p);
     constexpr std::size_t size = sizeof(Storage);
@@ -772,9 +783,10 @@ class Simulation {
     if (global_ids().extent(0) != 0) Kokkos::deep_copy(id, Kokkos::subview(global_ids(), first));
     auto const text = [](Storage v) { return number_text(static_cast<double>(storage_traits<Storage>::load(v))); };
     throw Error("stepping verify: step " + std::to_string(step_ + 1) + ", agent " + std::to_string(id) + ": '" +
-                p.name() + "' is " + text(on_list) + " stepped on the active list but " + text(on_pull) +
-                " pulled reading each contribution; the model's activity or contributions break a rule of "
-                "active-set stepping (docs/model-guide.md)");
+                p.name() + "' is " + text(on_list) + " stepped on the active list but " + text(on_pull) + " " +
+                pulled_how +
+                "; the model's activity or contributions break a rule of active-set stepping "
+                "(docs/model-guide.md)");
   }
 
   // Pulls every owned agent: with overlap, the interior while the ghosts are on their way (their

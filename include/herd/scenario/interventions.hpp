@@ -128,6 +128,9 @@ class Interventions {
                      {{"step counts", steps},
                       {"scenarios (a hash of their events)", static_cast<std::int64_t>(events_hash(scenario_))}});
     require(steps >= 0, "Interventions: the step count must not be negative, got " + std::to_string(steps));
+    // Event k draws numbers 4 k to 4 k + 3 of the scenario's stream.
+    require(scenario_.events.size() <= CounterRng::max_draws / 4,
+            "Interventions: " + std::to_string(scenario_.events.size()) + " events; a scenario holds at most 2^20");
     // Events name layers through the scenario's names, whether a rank's rows hold layers or not
     // (one whose rows hold no entry has none): the same message on every rank.
     for (std::size_t k = 0; k < scenario_.events.size() && scenario_.layer_names.empty(); ++k) {
