@@ -244,7 +244,11 @@ int main(int argc, char* argv[]) {
   }
   auto const [node_rank, ranks_on_node] = mpi.on_node();
   try {
-    herd::compat::initialize(options.threads, mpi.size > 1 ? node_rank : -1);
+    // Kokkos' warnings (oversubscribed cores) would go into a --json - or --csv - on standard
+    // output, and --quiet prints nothing but errors.
+    bool const to_stdout =
+        options.json == "-" || options.csv == "-" || options.record == "-" || options.profile_steps == "-";
+    herd::compat::initialize(options.threads, mpi.size > 1 ? node_rank : -1, !options.quiet && !to_stdout);
   } catch (std::exception const& e) {
     // A GPU build on a login node, with a wrong driver or with CUDA_VISIBLE_DEVICES="".
     if (speaks)

@@ -109,7 +109,12 @@ std::uint64_t to_bytes(std::string const& option, std::string const& text) {
       scale = std::ldexp(1.0, 10 * static_cast<int>(s - suffixes + 1));
       number.pop_back();
     }
-  double const value = to_number(option, number) * scale;
+  double value = 0.0;
+  try {
+    value = to_number(option, number) * scale;
+  } catch (UsageError const&) {  // named as given, suffix and all
+    throw UsageError{option + ": '" + text + "' is not a size in bytes (say 16G)"};
+  }
   if (value > 1e18) throw UsageError{option + ": '" + text + "' exceeds the largest size, 1e18 bytes"};
   if (value < 1) throw UsageError{option + ": '" + text + "' is not a size in bytes (say 16G)"};
   return static_cast<std::uint64_t>(value);

@@ -8,6 +8,7 @@
 #include <Kokkos_Timer.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
@@ -127,6 +128,11 @@ PartitionModel partition_model(Options const& o) {
             "--parts " + std::to_string(parts) + ": " + refused + " (fewer parts, or another partition)");
     rows.push_back(model_row(stats, o));
     rows.back().partition_seconds = seconds;
+    // A subnormal bandwidth, or a latency near the largest double, predicts no time a file can hold.
+    require(std::isfinite(rows.back().halo_seconds) && std::isfinite(rows.back().compute_seconds),
+            "--parts " + std::to_string(parts) +
+                ": the bandwidths and latency given predict times beyond a 64-bit float (--network-bandwidth, "
+                "--network-latency, --memory-bandwidth)");
   }
 
   std::ostringstream text, csv;

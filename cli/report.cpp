@@ -372,6 +372,9 @@ std::string json(Options const& o, JobResult const& r, std::string const& kokkos
                      {"initial_infected", o.initial_infected},
                      {"initial_share", o.initial_share},
                      {"confidence", o.confidence},
+                     {"transmission_rate", o.transmission_rate},
+                     {"mortality", o.mortality},
+                     {"age_reading", o.age_reading},
                      {"precision", o.precision},
                      {"reorder", o.reorder},
                      {"schedule", r.schedule}};

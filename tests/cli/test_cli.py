@@ -50,6 +50,19 @@ class Outputs(unittest.TestCase):
                          r"^herd \d+\.\d+\.\d+ \(Kokkos [\d.]+, half conversions: (F16C|integer); "
                          r"partitioners: contiguous(, metis)?(, ptscotch)?(, parmetis)?\)")
 
+    def test_json_on_standard_output_holds_nothing_else(self):
+        # More threads than this machine's cores: Kokkos would warn on standard output.
+        threads = str(max(3, (os.cpu_count() or 1) + 1))
+        for flag in ["--json", "--csv"]:
+            result = herd("run", "--model", "sir", "--graph", "erdos-renyi", "--agents", "1000", "--mean-degree", "4",
+                          "--steps", "2", "--quiet", "--threads", threads, flag, "-")
+            self.assertEqual(result.returncode, 0, result.stderr)
+            if flag == "--json":
+                self.assertEqual(json.loads(result.stdout)["threads"], int(threads))
+            else:
+                self.assertTrue(result.stdout.startswith("step,"), result.stdout[:200])
+            self.assertEqual(result.stderr, "")
+
     def test_json_and_csv_describe_the_run(self):
         result = herd("run", "--model", "sir", "--graph", "erdos-renyi", "--agents", "20000", "--mean-degree", "6",
                       "--steps", "40", "--beta", "0.1", "--infectious-steps", "4", "--initial-infected", "25",
@@ -322,6 +335,14 @@ class BadInput(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
         rows = [line for line in result.stdout.splitlines() if line.split()[:1] in (["2"], ["4"])]
         self.assertEqual(len(rows), 2, result.stdout)
+        # A subnormal bandwidth predicts times no double holds: refused, not written as inf.
+        with tempfile.TemporaryDirectory() as tmp:
+            for option in ["--network-bandwidth", "--memory-bandwidth"]:
+                result = herd("partition", "--graph", "erdos-renyi", "--agents", "1000", "--mean-degree", "8",
+                              "--parts", "2", option, "1e-320", "--csv", os.path.join(tmp, "inf.csv"))
+                self.assertEqual(result.returncode, 1, result.stderr)
+                self.assertIn("predict times beyond a 64-bit float", result.stderr)
+                self.assertEqual(os.listdir(tmp), [])
 
     def test_options_another_command_or_graph_cannot_take(self):
         for args, message in [
@@ -354,7 +375,8 @@ class BadInput(unittest.TestCase):
                 (["--graph", sparse], 1, "its ids are sparse: number them densely with herd convert --relabel"),
                 (["--graph", "population", "--agents", "1e9"], 1, "1000000000 agents and 10000000000 entries"),
                 (["--agents", "100000", "--max-memory", "1M"], 1, "more than the 0.000977 GiB this process may use"),
-                (["--max-memory", "lots"], 2, "--max-memory: 'lots' is not a number"),
+                (["--max-memory", "lots"], 2, "--max-memory: 'lots' is not a size in bytes"),
+                (["--max-memory", "K"], 2, "--max-memory: 'K' is not a size in bytes"),
                 # One row of observables per step, however small the graph.
                 (["--graph", "erdos-renyi", "--agents", "10", "--mean-degree", "2", "--steps", "2000000000"], 1,
                  "--steps 2000000000: the history of observables needs up to 179 GiB, more than"),

@@ -196,6 +196,16 @@ class CovidRun(hf.Case):
                 result = hf.herd(0, "run", *args, "--steps", "2")
                 self.assertEqual(result.returncode, 2, result.stderr)
 
+    def test_the_json_records_the_parameters_the_run_used(self):
+        self.ok(0, "run", "--model", "covid", "--graph", "erdos-renyi", "--agents", "500", "--mean-degree", "4",
+                "--steps", "2", "--quiet", "--transmission-rate", "2", "--mortality", "0.5", "--age-reading",
+                "agenttorch", "--json", self.path("c.json"))
+        with open(self.path("c.json")) as f:
+            parameters = json.load(f)["parameters"]
+        self.assertEqual(parameters["transmission_rate"], 2.0)
+        self.assertEqual(parameters["mortality"], 0.5)
+        self.assertEqual(parameters["age_reading"], "agenttorch")
+
     def test_ages_drawn_when_no_population_is_given(self):
         self.ok(0, "run", "--model", "covid", "--graph", "erdos-renyi", "--agents", "20000", "--mean-degree", "4",
                 "--steps", "25", "--initial-infected", "30", "--transmission-rate", "10", "--quiet", "--csv",

@@ -53,19 +53,22 @@ inline int visible_devices() {
 
 /// Initialises Kokkos with `threads` host threads (0: Kokkos' default). `node_rank`, a rank's
 /// index among the ranks of its node (-1: not under MPI), picks its GPU round-robin, so that more
-/// ranks than GPUs share them instead of asking for devices that do not exist.
-inline void initialize(int threads, int node_rank = -1) {
+/// ranks than GPUs share them instead of asking for devices that do not exist. Without
+/// `warnings`, Kokkos prints none (some, such as oversubscribed cores, go to standard output).
+inline void initialize(int threads, int node_rank = -1, bool warnings = true) {
   int const devices = node_rank >= 0 ? visible_devices() : 0;
   int const device_id = devices > 0 ? node_rank % devices : -1;
 #if KOKKOS_VERSION >= 40000
   Kokkos::InitializationSettings settings;
   if (threads > 0) settings.set_num_threads(threads);
   if (device_id >= 0) settings.set_device_id(device_id);
+  if (!warnings) settings.set_disable_warnings(true);
   Kokkos::initialize(settings);
 #else
   Kokkos::InitArguments arguments;
   arguments.num_threads = threads > 0 ? threads : -1;
   arguments.device_id = device_id;
+  arguments.disable_warnings = !warnings;
   Kokkos::initialize(arguments);
 #endif
 }
