@@ -92,18 +92,6 @@ struct GraphFacts {
 
 void describe(JobResult& result, GraphFacts const& graph, Exec const& exec, std::string const& schedule);
 
-// Rows 0..last of a scenario's counts (EventCounts) on the host, a row of `counts.extent(1)` per step.
-template <class Counts>
-std::vector<std::int64_t> count_rows(Counts const& counts, std::uint32_t last) {
-  auto const rows = std::min<std::size_t>(last + std::size_t{1}, counts.extent(0));
-  std::vector<std::int64_t> out(rows * counts.extent(1));
-  Kokkos::deep_copy(
-      Kokkos::View<std::int64_t**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-          out.data(), rows, counts.extent(1)),
-      Kokkos::subview(counts, std::make_pair(std::size_t{0}, rows), Kokkos::ALL()));
-  return out;
-}
-
 // The report of each event: what it set, or the agents it changed per step (`rows`, summed over
 // ranks, row t for step t) from the step after `start`.
 inline std::vector<EventRun> event_runs(Scenario const& scenario, std::vector<std::int64_t> const& rows, int start) {
@@ -176,7 +164,7 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
                          [&events, &sim] { events->restore_isolation(sim); });
   if (events)
     files.keep_events(events->scenario().events.size(),
-                      [&events](std::uint32_t last) { return count_rows(events->counts(), last); });
+                      [&events](std::uint32_t last) { return host_rows(events->counts(), last); });
   auto const first = files.initialise();
   if constexpr (std::is_same_v<Model, Covid<Memory>>)
     if (events) events->set_priority(sim, vaccination_classes(sim, model));
@@ -210,7 +198,7 @@ JobResult simulate(Options const& o, Sim& sim, Model& model, std::vector<int> co
   // files took this rank's.
   if (events)
     result.events = event_runs(events->scenario(),
-                               files.whole_events(count_rows(events->finish(sim), static_cast<std::uint32_t>(o.steps))),
+                               files.whole_events(host_rows(events->finish(sim), static_cast<std::uint32_t>(o.steps))),
                                files.knows_earlier_events() ? 0 : static_cast<int>(first));
   take_counts(result, model.observable_names(), shown, all);
 #if HERD_ENABLE_HDF5

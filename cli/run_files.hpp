@@ -30,6 +30,19 @@
 
 namespace herd::cli {
 
+/// Rows 0..last (at most all) of a device table of int64 counts (LayoutRight: a history of
+/// observables, a scenario's EventCounts), on the host, one row after another.
+template <class Table>
+std::vector<std::int64_t> host_rows(Table const& table, std::uint32_t last) {
+  auto const rows = std::min<std::size_t>(last + std::size_t{1}, table.extent(0));
+  std::vector<std::int64_t> out(rows * table.extent(1));
+  Kokkos::deep_copy(
+      Kokkos::View<std::int64_t**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+          out.data(), rows, table.extent(1)),
+      Kokkos::subview(table, std::make_pair(std::size_t{0}, rows), Kokkos::ALL()));
+  return out;
+}
+
 #if HERD_ENABLE_HDF5
 /// The options of `herd resume FILE [options]`: the run's own arguments from the checkpoint, then
 /// `extra` (outputs, steps, threads, partition: anything that does not change the results).
@@ -373,10 +386,7 @@ class RunFiles {
   template <class History>
   std::vector<std::int64_t> rows(History const& history, int t) {
     auto const columns = history.extent(1);
-    std::vector<std::int64_t> mine((static_cast<std::size_t>(t) + 1) * columns);
-    Kokkos::View<std::int64_t**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(
-        mine.data(), static_cast<std::size_t>(t) + 1, columns);
-    Kokkos::deep_copy(host, Kokkos::subview(history, std::make_pair(0, t + 1), Kokkos::ALL()));
+    auto mine = host_rows(history, static_cast<std::uint32_t>(t));
     if (partial_) MPI_Allreduce(MPI_IN_PLACE, mine.data(), static_cast<int>(mine.size()), MPI_INT64_T, MPI_SUM, comm_);
     auto all = rows_before_resume(columns);
     all.insert(all.end(), mine.begin(), mine.end());
