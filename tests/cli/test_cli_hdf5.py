@@ -307,6 +307,27 @@ def open_mpi_mpiexec():
 
 
 class StoppedBySignal(Case):
+    def start(self, command, name):
+        """Starts a job whose standard error is kept in the file `name` (for the failure messages)."""
+        errors = self.path(name)
+        with open(errors, "w") as sink:
+            process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=sink, env=ENV)
+        self.addCleanup(process.kill)
+        return process, errors
+
+    def wait_while_written(self, process, errors, written):
+        """Waits until `written()` holds twice 0.2 s apart while the job runs: before its run, herd
+        makes and removes a file beside each output to learn that the folder takes one, which a
+        single look may catch."""
+        deadline = time.time() + 120
+        seen = 0
+        while seen < 2 and process.poll() is None and time.time() < deadline:
+            seen = seen + 1 if written() else 0
+            time.sleep(0.2 if seen else 0.01)
+        if seen < 2:
+            with open(errors) as f:
+                self.fail(f"the output should be written beside its target while the job runs (exit status "
+                          f"{process.poll()}, standard error: {f.read()[-2000:]!r})")
     def test_a_job_stopped_by_a_signal_leaves_no_partial_file_and_the_old_file_in_place(self):
         # SIGTERM is what a batch system sends at a job's time limit, SIGINT what Ctrl-C sends.
         mpiexec = open_mpi_mpiexec()
@@ -326,16 +347,12 @@ class StoppedBySignal(Case):
                        "--output", out]
                 command = [herd_files_test.HERD, *run] if ranks == 0 else [*mpiexec, "-n", str(ranks),
                                                                           herd_files_test.HERD, *run]
-                process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
-                self.addCleanup(process.kill)
+                process, errors = self.start(command, f"{ranks}-{sig.name}.stderr")
 
                 def partial():
                     return [n for n in os.listdir(folder) if ".partial-" in n]
 
-                deadline = time.time() + 120
-                while not partial() and process.poll() is None and time.time() < deadline:
-                    time.sleep(0.01)
-                self.assertTrue(partial(), "the output should be written beside its target while the job runs")
+                self.wait_while_written(process, errors, partial)
                 time.sleep(0.3)
                 process.send_signal(sig)
                 status = process.wait(timeout=120)
@@ -353,9 +370,7 @@ class StoppedBySignal(Case):
         if mpiexec is None:
             self.skipTest("needs Open MPI's mpiexec")
         folder = os.path.dirname(out)
-        process = subprocess.Popen([*mpiexec, "-n", "2", herd_files_test.HERD, "run", *run, "--quiet"],
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
-        self.addCleanup(process.kill)
+        process, errors = self.start([*mpiexec, "-n", "2", herd_files_test.HERD, "run", *run, "--quiet"], "job.stderr")
 
         def partial():
             return [n for n in os.listdir(folder) if ".partial-" in n]
@@ -373,10 +388,7 @@ class StoppedBySignal(Case):
                     return int(pid)
             return None
 
-        deadline = time.time() + 120
-        while not (ready() and partial()) and process.poll() is None and time.time() < deadline:
-            time.sleep(0.01)
-        self.assertTrue(ready() and partial(), "the output should be written beside its target while the job runs")
+        self.wait_while_written(process, errors, lambda: ready() and partial())
         time.sleep(1.0)  # past the collective steps by which every rank learns the name
         pid = rank_zero()
         self.assertIsNotNone(pid, "rank 0 should be a child of mpiexec")
