@@ -492,6 +492,11 @@ void check_graph_file(Options const& o, bool population_file) {
     throw UsageError{"--attributes: " + o.graph + " is a population file, which holds its attributes"};
 }
 
+void check_contradictions(std::map<std::string, std::string> const& given) {
+  if (given.count("--gpu-aware-mpi") && given.count("--staged-mpi"))
+    throw UsageError{"--gpu-aware-mpi and --staged-mpi contradict each other: give one"};
+}
+
 Options parse(std::vector<std::string> const& args, bool later_wins) {
   Options o;
   auto& given = o.given;
@@ -621,6 +626,7 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
   };
   both("--gamma", "--infectious-steps");
   both("--sigma", "--latent-steps");
+  check_contradictions(given);
   // Ensembles are herd run's (other commands refuse the options below as not theirs).
   if (given.count("--sweep") && o.command == "run") o.sweep = parse_sweep(o, sweep);
   if (o.replicates == 0) throw UsageError{"--replicates must be positive"};

@@ -112,6 +112,7 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
   std::vector<std::string> resume = {"resume", checkpoint};  // parsed as given, checked below
   resume.insert(resume.end(), extra.begin(), extra.end());
   auto const given_anew = parse(resume).given;
+  check_contradictions(given_anew);
   for (auto const& given : given_anew) {
     if (std::find(std::begin(may_change), std::end(may_change), given.first) != std::end(may_change)) continue;
     auto const kept = stored.find(given.first);

@@ -209,6 +209,7 @@ class BadInput(unittest.TestCase):
         (["run", "--rewire", "-1", "--graph", "watts-strogatz"], 2, "--rewire: '-1' must lie in [0, 1]"),
         (["run", "--gamma", "0.2", "--infectious-steps", "3"], 2, "--gamma and --infectious-steps both set"),
         (["run", "--sigma", "0.2", "--latent-steps", "3"], 2, "--sigma and --latent-steps both set"),
+        (["run", "--gpu-aware-mpi", "--staged-mpi"], 2, "--gpu-aware-mpi and --staged-mpi contradict each other"),
         (["run", "--csv", "a.csv", "--csv", "b.csv"], 2, "--csv is given twice"),
         (["run", "--steps", "3", "--steps=4"], 2, "--steps is given twice"),
         (["run", "--output", "a.h5", "-o", "b.h5"], 2, "--output is given twice, as a.h5 and b.h5"),

@@ -643,6 +643,11 @@ class BadFiles(Case):
             self.assertEqual(result.returncode, 2, result.stderr)
             self.assertFalse(os.path.exists(ckpt))
         self.assertEqual(herd(0, "resume").returncode, 2)
+        # A resumed run may choose its halo's transport anew, but only one.
+        self.ok(0, "run", *[a if a != "40" else "3" for a in RUN], "--checkpoint", ckpt)
+        result = herd(0, "resume", ckpt, "--steps", "5", "--gpu-aware-mpi", "--staged-mpi")
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("--gpu-aware-mpi and --staged-mpi contradict each other", result.stderr)
 
 
 class ContinuousOpinions(Case):
