@@ -21,6 +21,13 @@ enum class Visibility : std::uint8_t { own, neighbours };
 /// herd::bfloat16 to hold a float in 2 bytes; reads and writes then convert to and from float.
 template <class Storage, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
 class Property {
+  // A bool read back from a checkpoint's byte could hold neither true nor false: flags are uint8.
+  static_assert((std::is_arithmetic_v<Storage> && !std::is_same_v<Storage, bool> &&
+                 (sizeof(Storage) == 1 || sizeof(Storage) == 2 || sizeof(Storage) == 4 || sizeof(Storage) == 8)) ||
+                    std::is_same_v<Storage, half> || std::is_same_v<Storage, bfloat16>,
+                "herd::Property: Storage must be an integer of 1, 2, 4 or 8 bytes (not bool: use std::uint8_t), "
+                "float, double, herd::half or herd::bfloat16");
+
  public:
   using storage_type = Storage;
   using value_type = typename storage_traits<Storage>::compute_type;
