@@ -346,10 +346,17 @@ std::string csv(JobResult const& r) {
   return s.str();
 }
 
+namespace {
+// The counts after the last step, by observable: the JSON summary's and the record's alike.
+Json final_counts_of(JobResult const& r) {
+  Json counts = Json::object();
+  for (std::size_t c = 0; c < r.columns.size(); ++c) counts[r.columns[c]] = r.counts.back()[c];
+  return counts;
+}
+}  // namespace
+
 std::string json(Options const& o, JobResult const& r, std::string const& kokkos_configuration) {
   double const steps = steps_run(o, r);
-  Json final_counts = Json::object();
-  for (std::size_t c = 0; c < r.columns.size(); ++c) final_counts[r.columns[c]] = r.counts.back()[c];
   Json d;
   d["herd_version"] = HERD_VERSION_STRING;
   d["label"] = o.label;
@@ -378,7 +385,7 @@ std::string json(Options const& o, JobResult const& r, std::string const& kokkos
                      {"precision", o.precision},
                      {"reorder", o.reorder},
                      {"schedule", r.schedule}};
-  d["final"] = final_counts;
+  d["final"] = final_counts_of(r);
   if (!o.scenario.empty()) {
     d["scenario"] = o.scenario;
     d["events"] = events_json(r.events);
@@ -448,7 +455,7 @@ std::string record(Options const& o, JobResult const& r) {
   d["halo_plan_seconds"] = most_over_ranks(r, &RankStats::halo_plan_seconds);
   d["simulation_seconds"] = most_over_ranks(r, &RankStats::simulation_seconds);
   d["peak_memory_bytes"] = static_cast<long long>(most_over_ranks(r, &RankStats::peak_memory_bytes));
-  d["final"] = r.counts.back();
+  d["final"] = final_counts_of(r);
   d["herd_version"] = HERD_VERSION_STRING;
   return text_of(d, -1);
 }

@@ -321,6 +321,7 @@ class SameResults(unittest.TestCase):
                      + r["unpack_seconds_per_step"])
             self.assertAlmostEqual(parts, r["seconds_per_step"], delta=1e-3 * r["seconds_per_step"] + 1e-9)
             self.assertEqual(r["final"], records[0]["final"])
+            self.assertEqual(sorted(r["final"]), ["I", "R", "S"])  # by state, as in the JSON summary
             # Built by shares: the graph and the halo plan take time, the partition and the cut none.
             setup = [r[k] for k in ("graph_seconds", "partition_seconds", "local_graph_seconds", "halo_plan_seconds")]
             self.assertTrue(setup[0] > 0 and setup[1] == 0 and setup[2] == 0 and setup[3] > 0, setup)
