@@ -132,6 +132,27 @@ class Outputs(unittest.TestCase):
         self.assertEqual(summary["bytes_per_edge"], 7)
         self.assertTrue(summary["stepping"]["weight_codes"])
 
+    def test_an_edge_list_through_a_pipe_or_a_fifo_is_the_file(self):
+        # Looking for HDF5's signature must neither eat a pipe's first bytes nor wait on a FIFO.
+        text = "".join(f"{i} {(i * 7 + 3) % 3000}\n{i} {(i + 1) % 3000}\n" for i in range(3000))
+        with open(self.path("g.txt"), "w") as f:
+            f.write(text)
+        args = ["run", "--model", "sir", "--steps", "10", "--quiet", "--csv", "-", "--graph"]
+        env = dict(os.environ, OMP_NUM_THREADS="1", OMP_PROC_BIND="false")
+        expected = herd(*args, self.path("g.txt"))
+        self.assertEqual(expected.returncode, 0, expected.stderr)
+        piped = subprocess.run([*LAUNCHER, HERD, *args, "/dev/stdin"], input=text, capture_output=True, text=True,
+                               env=env, timeout=120)
+        self.assertEqual((piped.returncode, piped.stdout), (0, expected.stdout), piped.stderr)
+        fifo = self.path("g.fifo")
+        os.mkfifo(fifo)
+        process = subprocess.Popen([*LAUNCHER, HERD, *args, fifo], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   text=True, env=env)
+        with open(fifo, "w") as f:  # waits for herd to open it
+            f.write(text)
+        out, err = process.communicate(timeout=120)
+        self.assertEqual((process.returncode, out), (0, expected.stdout), err)
+
     def test_a_weight_half_precision_cannot_hold_is_refused(self):
         # Above 65504 a 16-bit weight is infinite: a closed layer (factor 0) would make NaN and still
         # transmit. Float holds it, and closing the layer stops it.

@@ -3,6 +3,8 @@
 #include <herd/io/hdf5/population.hpp>
 #include <herd/mpi/collective.hpp>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstring>
 #include <exception>
@@ -555,6 +557,10 @@ bool is_attribute_name(std::string const& name) {
 
 bool is_hdf5_file(std::string const& path) {
   static constexpr char signature[8] = {'\x89', 'H', 'D', 'F', '\r', '\n', '\x1a', '\n'};
+  // Only a regular file is looked into: a pipe's bytes, once read, are gone for the text reader,
+  // and opening a FIFO waits for its writer. HDF5 files are regular files.
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return false;
   char head[8] = {};
   std::ifstream file(path, std::ios::binary);
   return file.read(head, sizeof head) && std::memcmp(head, signature, sizeof head) == 0;

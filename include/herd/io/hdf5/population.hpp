@@ -77,7 +77,8 @@ std::vector<std::optional<AttributeColumn>> read_population_attributes(std::stri
 /// no '/', not "." and not the reserved original_id.
 bool is_attribute_name(std::string const& name);
 
-/// Whether `path` starts with the HDF5 signature (no HDF5 call: any process may ask).
+/// Whether `path` is a regular file that starts with the HDF5 signature (no HDF5 call: any process
+/// may ask). A pipe or a FIFO is neither opened nor read.
 bool is_hdf5_file(std::string const& path);
 
 }  // namespace herd::io
