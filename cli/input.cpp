@@ -125,8 +125,9 @@ bool is_edge_list_file(Options const& o) {
 }
 
 std::string temporal_name(Options const& o, std::size_t windows, std::size_t with_contacts) {
-  return o.graph + ", " + with_commas(static_cast<long long>(windows)) + " windows of " + std::to_string(o.window) +
-         " (" + with_commas(static_cast<long long>(with_contacts)) + " with contacts" +
+  return o.graph + ", " + with_commas(static_cast<long long>(windows)) +
+         (windows == 1 ? " window of " : " windows of ") + std::to_string(o.window) + " (" +
+         with_commas(static_cast<long long>(with_contacts)) + " with contacts" +
          (o.window_weights == "contacts" ? ", weighted by their contacts" : "") + "), then " + o.after_last;
 }
 
