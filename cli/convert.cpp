@@ -29,7 +29,6 @@ Converted build(Options const& o, Comm comm) {
               o.attributes + ": '" + column.name + "' cannot name an agent attribute (no '/'; not '.' or original_id)");
   }
   if (is_generator(o.graph)) {
-    require(!o.relabel, "--relabel: " + o.graph + " is a generator; its agents are numbered already");
     auto input = make_graph<float>(o, exec, comm);
     out.graph = to_host(exec, input.graph);
     out.graph.layer_names = std::move(input.layer_names);
@@ -37,14 +36,15 @@ Converted build(Options const& o, Comm comm) {
         o.graph + " generator, " + std::to_string(o.agents) + " agents, seed " + std::to_string(o.graph_seed);
   } else {
     auto edges = read_edge_list(o.graph, o.relabel ? EdgeIds::any : EdgeIds::dense);
+    bool table_ids = false;
     if (o.relabel) {
       out.info.original_ids = compact_ids(edges, table.ids);
     } else {
-      cover_table_agents(edges, table, o.attributes);
+      table_ids = cover_table_agents(edges, table, o.attributes);
     }
     require(edges.num_agents > 0, o.graph + ": agent ids exceed the largest supported id " +
                                       std::to_string(std::numeric_limits<agent_index>::max() - 1) + " (try --relabel)");
-    check_edge_list_fits(o, edges);
+    check_edge_list_fits(o, edges, table_ids);
     out.graph = to_host(exec, graph_of_edges<float>(o, exec, edges));
     out.graph.layer_names = std::move(edges.layer_names);
     out.info.directed = o.directed || edges.directed;

@@ -18,10 +18,17 @@ bool is_generator(std::string const& graph) {
   return graph == "population" || graph == "erdos-renyi" || graph == "power-law" || graph == "watts-strogatz";
 }
 
-void check_edge_list_fits(Options const& o, HostEdgeList const& edges) {
+namespace {
+// What a graph too large is said to come from: the file, and the table whose ids made its agents.
+std::string sized_by(Options const& o, bool table_ids) {
+  return table_ids ? o.graph + " with the ids of " + o.attributes : o.graph;
+}
+}  // namespace
+
+void check_edge_list_fits(Options const& o, HostEdgeList const& edges, bool table_ids) {
   double const lines = static_cast<double>(edges.sources.size());
-  check_fits(o.graph, static_cast<double>(edges.num_agents), o.directed || edges.directed ? lines : 2 * lines,
-             o.max_memory);
+  check_fits(sized_by(o, table_ids), static_cast<double>(edges.num_agents),
+             o.directed || edges.directed ? lines : 2 * lines, o.max_memory);
 }
 
 template <class WeightStorage>
@@ -44,10 +51,13 @@ agent_index agents_described(bool named, global_id largest, std::uint64_t rows, 
   return static_cast<agent_index>(largest + 1);
 }
 
-void cover_table_agents(HostEdgeList& edges, AttributeTable const& table, std::string const& name) {
+bool cover_table_agents(HostEdgeList& edges, AttributeTable const& table, std::string const& name) {
   bool const named = !table.ids.empty();
   global_id const largest = named ? *std::max_element(table.ids.begin(), table.ids.end()) : -1;
-  edges.num_agents = std::max(edges.num_agents, agents_described(named, largest, table.rows, name));
+  auto const described = agents_described(named, largest, table.rows, name);
+  if (described <= edges.num_agents) return false;
+  edges.num_agents = described;
+  return true;
 }
 
 AttributeTable in_agent_order(AttributeTable const& table, agent_index agents, std::string const& name,
@@ -107,14 +117,14 @@ std::optional<EdgeSource<Memory>> edge_source_of(Options const& o, Exec const& e
   return std::nullopt;
 }
 
-void check_share_fits(Options const& o, int ranks, double agents, double entries, double held_bytes) {
+void check_share_fits(Options const& o, int ranks, double agents, double entries, double held_bytes, bool table_ids) {
   // At most one ghost per entry or per agent elsewhere.
   double const share = agents / ranks, share_entries = entries / ranks;
   double const ghosts = std::min(agents - share, share_entries);
   double const peak =
       held_bytes + share_peak_bytes(share, share_entries, ghosts, agents, o.graph == "power-law", o.stepping == "pull");
-  check_fits("--graph " + o.graph + " on " + std::to_string(ranks) + " ranks", share, share_entries, o.max_memory,
-             peak / share, 0.0);
+  check_fits("--graph " + sized_by(o, table_ids) + " on " + std::to_string(ranks) + " ranks", share, share_entries,
+             o.max_memory, peak / share, 0.0);
 }
 
 bool is_edge_list_file(Options const& o) {
@@ -197,8 +207,8 @@ Input<WeightStorage> graph_of(Options const& o, Exec const& exec, Comm comm, Att
   (void)comm;
 #endif
   auto edges = read_edge_list(o.graph);
-  if (!o.attributes.empty()) cover_table_agents(edges, table, o.attributes);
-  check_edge_list_fits(o, edges);
+  bool const table_ids = !o.attributes.empty() && cover_table_agents(edges, table, o.attributes);
+  check_edge_list_fits(o, edges, table_ids);
   auto names = edges.layer_names;
   return {graph_of_edges<WeightStorage>(o, exec, edges), o.graph, {}, {}, std::move(names)};
 }

@@ -62,8 +62,10 @@ std::optional<EdgeSource<Memory>> edge_source_of(Options const& options, Exec co
 
 /// Throws herd::Error when one of `ranks` ranks building its share of a graph of `agents` agents
 /// and `entries` stored entries would not fit --max-memory; `held_bytes`: what each rank holds
-/// besides while it builds (its part of an edge list).
-void check_share_fits(Options const& options, int ranks, double agents, double entries, double held_bytes = 0.0);
+/// besides while it builds (its part of an edge list); `table_ids`: whether --attributes' ids
+/// raised the agent count (the message then names that file too).
+void check_share_fits(Options const& options, int ranks, double agents, double entries, double held_bytes = 0.0,
+                      bool table_ids = false);
 
 /// Whether --graph names an edge-list file (not a generator or a population file).
 bool is_edge_list_file(Options const& options);
@@ -73,12 +75,13 @@ bool is_edge_list_file(Options const& options);
 template <class WeightStorage>
 CsrGraph<Memory, WeightStorage> graph_of_edges(Options const& options, Exec const& exec, HostEdgeList& edges);
 
-/// Throws herd::Error when the graph of `edges` would not fit --max-memory (cli/memory_budget.hpp).
-void check_edge_list_fits(Options const& options, HostEdgeList const& edges);
+/// Throws herd::Error when the graph of `edges` would not fit --max-memory (cli/memory_budget.hpp);
+/// `table_ids` as for check_share_fits.
+void check_edge_list_fits(Options const& options, HostEdgeList const& edges, bool table_ids = false);
 
 /// Raises the agent count of an edge list (dense ids) to cover every agent the table names:
-/// agents without contacts are agents too.
-void cover_table_agents(HostEdgeList& edges, AttributeTable const& table, std::string const& name);
+/// agents without contacts are agents too. Returns whether it raised it.
+bool cover_table_agents(HostEdgeList& edges, AttributeTable const& table, std::string const& name);
 
 /// The agents an attribute table `name` describes: one past its `largest` id when it names its
 /// rows' agents, else its `rows`. Throws herd::Error when an id is beyond any agent index.

@@ -277,14 +277,18 @@ LocalGraph<Memory, WeightStorage> read_share(Options const& o, Exec const& exec,
   bool const directed = o.directed || edges.directed;
   mpi::collectively(comm, [&] {
     // Agents without contacts are agents too, as cover_table_agents makes them for one process.
-    if (table)
-      edges.num_agents =
-          std::max(edges.num_agents, agents_described(table->named, table->largest, table->rows, o.attributes));
+    bool table_ids = false;
+    if (table) {
+      auto const described = agents_described(table->named, table->largest, table->rows, o.attributes);
+      table_ids = described > edges.num_agents;
+      edges.num_agents = std::max(edges.num_agents, described);
+    }
     int const size = mpi::size_of(comm);
     // Held while building: the rank's lines, 20 bytes each (read in place, or a round at a time
     // copied to a device).
     check_share_fits(o, size, static_cast<double>(edges.num_agents),
-                     static_cast<double>(lines) * (directed ? 1.0 : 2.0), 20.0 * static_cast<double>(lines) / size);
+                     static_cast<double>(lines) * (directed ? 1.0 : 2.0), 20.0 * static_cast<double>(lines) / size,
+                     table_ids);
     (void)Entry::template make<WeightStorage>(o, 0, edges.num_agents, typename Entry::Inputs{});
   });
   // As graph_of_edges orients a whole list: --transpose swaps the columns.
@@ -991,7 +995,8 @@ JobResult run_distributed(Options const& o, Entry, std::function<void(int, int)>
   if (steps_active_v<Entry>) record_stepping(result, o, sim, true);
   HaloTotals halo;
   halo.add(sim);
-  gather_ranks(result, sim.distribution().local_graph(), in, halo, halo_plan_seconds, simulation_seconds, comm);
+  // The share as built: a temporal network's simulation holds the window it stepped last.
+  gather_ranks(result, in.local, in, halo, halo_plan_seconds, simulation_seconds, comm);
   return result;
 }
 

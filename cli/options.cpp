@@ -727,6 +727,8 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
     if (given.count(file_only) && is_generator(o.graph))
       throw UsageError{std::string(file_only) + " reads an edge-list file's lines; --graph " + o.graph +
                        " generates its contacts"};
+  if (o.relabel && is_generator(o.graph))
+    throw UsageError{"--relabel: " + o.graph + " is a generator; its agents are numbered already"};
   if (o.steps == 0 && o.command == "run") throw UsageError{"--steps must be positive"};
   if (o.threads < 0) throw UsageError{"--threads must not be negative"};
   if (o.exchange_every < 1) throw UsageError{"--exchange-every must be at least 1"};

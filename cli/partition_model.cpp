@@ -124,8 +124,11 @@ PartitionModel partition_model(Options const& o) {
       stopped = "\nthe default part counts stop at " + std::to_string(parts) + ": " + refused + "\n";
       break;
     }
+    // The first default count already fails: no --parts was given to name.
     require(empty == stats.end(),
-            "--parts " + std::to_string(parts) + ": " + refused + " (fewer parts, or another partition)");
+            defaults ? "herd partition: the default part counts start at " + std::to_string(parts) + ", and " +
+                           refused + " (another partition)"
+                     : "--parts " + std::to_string(parts) + ": " + refused + " (fewer parts, or another partition)");
     rows.push_back(model_row(stats, o));
     rows.back().partition_seconds = seconds;
     // A subnormal bandwidth, or a latency near the largest double, predicts no time a file can hold.

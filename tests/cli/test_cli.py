@@ -351,6 +351,13 @@ class BadInput(unittest.TestCase):
                 result = herd("partition", "--graph", ring, "--partition", "metis")
                 self.assertEqual(result.returncode, 0, result.stderr)
                 self.assertRegex(result.stdout, r"the default part counts stop at [46]: metis left part")
+                # Where the first default count fails, no --parts is named that was not given.
+                with open(os.path.join(d, "one.txt"), "w") as f:
+                    f.write("0 1\n")
+                result = herd("partition", "--graph", os.path.join(d, "one.txt"), "--partition", "metis")
+                self.assertEqual(result.returncode, 1, result.stderr)
+                self.assertRegex(result.stderr, r"^herd: herd partition: the default part counts start at 2, and metis "
+                                                r"left part [01] of 2 without agents")
         # Extreme bandwidths print each part count on its own line, however long its figures.
         result = herd("partition", "--graph", "erdos-renyi", "--agents", "1000", "--mean-degree", "8", "--parts", "2,4",
                       "--network-bandwidth", "1e-300")

@@ -368,7 +368,6 @@ class BadInput(Case):
               self.write("sparse.csv", "id,age\n10,1\n25,2\n30,3\n")], "sparse.csv: no row for agent 20 of"),
             ([edges, "--attributes", self.write("odd.csv", "id,age\n0,1\n1\n")], "odd.csv:3: expected 2 fields"),
             ([edges, "--attributes", self.write("slash.csv", "a/b\n1\n2\n3\n")], "'a/b' cannot name an agent attribute"),
-            (["erdos-renyi", "--agents", "100", "--relabel"], "--relabel: erdos-renyi is a generator"),
             ([self.write("big.txt", "0 9000000000\n")], "exceeds the largest supported id"),
             # Renumbered, its ids lost their base of 1 and its agents without edges.
             ([self.write("six.lg", "6,3,u,x\n1 2\n2 3\n3 4\n"), "--relabel"],
@@ -383,6 +382,22 @@ class BadInput(Case):
                     self.assertFalse(os.path.exists(out))
                     self.assertEqual([f for f in os.listdir(self.dir.name) if ".partial" in f], [])
 
+    def test_agents_too_many_for_memory_are_blamed_on_the_table_that_named_them(self):
+        # Two agents in the edge list, 10^8 named by the attribute table's last id.
+        with open(self.path("e.txt"), "w") as f:
+            f.write("0 1\n")
+        with open(self.path("t.csv"), "w") as f:
+            f.write("id,age_group\n0,U19\n1,U19\n100000000,U19\n")
+        said = self.path("e.txt") + " with the ids of " + self.path("t.csv")
+        ranks = [0, 2] if herd_files_test.MPIEXEC else [0]
+        for ranks, command in [(r, ["run", "--model", "covid", "--steps", "1"]) for r in ranks] + [
+                (0, ["convert", "-o", self.path("o.h5")])]:
+            with self.subTest(ranks=ranks, command=command[0]):
+                error = self.fails(ranks, *command, "--graph", self.path("e.txt"), "--attributes", self.path("t.csv"),
+                                   "--max-memory", "1G")
+                self.assertIn(said, error)
+        self.assertEqual(sorted(os.listdir(self.dir.name)), ["e.txt", "t.csv"])
+
     def test_usage_errors(self):
         self.fails(0, "convert", "erdos-renyi", status=2)
         # A population file holds its graph as it is used, and its attributes.
@@ -396,6 +411,8 @@ class BadInput(Case):
         error = self.fails(0, "convert", "erdos-renyi", "-o", self.path("x.h5"), "--csv", self.path("a.csv"), status=2)
         self.assertIn("--csv does not apply to herd convert", error)
         self.assertFalse(os.path.exists(self.path("x.h5")))
+        error = self.fails(0, "convert", "erdos-renyi", "--agents", "100", "--relabel", "-o", self.path("x.h5"), status=2)
+        self.assertIn("--relabel: erdos-renyi is a generator", error)
         error = self.fails(0, "convert", "erdos-renyi", "-o", "/nonexistent/dir/g.h5")
         self.assertIn("/nonexistent/dir/g.h5", error)
 

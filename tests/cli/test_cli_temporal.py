@@ -169,8 +169,14 @@ class Temporal(hf.Case):
                 out = self.path(f"ranks{ranks}.csv")
                 self.ok(ranks, "run", "--model", "seir", "--graph", path, "--window", "2min", "--beta", "0.8",
                         "--infectious-steps", "100", "--steps", "300", "--initial-infected", "5", "--csv", out,
-                        "--quiet", "--partition", partition)
+                        "--quiet", "--partition", partition, "--json", self.path("ranks.json"))
                 self.assertEqual(hf.read(out), one)
+                # Each rank's entries and cut are of the pairs that ever met, as the whole graph's.
+                with open(self.path("ranks.json")) as f:
+                    report = json.load(f)
+                self.assertEqual(sum(r["edges"] for r in report["ranks"]), report["edges"])
+                for r in report["ranks"]:
+                    self.assertLessEqual(r["cut_edges"], r["edges"])
 
     def test_a_parallel_partitioner_finds_the_locality_the_ids_hide(self):
         """scripts/make_timed_contacts.py: a ring whose ids are shuffled. Blocks of ids cut most of
