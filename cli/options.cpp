@@ -626,7 +626,8 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
   };
   both("--gamma", "--infectious-steps");
   both("--sigma", "--latent-steps");
-  check_contradictions(given);
+  // Merged with a checkpoint's (later_wins), a flag given anew replaces the other.
+  if (!later_wins) check_contradictions(given);
   // Ensembles are herd run's (other commands refuse the options below as not theirs).
   if (given.count("--sweep") && o.command == "run") o.sweep = parse_sweep(o, sweep);
   if (o.replicates == 0) throw UsageError{"--replicates must be positive"};
@@ -727,7 +728,7 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
     if (given.count(file_only) && is_generator(o.graph))
       throw UsageError{std::string(file_only) + " reads an edge-list file's lines; --graph " + o.graph +
                        " generates its contacts"};
-  if (o.relabel && is_generator(o.graph))
+  if (o.command == "convert" && o.relabel && is_generator(o.graph))
     throw UsageError{"--relabel: " + o.graph + " is a generator; its agents are numbered already"};
   if (o.steps == 0 && o.command == "run") throw UsageError{"--steps must be positive"};
   if (o.threads < 0) throw UsageError{"--threads must not be negative"};

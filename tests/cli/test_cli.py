@@ -7,6 +7,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 HERD = None
@@ -148,8 +149,18 @@ class Outputs(unittest.TestCase):
         os.mkfifo(fifo)
         process = subprocess.Popen([*LAUNCHER, HERD, *args, fifo], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                    text=True, env=env)
-        with open(fifo, "w") as f:  # waits for herd to open it
-            f.write(text)
+        # Written once herd opens it to read; a herd that ends first is reported, not waited for.
+        deadline = time.time() + 120
+        while process.poll() is None and time.time() < deadline:
+            try:
+                fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError:  # no reader yet
+                time.sleep(0.01)
+                continue
+            os.set_blocking(fd, True)
+            with os.fdopen(fd, "w") as f:
+                f.write(text)
+            break
         out, err = process.communicate(timeout=120)
         self.assertEqual((process.returncode, out), (0, expected.stdout), err)
 

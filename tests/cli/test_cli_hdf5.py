@@ -328,6 +328,7 @@ class StoppedBySignal(Case):
             with open(errors) as f:
                 self.fail(f"the output should be written beside its target while the job runs (exit status "
                           f"{process.poll()}, standard error: {f.read()[-2000:]!r})")
+
     def test_a_job_stopped_by_a_signal_leaves_no_partial_file_and_the_old_file_in_place(self):
         # SIGTERM is what a batch system sends at a job's time limit, SIGINT what Ctrl-C sends.
         mpiexec = open_mpi_mpiexec()
@@ -644,10 +645,13 @@ class BadFiles(Case):
             self.assertFalse(os.path.exists(ckpt))
         self.assertEqual(herd(0, "resume").returncode, 2)
         # A resumed run may choose its halo's transport anew, but only one.
-        self.ok(0, "run", *[a if a != "40" else "3" for a in RUN], "--checkpoint", ckpt)
+        self.ok(0, "run", *[a if a != "40" else "3" for a in RUN], "--staged-mpi", "--checkpoint", ckpt)
         result = herd(0, "resume", ckpt, "--steps", "5", "--gpu-aware-mpi", "--staged-mpi")
         self.assertEqual(result.returncode, 2, result.stderr)
         self.assertIn("--gpu-aware-mpi and --staged-mpi contradict each other", result.stderr)
+        later = self.path("later.h5")
+        self.ok(0, "resume", ckpt, "--steps", "5", "--gpu-aware-mpi", "--checkpoint", later)
+        self.ok(0, "resume", later, "--steps", "7")  # its arguments hold both, the later one last
 
 
 class ContinuousOpinions(Case):

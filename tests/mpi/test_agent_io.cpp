@@ -5,6 +5,7 @@
 
 #include <herd/core/half.hpp>
 #include <herd/io/hdf5/agent_io.hpp>
+#include <herd/io/hdf5/checkpoint.hpp>
 #include <herd/io/hdf5/format.hpp>
 #include <herd/io/hdf5/population.hpp>
 #include <herd/mpi/collective.hpp>
@@ -178,6 +179,35 @@ TEST(AgentBlocks, AFileReopenedToWriteKeepsWhatItHeldAndTakesMore) {
               std::string::npos)
         << e.what();
   }
+}
+
+// A run's record stores its observables' names joined by commas, and its history once.
+TEST(RunRecord, ANameWithACommaAndASecondHistoryAreRefused) {
+  auto const path = scratch("record");
+  io::RunRecord record;
+  record.model = "sir";
+  record.agents = 10;
+  record.observables = {"S", "I,x"};
+  auto const said = [](auto&& f) {
+    try {
+      f();
+    } catch (Error const& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(said([&] {
+              (void)io::begin_file(path, "herd-output", record, MPI_COMM_WORLD);
+            }).find("the observable name 'I,x' cannot be stored"),
+            std::string::npos);
+  record.observables = {"S", "I"};
+  auto file = io::begin_file(path, "herd-output", record, MPI_COMM_WORLD);
+  record.step = 1;
+  record.history = {9, 1, 8, 2};
+  EXPECT_EQ(said([&] { io::update_record(file, record); }), "no error");
+  EXPECT_NE(said([&] { io::update_record(file, record); }).find("update_record writes the history once"),
+            std::string::npos);
+  io::discard_file(file);
 }
 
 TEST(PopulationFile, WritesInBlocksAndReadsOnEveryRank) {

@@ -690,6 +690,18 @@ TEST(Distributed, RanksThatDisagreeAreStoppedTogether) {
               Interventions<decltype(sim), decltype(model)>(sim, model, scenario, 10);
             }).find("Interventions: the ranks give different scenarios"),
             std::string::npos);
+  // A rank's own check of what it was given stops the others too: the steps beyond the events'
+  // on one rank, and vaccination classes short of its agents on another.
+  Interventions<decltype(sim), decltype(model)> events(sim, model, Scenario{}, 30);
+  EXPECT_NE(said([&] {
+              run_scenario(sim, model, rank == 1 ? 31 : 10, events);
+            }).find("run_scenario: the ranks give different step counts (from 10 to 31)"),
+            std::string::npos);
+  EXPECT_NE(said([&] {
+              events.set_priority(sim,
+                                  Kokkos::View<std::uint8_t*, Memory>("classes", rank == 1 ? 10 : sim.num_agents()));
+            }).find("scenario: the vaccination classes cover 10 agents of"),
+            std::string::npos);
   // Agreeing, they run.
   EXPECT_EQ(run(sim, model, 5).extent(0), 6u);
 }

@@ -135,6 +135,71 @@ TEST(ApiChecks, GlobalIdsMustNumberTheAgents) {
   }
 }
 
+// Observed that imports infect: it lists no properties, which one process's events do not need.
+struct Importable : Observed {
+  KOKKOS_INLINE_FUNCTION bool infect(agent_index i) const {
+    if (flag(i) != 0) return false;
+    flag.overwrite(i, 1);
+    return true;
+  }
+};
+
+// Interventions' lists of agents index the simulation they were made with: another one, smaller,
+// would be written beyond its Views.
+TEST(ApiChecks, EventsNeedNoPropertyListOnOneProcessAndRefuseAnotherSimulation) {
+  auto const graph = herd::test::generated_graph<Exec>(ErdosRenyi{2000, 6.0}, 3);
+  Simulation<Exec> sim(Exec(), graph, 7);
+  Importable model{{{Property<std::uint8_t, Memory>("flag", graph.num_agents())}, 0}};
+  Scenario scenario;
+  ScenarioEvent importation;
+  importation.kind = ScenarioEvent::Kind::importation;
+  importation.count = 5;
+  importation.last = 3;
+  scenario.events.push_back(importation);
+  Interventions<Simulation<Exec>, Importable> events(sim, model, scenario, 5);
+  EXPECT_EQ(error_of([&] { run_scenario(sim, model, 2, events); }), "no error");
+  EXPECT_EQ(events.counts().extent(0), 6u);
+  auto const small = herd::test::generated_graph<Exec>(ErdosRenyi{500, 6.0}, 4);
+  Simulation<Exec> other(Exec(), small, 7);
+  other.set_step(2);
+  Importable other_model{{{Property<std::uint8_t, Memory>("flag", small.num_agents())}, 0}};
+  auto said = error_of([&] { run_scenario(other, other_model, 2, events); });
+  EXPECT_NE(said.find("run_scenario: the simulation stores 500 agents (500 owned); the events were made for one of "
+                      "2000 (2000 owned)"),
+            std::string::npos)
+      << said;
+  said = error_of([&] { events(other, other_model, 3); });
+  EXPECT_NE(said.find("scenario: step 3: the simulation stores 500 agents; the events were made for 2000"),
+            std::string::npos)
+      << said;
+}
+
+// A network filled by hand whose busy windows name snapshots it lacks, or lie beyond its windows:
+// the steps would index past its graphs.
+TEST(ApiChecks, ATemporalNetworksBusyWindowsMustMatchItsSnapshots) {
+  Exec exec;
+  TimedContacts contacts;
+  contacts.num_agents = 3;
+  contacts.times = {0, 10};
+  contacts.first = {0, 1};
+  contacts.second = {1, 2};
+  auto const network = build_temporal_network(exec, contacts, 10);
+  ASSERT_EQ(network.busy.size(), 2u);
+  auto extra = network;
+  extra.busy.push_back(extra.windows + 5);
+  extra.windows += 10;
+  auto said = error_of([&] { Simulation<Exec> sim(exec, extra, 1); });
+  EXPECT_NE(said.find("temporal network: 3 busy windows for 3 snapshots"), std::string::npos) << said;
+  auto beyond = network;
+  beyond.busy.back() = beyond.windows;
+  said = error_of([&] { Simulation<Exec> sim(exec, beyond, 1); });
+  EXPECT_NE(said.find("the busy windows must ascend, each below the network's 2 windows"), std::string::npos) << said;
+  auto descending = network;
+  std::swap(descending.busy.front(), descending.busy.back());
+  EXPECT_NE(error_of([&] { Simulation<Exec> sim(exec, descending, 1); }).find("must ascend"), std::string::npos);
+  EXPECT_EQ(error_of([&] { Simulation<Exec> sim(exec, network, 1); }), "no error");
+}
+
 TEST(ApiChecks, AProbabilityIsClampedButNaNIsRefused) {
   EXPECT_EQ(to_threshold(-0.5), 0u);
   EXPECT_EQ(to_threshold(7.0), std::uint64_t{1} << 32);

@@ -103,6 +103,16 @@ class Simulation {
       : Simulation(exec, std::move(distribution), seed, pulled(options)) {
     for (auto const& g : network.graphs)
       require(g.num_agents() == num_owned(), "temporal network: every snapshot holds the rows of the owned agents");
+    // The steps index graphs by the busy windows unchecked: a network filled by hand is checked here.
+    auto const& busy = network.busy;
+    require(!network.graphs.empty() && busy.size() + 1 == network.graphs.size(),
+            "temporal network: " + std::to_string(busy.size()) + " busy windows for " +
+                std::to_string(network.graphs.size()) + " snapshots (the empty one, then one per busy window)");
+    for (std::size_t s = 0; s < busy.size(); ++s)
+      require(busy[s] < network.windows && (s == 0 || busy[s - 1] < busy[s]),
+              "temporal network: busy window " + std::to_string(busy[s]) + " (entry " + std::to_string(s) +
+                  "): the busy windows must ascend, each below the network's " + std::to_string(network.windows) +
+                  " windows");
     // Bits for weighted sums where the snapshots are weighted (the first is the empty one).
     spreaders_ = Details::SpreaderBits<ExecutionSpace>(network.weighted_snapshot(), num_agents());
     spreaders_.set_enabled(options_.spreader_bits);
@@ -155,6 +165,15 @@ class Simulation {
       where_.agree(where, values);
     else
       (void)where, (void)values;
+  }
+  /// Throws on every rank when any rank gives a non-empty `failure` (a check of the rank's own
+  /// agents), with the lowest failing rank's message (mpi::raise_if_any_failed); on one process,
+  /// throws `failure`. Collective on a rank.
+  void require_everywhere(std::string const& failure) const {
+    if constexpr (Distribution::has_ghosts)
+      where_.require_everywhere(failure);
+    else if (!failure.empty())
+      throw Error(failure);
   }
   /// check_size of every property `model` lists (for_each_property); nothing for a model that
   /// lists none.

@@ -18,14 +18,16 @@
 namespace herd {
 
 /// Whether the members of `Model` in `sims` share their passes over the graph in run_together:
-/// one process each, stepped by pull, on one unweighted graph whose largest degree is at most
+/// one process each, stepped by pull, on one unweighted static graph whose largest degree is at most
 /// SharedSpreaderCounts::max_degree, of a model that counts its spreaders.
 template <class Model, class Simulation>
 bool shares_graph_passes(std::vector<Simulation> const& sims) {
   if (sims.empty() || Simulation::distribution_type::has_ghosts) return false;
   auto const& graph = sims.front().graph();
+  // A temporal network's members step in turn: the shared counts are built on one window's rows.
   for (auto const& sim : sims)
-    if (sim.options().stepping != Stepping::pull || sim.graph().neighbours.data() != graph.neighbours.data())
+    if (sim.options().stepping != Stepping::pull || sim.graph().neighbours.data() != graph.neighbours.data() ||
+        sim.temporal_network() != nullptr)
       return false;
   using Shared =
       SharedSpreaderCounts<typename Simulation::execution_space, typename Simulation::graph_type::weight_storage>;

@@ -108,6 +108,8 @@ class Ghosts {
   void agree(std::string const& where, std::vector<std::pair<std::string, std::int64_t>> const& values) const {
     require_same(communicator(), where, values);
   }
+  /// mpi::raise_if_any_failed over the ranks of this simulation. Collective.
+  void require_everywhere(std::string const& failure) const { raise_if_any_failed(communicator(), failure); }
   DistributedOptions const& options() const { return options_; }
 
   /// Completes the exchange in flight, if any. Collective with the neighbours.

@@ -144,6 +144,16 @@ class Interventions {
     counts_ = EventCounts<memory_space>("herd::scenario::counts", static_cast<std::size_t>(steps) + 1,
                                         scenario_.events.size());
     check(scenario_, model);
+    // A state an event changes reaches other ranks' ghosts through the properties the model lists.
+    if constexpr (Simulation::distribution_type::has_ghosts && !lists_properties_v<Model>)
+      for (std::size_t k = 0; k < scenario_.events.size(); ++k)
+        require(scenario_.events[k].kind != ScenarioEvent::Kind::importation &&
+                    scenario_.events[k].kind != ScenarioEvent::Kind::vaccinate,
+                event_name(scenario_, k) +
+                    ": on ranks, the states it changes reach other ranks through the properties the model lists "
+                    "(Model::for_each_property), and it lists none");
+    stored_ = sim.num_agents();
+    owned_ = sim.num_owned();
     make_imports(sim, steps);
     steps_ = steps;
     campaigns_.assign(scenario_.events.size(), Campaign());
@@ -156,15 +166,28 @@ class Interventions {
   /// The last step the events were made for (the constructor's `steps`).
   int last_step() const { return steps_; }
 
+  /// Throws, on every rank if any fails, unless `sim` stores the agents of the simulation these
+  /// events were made for: their lists of agents index its agents. Collective on a rank.
+  void check_simulation(Simulation const& sim, std::string const& where) const {
+    sim.require_everywhere(sim.num_agents() == stored_ && sim.num_owned() == owned_
+                               ? std::string()
+                               : where + ": the simulation stores " + std::to_string(sim.num_agents()) + " agents (" +
+                                     std::to_string(sim.num_owned()) + " owned); the events were made for one of " +
+                                     std::to_string(stored_) + " (" + std::to_string(owned_) + " owned)");
+  }
+
   /// Sets each stored agent's vaccination class (lower classes first) for the vaccinations
   /// `by_priority`, which refuse to act without them. The classes of the owned agents are counted
   /// over every rank: collective on a rank (where a rank with no agents passes an empty View). Call
   /// before the steps, when the classes depend on a state set after construction (an age read
   /// from a checkpoint).
   void set_priority(Simulation& sim, Priority priority) {
-    require(static_cast<agent_index>(priority.extent(0)) >= sim.num_owned(),
-            "scenario: the vaccination classes cover " + std::to_string(priority.extent(0)) + " agents of " +
-                std::to_string(sim.num_owned()));
+    check_simulation(sim, "set_priority");
+    // Every rank learns of a rank's short classes: the classes are then counted over the ranks.
+    sim.require_everywhere(static_cast<agent_index>(priority.extent(0)) >= sim.num_owned()
+                               ? std::string()
+                               : "scenario: the vaccination classes cover " + std::to_string(priority.extent(0)) +
+                                     " agents of " + std::to_string(sim.num_owned()));
     priority_ = std::move(priority);
     has_classes_ = true;
     make_classes(sim);
@@ -221,10 +244,17 @@ class Interventions {
   /// Acts with the events of step `step` (from 1) on the simulation and the model, before the
   /// step. Returns whether any event acted; the agents' changes are counted on the device.
   bool operator()(Simulation& sim, Model& model, int step) {
-    require(step <= steps_, "scenario: step " + std::to_string(step) + " lies beyond the " + std::to_string(steps_) +
-                                " steps the events were made for");
-    require(!finished_, "scenario: step " + std::to_string(step) +
-                            ": the events' counts were already summed over the ranks by finish(), which ends the run");
+    // Messages are made only on failure: the step loop allocates nothing.
+    if (step > steps_)
+      throw Error("scenario: step " + std::to_string(step) + " lies beyond the " + std::to_string(steps_) +
+                  " steps the events were made for");
+    if (finished_)
+      throw Error("scenario: step " + std::to_string(step) +
+                  ": the events' counts were already summed over the ranks by finish(), which ends the run");
+    // The lists of agents index the simulation the events were made for.
+    if (sim.num_agents() != stored_)
+      throw Error("scenario: step " + std::to_string(step) + ": the simulation stores " +
+                  std::to_string(sim.num_agents()) + " agents; the events were made for " + std::to_string(stored_));
     done_ = step;
     bool acted = set_parameters(model, step);
     acted = set_layer_factors(sim, step) || acted;
@@ -243,10 +273,12 @@ class Interventions {
         if (e.kind == ScenarioEvent::Kind::vaccinate) vaccinate(sim, model, k, step);
     }
     // Only what neighbours read travels, in the buffers the steps reserved for it.
-    if (changed)
-      model.for_each_property([&](auto const& property) {
-        if (property.visibility() == Visibility::neighbours) sim.update_ghosts(property);
-      });
+    // (A model that lists none was refused such events on ranks, and one process has no ghosts.)
+    if constexpr (lists_properties_v<Model>)
+      if (changed)
+        model.for_each_property([&](auto const& property) {
+          if (property.visibility() == Visibility::neighbours) sim.update_ghosts(property);
+        });
     // Isolation changes weights, not states: the active set need not forget the agents.
     if constexpr (declares_activity_v<Model>)
       if (isolating_ && step <= isolation_until_) isolate(sim, model, step);
@@ -711,6 +743,8 @@ class Interventions {
   bool has_layer_events_ = false;
   bool has_classes_ = false;  ///< set_priority was called
   int steps_ = 0;
+  agent_index stored_ = 0;  ///< the simulation's stored agents, which the lists of agents index
+  agent_index owned_ = 0;
   bool isolating_ = false;                        ///< some event isolates
   int isolation_until_ = 0;                       ///< the last step a timer may still run down
   Property<std::uint16_t, memory_space> timers_;  ///< steps of isolation left, per stored agent

@@ -18,6 +18,9 @@ template <class Simulation, class Model, class Progress = NoProgress>
 History<typename Simulation::memory_space> run_scenario(Simulation& sim, Model& model, int steps,
                                                         Interventions<Simulation, Model>& interventions,
                                                         Progress&& progress = {}, Telemetry* telemetry = nullptr) {
+  // Agreed first, so that the check below fails on every rank or on none.
+  sim.check_agreed("run_scenario", {{"step counts", steps}, {"current steps", static_cast<std::int64_t>(sim.step())}});
+  interventions.check_simulation(sim, "run_scenario");
   require(static_cast<int>(sim.step()) + steps <= interventions.last_step(),
           "run_scenario: " + std::to_string(steps) + " steps from step " + std::to_string(sim.step()) +
               " go beyond the " + std::to_string(interventions.last_step()) + " steps the events were made for");

@@ -32,6 +32,11 @@ void write_history(h5::File& file, RunRecord const& record) {
 
 // The record's part of a checkpoint or output: /run and its history, and the /agents group.
 void write_run(h5::File& file, RunRecord const& record) {
+  // The names are stored joined by commas.
+  for (auto const& name : record.observables)
+    require(
+        !name.empty() && name.find(',') == std::string::npos,
+        file.name() + ": the observable name '" + name + "' cannot be stored: a name is not empty and holds no ','");
   file.create_group("/run");
   file.set_attribute("/run", "model", record.model);
   file.set_attribute("/run", "seed", static_cast<std::int64_t>(record.seed));
@@ -67,6 +72,9 @@ h5::File begin_file(std::string const& final_path, std::string const& kind, RunR
 }
 
 void update_record(h5::File& file, RunRecord const& record) {
+  require(!file.exists("/run/history"), file.name() +
+                                            ": update_record writes the history once, into a file begun "
+                                            "without one (begin_file with an empty history)");
   file.set_attribute("/run", "step", static_cast<std::int64_t>(record.step));
   write_history(file, record);
 }

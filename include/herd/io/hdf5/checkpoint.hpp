@@ -51,7 +51,8 @@ std::vector<std::int64_t> read_member_history(h5::File const& file, RunRecord co
 /// Creates `final_path`'s temporary file and writes the record into it (the kind is
 /// "herd-checkpoint" or "herd-output"). Collective.
 h5::File begin_file(std::string const& final_path, std::string const& kind, RunRecord const& record, MPI_Comm comm);
-/// Rewrites the record's step and history in a file from begin_file (outputs: at the end of a run).
+/// Writes the record's step and history, once, into a file from begin_file given an empty history
+/// (outputs: at the end of a run). Throws herd::Error for a file that holds a history already.
 void update_record(h5::File& file, RunRecord const& record);
 
 /// Opens a checkpoint and reads its record, checking its kind, version and consistency; every
