@@ -54,7 +54,10 @@ agent_index agents_described(bool named, global_id largest, std::uint64_t rows, 
 bool cover_table_agents(HostEdgeList& edges, AttributeTable const& table, std::string const& name) {
   bool const named = !table.ids.empty();
   global_id const largest = named ? *std::max_element(table.ids.begin(), table.ids.end()) : -1;
-  auto const described = agents_described(named, largest, table.rows, name);
+  return cover_agents(edges, agents_described(named, largest, table.rows, name));
+}
+
+bool cover_agents(HostEdgeList& edges, agent_index described) {
   if (described <= edges.num_agents) return false;
   edges.num_agents = described;
   return true;

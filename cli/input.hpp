@@ -79,8 +79,11 @@ CsrGraph<Memory, WeightStorage> graph_of_edges(Options const& options, Exec cons
 /// `table_ids` as for check_share_fits.
 void check_edge_list_fits(Options const& options, HostEdgeList const& edges, bool table_ids = false);
 
-/// Raises the agent count of an edge list (dense ids) to cover every agent the table names:
-/// agents without contacts are agents too. Returns whether it raised it.
+/// Raises the agent count of an edge list (dense ids) to `described`, where that is more: agents
+/// without contacts are agents too. Returns whether it raised it.
+bool cover_agents(HostEdgeList& edges, agent_index described);
+
+/// cover_agents for every agent the table names.
 bool cover_table_agents(HostEdgeList& edges, AttributeTable const& table, std::string const& name);
 
 /// The agents an attribute table `name` describes: one past its `largest` id when it names its

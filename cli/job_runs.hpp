@@ -277,12 +277,8 @@ LocalGraph<Memory, WeightStorage> read_share(Options const& o, Exec const& exec,
   bool const directed = o.directed || edges.directed;
   mpi::collectively(comm, [&] {
     // Agents without contacts are agents too, as cover_table_agents makes them for one process.
-    bool table_ids = false;
-    if (table) {
-      auto const described = agents_described(table->named, table->largest, table->rows, o.attributes);
-      table_ids = described > edges.num_agents;
-      edges.num_agents = std::max(edges.num_agents, described);
-    }
+    bool const table_ids =
+        table && cover_agents(edges, agents_described(table->named, table->largest, table->rows, o.attributes));
     int const size = mpi::size_of(comm);
     // Held while building: the rank's lines, 20 bytes each (read in place, or a round at a time
     // copied to a device).

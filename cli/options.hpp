@@ -160,6 +160,7 @@ void check_graph_file(Options const& o, bool population_file);
 
 /// Refuses options given together that ask for opposite things (--gpu-aware-mpi, --staged-mpi).
 void check_contradictions(std::map<std::string, std::string> const& given);
+
 /// Parses argv (without the program name). Throws UsageError, also for an option given twice
 /// unless `later_wins` (herd resume: options given anew replace the checkpoint's).
 Options parse(std::vector<std::string> const& args, bool later_wins = false);
