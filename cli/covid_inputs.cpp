@@ -1,4 +1,5 @@
 #include "covid_inputs.hpp"
+#include <herd/io/text/shown_field.hpp>
 
 #include <herd/config.hpp>
 #include <herd/core/error.hpp>
@@ -49,7 +50,8 @@ std::vector<std::uint8_t> age_groups_of(AttributeColumn const& column, std::stri
       if (!known.empty()) known += ", ";
       known += l;
     }
-    throw Error(source + ": column " + column.name + ": unknown age group '" + *unknown + "' (expected " + known + ")");
+    throw Error(source + ": column " + column.name + ": unknown age group " + io::quoted_field(*unknown) +
+                " (expected " + known + ")");
   }
   // Category code -> age group, through the label.
   std::vector<std::uint8_t> group_of_code;
@@ -83,7 +85,7 @@ std::vector<std::uint8_t> stages_of(AttributeColumn const& column, std::string c
       if (failure.empty() || agent < failing_agent) {
         failing_agent = agent;
         failure = source + ": column " + column.name + ": agent " + std::to_string(agent) + " has stage " +
-                  (category ? "'" + *category + "'" : number_text(v)) + " (expected 0 S, 1 E, 2 I, 3 R or 4 D)";
+                  (category ? io::quoted_field(*category) : number_text(v)) + " (expected 0 S, 1 E, 2 I, 3 R or 4 D)";
       }
       continue;
     }

@@ -18,12 +18,9 @@ bool is_generator(std::string const& graph) {
   return graph == "population" || graph == "erdos-renyi" || graph == "power-law" || graph == "watts-strogatz";
 }
 
-namespace {
-// What a graph too large is said to come from: the file, and the table whose ids made its agents.
 std::string sized_by(Options const& o, bool table_ids) {
   return table_ids ? o.graph + " with the ids of " + o.attributes : o.graph;
 }
-}  // namespace
 
 void check_edge_list_fits(Options const& o, HostEdgeList const& edges, bool table_ids) {
   double const lines = static_cast<double>(edges.sources.size());

@@ -67,6 +67,10 @@ std::optional<EdgeSource<Memory>> edge_source_of(Options const& options, Exec co
 void check_share_fits(Options const& options, int ranks, double agents, double entries, double held_bytes = 0.0,
                       bool table_ids = false);
 
+/// What a graph's agent count is said to come from: --graph, and --attributes where `table_ids`
+/// (its ids raised the count).
+std::string sized_by(Options const& options, bool table_ids);
+
 /// Whether --graph names an edge-list file (not a generator or a population file).
 bool is_edge_list_file(Options const& options);
 

@@ -674,7 +674,21 @@ TEST(EdgeListReader, NamesFileLineAndProblem) {
   EXPECT_EQ(error_of("3,3,u,graph\n1,2\n# a comment\n2,3\n"),
             ": the header declares 3 edges but the file holds 2 edge lines (a truncated or altered file?)");
   EXPECT_EQ(error_of("3,1,d,graph\n1,2\n2,3\n"),
-            ": the header declares 1 edges but the file holds 2 edge lines (a truncated or altered file?)");
+            ": the header declares 1 edge but the file holds 2 edge lines (a truncated or altered file?)");
+  EXPECT_EQ(error_of("3,2,d,graph\n1,2\n"),
+            ": the header declares 2 edges but the file holds 1 edge line (a truncated or altered file?)");
+  // A damaged file's line can be one long field: it is cut in the message, with its length.
+  EXPECT_EQ(error_of("0 1\n1 " + std::string(5000, 'x') + "\n"),
+            ":2: '" + std::string(40, 'x') + "...' (5000 bytes) is not an integer agent id");
+  EXPECT_EQ(error_of("0 " + std::string(5000, '9') + "\n"),
+            ":1: agent id of 5000 digits exceeds the largest supported id 2147483646");
+  // Never inside a UTF-8 character: 'é' is two bytes, so 20 of them fill the 40 bytes kept.
+  std::string accents;
+  for (int i = 0; i < 100; ++i) accents += "\xc3\xa9";
+  EXPECT_EQ(error_of("0 1 " + accents + "\n"),
+            ":1: '" + accents.substr(0, 40) + "...' (200 bytes) is not a non-negative weight");
+  EXPECT_EQ(error_of("0 1 x" + accents + "\n"),
+            ":1: 'x" + accents.substr(0, 38) + "...' (201 bytes) is not a non-negative weight");
   EXPECT_EQ(error_of("# x\n3,many,u,graph\n1,2\n"), ":2: the header's edge count 'many' is not a count of edges");
   EXPECT_THROW(read_edge_list("/nonexistent/graph.txt"), herd::Error);
 }

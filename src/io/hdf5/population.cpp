@@ -351,7 +351,7 @@ HostRows read_population_rows(std::string const& path, MPI_Comm comm) {
     check_format(*file, kind);
     layout = graph_layout(*file, path);
     require(layout.rows - 1 >= static_cast<std::uint64_t>(ranks),
-            "cannot split " + std::to_string(layout.rows - 1) + " agents into " + std::to_string(ranks) +
+            path + ": cannot split its " + std::to_string(layout.rows - 1) + " agents into " + std::to_string(ranks) +
                 " parts: every rank needs at least one agent (use fewer ranks)");
   });
   auto const agents = layout.rows - 1, entries = layout.entries;

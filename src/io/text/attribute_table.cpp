@@ -1,6 +1,7 @@
 #include <herd/core/error.hpp>
 #include <herd/io/text/attribute_table.hpp>
 #include <herd/io/text/edge_list_parser.hpp>
+#include <herd/io/text/shown_field.hpp>
 
 #include "line_ends.hpp"
 
@@ -176,7 +177,7 @@ std::optional<global_id> agent_id_of(std::string const& text) {
 }
 
 std::string bad_agent_id(std::string const& column, std::string const& text) {
-  return column + " '" + text + "' is not a non-negative integer agent id";
+  return column + " " + io::quoted_field(text) + " is not a non-negative integer agent id";
 }
 
 std::string repeated_agent_id(global_id id) { return "agent id " + std::to_string(id) + " appears twice"; }

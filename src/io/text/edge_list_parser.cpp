@@ -1,4 +1,5 @@
 #include <herd/io/text/edge_list_parser.hpp>
+#include <herd/io/text/shown_field.hpp>
 
 #include <herd/core/error.hpp>
 
@@ -153,11 +154,11 @@ EdgeListFormat edge_list_format(std::string_view text, std::string const& name) 
       constexpr long long max_agents = std::numeric_limits<agent_index>::max();
       if (!parse_id(fields[0], format.declared_agents) || format.declared_agents <= 0 ||
           format.declared_agents > max_agents)
-        throw Error(name + ":" + std::to_string(line_number) + ": the header's agent count '" + std::string(fields[0]) +
-                    "' is not a positive agent count");
+        throw Error(name + ":" + std::to_string(line_number) + ": the header's agent count " +
+                    io::quoted_field(fields[0]) + " is not a positive agent count");
       if (!parse_id(fields[1], format.declared_edges) || format.declared_edges < 0)
-        throw Error(name + ":" + std::to_string(line_number) + ": the header's edge count '" + std::string(fields[1]) +
-                    "' is not a count of edges");
+        throw Error(name + ":" + std::to_string(line_number) + ": the header's edge count " +
+                    io::quoted_field(fields[1]) + " is not a count of edges");
       format.base = 1;
       format.directed = fields[2] == "d";
       format.header_end = std::min(position, text.size());
@@ -170,8 +171,11 @@ EdgeListFormat edge_list_format(std::string_view text, std::string const& name) 
 
 std::string declared_edges_error(std::string const& name, EdgeListFormat const& format, long long lines) {
   if (format.declared_edges < 0 || format.declared_edges == lines) return {};
-  return name + ": the header declares " + std::to_string(format.declared_edges) + " edges but the file holds " +
-         std::to_string(lines) + " edge lines (a truncated or altered file?)";
+  auto const counted = [](long long n, char const* what) {
+    return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+  };
+  return name + ": the header declares " + counted(format.declared_edges, "edge") + " but the file holds " +
+         counted(lines, "edge line") + " (a truncated or altered file?)";
 }
 
 EdgeLines parse_edge_lines(std::string_view text, EdgeListFormat const& format, std::size_t first_line,
@@ -219,9 +223,11 @@ EdgeLines parse_edge_lines(std::string_view text, EdgeListFormat const& format, 
       if (!parse_id(fields[k], ids[k])) {
         // Digits beyond 64 bits are an id too large, not a malformed one.
         bool const digits = fields[k].find_first_not_of("0123456789") == std::string_view::npos;
-        fail(digits ? "agent id " + std::string(fields[k]) + " exceeds the largest supported id " +
-                          std::to_string(max_id - 1 + base)
-                    : "'" + std::string(fields[k]) + "' is not an integer agent id");
+        fail(digits ? "agent id " +
+                          (fields[k].size() <= 80 ? std::string(fields[k])
+                                                  : "of " + std::to_string(fields[k].size()) + " digits") +
+                          " exceeds the largest supported id " + std::to_string(max_id - 1 + base)
+                    : io::quoted_field(fields[k]) + " is not an integer agent id");
         break;
       }
       ids[k] -= base;
@@ -239,16 +245,16 @@ EdgeLines parse_edge_lines(std::string_view text, EdgeListFormat const& format, 
     if (count >= 3 && !parse_weight(fields[2], weight)) {
       std::string const field(fields[2]);
       if (beyond_float(fields[2]))
-        fail("'" + field + "' lies beyond a 32-bit float's range of weights");
+        fail(io::quoted_field(field) + " lies beyond a 32-bit float's range of weights");
       else
-        fail("'" + field + "' is not a non-negative weight" +
+        fail(io::quoted_field(field) + " is not a non-negative weight" +
              (count == 3 && is_layer_name(fields[2]) ? " (a layer comes fourth, after a weight)" : ""));
       break;
     }
     layer_index layer = 0;
     if (count == 4) {
       if (!is_layer_name(fields[3])) {
-        fail("'" + std::string(fields[3]) + "' is not a layer name (" + layer_name_rule + ")");
+        fail(io::quoted_field(fields[3]) + " is not a layer name (" + layer_name_rule + ")");
         break;
       }
       layer = layers.number(fields[3], edges.layer_names, out.too_many_layers);

@@ -1,3 +1,4 @@
+#include <herd/io/text/shown_field.hpp>
 #include <herd/io/text/timed_contacts_parser.hpp>
 
 #include <herd/core/error.hpp>
@@ -53,7 +54,7 @@ std::pair<std::size_t, std::string> parse_timed_lines(std::string_view text, std
     // "name:line: what 'field' problem (a line is: time id id)"
     auto const failure = [&](char const* what, std::string_view field = {}, char const* problem = "") {
       std::string message = name + ":" + std::to_string(line_number) + ": " + what;
-      if (!field.empty()) message.append(" '").append(field).append("' ").append(problem);
+      if (!field.empty()) message.append(" ").append(io::quoted_field(field)).append(" ").append(problem);
       return std::make_pair(line_number, message + " (a line is: time id id)");
     };
     long long time = 0, a = 0, b = 0;
