@@ -15,6 +15,7 @@
 #include <herd/graph/graph_hash.hpp>
 #include <herd/herd.hpp>
 #include <herd/io/device_copy.hpp>
+#include <herd/models/covid_astoria.hpp>
 #include <herd/mpi/local_graph.hpp>
 #include <herd/scenario/run_scenario.hpp>
 #if HERD_ENABLE_MPI
@@ -43,17 +44,22 @@ class File;  // held by pointer also where Herd is built without HDF5
 
 namespace herd::cli {
 
-// The classes of `--scenario`'s vaccinations in the order oldest-first, for a model with ages
-// (covid): the oldest age group is class 0.
+// The classes of `--scenario`'s vaccinations in the order oldest-first, for covid on Astoria's
+// age groups: the oldest group, 65A, is class 0, and U19 (the last age code) class 5.
 template <class Sim, class Model>
 typename Interventions<Sim, Model>::Priority vaccination_classes(Sim const& sim, Model const& model) {
+  auto const& rank = astoria_oldest_first();
+  require(static_cast<std::size_t>(model.num_age_groups()) == rank.size(),
+          "covid: oldest-first needs Astoria's age groups");
+  Kokkos::View<std::uint8_t*, Memory> class_of_group("herd::scenario::class_of_group", rank.size());
+  Kokkos::deep_copy(class_of_group, Kokkos::View<std::uint8_t const*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                                        rank.data(), rank.size()));
   typename Interventions<Sim, Model>::Priority classes(
       Kokkos::ViewAllocateWithoutInitializing("herd::scenario::classes"), sim.num_agents());
   auto const age = model.age;
-  auto const oldest = static_cast<std::uint8_t>(model.num_age_groups() - 1);
   Kokkos::parallel_for(
       "herd::scenario::oldest_first", Kokkos::RangePolicy<Exec>(sim.execution_space_instance(), 0, sim.num_agents()),
-      KOKKOS_LAMBDA(agent_index i) { classes(i) = static_cast<std::uint8_t>(oldest - age.stored(i)); });
+      KOKKOS_LAMBDA(agent_index i) { classes(i) = class_of_group(age.stored(i)); });
   return classes;
 }
 

@@ -206,6 +206,24 @@ class CovidRun(hf.Case):
         self.assertEqual(parameters["mortality"], 0.5)
         self.assertEqual(parameters["age_reading"], "agenttorch")
 
+    def test_oldest_first_vaccinates_65a_first(self):
+        # Astoria's age codes are not in the order of ages (U19 is the last): only the 65A agents
+        # are susceptible, and the first step's 100 doses, the size of the oldest class, are theirs.
+        with open(self.path("ring.txt"), "w") as f:
+            f.writelines(f"{i} {(i + 1) % 600}\n" for i in range(600))
+        with open(self.path("ages.csv"), "w") as f:
+            f.write("id,age_group,initial_disease_stage\n")
+            f.writelines(f"{i},{AGES[i % 6]},{0 if AGES[i % 6] == '65A' else 3}\n" for i in range(600))
+        with open(self.path("vaccinate.json"), "w") as f:
+            json.dump({"events": [{"step": 1, "vaccinate": {"per_step": 100, "order": "oldest-first"}}]}, f)
+        for ranks in [0, 2] if hf.MPIEXEC else [0]:
+            self.ok(ranks, "run", "--model", "covid", "--graph", self.path("ring.txt"), "--attributes",
+                    self.path("ages.csv"), "--scenario", self.path("vaccinate.json"), "--steps", "2", "--quiet",
+                    "--csv", self.path("v.csv"))
+            header, rows = counts(self.path("v.csv"))
+            self.assertEqual(header, ["step", "S", "E", "I", "R", "D"])
+            self.assertEqual([row[1] for row in rows], [100, 0, 0], f"susceptible on {ranks} ranks")
+
     def test_ages_drawn_when_no_population_is_given(self):
         self.ok(0, "run", "--model", "covid", "--graph", "erdos-renyi", "--agents", "20000", "--mean-degree", "4",
                 "--steps", "25", "--initial-infected", "30", "--transmission-rate", "10", "--quiet", "--csv",

@@ -7,6 +7,7 @@
 #include <herd/core/error.hpp>
 #include <herd/models/covid.hpp>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,13 @@ namespace herd {
 inline std::vector<std::string> const& astoria_age_labels() {
   static std::vector<std::string> const labels = {"20t29", "30t39", "40t49", "50t64", "65A", "U19"};
   return labels;
+}
+
+/// Each Astoria age code's rank from the oldest group: 65A is 0, 50t64 1, ..., U19 5 (the codes
+/// are not in the order of ages: U19 is the last).
+inline std::vector<std::uint8_t> const& astoria_oldest_first() {
+  static std::vector<std::uint8_t> const rank = {4, 3, 2, 1, 0, 5};
+  return rank;
 }
 
 /// The age groups of Astoria's labels with their parameters. `labels`: each label gets the
