@@ -64,7 +64,9 @@ void random_pairs(ExecutionSpace const& exec, EdgeList<typename ExecutionSpace::
 }
 
 // Shift that caps the largest expected Chung-Lu degree: with weights (i + shift)^-alpha, agent 0
-// expects n c shift^-alpha / sum_i (i + shift)^-alpha neighbours. Solved by bisection on the host.
+// expects n c shift^-alpha / sum_i (i + shift)^-alpha neighbours. Shift 1 (weights i^-alpha from
+// i = 1, the static model) where its top degree is within the cap: a shift below 1 would make
+// agent 0 a hub far above the power law's tail. Else solved by bisection on the host.
 inline double power_law_shift(double n, double alpha, double mean_degree, double max_degree) {
   auto expected_top = [&](double shift) {
     double const total = alpha == 1.0
@@ -72,6 +74,7 @@ inline double power_law_shift(double n, double alpha, double mean_degree, double
                              : (std::pow(n + shift, 1.0 - alpha) - std::pow(shift, 1.0 - alpha)) / (1.0 - alpha);
     return n * mean_degree * std::pow(shift, -alpha) / (total + 0.5 * std::pow(shift, -alpha));
   };
+  if (expected_top(1.0) <= max_degree) return 1.0;
   double lo = 1e-3, hi = 1e12;
   for (int iteration = 0; iteration < 200; ++iteration) {
     double const mid = std::sqrt(lo * hi);

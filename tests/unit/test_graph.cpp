@@ -1,6 +1,7 @@
 #include "test_common.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -281,6 +282,21 @@ TEST(Generators, PowerLawHasHubsAndTheMeanDegree) {
   // The cap is mean * sqrt(n) = 5060: the top agent comes close, far above Poisson tails.
   EXPECT_GT(stats.max_degree, 2500);
   EXPECT_LE(stats.max_degree, 5060 * 1.2);
+}
+
+// Where the cap does not bind (a steep tail), agent i expects n c (i + 1)^-alpha / sum_j (j + 1)^-alpha
+// neighbours: the first agents follow the law, and agent 0 is no hub at the cap (1581 here).
+TEST(Generators, PowerLawBelowTheCapFollowsTheLaw) {
+  agent_index const n = 100000;
+  double const c = 5.0, alpha = 1.0 / (3.5 - 1.0);
+  auto g = herd::test::generated_graph<Kokkos::DefaultExecutionSpace>(PowerLaw{n, 3.5, c, 0.0}, 3);
+  auto const offsets = to_vector(g.row_offsets);
+  double total = 0.0;
+  for (agent_index j = 0; j < n; ++j) total += std::pow(j + 1.0, -alpha);
+  for (agent_index i = 0; i < 4; ++i) {
+    double const expected = n * c * std::pow(i + 1.0, -alpha) / total;  // 300 for agent 0
+    EXPECT_NEAR(static_cast<double>(offsets[i + 1] - offsets[i]), expected, 5.0 * std::sqrt(expected)) << i;
+  }
 }
 
 TEST(Generators, WattsStrogatzWithoutRewiringIsARing) {

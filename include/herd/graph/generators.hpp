@@ -21,8 +21,9 @@ struct ErdosRenyi {
   double mean_degree = 0.0;
 };
 
-/// Chung-Lu graph with expected degrees following a power law P(k) ~ k^-exponent. Expected degrees
-/// are capped at `max_degree` (0: mean_degree * sqrt(agents), at most agents / 4).
+/// Chung-Lu graph with expected degrees following a power law P(k) ~ k^-exponent: agent i expects
+/// a degree proportional to (i + 1)^(-1 / (exponent - 1)), shifted where the largest would exceed
+/// `max_degree` (0: mean_degree * sqrt(agents), at most agents / 4) so that it meets that cap.
 struct PowerLaw {
   agent_index agents = 0;
   double exponent = 2.5;
