@@ -77,6 +77,12 @@ class Resume(Case):
                     line = json.loads(f.read().splitlines()[-1])
                 self.assertEqual(line["first_step"], 37)
                 self.assertAlmostEqual(3 * line["seconds_per_step"] / d["step_loop_seconds"], 1, delta=1e-6)
+                # A resume to the checkpoint's own step makes none: no time per step, and no rates.
+                self.ok(ranks, "resume", ckpt, "--steps", "37", "--json", self.path("none.json"))
+                with open(self.path("none.json")) as f:
+                    none = json.load(f)
+                self.assertEqual([none[key] for key in ("seconds_per_step", "agent_updates_per_second",
+                                                        "edges_per_second")], [None, None, None])
 
     def test_one_process_stepping_is_not_asked_of_ranks_resuming(self):
         # --reorder and --stepping verify run on one process alone and change no result: ranks
@@ -289,6 +295,54 @@ class FullDisk(Case):
                     self.assertRegex(lines[0], r"^herd: (rank \d+ of \d+: )?" + re.escape(out) + r": .*writing (the file )?failed")
                     self.assertEqual(read(out), "the previous file\n")
                     self.assertEqual(os.listdir(self.disk), ["out.h5"], "a partial file was left behind")
+
+    def test_writes_lost_without_an_error_are_found_by_reading_back(self):
+        # Open MPI's OMPIO at 3 ranks loses some writes to a full disk and reports none: the
+        # checkpoint looked whole, replaced the good one, and failed its checksums at the next resume.
+        if not herd_files_test.MPIEXEC:
+            self.skipTest("needs mpiexec")
+        disk = self.path("larger")
+        os.mkdir(disk)
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=200k", "tmpfs", disk]).returncode != 0:
+            self.skipTest("cannot mount a small file system here")
+        self.addCleanup(subprocess.run, ["umount", "-l", disk])
+        ckpt = os.path.join(disk, "c.h5")
+        run = ["--model", "seir", "--graph", "erdos-renyi", "--agents", "20000", "--quiet"]
+        self.ok(0, "run", *run, "--steps", "20", "--checkpoint", ckpt)
+        self.ok(0, "run", *run, "--steps", "25", "--csv", self.path("whole.csv"))
+        with open(ckpt, "rb") as f:
+            good = f.read()
+        with open(os.path.join(disk, "filler"), "wb") as f:
+            f.write(bytes(100 * 1024))  # 67 KB of checkpoint, then about 32 KB free
+        for ranks in (2, 3):
+            with self.subTest(ranks=ranks):
+                result = herd(ranks, "resume", ckpt, "--steps", "40", "--checkpoint", ckpt)
+                self.assertEqual(result.returncode, 1, result.stderr)
+                self.assertIn(ckpt + ": ", result.stderr)
+                with open(ckpt, "rb") as f:
+                    self.assertTrue(f.read() == good, "the good checkpoint was replaced")
+                self.assertEqual(sorted(os.listdir(disk)), ["c.h5", "filler"], "a partial file was left behind")
+        os.remove(os.path.join(disk, "filler"))
+        self.ok(0, "resume", ckpt, "--steps", "25", "--csv", self.path("resumed.csv"))
+        self.assertEqual(read(self.path("resumed.csv")), read(self.path("whole.csv")))
+        # Under ROMIO a rank whose part of a collective write failed left the others in it for
+        # good: each rank now writes its rows alone, and every MPI-IO layer ends the job.
+        launcher = open_mpi_mpiexec()
+        if launcher is None:
+            return
+        os.remove(ckpt)
+        with open(os.path.join(disk, "filler"), "wb") as f:
+            f.write(bytes(145 * 1024))
+        for io in ("romio321", "ompio"):
+            with self.subTest(io=io):
+                command = [*launcher, "--mca", "io", io, "-n", "2", herd_files_test.HERD, "run", *run, "--steps", "20",
+                           "--checkpoint", ckpt]
+                result = subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=120)
+                if "romio321" in result.stderr and "component" in result.stderr.lower():
+                    continue  # this Open MPI has no ROMIO
+                self.assertEqual(result.returncode, 1, result.stderr)
+                self.assertIn(ckpt + ": /agents/", result.stderr)
+                self.assertEqual(sorted(os.listdir(disk)), ["filler"], "a partial file was left behind")
 
 
 def open_mpi_mpiexec():

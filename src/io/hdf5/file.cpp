@@ -4,6 +4,7 @@
 #include <hdf5.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -280,7 +281,8 @@ File::File(File&& other) noexcept
     : path_(std::move(other.path_)),
       name_(std::move(other.name_)),
       comm_(other.comm_),
-      id_(std::exchange(other.id_, -1)) {}
+      id_(std::exchange(other.id_, -1)),
+      written_(std::move(other.written_)) {}
 
 File& File::operator=(File&& other) noexcept {
   if (this != &other) {
@@ -289,6 +291,7 @@ File& File::operator=(File&& other) noexcept {
     name_ = std::move(other.name_);
     comm_ = other.comm_;
     id_ = std::exchange(other.id_, -1);
+    written_ = std::move(other.written_);
   }
   return *this;
 }
@@ -554,6 +557,12 @@ void File::write_rows(std::string const& dataset, Type type, std::uint64_t first
   Id memory_space(select_rows(file_space.get(), first, count, name_, dataset), H5Sclose);
   Id t(native(type), H5Tclose);
   Id dxpl(transfer_collectively(), H5Pclose);
+#if HERD_ENABLE_MPI
+  // Each rank writes its own block of rows, one contiguous range: alone, so that a rank whose
+  // write fails (a full disk) returns, where a collective write left ROMIO's other ranks waiting
+  // in it for good and OMPIO's aggregators losing data without an error.
+  H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_INDEPENDENT);
+#endif
   // A rank whose part failed (its disk full) must not leave the others in the checksum's sum:
   // every rank throws.
   std::string failure;
@@ -571,9 +580,45 @@ void File::write_rows(std::string const& dataset, Type type, std::uint64_t first
     return;
   }
   auto const row = row_size(extents(dataset));
-  auto const written = sum_over(comm_, checksum(type, first * row, count * row, data));
+  auto const mine = checksum(type, first * row, count * row, data);
+  written_.push_back({dataset, type, first, count, mine});
+  auto const written = sum_over(comm_, mine);
   auto const before = had ? int_attribute(dataset, checksum_attribute) : 0;
   set_attribute(dataset, checksum_attribute, static_cast<std::int64_t>(static_cast<std::uint64_t>(before) + written));
+}
+
+void File::check_written(std::vector<WrittenPart> const& parts) const {
+  // In rounds of at most 64 MiB a rank, read collectively: every rank takes part in every round
+  // (with no rows once its own are read), as in read_rows.
+  constexpr std::uint64_t round_bytes = std::uint64_t{64} << 20;
+  std::string failure;
+  std::vector<unsigned char> values;
+  for (auto const& part : parts) {
+    Id d(open_dataset(id_, name_, part.dataset), H5Dclose);
+    Id t(native(part.type), H5Tclose);
+    Id dxpl(transfer_collectively(), H5Pclose);
+    std::uint64_t const row = row_size(extents(part.dataset)), row_bytes = row * size_of(part.type);
+    std::uint64_t const rows_a_round = std::max<std::uint64_t>(1, round_bytes / std::max<std::uint64_t>(row_bytes, 1));
+    std::uint64_t rounds = (part.count + rows_a_round - 1) / rows_a_round;
+    MPI_Allreduce(MPI_IN_PLACE, &rounds, 1, MPI_UINT64_T, MPI_MAX, comm_);
+    std::uint64_t sum = 0;
+    for (std::uint64_t k = 0; k < rounds; ++k) {
+      std::uint64_t const first = std::min(part.first + k * rows_a_round, part.first + part.count);
+      std::uint64_t const count = failure.empty() ? std::min(rows_a_round, part.first + part.count - first) : 0;
+      Id file_space(H5Dget_space(d.get()), H5Sclose);
+      Id memory_space(select_rows(file_space.get(), first, count, name_, part.dataset), H5Sclose);
+      values.resize(static_cast<std::size_t>(std::max<std::uint64_t>(count * row_bytes, 1)));
+      if (H5Dread(d.get(), t.get(), memory_space.get(), file_space.get(), dxpl.get(), values.data()) < 0)
+        failure = failure_text(name_, part.dataset, "reading back what was written failed");
+      else if (count > 0)
+        sum += checksum(part.type, first * row, count * row, values.data());
+    }
+    if (failure.empty() && sum != part.checksum)
+      failure = name_ + ": " + part.dataset +
+                ": the values read back differ from those written: they were lost on the way to storage (is the "
+                "disk full?)";
+  }
+  mpi::raise_if_any_failed(comm_, failure);
 }
 
 void File::read_rows(std::string const& dataset, Type type, std::uint64_t first, std::uint64_t count,

@@ -8,6 +8,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace herd::io {
 
@@ -21,6 +24,24 @@ std::string sync_to_storage(std::string const& path, int flags) {
   if (::fsync(fd) != 0 && errno != EINVAL) failure = path + ": fsync failed: " + std::strerror(errno);
   ::close(fd);
   return failure;
+}
+
+// What reading `partial` back finds wrong with what each rank wrote (the same text on every
+// rank; empty when all is there). Some MPI-IO layers lose writes to a full disk without an error
+// (Open MPI's OMPIO at 3 ranks and more): the file would look whole, and its checksums fail only
+// when it is read. Collective.
+std::string read_back(std::string const& partial, std::string const& final_path, MPI_Comm comm,
+                      std::vector<h5::File::WrittenPart> const& parts) {
+  try {
+    std::optional<h5::File> again;
+    mpi::collectively(comm, [&] { again.emplace(h5::File::open(partial, comm)); });
+    again->named(final_path);
+    again->check_written(parts);
+    again->close();
+  } catch (std::exception const& e) {
+    return e.what();
+  }
+  return {};
 }
 
 }  // namespace
@@ -58,6 +79,7 @@ h5::File create_partial(std::string const& final_path, std::string const& kind, 
 WrittenFile finish_file(h5::File& file, std::string const& final_path) {
   MPI_Comm const comm = file.communicator();
   std::string const partial = file.path();
+  auto const parts = file.written();
   try {
     file.close();
   } catch (...) {
@@ -70,10 +92,10 @@ WrittenFile finish_file(h5::File& file, std::string const& final_path) {
   // Whole now: rank 0, which made it, puts it in place or removes it, after the barrier.
   if (mpi::rank_of(comm) != 0) unshare_temporary(partial);
   MPI_Barrier(comm);
-  std::string failure;
+  std::string failure = read_back(partial, final_path, comm, parts);
   WrittenFile written;
   if (mpi::rank_of(comm) == 0) {
-    failure = sync_to_storage(partial, O_RDONLY);
+    if (failure.empty()) failure = sync_to_storage(partial, O_RDONLY);
     if (failure.empty()) {
       try {
         written = {partial, replaced_file(final_path)};

@@ -123,6 +123,19 @@ class File {
   /// A whole small dataset written by every rank with the same contents (rank 0's are stored).
   void write_all(std::string const& dataset, Type type, std::vector<std::uint64_t> const& extents, void const* data);
 
+  /// Rows one write_rows call of this rank wrote in the dataset's own type, and their checksum.
+  struct WrittenPart {
+    std::string dataset;
+    Type type;
+    std::uint64_t first = 0, count = 0, checksum = 0;
+  };
+  /// This rank's writes in the datasets' own types, in order (the same datasets on every rank).
+  std::vector<WrittenPart> const& written() const { return written_; }
+  /// Reads back the `parts` a writer of this file made (its written()), each rank its own, and
+  /// throws herd::mpi::CollectiveError on every rank where any read other values: data lost on
+  /// the way to storage without an error (a full disk under some MPI-IO layers). Collective.
+  void check_written(std::vector<WrittenPart> const& parts) const;
+
  private:
   File(std::string path, MPI_Comm comm, std::int64_t id) : path_(std::move(path)), name_(path_), comm_(comm), id_(id) {}
   [[noreturn]] void fail(std::string const& object, std::string const& what) const;
@@ -132,6 +145,7 @@ class File {
   std::string name_;
   MPI_Comm comm_ = MPI_COMM_NULL;
   std::int64_t id_ = -1;  // hid_t, kept out of this header so that users need no HDF5 include path
+  std::vector<WrittenPart> written_;
 };
 
 }  // namespace herd::io::h5
