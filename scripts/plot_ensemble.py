@@ -16,15 +16,12 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from plot_output import checked_output  # noqa: E402
+from plot_output import checked_output, read_text, save  # noqa: E402
 
 
 def read_summary(path):
     try:
-        with open(path) as f:
-            summary = json.load(f)
-    except OSError as error:
-        sys.exit(f"{path}: {error.strerror}")
+        summary = json.loads(read_text(path, "a herd ensemble summary"))
     except json.JSONDecodeError as error:
         sys.exit(f"{path}: not JSON ({error.msg}, line {error.lineno})")
     if not isinstance(summary, dict) or "points" not in summary or "observables" not in summary:
@@ -35,6 +32,11 @@ def read_summary(path):
 def label_of(point):
     parameters = point.get("parameters", {})
     return ", ".join(f"{name} = {value:g}" for name, value in parameters.items()) or "all members"
+
+
+def members_of(point):
+    count = len(point["members"])
+    return f"{count} member" if count == 1 else f"{count} members"
 
 
 def main():
@@ -54,26 +56,33 @@ def main():
         sys.exit(f"{args.json}: no observable '{observable}' (it has {', '.join(observables)})")
     scale = 1.0 / summary["agents"] if args.fraction else 1.0
 
-    fig, ax = plt.subplots(figsize=(7, 4), dpi=120)
+    points = summary["points"]
+    # Beyond the 10 colours of the cycle, one colour map gives every point its own; the legend
+    # then goes beside the axes, in columns.
+    many = len(points) > 10
+    fig, ax = plt.subplots(figsize=(11 if many else 7, 4), dpi=120)
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for n, point in enumerate(summary["points"]):
+    if many:
+        colours = [plt.get_cmap("viridis")(n / (len(points) - 1)) for n in range(len(points))]
+    for n, point in enumerate(points):
         series = point["series"][observable]
         steps = range(len(series["q50"]))
-        colour = colours[n % len(colours)]
+        colour = colours[n]
         band = lambda key: [v * scale for v in series[key]]  # noqa: E731
         ax.fill_between(steps, band("q05"), band("q95"), color=colour, alpha=0.15, linewidth=0)
         ax.fill_between(steps, band("q25"), band("q75"), color=colour, alpha=0.3, linewidth=0)
-        ax.plot(steps, band("q50"), color=colour, label=f"{label_of(point)} ({len(point['members'])} members)")
+        ax.plot(steps, band("q50"), color=colour, label=f"{label_of(point)} ({members_of(point)})")
     ax.set_xlabel("step")
     ax.set_ylabel(f"{observable}, fraction of agents" if args.fraction else f"{observable}, agents")
     ax.set_title(args.title or f"{summary['model']}: median, 50 % and 90 % bands")
     ax.grid(alpha=0.3)
-    ax.legend(frameon=False, fontsize="small")
+    if many:
+        ax.legend(frameon=False, fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                  ncol=(len(points) + 23) // 24)
+    else:
+        ax.legend(frameon=False, fontsize="small")
     fig.tight_layout()
-    try:
-        fig.savefig(args.output)
-    except OSError as error:
-        sys.exit(f"{args.output}: {error.strerror}")
+    save(fig, args.output)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ lines of each file share a style and the legend names the file.
 
 import argparse
 import csv
+import io
 import os
 import sys
 
@@ -17,15 +18,11 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from plot_output import checked_output  # noqa: E402
+from plot_output import checked_output, read_text, save  # noqa: E402
 
 
 def read_series(path):
-    try:
-        with open(path, newline="") as f:
-            rows = list(csv.reader(f))
-    except OSError as error:
-        sys.exit(f"{path}: {error.strerror}")
+    rows = list(csv.reader(io.StringIO(read_text(path, "a herd time series"), newline="")))
     if len(rows) < 2 or rows[0][0] != "step":
         sys.exit(f"{path}: not a herd time series (expected a header 'step,<state>,...' and rows)")
     header, body = rows[0], rows[1:]
@@ -62,7 +59,7 @@ def main():
     ax.grid(alpha=0.3)
     ax.legend(frameon=False)
     fig.tight_layout()
-    fig.savefig(args.output)
+    save(fig, args.output)
     print(f"wrote {args.output}")
 
 

@@ -11,6 +11,7 @@ above their agents stepped, so the runs compare step by step.
 
 import argparse
 import csv
+import io
 import os
 import sys
 
@@ -19,7 +20,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from plot_output import checked_output  # noqa: E402
+from plot_output import checked_output, read_text, save  # noqa: E402
 
 FIXED = ["step", "listed_ranks", "stepped_agents"]
 COLOURS = {"step": "tab:blue", "reduce": "tab:orange", "active_set": "tab:green", "halo_pack": "tab:purple",
@@ -27,11 +28,7 @@ COLOURS = {"step": "tab:blue", "reduce": "tab:orange", "active_set": "tab:green"
 
 
 def read_profile(path):
-    try:
-        with open(path, newline="") as f:
-            table = list(csv.reader(f))
-    except OSError as error:
-        sys.exit(f"{path}: {error.strerror}")
+    table = list(csv.reader(io.StringIO(read_text(path, "a herd step profile"), newline="")))
     header = table[0] if table else []
     if header[:3] != FIXED or header[-1:] != ["total_s"]:
         sys.exit(f"{path}: not a herd step profile (expected a header 'step,listed_ranks,stepped_agents,"
@@ -93,7 +90,7 @@ def main():
     bottom.grid(alpha=0.3)
     bottom.legend(frameon=False, fontsize="small")
     fig.tight_layout()
-    fig.savefig(args.output)
+    save(fig, args.output)
     print(f"wrote {args.output}")
 
 

@@ -19,7 +19,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from plot_output import checked_output  # noqa: E402
+from plot_output import checked_output, read_text, save  # noqa: E402
 
 PARTS = [("compute_seconds_per_step", "compute"), ("pack_seconds_per_step", "pack"),
          ("wait_seconds_per_step", "MPI wait"), ("unpack_seconds_per_step", "unpack")]
@@ -28,23 +28,23 @@ NEEDED = ["ranks", "agents", "seconds_per_step"] + [key for key, _ in PARTS]
 
 def read_records(path):
     records = []
-    try:
-        with open(path) as f:
-            for number, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError as error:
-                    sys.exit(f"{path}:{number}: not a JSON record ({error})")
-                missing = [key for key in NEEDED if key not in record]
-                if missing:
-                    sys.exit(f"{path}:{number}: not a herd record (missing {', '.join(missing)})")
-                records.append(record)
-    except OSError as error:
-        sys.exit(f"{path}: {error.strerror}")
+    for number, line in enumerate(read_text(path, "herd records (JSON lines)").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            sys.exit(f"{path}:{number}: not a JSON record ({error})")
+        missing = [key for key in NEEDED if key not in record]
+        if missing:
+            sys.exit(f"{path}:{number}: not a herd record (missing {', '.join(missing)})")
+        # A resume that made no step has no time per step: nothing to draw.
+        if record["seconds_per_step"] is None:
+            print(f"{path}:{number}: a run of no steps, left out", file=sys.stderr)
+            continue
+        records.append(record)
     if not records:
-        sys.exit(f"{path}: no records")
+        sys.exit(f"{path}: no records of runs that made steps")
     return records
 
 
@@ -111,7 +111,7 @@ def main():
     if args.title:
         figure.suptitle(args.title)
     figure.tight_layout()
-    figure.savefig(args.output, dpi=120)
+    save(figure, args.output, dpi=120)
 
 
 if __name__ == "__main__":

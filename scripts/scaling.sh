@@ -7,11 +7,15 @@
 # a generated graph (the default population, or --graph erdos-renyi, power-law, watts-strogatz).
 # Every run appends one line to the records file (herd --record), labelled strong or weak;
 # scripts/plot_scaling.py turns the file into plots. Options after -- go to every run (e.g.
-# --graph erdos-renyi --partition metis). HERD names the command (default build/bin/herd); MPIEXEC
-# and MPIEXEC_FLAGS pick the launcher and its flags (default: mpiexec --oversubscribe).
+# --graph erdos-renyi --partition metis). -n takes an integer or 1e6-style powers of ten. Paths
+# are the caller's: the records file (default scaling.jsonl in the current folder), HERD (the
+# command, default build/bin/herd of this checkout) and files among the herd options. MPIEXEC and
+# MPIEXEC_FLAGS pick the launcher and its flags (default: mpiexec --oversubscribe).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+root=$(cd "$(dirname "$0")/.." && pwd)
 
+usage() { sed -n '2,13p' "$0"; exit "$1"; }
+[[ ${1:-} == --help ]] && usage 0
 records=scaling.jsonl
 ranks="1 2 4"
 threads=1
@@ -24,13 +28,25 @@ while getopts "o:r:t:n:s:h" flag; do
     t) threads=$OPTARG ;;
     n) agents=$OPTARG ;;
     s) steps=$OPTARG ;;
-    *) sed -n '2,12p' "$0"; exit 2 ;;
+    h) usage 0 ;;
+    *) usage 2 ;;
   esac
 done
 shift $((OPTIND - 1))
 
-source scripts/huge_pages.sh
-herd=${HERD:-build/bin/herd}
+fail() { echo "scaling.sh: $*" >&2; exit 2; }
+positive='^[1-9][0-9]*$'
+if [[ $agents =~ ^([1-9][0-9]*)e([0-9]+)$ ]]; then  # bash arithmetic has no 1e6
+  agents=$((BASH_REMATCH[1] * 10 ** 10#${BASH_REMATCH[2]}))
+fi
+[[ $agents =~ $positive ]] || fail "-n $agents: not a positive agent count (1000000 or 1e6)"
+[[ $steps =~ $positive ]] || fail "-s $steps: not a positive step count"
+[[ $threads =~ $positive ]] || fail "-t $threads: not a positive thread count"
+for p in $ranks; do [[ $p =~ $positive ]] || fail "-r \"$ranks\": $p is not a positive rank count"; done
+[[ -n ${ranks// /} ]] || fail "-r: no rank counts"
+
+source "$root/scripts/huge_pages.sh"
+herd=${HERD:-$root/build/bin/herd}
 [[ -x $herd ]] || { echo "scaling.sh: $herd not found: run scripts/build.sh first" >&2; exit 1; }
 mpiexec=${MPIEXEC:-mpiexec}
 read -r -a flags <<<"${MPIEXEC_FLAGS---oversubscribe}"

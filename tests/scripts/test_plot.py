@@ -29,4 +29,15 @@ with tempfile.TemporaryDirectory() as tmp:
     result = subprocess.run([sys.executable, script, missing, "-o", image], capture_output=True, text=True)
     if result.returncode == 0 or result.stderr.strip() != f"{missing}: No such file or directory":
         sys.exit(f"a missing file was not reported in one line: {result.returncode} {result.stderr!r}")
+    # An HDF5 output given for the CSV, and an image in a folder that does not exist: one line each.
+    h5 = os.path.join(tmp, "run.h5")
+    with open(h5, "wb") as f:
+        f.write(b"\x89HDF\r\n\x1a\n" + bytes(range(256)))
+    result = subprocess.run([sys.executable, script, h5, "-o", image], capture_output=True, text=True)
+    if result.returncode != 1 or result.stderr.strip() != f"{h5}: an HDF5 file, not a herd time series":
+        sys.exit(f"an HDF5 file was not refused in one line: {result.returncode} {result.stderr!r}")
+    nowhere = os.path.join(tmp, "missing", "curve.png")
+    result = subprocess.run([sys.executable, script, series, "-o", nowhere], capture_output=True, text=True)
+    if result.returncode != 1 or result.stderr.strip() != f"{nowhere}: no folder {os.path.dirname(nowhere)}":
+        sys.exit(f"an image in a missing folder was not refused in one line: {result.returncode} {result.stderr!r}")
 print("plot_epidemic.py: ok")

@@ -12,9 +12,10 @@ import tempfile
 
 source, python = sys.argv[1:3]
 with tempfile.TemporaryDirectory() as tmp:
+    # Paths are the caller's: the records land in its folder; -n takes 2e4 as the herd command does.
     records = os.path.join(tmp, "scaling.jsonl")
-    subprocess.run([os.path.join(source, "scripts", "scaling.sh"), "-o", records, "-r", "1 2", "-n", "20000",
-                    "-s", "5", "--", "--graph", "erdos-renyi"], check=True)
+    subprocess.run([os.path.join(source, "scripts", "scaling.sh"), "-o", "scaling.jsonl", "-r", "1 2", "-n", "2e4",
+                    "-s", "5", "--", "--graph", "erdos-renyi"], check=True, cwd=tmp)
     lines = [json.loads(line) for line in open(records)]
     if [(r["label"], r["ranks"]) for r in lines] != [("strong", 1), ("strong", 2), ("weak", 1), ("weak", 2)]:
         sys.exit(f"unexpected records: {lines}")
@@ -25,6 +26,20 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(image, "rb") as f:
         if f.read(8) != b"\x89PNG\r\n\x1a\n":
             sys.exit("plot_scaling.py did not write a PNG")
+    # A resume that made no step records no time per step: left out, with a note, not a traceback.
+    idle = os.path.join(tmp, "idle.jsonl")
+    with open(idle, "w") as f:
+        f.writelines(open(records).readlines())
+        f.write(json.dumps(dict(lines[0], **{key: None for key in lines[0] if key.endswith("_per_step")})) + "\n")
+    result = subprocess.run([python, os.path.join(source, "scripts", "plot_scaling.py"), idle, "-o", image],
+                            capture_output=True, text=True)
+    if result.returncode != 0 or result.stderr.strip() != f"{idle}:5: a run of no steps, left out":
+        sys.exit(f"a record of no steps was not left out: {result.returncode} {result.stderr!r}")
+    for mistake in (["-n", "1e4x"], ["-r", "1 two"], ["-s", "0"]):
+        result = subprocess.run([os.path.join(source, "scripts", "scaling.sh"), *mistake], capture_output=True,
+                                text=True, cwd=tmp)
+        if result.returncode != 2 or not result.stderr.startswith(f"scaling.sh: {mistake[0]} "):
+            sys.exit(f"scaling.sh {mistake} was not refused: {result.returncode} {result.stderr!r}")
     bad = os.path.join(tmp, "bad.jsonl")
     with open(bad, "w") as f:
         f.write('{"ranks": 1}\n')
