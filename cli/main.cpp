@@ -31,6 +31,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cstdint>
 #include <cstdio>
@@ -48,6 +49,16 @@ using herd::MPI_COMM_WORLD;  // files go through the one-process stand-in for MP
 #endif
 
 namespace {
+
+// Whether an output named `path` goes to this process's standard output: "-", or a name of the
+// file behind it (/dev/stdout, /proc/self/fd/1, the file it was redirected to).
+bool goes_to_stdout(std::string const& path) {
+  if (path == "-") return true;
+  struct stat mine {
+  }, named{};
+  return !path.empty() && ::fstat(STDOUT_FILENO, &mine) == 0 && ::stat(path.c_str(), &named) == 0 &&
+         mine.st_dev == named.st_dev && mine.st_ino == named.st_ino;
+}
 
 // MPI for the whole life of the command, when Herd is built with it.
 struct MpiSession {
@@ -243,11 +254,13 @@ int main(int argc, char* argv[]) {
     return 2;
   }
   auto const [node_rank, ranks_on_node] = mpi.on_node();
+  // Kokkos' warnings (oversubscribed cores) and the summary table would go into a --json - or
+  // --csv - on standard output: the table then goes to standard error, and --quiet prints nothing
+  // but errors.
+  bool const to_stdout = goes_to_stdout(options.json) || goes_to_stdout(options.csv) ||
+                         goes_to_stdout(options.record) || goes_to_stdout(options.profile_steps);
+  std::ostream& table_out = to_stdout ? std::cerr : std::cout;
   try {
-    // Kokkos' warnings (oversubscribed cores) would go into a --json - or --csv - on standard
-    // output, and --quiet prints nothing but errors.
-    bool const to_stdout =
-        options.json == "-" || options.csv == "-" || options.record == "-" || options.profile_steps == "-";
     herd::compat::initialize(options.threads, mpi.size > 1 ? node_rank : -1, !options.quiet && !to_stdout);
   } catch (std::exception const& e) {
     // A GPU build on a login node, with a wrong driver or with CUDA_VISIBLE_DEVICES="".
@@ -280,7 +293,7 @@ int main(int argc, char* argv[]) {
       if (speaks) {
         auto const table = partition_model(options);
         if (!options.csv.empty()) write_output(options.csv, table.csv);
-        if (!options.quiet) std::cout << table.text << std::flush;
+        if (!options.quiet) table_out << table.text << std::flush;
       }
     } else {
       Progress progress(speaks && !options.quiet, isatty(STDERR_FILENO) != 0, is_ensemble(options) ? "member" : "step");
@@ -319,7 +332,7 @@ int main(int argc, char* argv[]) {
       write_outputs();
 #endif
       if (result.rank_zero && !options.quiet)
-        std::cout << (is_ensemble(options) ? ensemble_table(options, result) : summary_table(options, result))
+        table_out << (is_ensemble(options) ? ensemble_table(options, result) : summary_table(options, result))
                   << std::flush;
     }
   } catch (std::bad_alloc const&) {

@@ -170,7 +170,20 @@ std::string replaced_file(std::string const& path, std::string const& named) {
 }
 
 std::string temporary_beside(std::string const& target, std::string const& named) {
-  std::string name = target + ".partial-XXXXXX";
+  // A name the folder takes, whose own name may be as long as it allows: its temporary's is then
+  // cut (before a UTF-8 character) to leave room for the suffix.
+  std::string const suffix = ".partial-XXXXXX";
+  auto const slash = target.rfind('/');
+  std::string const folder = slash == std::string::npos ? "." : target.substr(0, slash + 1);
+  std::size_t const first = slash == std::string::npos ? 0 : slash + 1;
+  long const most = ::pathconf(folder.c_str(), _PC_NAME_MAX);
+  std::size_t const longest = most > static_cast<long>(suffix.size()) ? static_cast<std::size_t>(most) : NAME_MAX;
+  std::size_t keep = target.size() - first;
+  if (keep + suffix.size() > longest) {
+    keep = longest - suffix.size();
+    while (keep > 0 && (static_cast<unsigned char>(target[first + keep]) & 0xC0u) == 0x80u) --keep;
+  }
+  std::string name = target.substr(0, first + keep) + suffix;
   int const fd = ::mkstemp(name.data());
   require(fd >= 0, (named.empty() ? target : named) + ": cannot write the file (" + std::strerror(errno) + ")");
   ::close(fd);

@@ -2,6 +2,7 @@
 symlink is never replaced, an output never overwrites an input or another output, and files beside
 an output are never touched."""
 
+import json
 import os
 import resource
 import signal
@@ -90,8 +91,34 @@ class OutputFiles(unittest.TestCase):
         text = read(self.path("out.txt"))
         self.assertTrue(text.startswith("step,S,I,R\n0,1990,10,0\n"), text[:200])
         self.assertIn('"agents": 2000', text)
-        self.assertIn("model sir", text)  # the summary table
+        # The summary table goes to standard error, out of the outputs' way.
+        self.assertNotIn("model sir", text)
+        self.assertIn("model sir", result.stderr)
         self.assertEqual(os.listdir(self.dir.name), ["out.txt"])
+
+    def test_names_as_long_as_the_folder_allows_are_written(self):
+        # The temporary beside each is cut short where its suffix would pass the folder's limit.
+        longest = os.pathconf(self.dir.name, "PC_NAME_MAX")
+        for length in [240, 241, longest]:
+            with self.subTest(length=length):
+                name = "q" * (length - 4) + ".csv"
+                self.ok(*RUN, "--csv", name)
+                self.assertTrue(read(self.path(name)).startswith("step,S,I,R\n"))
+                os.remove(self.path(name))
+        self.assertEqual(os.listdir(self.dir.name), [])
+
+    def test_an_output_on_standard_output_sends_the_table_to_standard_error(self):
+        loud = [a for a in RUN if a != "--quiet"]
+        for option in ["--json", "--csv", "--record", "--profile-steps"]:
+            for name in ["-", "/dev/stdout"]:
+                with self.subTest(option=option, name=name):
+                    result = self.ok(*loud, option, name)
+                    self.assertIn("model sir", result.stderr)
+                    self.assertNotIn("model sir", result.stdout)
+                    if option in ("--json", "--record"):
+                        json.loads(result.stdout)  # nothing but the output
+        # Without one, the table is standard output's.
+        self.assertIn("model sir", self.ok(*loud).stdout)
 
     def test_links_that_cannot_be_followed_are_refused_and_links_kept(self):
         os.symlink("loop", self.path("loop"))

@@ -181,6 +181,16 @@ TYPED_TEST(Ensemble, SharedCountsAreEachMembersOwnCounts) {
 }
 
 // SEIR's eight activities a word are its activity() of each agent, for every state in every lane.
+// Type 7 quantiles to the last bit of numpy's: 0.95 of {0, 0, 45} is 0.9 of the way from 0 to 45,
+// 40.5, where interpolating from below alone gives 40.49999999999999.
+TEST(Quantile, IsNumpysLinearQuantile) {
+  EXPECT_EQ(herd::quantile({0.0, 45.0, 0.0}, 0.95), 40.5);
+  EXPECT_EQ(herd::quantile({3.0, 1.0, 2.0, 4.0}, 0.5), 2.5);
+  EXPECT_EQ(herd::quantile({3.0, 1.0, 2.0}, 0.0), 1.0);
+  EXPECT_EQ(herd::quantile({3.0, 1.0, 2.0}, 1.0), 3.0);
+  EXPECT_EQ(herd::quantile({7.0}, 0.25), 7.0);
+}
+
 TEST(SharedSpreaderCounts, ActivityWordsAreEachAgentsActivity) {
   static_assert(declares_activity_words_v<Seir<Kokkos::HostSpace>>);
   agent_index const agents = 4096;

@@ -18,12 +18,14 @@ namespace herd {
 constexpr std::uint64_t replicate_seed(std::uint64_t seed, std::uint64_t replicate) { return seed + replicate; }
 
 namespace Details {
-// The p-quantile of values already in ascending order.
+// The p-quantile of values already in ascending order. Interpolated from the nearer order
+// statistic, as numpy does: exact at either end, and numpy's value to the last bit.
 inline double sorted_quantile(std::vector<double> const& values, double p) {
   double const at = p * static_cast<double>(values.size() - 1);
   auto const below = static_cast<std::size_t>(std::floor(at));
   auto const above = std::min(below + 1, values.size() - 1);
-  return values[below] + (at - static_cast<double>(below)) * (values[above] - values[below]);
+  double const t = at - static_cast<double>(below), step = values[above] - values[below];
+  return t >= 0.5 ? values[above] - (1.0 - t) * step : values[below] + t * step;
 }
 }  // namespace Details
 
