@@ -1,4 +1,5 @@
 #include "convert.hpp"
+#include <herd/io/text/shown_field.hpp>
 
 #include <herd/herd.hpp>
 #include <herd/io/hdf5/population.hpp>
@@ -26,7 +27,8 @@ Converted build(Options const& o, Comm comm) {
     table = read_attribute_table(o.attributes);
     for (auto const& column : table.columns)
       require(io::is_attribute_name(column.name),
-              o.attributes + ": '" + column.name + "' cannot name an agent attribute (no '/'; not '.' or original_id)");
+              o.attributes + ": " + io::quoted_field(column.name) +
+                  " cannot name an agent attribute (no '/'; not '.' or original_id)");
   }
   if (is_generator(o.graph)) {
     auto input = make_graph<float>(o, exec, comm);

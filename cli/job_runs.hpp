@@ -286,10 +286,10 @@ LocalGraph<Memory, WeightStorage> read_share(Options const& o, Exec const& exec,
     bool const table_ids =
         table && cover_agents(edges, agents_described(table->named, table->largest, table->rows, o.attributes));
     int const size = mpi::size_of(comm);
-    herd::require(edges.num_agents >= size, "--graph " + sized_by(o, table_ids) + ": cannot split its " +
-                                                std::to_string(edges.num_agents) + " agents into " +
-                                                std::to_string(size) +
-                                                " parts: every rank needs at least one agent (use fewer ranks)");
+    herd::require(edges.num_agents >= size,
+                  "--graph " + sized_by(o, table_ids) + ": cannot split its " + std::to_string(edges.num_agents) +
+                      (edges.num_agents == 1 ? " agent into " : " agents into ") + std::to_string(size) +
+                      " parts: every rank needs at least one agent (use fewer ranks)");
     // Held while building: the rank's lines, 20 bytes each (read in place, or a round at a time
     // copied to a device).
     check_share_fits(o, size, static_cast<double>(edges.num_agents),

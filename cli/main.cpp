@@ -50,14 +50,15 @@ using herd::MPI_COMM_WORLD;  // files go through the one-process stand-in for MP
 
 namespace {
 
-// Whether an output named `path` goes to this process's standard output: "-", or a name of the
-// file behind it (/dev/stdout, /proc/self/fd/1, the file it was redirected to).
+// Whether an output named `path` goes into this process's standard output: "-", or a name of the
+// file or pipe behind it (/dev/stdout, /proc/self/fd/1, the file it was redirected to). A
+// terminal or /dev/null behind it takes the table too: nothing is read back from them.
 bool goes_to_stdout(std::string const& path) {
   if (path == "-") return true;
   struct stat mine {
   }, named{};
-  return !path.empty() && ::fstat(STDOUT_FILENO, &mine) == 0 && ::stat(path.c_str(), &named) == 0 &&
-         mine.st_dev == named.st_dev && mine.st_ino == named.st_ino;
+  return !path.empty() && ::fstat(STDOUT_FILENO, &mine) == 0 && !S_ISCHR(mine.st_mode) &&
+         ::stat(path.c_str(), &named) == 0 && mine.st_dev == named.st_dev && mine.st_ino == named.st_ino;
 }
 
 // MPI for the whole life of the command, when Herd is built with it.

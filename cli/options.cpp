@@ -513,7 +513,8 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
         std::find(args.begin() + 1, args.end(), "--version") != args.end();
     if (o.command == "resume" && !(i < args.size() && (args[i] == "--help" || args[i] == "-h"))) {
       if (i >= args.size() || args[i].empty() || args[i].rfind("--", 0) == 0)
-        throw UsageError{"resume needs a checkpoint file"};
+        throw UsageError{"resume needs a checkpoint file, before any option: herd resume FILE [options]" +
+                         (i < args.size() && !args[i].empty() ? " (found " + args[i] + " first)" : std::string())};
       o.resume = args[i++];
     }
     // As if given as --graph: a --graph with another value is then a mistake, not a silent override.

@@ -83,14 +83,16 @@ std::string rank_table(JobResult const& r, int steps) {
   std::snprintf(line, sizeof line, "%5s %12s %10s %13s %7s %5s %10s %10s %10s %10s %8s %8s\n", "rank", "owned",
                 "ghosts", "edges", "cut %", "nbrs", "ms/step", "pack ms", "wait ms", "unpack ms", "setup s", "peak GB");
   s << line;
+  // Per step, or 0 where no step was made (a resume at its checkpoint's step).
+  double const per_step = steps > 0 ? 1e3 / steps : 0.0;
   for (std::size_t k = 0; k < r.ranks.size(); ++k) {
     auto const& q = r.ranks[k];
     double const cut = q.edges > 0 ? 100.0 * static_cast<double>(q.cut_edges) / static_cast<double>(q.edges) : 0.0;
     std::snprintf(line, sizeof line, "%5zu %12s %10s %13s %7.2f %5d %10.3f %10.3f %10.3f %10.3f %8.2f %8.2f\n", k,
                   with_commas(q.owned).c_str(), with_commas(q.ghosts).c_str(),
-                  with_commas(static_cast<long long>(q.edges)).c_str(), cut, q.neighbours, q.step_seconds / steps * 1e3,
-                  q.pack_seconds / steps * 1e3, q.wait_seconds / steps * 1e3, q.unpack_seconds / steps * 1e3,
-                  setup_seconds(q), static_cast<double>(q.peak_memory_bytes) / 1e9);
+                  with_commas(static_cast<long long>(q.edges)).c_str(), cut, q.neighbours, q.step_seconds * per_step,
+                  q.pack_seconds * per_step, q.wait_seconds * per_step, q.unpack_seconds * per_step, setup_seconds(q),
+                  static_cast<double>(q.peak_memory_bytes) / 1e9);
     s << line;
   }
   return s.str();
@@ -353,6 +355,9 @@ Json final_counts_of(JobResult const& r) {
   for (std::size_t c = 0; c < r.columns.size(); ++c) counts[r.columns[c]] = r.counts.back()[c];
   return counts;
 }
+
+// `seconds` over `steps`, or null where no step was made (a resume at its checkpoint's step).
+Json per_step_of(double seconds, double steps) { return steps > 0 ? Json(seconds / steps) : Json(nullptr); }
 }  // namespace
 
 std::string json(Options const& o, JobResult const& r, std::string const& kokkos_configuration) {
@@ -392,8 +397,8 @@ std::string json(Options const& o, JobResult const& r, std::string const& kokkos
   }
   d["setup_seconds"] = r.setup_seconds;
   d["step_loop_seconds"] = r.step_seconds;
-  d["seconds_per_step"] = r.step_seconds / steps;
-  // A resume that makes no step has no rates, as it has no time per step.
+  // A resume that makes no step has no time per step, and no rates.
+  d["seconds_per_step"] = per_step_of(r.step_seconds, steps);
   d["agent_updates_per_second"] =
       steps > 0 ? Json(per_second(static_cast<double>(r.agents) * steps, r.step_seconds)) : Json(nullptr);
   d["edges_per_second"] = steps > 0 ? Json(per_second(edges_read(r, steps), r.step_seconds)) : Json(nullptr);
@@ -444,11 +449,11 @@ std::string record(Options const& o, JobResult const& r) {
   d["cut_fraction"] = cut_fraction(r);
   d["steps"] = o.steps;
   d["first_step"] = r.first_step;
-  d["seconds_per_step"] = r.step_seconds / steps;
-  d["compute_seconds_per_step"] = compute_seconds(worst) / steps;
-  d["pack_seconds_per_step"] = worst.pack_seconds / steps;
-  d["wait_seconds_per_step"] = worst.wait_seconds / steps;
-  d["unpack_seconds_per_step"] = worst.unpack_seconds / steps;
+  d["seconds_per_step"] = per_step_of(r.step_seconds, steps);
+  d["compute_seconds_per_step"] = per_step_of(compute_seconds(worst), steps);
+  d["pack_seconds_per_step"] = per_step_of(worst.pack_seconds, steps);
+  d["wait_seconds_per_step"] = per_step_of(worst.wait_seconds, steps);
+  d["unpack_seconds_per_step"] = per_step_of(worst.unpack_seconds, steps);
   // Setup phases and memory on the rank that spent or held the most.
   d["setup_seconds"] = r.setup_seconds;
   d["graph_seconds"] = most_over_ranks(r, &RankStats::graph_seconds);

@@ -57,11 +57,11 @@ def main():
     scale = 1.0 / summary["agents"] if args.fraction else 1.0
 
     points = summary["points"]
-    # Beyond the 10 colours of the cycle, one colour map gives every point its own; the legend
-    # then goes beside the axes, in columns.
-    many = len(points) > 10
-    fig, ax = plt.subplots(figsize=(11 if many else 7, 4), dpi=120)
+    # Beyond the colours of the cycle (10 by default), one colour map gives every point its own;
+    # the legend then goes beside the axes, in columns.
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    many = len(points) > len(colours)
+    fig, ax = plt.subplots(figsize=(11 if many else 7, 4), dpi=120)
     if many:
         colours = [plt.get_cmap("viridis")(n / (len(points) - 1)) for n in range(len(points))]
     for n, point in enumerate(points):

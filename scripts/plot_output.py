@@ -33,7 +33,7 @@ def read_text(path, what):
     if data.startswith(b"\x89HDF"):
         sys.exit(f"{path}: an HDF5 file, not {what}")
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")  # a spreadsheet's byte-order mark, if any, goes
     except UnicodeDecodeError:
         sys.exit(f"{path}: not text, so not {what}")
 

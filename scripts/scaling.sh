@@ -36,14 +36,21 @@ shift $((OPTIND - 1))
 
 fail() { echo "scaling.sh: $*" >&2; exit 2; }
 positive='^[1-9][0-9]*$'
+given=$agents
 if [[ $agents =~ ^([1-9][0-9]*)e([0-9]+)$ ]]; then  # bash arithmetic has no 1e6
   agents=$((BASH_REMATCH[1] * 10 ** 10#${BASH_REMATCH[2]}))
 fi
-[[ $agents =~ $positive ]] || fail "-n $agents: not a positive agent count (1000000 or 1e6)"
+[[ $agents =~ $positive ]] || fail "-n $given: not a positive agent count (1000000 or 1e6)"
 [[ $steps =~ $positive ]] || fail "-s $steps: not a positive step count"
 [[ $threads =~ $positive ]] || fail "-t $threads: not a positive thread count"
 for p in $ranks; do [[ $p =~ $positive ]] || fail "-r \"$ranks\": $p is not a positive rank count"; done
 [[ -n ${ranks// /} ]] || fail "-r: no rank counts"
+# Herd's agents are 32-bit: the weak study's largest run, and -n itself, must fit (and bash's
+# 64-bit arithmetic must not have wrapped).
+most=0
+for p in $ranks; do ((p > most)) && most=$p; done
+((${#agents} <= 10 && agents * most <= 2147483647 && agents > 0)) ||
+  fail "-n $given: more agents than a run holds (2147483647) at $most rank(s) of the weak study"
 
 source "$root/scripts/huge_pages.sh"
 herd=${HERD:-$root/build/bin/herd}

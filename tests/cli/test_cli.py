@@ -300,6 +300,8 @@ class BadInput(unittest.TestCase):
         (["convert", "-o", "never.h5"], 2, "convert needs a GRAPH: herd convert GRAPH -o FILE"),
         (["convert", "--graph-seed", "5", "-o", "never.h5"], 2, "convert needs a GRAPH"),
         (["resume", ""], 2, "resume needs a checkpoint file"),
+        (["resume", "--steps", "30", "c.h5"], 2,
+         "resume needs a checkpoint file, before any option: herd resume FILE [options] (found --steps first)"),
         # A positional GRAPH counts as --graph: another value is a second one, not a silent choice.
         (["convert", "e.txt", "--graph", "f.txt", "-o", "never.h5"], 2, "--graph is given twice, as e.txt and f.txt"),
         (["partition", "--graph", "erdos-renyi", "--parts", "2", "--attributes", "a.csv"], 2,

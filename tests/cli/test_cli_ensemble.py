@@ -308,12 +308,25 @@ class Checkpoints(hf.Case):
         self.assertEqual(result.returncode, 1, result.stderr)
         self.assertIn("/members/1 holds member 2's state, not member 1's", result.stderr)
         self.assertFalse(os.path.exists(self.path("bad.csv")))
-        # A member missing from the file is named, and nothing is written.
+        # A member's history, or the member, missing from the file is named, and nothing is written;
+        # so is the member count, without which the file would pass for one run's.
+        shutil.copy(self.path("c.h5"), self.path("countless.h5"))
+        with h5py.File(self.path("countless.h5"), "a") as f:
+            del f["run"].attrs["members"]
         with h5py.File(self.path("c.h5"), "a") as f:
+            del f["members/3/history"]
             del f["members/4"]
+        for path, message in [(self.path("c.h5"), "/members/3/history is missing"),
+                              (self.path("countless.h5"), "/run: the attribute 'members' is missing")]:
+            result = hf.herd(0, "resume", path, "--steps", "25", "--csv", self.path("bad.csv"))
+            self.assertEqual(result.returncode, 1, result.stderr)
+            self.assertIn(message, result.stderr)
+            self.assertFalse(os.path.exists(self.path("bad.csv")))
+        with h5py.File(self.path("c.h5"), "a") as f:
+            del f["members/3"]
         result = hf.herd(0, "resume", self.path("c.h5"), "--steps", "25", "--csv", self.path("bad.csv"))
         self.assertEqual(result.returncode, 1, result.stderr)
-        self.assertIn("member 4 of 6 is missing", result.stderr)
+        self.assertIn("member 3 of 6 is missing", result.stderr)
         self.assertFalse(os.path.exists(self.path("bad.csv")))
 
 

@@ -547,6 +547,11 @@ def set_history(f, row, column, value):
     rewrite(f, "run/history", history)
 
 
+def arguments_of(f):
+    arguments = f["run"].attrs["arguments"]
+    return arguments.decode() if isinstance(arguments, bytes) else arguments
+
+
 class BadFiles(Case):
     def setUp(self):
         super().setUp()
@@ -609,6 +614,10 @@ class BadFiles(Case):
             # Values changed without their checksum: a damaged disk, or an edit by another tool.
             (self.damaged(lambda f: f["run/history"].__setitem__((3, 1), 1004975)),
              "/run/history: the values differ from the dataset's stored checksum"),
+            # The arguments rebuild the model: a parameter changed in them ran on with it.
+            (self.damaged(lambda f: f["run"].attrs.__setitem__("arguments", arguments_of(f) + "\n--beta\n0.09")),
+             "/run: the arguments differ from their stored hash"),
+            (self.damaged(lambda f: f.__delitem__("run/history")), "/run/history is missing"),
         ]
         flipped = self.path("flipped.h5")
         shutil.copy(self.good, flipped)
@@ -673,9 +682,8 @@ class BadFiles(Case):
 
     def test_arguments_that_contradict_the_record_are_refused(self):
         def other_seed(f):
-            arguments = f["run"].attrs["arguments"]
-            text = arguments.decode() if isinstance(arguments, bytes) else arguments
-            f["run"].attrs["arguments"] = text + "\n--seed\n99"
+            f["run"].attrs["arguments"] = arguments_of(f) + "\n--seed\n99"
+            del f["run"].attrs["arguments_hash"]  # as in a file from before the arguments had one
 
         self.refused(self.damaged(other_seed), "its stored arguments give --model seir --seed 99, but /run records")
 

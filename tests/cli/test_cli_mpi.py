@@ -378,27 +378,25 @@ class BadInput(unittest.TestCase):
         self.fails_once(4, "3 agents into 4 parts", "--graph", "erdos-renyi", "--agents", "3", "--mean-degree", "1",
                         "--initial-infected", "1")
         # A file's agents are named by the file (and the table whose ids made them).
-        edges = os.path.join(tempfile.gettempdir(), "herd_three_agents.txt")
+        inputs = tempfile.TemporaryDirectory()
+        self.addCleanup(inputs.cleanup)
+        edges = os.path.join(inputs.name, "three.txt")
         with open(edges, "w") as f:
             f.write("0 1\n1 2\n")
-        self.addCleanup(os.remove, edges)
         self.fails_once(4, "--graph " + edges + ": cannot split its 3 agents into 4 parts", "--graph", edges,
                         "--initial-infected", "1")
-        pair = os.path.join(tempfile.gettempdir(), "herd_two_agents.txt")
+        pair = os.path.join(inputs.name, "two.txt")
         with open(pair, "w") as f:
             f.write("0 1\n")
-        self.addCleanup(os.remove, pair)
-        table = os.path.join(tempfile.gettempdir(), "herd_three_agents.csv")
+        table = os.path.join(inputs.name, "three.csv")
         with open(table, "w") as f:
             f.write("id,age_group\n0,U19\n1,65A\n2,U19\n")
-        self.addCleanup(os.remove, table)
-        self.fails_once(4, "herd_two_agents.txt with the ids of " + table + ": cannot split its 3 agents", "--model",
+        self.fails_once(4, "--graph " + pair + " with the ids of " + table + ": cannot split its 3 agents", "--model",
                         "covid", "--graph", pair, "--attributes", table, "--initial-infected", "1")
         if has_hdf5():
-            population = os.path.join(tempfile.gettempdir(), "herd_three_agents.h5")
+            population = os.path.join(inputs.name, "three.h5")
             subprocess.run([HERD, "convert", edges, "-o", population, "--quiet"], check=True)
-            self.addCleanup(os.remove, population)
-            self.fails_once(4, "herd_three_agents.h5: cannot split its 3 agents into 4 parts", "--graph", population,
+            self.fails_once(4, population + ": cannot split its 3 agents into 4 parts", "--graph", population,
                             "--initial-infected", "1")
 
     def test_invalid_parameter(self):

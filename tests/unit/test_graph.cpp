@@ -696,6 +696,7 @@ TEST(EdgeListReader, NamesFileLineAndProblem) {
   // A damaged file's line can be one long field: it is cut in the message, with its length.
   EXPECT_EQ(error_of("0 1\n1 " + std::string(5000, 'x') + "\n"),
             ":2: '" + std::string(40, 'x') + "...' (5000 bytes) is not an integer agent id");
+  EXPECT_EQ(error_of("0 1\n-" + std::string(5000, '0') + "1 2\n"), ":2: agent id -1 is below the first id 0");
   EXPECT_EQ(error_of("0 " + std::string(5000, '9') + "\n"),
             ":1: agent id of 5000 digits exceeds the largest supported id 2147483646");
   // Never inside a UTF-8 character: 'é' is two bytes, so 20 of them fill the 40 bytes kept.

@@ -1,3 +1,4 @@
+#include <herd/core/fnv1a.hpp>
 #include <herd/io/hdf5/checkpoint.hpp>
 
 namespace herd::io {
@@ -43,7 +44,10 @@ void write_run(h5::File& file, RunRecord const& record) {
   file.set_attribute("/run", "step", static_cast<std::int64_t>(record.step));
   file.set_attribute("/run", "agents", static_cast<std::int64_t>(record.agents));
   file.set_attribute("/run", "edges", static_cast<std::int64_t>(record.edges));
-  file.set_attribute("/run", "arguments", joined(record.arguments, '\n'));
+  auto const arguments = joined(record.arguments, '\n');
+  file.set_attribute("/run", "arguments", arguments);
+  // Datasets carry checksums, attributes none: the arguments, which rebuild the model, get one.
+  file.set_attribute("/run", "arguments_hash", static_cast<std::int64_t>(fnv1a(arguments)));
   file.set_attribute("/run", "graph_hash", static_cast<std::int64_t>(record.graph_hash));
   if (record.scenario_hash != 0)
     file.set_attribute("/run", "scenario_hash", static_cast<std::int64_t>(record.scenario_hash));
@@ -95,7 +99,12 @@ RunRecord read_record(h5::File const& file, std::string const& kind) {
   r.step = static_cast<std::uint32_t>(step);
   r.agents = static_cast<std::uint64_t>(agents);
   r.edges = static_cast<std::uint64_t>(edges);
-  r.arguments = split(file.string_attribute("/run", "arguments"), '\n');
+  auto const arguments = file.string_attribute("/run", "arguments");
+  // Absent in older files: not checked.
+  require(!file.has_attribute("/run", "arguments_hash") ||
+              static_cast<std::uint64_t>(file.int_attribute("/run", "arguments_hash")) == fnv1a(arguments),
+          path + ": /run: the arguments differ from their stored hash: the file is damaged");
+  r.arguments = split(arguments, '\n');
   if (file.has_attribute("/run", "graph_hash"))
     r.graph_hash = static_cast<std::uint64_t>(file.int_attribute("/run", "graph_hash"));
   if (file.has_attribute("/run", "scenario_hash"))
@@ -114,6 +123,9 @@ RunRecord read_record(h5::File const& file, std::string const& kind) {
     require(!r.observables.empty(), path + ": /members names no observables");
     return r;
   }
+  // An ensemble's file that lost its member count would otherwise be read as a single run's.
+  require(!file.exists("/members"), path + ": /run: the attribute 'members' is missing (the file holds /members)");
+  require(file.exists("/run/history"), path + ": /run/history is missing");
   r.observables = split(file.string_attribute("/run/history", "columns"), ',');
   auto const extents = file.extents("/run/history");
   require(!r.observables.empty() && extents.size() == 2 && extents[0] == r.step + 1ull &&
@@ -133,8 +145,10 @@ std::string member_group(std::uint64_t member) { return "/members/" + std::to_st
 std::vector<std::int64_t> read_member_history(h5::File const& file, RunRecord const& record, std::uint64_t member) {
   std::string const group = member_group(member), dataset = group + "/history";
   std::string const& path = file.path();
-  require(file.exists(group) && file.exists(dataset) && file.exists(group + "/agents"),
+  require(file.exists(group),
           path + ": member " + std::to_string(member) + " of " + std::to_string(record.members) + " is missing");
+  require(file.exists(dataset), path + ": " + dataset + " is missing");
+  require(file.exists(group + "/agents"), path + ": " + group + "/agents is missing");
   // Files written before groups named their member hold no such attribute.
   if (file.has_attribute(group, "member")) {
     auto const named = file.int_attribute(group, "member");

@@ -556,11 +556,11 @@ void File::write_rows(std::string const& dataset, Type type, std::uint64_t first
   Id file_space(H5Dget_space(d.get()), H5Sclose);
   Id memory_space(select_rows(file_space.get(), first, count, name_, dataset), H5Sclose);
   Id t(native(type), H5Tclose);
-  Id dxpl(transfer_collectively(), H5Pclose);
-#if HERD_ENABLE_MPI
   // Each rank writes its own block of rows, one contiguous range: alone, so that a rank whose
   // write fails (a full disk) returns, where a collective write left ROMIO's other ranks waiting
   // in it for good and OMPIO's aggregators losing data without an error.
+  Id dxpl(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
+#if HERD_ENABLE_MPI
   H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_INDEPENDENT);
 #endif
   // A rank whose part failed (its disk full) must not leave the others in the checksum's sum:
@@ -588,15 +588,19 @@ void File::write_rows(std::string const& dataset, Type type, std::uint64_t first
 }
 
 void File::check_written(std::vector<WrittenPart> const& parts) const {
-  // In rounds of at most 64 MiB a rank, read collectively: every rank takes part in every round
-  // (with no rows once its own are read), as in read_rows.
+  // In rounds of at most 64 MiB a rank, read collectively: every rank takes part in every round,
+  // with no rows once its own are read or once it failed (whatever failed: a rank leaving the
+  // rounds early would leave the others in them).
   constexpr std::uint64_t round_bytes = std::uint64_t{64} << 20;
   std::string failure;
-  std::vector<unsigned char> values;
+  std::vector<unsigned char> values(1);
   for (auto const& part : parts) {
     Id d(open_dataset(id_, name_, part.dataset), H5Dclose);
     Id t(native(part.type), H5Tclose);
     Id dxpl(transfer_collectively(), H5Pclose);
+    Id whole(H5Dget_space(d.get()), H5Sclose);
+    // As in write_rows: a dataset of no values has no storage to read (the same on every rank).
+    if (H5Sget_simple_extent_npoints(whole.get()) <= 0) continue;
     std::uint64_t const row = row_size(extents(part.dataset)), row_bytes = row * size_of(part.type);
     std::uint64_t const rows_a_round = std::max<std::uint64_t>(1, round_bytes / std::max<std::uint64_t>(row_bytes, 1));
     std::uint64_t rounds = (part.count + rows_a_round - 1) / rows_a_round;
@@ -604,14 +608,23 @@ void File::check_written(std::vector<WrittenPart> const& parts) const {
     std::uint64_t sum = 0;
     for (std::uint64_t k = 0; k < rounds; ++k) {
       std::uint64_t const first = std::min(part.first + k * rows_a_round, part.first + part.count);
-      std::uint64_t const count = failure.empty() ? std::min(rows_a_round, part.first + part.count - first) : 0;
+      std::uint64_t count = failure.empty() ? std::min(rows_a_round, part.first + part.count - first) : 0;
       Id file_space(H5Dget_space(d.get()), H5Sclose);
-      Id memory_space(select_rows(file_space.get(), first, count, name_, part.dataset), H5Sclose);
-      values.resize(static_cast<std::size_t>(std::max<std::uint64_t>(count * row_bytes, 1)));
-      if (H5Dread(d.get(), t.get(), memory_space.get(), file_space.get(), dxpl.get(), values.data()) < 0)
-        failure = failure_text(name_, part.dataset, "reading back what was written failed");
-      else if (count > 0)
+      hid_t memory = -1;
+      try {
+        if (values.size() < count * row_bytes) values.resize(static_cast<std::size_t>(count * row_bytes));
+        memory = select_rows(file_space.get(), first, count, name_, part.dataset);
+      } catch (std::exception const& e) {
+        failure = name_ + ": " + part.dataset + ": reading back what was written failed (" + e.what() + ")";
+        count = 0;
+        memory = select_rows(file_space.get(), part.first, 0, name_, part.dataset);
+      }
+      Id memory_space(memory, H5Sclose);
+      if (H5Dread(d.get(), t.get(), memory_space.get(), file_space.get(), dxpl.get(), values.data()) < 0) {
+        if (failure.empty()) failure = failure_text(name_, part.dataset, "reading back what was written failed");
+      } else if (count > 0) {
         sum += checksum(part.type, first * row, count * row, values.data());
+      }
     }
     if (failure.empty() && sum != part.checksum)
       failure = name_ + ": " + part.dataset +

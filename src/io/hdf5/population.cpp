@@ -1,6 +1,7 @@
 #include <herd/io/hdf5/agent_io.hpp>
 #include <herd/io/hdf5/format.hpp>
 #include <herd/io/hdf5/population.hpp>
+#include <herd/io/text/shown_field.hpp>
 #include <herd/mpi/collective.hpp>
 
 #include <sys/stat.h>
@@ -71,7 +72,8 @@ void write_attributes(h5::File& file, AttributeTable const& table, std::uint64_t
   require(table.ids.empty() && table.rows == agents,
           path + ": the attribute table must hold one row per agent, in agent order");
   for (auto const& column : table.columns) {
-    require(is_attribute_name(column.name), path + ": '" + column.name + "' cannot name an agent attribute");
+    require(is_attribute_name(column.name),
+            path + ": " + quoted_field(column.name) + " cannot name an agent attribute");
     std::string const dataset = "/agents/" + column.name;
     if (column.kind == AttributeColumn::Kind::real) {
       write_per_agent(file, dataset, column.reals);
@@ -351,7 +353,8 @@ HostRows read_population_rows(std::string const& path, MPI_Comm comm) {
     check_format(*file, kind);
     layout = graph_layout(*file, path);
     require(layout.rows - 1 >= static_cast<std::uint64_t>(ranks),
-            path + ": cannot split its " + std::to_string(layout.rows - 1) + " agents into " + std::to_string(ranks) +
+            path + ": cannot split its " + std::to_string(layout.rows - 1) +
+                (layout.rows == 2 ? " agent into " : " agents into ") + std::to_string(ranks) +
                 " parts: every rank needs at least one agent (use fewer ranks)");
   });
   auto const agents = layout.rows - 1, entries = layout.entries;

@@ -120,7 +120,7 @@ AttributeLines split_attribute_lines(std::string_view text, std::string const& n
         std::unordered_set<std::string> seen;
         for (auto const& column : header) {
           if (column.empty()) fail("the header has an empty column name");
-          if (!seen.insert(column).second) fail("the header names column '" + column + "' twice");
+          if (!seen.insert(column).second) fail("the header names column " + io::quoted_field(column) + " twice");
         }
       }
       out.values.resize(header.size());

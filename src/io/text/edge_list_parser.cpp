@@ -230,15 +230,15 @@ EdgeLines parse_edge_lines(std::string_view text, EdgeListFormat const& format, 
                     : io::quoted_field(fields[k]) + " is not an integer agent id");
         break;
       }
+      // The id as read, not as written: leading zeros could make the text any length.
+      std::string const read = std::to_string(ids[k]);
       ids[k] -= base;
       if (ids[k] < 0)
-        fail("agent id " + std::string(fields[k]) + " is below the first id " + std::to_string(base));
+        fail("agent id " + read + " is below the first id " + std::to_string(base));
       else if (ids[k] >= max_id)
-        fail("agent id " + std::string(fields[k]) + " exceeds the largest supported id " +
-             std::to_string(max_id - 1 + base));
+        fail("agent id " + read + " exceeds the largest supported id " + std::to_string(max_id - 1 + base));
       else if (declared_agents > 0 && ids[k] >= declared_agents)
-        fail("agent id " + std::string(fields[k]) + " exceeds the header's agent count " +
-             std::to_string(declared_agents));
+        fail("agent id " + read + " exceeds the header's agent count " + std::to_string(declared_agents));
     }
     if (out.error_line != 0) break;
     float weight = 0.0f;
