@@ -55,10 +55,9 @@ namespace {
 // terminal or /dev/null behind it takes the table too: nothing is read back from them.
 bool goes_to_stdout(std::string const& path) {
   if (path == "-") return true;
-  struct stat mine {
-  }, named{};
+  struct stat mine {};
   return !path.empty() && ::fstat(STDOUT_FILENO, &mine) == 0 && !S_ISCHR(mine.st_mode) &&
-         ::stat(path.c_str(), &named) == 0 && mine.st_dev == named.st_dev && mine.st_ino == named.st_ino;
+         herd::io::is_standard_output(path);
 }
 
 // MPI for the whole life of the command, when Herd is built with it.

@@ -1,10 +1,12 @@
 #include <herd/core/error.hpp>
+#include <herd/core/utf8.hpp>
 #include <herd/io/output_file.hpp>
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <climits>
@@ -179,10 +181,8 @@ std::string temporary_beside(std::string const& target, std::string const& named
   long const most = ::pathconf(folder.c_str(), _PC_NAME_MAX);
   std::size_t const longest = most > static_cast<long>(suffix.size()) ? static_cast<std::size_t>(most) : NAME_MAX;
   std::size_t keep = target.size() - first;
-  if (keep + suffix.size() > longest) {
-    keep = longest - suffix.size();
-    while (keep > 0 && (static_cast<unsigned char>(target[first + keep]) & 0xC0u) == 0x80u) --keep;
-  }
+  if (keep + suffix.size() > longest)
+    keep = std::max(character_start(target, first + longest - suffix.size()), first) - first;
   std::string name = target.substr(0, first + keep) + suffix;
   int const fd = ::mkstemp(name.data());
   require(fd >= 0, (named.empty() ? target : named) + ": cannot write the file (" + std::strerror(errno) + ")");
@@ -237,16 +237,19 @@ bool names_a_descriptor(std::string const& path) {
   return through;
 }
 
+bool is_standard_output(std::string const& path) {
+  struct stat mine {
+  }, named{};
+  return ::fstat(STDOUT_FILENO, &mine) == 0 && ::stat(path.c_str(), &named) == 0 && mine.st_dev == named.st_dev &&
+         mine.st_ino == named.st_ino;
+}
+
 void write_output(OutputTarget const& t, std::string const& content) {
   using Kind = OutputTarget::Kind;
   if (t.kind != Kind::replace) {
     // The process's own standard output is written through its descriptor: opened anew, the file
     // behind it would get a second offset, and later output would overwrite this.
-    struct stat mine {
-    }, named{};
-    bool const is_stdout =
-        t.kind == Kind::standard_output || (::fstat(STDOUT_FILENO, &mine) == 0 && ::stat(t.path.c_str(), &named) == 0 &&
-                                            mine.st_dev == named.st_dev && mine.st_ino == named.st_ino);
+    bool const is_stdout = t.kind == Kind::standard_output || is_standard_output(t.path);
     int const fd = is_stdout ? STDOUT_FILENO : ::open(t.path.c_str(), O_WRONLY | O_APPEND);
     require(fd >= 0, t.path + ": cannot write to it (" + std::strerror(errno) + ")");
     bool const written = write_all(fd, content);

@@ -30,6 +30,10 @@ struct OutputTarget {
 /// is found when the file is made (temporary_beside, or opening a device).
 OutputTarget output_target(std::string const& option, std::string const& path);
 
+/// Whether `path` names the file or pipe behind this process's standard output (/dev/stdout,
+/// /proc/self/fd/1, the file it was redirected to): written through its descriptor, not opened anew.
+bool is_standard_output(std::string const& path);
+
 /// The file an output written beside its target and renamed into place (an HDF5 file) replaces:
 /// the final target of `path`, which must be a regular file or a new name; throws herd::Error
 /// naming `named` (else `path`) otherwise.

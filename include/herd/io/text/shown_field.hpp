@@ -3,6 +3,8 @@
 // A field of an input file quoted in an error message. A damaged file's whole line, or a
 // megabyte without a line feed, can be one field: a long one is cut, and its length said.
 
+#include <herd/core/utf8.hpp>
+
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -14,8 +16,7 @@ namespace herd::io {
 inline std::string quoted_field(std::string_view field) {
   constexpr std::size_t longest = 80, kept = 40;
   if (field.size() <= longest) return "'" + std::string(field) + "'";
-  std::size_t cut = kept;
-  while (cut > 0 && (static_cast<unsigned char>(field[cut]) & 0xC0u) == 0x80u) --cut;
+  std::size_t const cut = character_start(field, kept);
   return "'" + std::string(field.substr(0, cut)) + "...' (" + std::to_string(field.size()) + " bytes)";
 }
 
