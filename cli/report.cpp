@@ -398,10 +398,10 @@ std::string json(Options const& o, JobResult const& r, std::string const& kokkos
   d["setup_seconds"] = r.setup_seconds;
   d["step_loop_seconds"] = r.step_seconds;
   // A resume that makes no step has no time per step, and no rates.
+  auto const rate = [&](double count) { return steps > 0 ? Json(per_second(count, r.step_seconds)) : Json(nullptr); };
   d["seconds_per_step"] = per_step_of(r.step_seconds, steps);
-  d["agent_updates_per_second"] =
-      steps > 0 ? Json(per_second(static_cast<double>(r.agents) * steps, r.step_seconds)) : Json(nullptr);
-  d["edges_per_second"] = steps > 0 ? Json(per_second(edges_read(r, steps), r.step_seconds)) : Json(nullptr);
+  d["agent_updates_per_second"] = rate(static_cast<double>(r.agents) * steps);
+  d["edges_per_second"] = rate(edges_read(r, steps));
   d["bytes_per_agent"] = r.bytes_per_agent;
   d["bytes_per_edge"] = r.bytes_per_edge;
   if (!r.stepping.empty())

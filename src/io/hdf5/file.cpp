@@ -601,7 +601,12 @@ void File::check_written(std::vector<WrittenPart> const& parts) const {
     Id whole(H5Dget_space(d.get()), H5Sclose);
     // As in write_rows: a dataset of no values has no storage to read (the same on every rank).
     if (H5Sget_simple_extent_npoints(whole.get()) <= 0) continue;
-    std::uint64_t const row = row_size(extents(part.dataset)), row_bytes = row * size_of(part.type);
+    // The row size from the dataspace at hand: extents() would open the dataset again.
+    int const ranks = H5Sget_simple_extent_ndims(whole.get());
+    std::vector<hsize_t> dims(static_cast<std::size_t>(std::max(ranks, 1)), 1);
+    H5Sget_simple_extent_dims(whole.get(), dims.data(), nullptr);
+    std::uint64_t const row = row_size(std::vector<std::uint64_t>(dims.begin(), dims.end()));
+    std::uint64_t const row_bytes = row * size_of(part.type);
     std::uint64_t const rows_a_round = std::max<std::uint64_t>(1, round_bytes / std::max<std::uint64_t>(row_bytes, 1));
     std::uint64_t rounds = (part.count + rows_a_round - 1) / rows_a_round;
     MPI_Allreduce(MPI_IN_PLACE, &rounds, 1, MPI_UINT64_T, MPI_MAX, comm_);
