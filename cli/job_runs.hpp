@@ -5,6 +5,7 @@
 // (job_<model>.cpp), so that the models, each a dozen simulations' kernels, compile side by side.
 
 #include "input.hpp"
+#include "input_fingerprint.hpp"
 #include "job.hpp"
 #include "memory_budget.hpp"
 #include "model_registry.hpp"
@@ -1142,6 +1143,10 @@ JobResult run_entry(Options const& given, std::function<void(int, int)> const& p
     check_scenario<Entry>(o);
 #endif
   }
+#if HERD_ENABLE_HDF5
+  // A resumed run's fingerprints were taken and checked with its checkpoint (resume_options).
+  if (!o.checkpoint.empty() && o.resume.empty()) fingerprint_inputs(o, MPI_COMM_WORLD);
+#endif
 #if HERD_ENABLE_MPI
   int size = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &size);

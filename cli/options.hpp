@@ -96,6 +96,10 @@ struct Options {
   /// The --scenario file's bytes, read once when the run starts (run_entry): its events, every
   /// member's and the checkpoint's fingerprint come from the same bytes
   std::shared_ptr<std::string const> scenario_text;
+  /// Fingerprints of the --graph and --attributes files (input_fingerprint.hpp), taken when the run
+  /// writes or resumes a checkpoint; 0: not taken, a generator, or no file
+  std::uint64_t graph_file_hash = 0;
+  std::uint64_t attributes_file_hash = 0;
   // A temporal network: --graph is a timed-contact file, cut into windows of this length (0: none).
   long long window = 0;
   std::string after_last = "loop";     ///< loop or stop: what the steps after the last window read

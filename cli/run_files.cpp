@@ -1,5 +1,6 @@
 #include "run_files.hpp"
 #include "input.hpp"
+#include "input_fingerprint.hpp"
 
 #include <herd/core/fnv1a.hpp>
 #include <herd/io/output_file.hpp>
@@ -8,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #if HERD_ENABLE_HDF5
@@ -44,6 +46,8 @@ io::RunRecord run_record(Options const& o, std::uint64_t agents, std::uint64_t e
   record.graph_hash = graph_hash;
   record.observables = std::move(observables);
   if (o.scenario_text) record.scenario_hash = scenario_fingerprint(*o.scenario_text);
+  record.graph_file_hash = o.graph_file_hash;
+  record.attributes_file_hash = o.attributes_file_hash;
   return record;
 }
 
@@ -56,14 +60,15 @@ namespace {
 
 // Whether `given`, a value of `option` given to herd resume, names what the checkpoint's run read
 // as `stored`: the same value (same_value), the same file by another path (relative to this
-// folder, or a link), or for --scenario any file, whose bytes the run then checks against the
-// checkpoint's fingerprint (a scenario moved with its checkpoint).
+// folder, or a link), or any file where the checkpoint keeps a fingerprint of the one its run
+// read, which the run then checks against the file's bytes (an input moved with its checkpoint).
 bool same_input(std::string const& option, std::string const& stored, std::string const& given,
                 io::RunRecord const& record) {
   if (same_value(option, stored, given)) return true;
   if (option == "--scenario") return record.scenario_hash != 0;
   if (option != "--graph" && option != "--attributes") return false;
   if (is_generator(stored) || is_generator(given)) return false;
+  if ((option == "--graph" ? record.graph_file_hash : record.attributes_file_hash) != 0) return true;
   auto const anew = with_absolute_inputs({option, given})[1];
   if (anew == stored) return true;
   std::error_code failed;
@@ -131,6 +136,16 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
   }
   args.insert(args.end(), extra.begin(), extra.end());
   Options merged = parse(args, true);  // a UsageError here is the user's
+  // An input moved since, which the checkpoint knows by its bytes: where to name its new place.
+  for (auto const& [option, path, hash] :
+       {std::tuple{"--graph", merged.graph, record.graph_file_hash},
+        std::tuple{"--attributes", merged.attributes, record.attributes_file_hash}}) {
+    std::error_code failed;
+    if (hash != 0 && given_anew.count(option) == 0 && !std::filesystem::exists(path, failed))
+      throw UsageError{"resume: " + path + ", the " + option +
+                       " file the checkpoint's run read, is gone: give it anew with " + option +
+                       " FILE (any path; the file must hold the same bytes)"};
+  }
 
   // A resumed run writes the files its own command line names, and no other: the checkpoint's run
   // named its outputs relative to another folder, and its --checkpoint is the file resumed, kept
@@ -168,6 +183,16 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
     throw Error(checkpoint + ": its stored arguments give --model " + merged.model + " --seed " +
                 std::to_string(merged.seed) + ", but /run records model " + record.model + " and seed " +
                 std::to_string(record.seed) + ": the file is damaged");
+  // The inputs, by whatever name, must hold the bytes the checkpoint's run read: checked before the
+  // graph is built from them.
+  fingerprint_inputs(merged, MPI_COMM_WORLD);
+  for (auto const& [option, path, saved, now] :
+       {std::tuple{"--graph", merged.graph, record.graph_file_hash, merged.graph_file_hash},
+        std::tuple{"--attributes", merged.attributes, record.attributes_file_hash, merged.attributes_file_hash}})
+    if (saved != 0 && saved != now)
+      throw Error(checkpoint + ": written by a run that read another " + option + " file: " + path +
+                  " is not the file it read, or changed since (the contacts or attributes from the checkpoint on "
+                  "would differ)");
   merged.command = "run";
   merged.resume = checkpoint;
   return merged;

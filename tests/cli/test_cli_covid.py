@@ -264,6 +264,35 @@ class CovidRun(hf.Case):
         self.assertEqual(sum(counts(self.path("ids-0.csv"))[1][0][1:]), 3010)
 
     @unittest.skipUnless(os.environ.get("HERD_HAS_HDF5") == "1", "herd was built without HDF5")
+    def test_resume_takes_the_attributes_by_their_bytes(self):
+        self.write_population()
+        full = self.covid("--steps", "30", "--transmission-rate", "12")
+        self.covid("--steps", "12", "--transmission-rate", "12", "--checkpoint", self.path("c.h5"), csv_name="c.csv")
+        # Moved, the table is taken under its new name: the uninterrupted run's counts.
+        os.rename(self.path("agents.csv"), self.path("moved.csv"))
+        resume = ["resume", self.path("c.h5"), "--steps", "30", "--quiet", "--csv", self.path("resumed.csv")]
+        result = hf.herd(0, *resume)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("the --attributes file the checkpoint's run read, is gone", result.stderr)
+        self.ok(0, *resume, "--attributes", self.path("moved.csv"))
+        self.assertEqual(read(self.path("resumed.csv")), full)
+        # One agent's age group changed in place: the same graph and agents, other ages from the
+        # checkpoint on. The run is refused, not continued with them.
+        with open(self.path("moved.csv")) as f:
+            lines = f.read().splitlines(keepends=True)
+        row = lines[1].split(",")
+        row[1] = "65A" if row[1] != "65A" else "U19"
+        lines[1] = ",".join(row)
+        with open(self.path("moved.csv"), "w") as f:
+            f.write("".join(lines))
+        os.remove(self.path("resumed.csv"))
+        for ranks in (0, 2) if len(sys.argv) > 2 else (0,):
+            result = hf.herd(ranks, *resume, "--attributes", self.path("moved.csv"))
+            self.assertEqual(result.returncode, 1, result.stderr)
+            self.assertIn("written by a run that read another --attributes file", result.stderr)
+            self.assertFalse(os.path.exists(self.path("resumed.csv")))
+
+    @unittest.skipUnless(os.environ.get("HERD_HAS_HDF5") == "1", "herd was built without HDF5")
     def test_population_file_gives_the_same_run(self):
         self.write_population()
         one = self.covid("--steps", "30", "--transmission-rate", "12")

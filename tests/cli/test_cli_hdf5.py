@@ -169,19 +169,40 @@ class Resume(Case):
                 self.ok(0, "resume", self.path("c.h5"), "--graph", name, "--steps", "30", "--csv",
                         self.path("again.csv"), cwd=cwd)
                 self.assertEqual(read(self.path("again.csv")), read(self.path("full.csv")))
-        # A copy is another file: the checkpoint cannot tell its bytes.
-        shutil.copy(self.path("e.txt"), self.path("copy.txt"))
-        result = herd(0, "resume", self.path("c.h5"), "--graph", self.path("copy.txt"), "--steps", "30")
+        # Moved with its checkpoint, the file is found by its bytes under any name; its old name is
+        # refused with where to give the new one.
+        moved = self.path("moved")
+        os.mkdir(moved)
+        os.rename(self.path("e.txt"), os.path.join(moved, "contacts.txt"))
+        os.rename(self.path("c.h5"), os.path.join(moved, "c.h5"))
+        result = herd(0, "resume", "c.h5", "--steps", "30", cwd=moved)
         self.assertEqual(result.returncode, 2, result.stderr)
-        self.assertIn("--graph " + self.path("copy.txt") + " would change the results", result.stderr)
-        # Another graph with the same agents and entries (the same contacts, relabelled) is not the run's.
-        with open(self.path("e.txt"), "w") as f:
+        self.assertIn(f"resume: {self.path('e.txt')}, the --graph file the checkpoint's run read, is gone: "
+                      "give it anew with --graph FILE", result.stderr)
+        for ranks in [1, 3]:
+            with self.subTest(moved_to_ranks=ranks):
+                self.ok(ranks, "resume", "c.h5", "--graph", "contacts.txt", "--steps", "30", "--csv", "moved.csv",
+                        cwd=moved)
+                self.assertEqual(read(os.path.join(moved, "moved.csv")), read(self.path("full.csv")))
+        # A file changed since, at any path (here the same contacts relabelled: the same agents and
+        # entries), is not the run's, and refused before its graph is built.
+        with open(os.path.join(moved, "contacts.txt"), "w") as f:
             f.write("".join(f"{(i + 1) % 3000} {((i * 7 + 3) + 1) % 3000}\n{(i + 1) % 3000} {((i * 11 + 5) + 1) % 3000}\n"
                             for i in range(3000)))
-        result = herd(0, "resume", self.path("c.h5"), "--steps", "30", "--csv", self.path("never.csv"))
-        self.assertEqual(result.returncode, 1, result.stderr)
-        self.assertIn("written for another graph with the same counts", result.stderr)
-        self.assertFalse(os.path.exists(self.path("never.csv")))
+        for ranks in [1, 2]:
+            with self.subTest(changed_on_ranks=ranks):
+                result = herd(ranks, "resume", "c.h5", "--graph", "contacts.txt", "--steps", "30", "--csv", "never.csv",
+                              cwd=moved)
+                self.assertEqual(result.returncode, 1, result.stderr)
+                self.assertIn("c.h5: written by a run that read another --graph file: contacts.txt is not the file it "
+                              "read, or changed since", result.stderr)
+                self.assertFalse(os.path.exists(os.path.join(moved, "never.csv")))
+        # A checkpoint without the fingerprint (an older version's) knows the graph by its contacts.
+        with h5py.File(os.path.join(moved, "c.h5"), "a") as f:
+            del f["run"].attrs["graph_file_hash"]
+        result = herd(0, "resume", "c.h5", "--steps", "30", "--graph", self.path("moved/contacts.txt"), cwd=moved)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn(" would change the results", result.stderr)
 
     def test_resume_keeps_the_checkpoint_it_started_from(self):
         ckpt = self.path("c.h5")

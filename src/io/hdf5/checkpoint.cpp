@@ -51,6 +51,10 @@ void write_run(h5::File& file, RunRecord const& record) {
   file.set_attribute("/run", "graph_hash", static_cast<std::int64_t>(record.graph_hash));
   if (record.scenario_hash != 0)
     file.set_attribute("/run", "scenario_hash", static_cast<std::int64_t>(record.scenario_hash));
+  if (record.graph_file_hash != 0)
+    file.set_attribute("/run", "graph_file_hash", static_cast<std::int64_t>(record.graph_file_hash));
+  if (record.attributes_file_hash != 0)
+    file.set_attribute("/run", "attributes_file_hash", static_cast<std::int64_t>(record.attributes_file_hash));
   if (record.members > 0) {
     // An ensemble's: the members' groups follow, each with its history's rows.
     file.set_attribute("/run", "members", static_cast<std::int64_t>(record.members));
@@ -109,6 +113,9 @@ RunRecord read_record(h5::File const& file, std::string const& kind) {
     r.graph_hash = static_cast<std::uint64_t>(file.int_attribute("/run", "graph_hash"));
   if (file.has_attribute("/run", "scenario_hash"))
     r.scenario_hash = static_cast<std::uint64_t>(file.int_attribute("/run", "scenario_hash"));
+  for (auto [name, hash] :
+       {std::pair{"graph_file_hash", &r.graph_file_hash}, std::pair{"attributes_file_hash", &r.attributes_file_hash}})
+    if (file.has_attribute("/run", name)) *hash = static_cast<std::uint64_t>(file.int_attribute("/run", name));
   if (file.has_attribute("/run", "members")) {
     auto const members = file.int_attribute("/run", "members");
     require(members > 0, path + ": /run: invalid member count " + std::to_string(members));

@@ -26,13 +26,15 @@ struct RunRecord {
   std::vector<std::string> arguments;  ///< the run's command-line arguments (graph, model, seed, ...)
   std::string model;                   ///< model name
   std::uint64_t seed = 0;
-  std::uint32_t step = 0;                ///< steps completed
-  std::uint64_t agents = 0;              ///< agents of the whole graph
-  std::uint64_t edges = 0;               ///< stored entries of the whole graph
-  std::vector<std::string> observables;  ///< names of the history's columns
-  std::vector<std::int64_t> history;     ///< (step + 1) rows of observables, row-major
-  std::uint64_t graph_hash = 0;          ///< herd::graph_hash of the graph as built (0: not recorded)
-  std::uint64_t scenario_hash = 0;       ///< a fingerprint of the --scenario file's bytes (0: none)
+  std::uint32_t step = 0;                  ///< steps completed
+  std::uint64_t agents = 0;                ///< agents of the whole graph
+  std::uint64_t edges = 0;                 ///< stored entries of the whole graph
+  std::vector<std::string> observables;    ///< names of the history's columns
+  std::vector<std::int64_t> history;       ///< (step + 1) rows of observables, row-major
+  std::uint64_t graph_hash = 0;            ///< herd::graph_hash of the graph as built (0: not recorded)
+  std::uint64_t scenario_hash = 0;         ///< a fingerprint of the --scenario file's bytes (0: none)
+  std::uint64_t graph_file_hash = 0;       ///< a fingerprint of the --graph file's bytes (0: none)
+  std::uint64_t attributes_file_hash = 0;  ///< a fingerprint of the --attributes file's bytes (0: none)
   /// An ensemble's checkpoint: its member count (0: one run's). Each member m's history and
   /// agents are then in member_group(m), and /run holds no history.
   std::uint64_t members = 0;
