@@ -31,6 +31,10 @@ bool model_has_outbreaks(std::string const& model) {
   return visit_model(model, [](auto entry) { return decltype(entry)::has_outbreaks; });
 }
 
+bool model_steps_active(std::string const& model) {
+  return visit_model(model, [](auto entry) { return steps_active_v<decltype(entry)>; });
+}
+
 bool model_has_age_groups(std::string const& model) {
   return visit_model(model, [](auto entry) { return decltype(entry)::has_age_groups; });
 }

@@ -21,6 +21,9 @@ std::vector<std::string> model_parameters(std::string const& model);
 /// Whether the model named `model` has outbreaks (observables S and I), which --major-outbreak
 /// classifies. Throws herd::Error for an unknown model.
 bool model_has_outbreaks(std::string const& model);
+/// Whether the model's steps may visit only the agents that can change (--stepping active, auto's
+/// listed steps, verify), rather than always every agent. Throws herd::Error for an unknown model.
+bool model_steps_active(std::string const& model);
 /// Whether the model keeps agents' age groups (a scenario may then vaccinate the oldest first).
 bool model_has_age_groups(std::string const& model);
 

@@ -147,6 +147,10 @@ long long to_duration(std::string const& option, std::string const& text) {
     }
     if (magnitude >= std::ldexp(1.0, 62) && magnitude == std::floor(magnitude))
       throw UsageError{option + ": '" + text + "' is longer than 2^62, the longest window"};
+    // A fraction of a unit that makes whole seconds: the same duration in seconds is the remedy.
+    if (scale > 1 && magnitude >= 1.0 && magnitude < std::ldexp(1.0, 62) && magnitude == std::floor(magnitude))
+      throw UsageError{option + ": '" + text + "': a duration is a whole number of its unit; say " +
+                       std::to_string(static_cast<long long>(magnitude)) + "s"};
     throw bad;
   }
   if (value < 1) throw bad;
@@ -485,6 +489,9 @@ bool graph_is_population_file(Options const& o) {
 
 void check_graph_file(Options const& o, bool population_file) {
   if (!population_file) return;
+  if (o.window > 0)
+    throw UsageError{"--window reads a timed-contact file (t i j): " + o.graph +
+                     " is a population file, whose contacts have no times"};
   if (o.directed || o.transpose)
     throw UsageError{"--directed, --transpose: " + o.graph +
                      " is a population file, whose graph is stored as it is used"};
@@ -673,6 +680,20 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
         throw UsageError{"--" + p + " does not apply to --model " + o.model +
                          (list.empty() ? std::string(", which has no parameters") : " (its parameters: " + list + ")")};
       }
+    // The options of steps on the active agents, for a run that visits every agent each step:
+    // accepted, they would do nothing (and verify would check nothing).
+    bool const by_model = !model_steps_active(o.model);
+    if (by_model || o.window > 0) {
+      std::string const to = by_model ? "--model " + o.model +
+                                            ", which visits every agent each step (sir, seir and covid may step only "
+                                            "the agents that can change)"
+                                      : "a temporal network (--window), which is stepped by pull";
+      if (o.stepping == "active" || o.stepping == "verify")
+        throw UsageError{"--stepping " + o.stepping + " does not apply to " + to};
+      for (char const* active : {"--active-threshold", "--binned-push"})
+        if (given.count(active))
+          throw UsageError{std::string(active) + " tunes active steps: it does not apply to " + to};
+    }
   }
   if (o.command != "partition")
     for (char const* only : {"--parts", "--network-bandwidth", "--network-latency", "--memory-bandwidth"})

@@ -67,7 +67,7 @@ void check_edges(ExecutionSpace const& exec, EdgeList<typename ExecutionSpace::m
     require(id >= 0, where + " has a negative agent id");
     require(id < n, where + " has an agent id not below the agent count " + std::to_string(n));
   }
-  throw Error(where + " has weight " + std::to_string(weight) + "; weights must be finite and non-negative");
+  throw Error(where + " has weight " + number_text(weight) + "; weights must be finite and non-negative");
 }
 
 // Where each entry goes, for the row sort: the rows' offsets (n + 1, the last the entry count), and

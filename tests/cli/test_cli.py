@@ -223,6 +223,15 @@ class BadInput(unittest.TestCase):
         (["run", "--seed", "+9007199254740993"], 2, "exceeds the largest supported value 9007199254740992"),
         (["run", "--seed", "9.007199254740993e15"], 2, "write its digits"),
         (["run", "--active-threshold", "0"], 2, "--active-threshold: '0' must be positive"),
+        # The opinion models visit every agent each step: verify would check nothing, and the
+        # options of active steps would do nothing.
+        (["run", "--model", "voter", "--stepping", "verify"], 2,
+         "--stepping verify does not apply to --model voter, which visits every agent each step"),
+        (["run", "--model", "degroot", "--stepping", "active"], 2, "--stepping active does not apply to --model degroot"),
+        (["run", "--model", "bounded-confidence", "--binned-push", "on"], 2,
+         "--binned-push tunes active steps: it does not apply to --model bounded-confidence"),
+        (["run", "--model", "majority", "--active-threshold", "0.3"], 2,
+         "--active-threshold tunes active steps: it does not apply to --model majority"),
         (["run", "--beta"], 2, "--beta needs a value"),
         (["run", "--beta", "1e400"], 2, "--beta: '1e400' lies beyond the range of a 64-bit float"),
         (["run", "--beta", "1e-400"], 2, "--beta: '1e-400' lies below the smallest magnitude of a 64-bit float"),

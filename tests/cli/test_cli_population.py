@@ -405,6 +405,10 @@ class BadInput(Case):
         for extra, said in [(["--directed"], "--directed, --transpose: "), (["--attributes", "a.csv"], "--attributes: ")]:
             error = self.fails(0, "run", "--model", "covid", "--graph", self.path("er.h5"), *extra, status=2)
             self.assertIn(said + self.path("er.h5") + " is a population file", error)
+        # Its contacts have no times: it is named, not read as text.
+        error = self.fails(0, "run", "--model", "sir", "--graph", self.path("er.h5"), "--window", "20", status=2)
+        self.assertIn("--window reads a timed-contact file (t i j): " + self.path("er.h5") + " is a population file",
+                      error)
         self.fails(0, "run", "--relabel", status=2)
         self.fails(0, "run", "--attributes", "a.csv", status=2)
         # Options of herd run mean nothing to convert: a mistake, not a file that never appears.

@@ -338,6 +338,9 @@ class Temporal(hf.Case):
         self.assertIn("not a positive duration", self.fails("--graph", path, "--window", "0", status=2))
         self.assertIn("not a positive duration", self.fails("--graph", path, "--window", "5 min", status=2))
         self.assertIn("not a positive duration", self.fails("--graph", path, "--window", "0x14", status=2))
+        # A fraction of a unit is no positive whole duration: the same time in seconds is.
+        self.assertIn("--window: '1.5min': a duration is a whole number of its unit; say 90s",
+                      self.fails("--graph", path, "--window", "1.5min", status=2))
         self.assertIn("--after-last needs --window", self.fails("--graph", path, "--after-last", "stop", status=2))
         self.assertIn("--window-weights needs --window",
                       self.fails("--graph", path, "--window-weights", "contacts", status=2))
@@ -352,6 +355,10 @@ class Temporal(hf.Case):
                       stepped)
         self.assertIn("--stepping verify does not apply",
                       self.fails("--graph", path, "--window", "20", "--stepping", "verify", status=2))
+        # The options of active steps would do nothing there.
+        for option in [["--binned-push", "on"], ["--active-threshold", "0.3"]]:
+            self.assertIn(f"{option[0]} tunes active steps: it does not apply to a temporal network (--window)",
+                          self.fails("--graph", path, "--window", "20", *option, status=2))
         if hf.MPIEXEC:
             self.assertEqual(self.fails("--graph", path, "--window", "20", "--stepping", "active", ranks=3, status=2),
                              stepped)

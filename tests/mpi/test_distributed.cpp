@@ -702,6 +702,17 @@ TEST(Distributed, RanksThatDisagreeAreStoppedTogether) {
                                   Kokkos::View<std::uint8_t*, Memory>("classes", rank == 1 ? 10 : sim.num_agents()));
             }).find("scenario: the vaccination classes cover 10 agents of"),
             std::string::npos);
+  // A property of another size on one rank alone (the others' own agents and ghosts fit): the
+  // check before the steps and update_ghosts, which would write the ghosts past its end, stop
+  // every rank.
+  {
+    Seir<Memory> off(sim.num_agents() + (rank == 1 ? 1 : 0), seir_parameters(false));
+    auto const sizes = said([&] { run(sim, off, 5); });
+    EXPECT_NE(sizes.find("property 'state' holds "), std::string::npos) << sizes;
+    EXPECT_NE(sizes.find("(rank 1 of " + std::to_string(world_size()) + ")"), std::string::npos) << sizes;
+    Property<std::uint8_t, Memory> owned("owned", rank == 1 ? sim.num_owned() : sim.num_agents());
+    EXPECT_NE(said([&] { sim.update_ghosts(owned); }).find("property 'owned' holds"), std::string::npos);
+  }
   // Agreeing, they run.
   EXPECT_EQ(run(sim, model, 5).extent(0), 6u);
 }

@@ -78,6 +78,30 @@ TEST(ApiChecks, APropertySizedForAnotherSimulationIsRefused) {
       << error_of([&] { unmade.step(sim); });
 }
 
+// Flags whose phase is given its property twice: the buffers would swap twice, and the step's
+// writes be lost without a word.
+struct FlagsTwice : Flags {
+  template <class Sim>
+  void step(Sim& sim) {
+    sim.apply(*this, flag, flag);
+  }
+};
+
+TEST(ApiChecks, APropertyWrittenTwiceByOnePhaseIsRefused) {
+  auto const graph = herd::test::generated_graph<Exec>(ErdosRenyi{200, 4.0}, 3);
+  Simulation<Exec> sim(Exec(), graph, 7);
+  FlagsTwice twice{{Property<std::uint8_t, Memory>("flag", graph.num_agents())}};
+  sim.prepare(twice);
+  EXPECT_EQ(error_of([&] { twice.step(sim); }),
+            "apply: property 'flag' is given twice among the properties a phase writes: its buffers would swap "
+            "twice, and the phase's writes be lost");
+  // Given once, the phase's writes are there after the step.
+  Flags once{twice.flag};
+  once.step(sim);
+  auto const flags = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), once.flag.current());
+  EXPECT_EQ(flags(0), 1);
+}
+
 TEST(ApiChecks, ANaNActiveThresholdIsRefused) {
   auto const graph = herd::test::generated_graph<Exec>(ErdosRenyi{1000, 6.0}, 3);
   StepOptions options;

@@ -174,6 +174,9 @@ TYPED_TEST(Graph, RejectsBadEdgesNamingThem) {
       "edge 1 (-1 -> 2) has a negative agent id");
   expect_error([] { build_csr(Exec(), herd::test::edge_list<Exec>(3, {0}, {1}, {-1.0f})); },
                "weights must be finite and non-negative");
+  // The weight as it reads back, not six decimals that show a tiny one as -0.000000.
+  expect_error([] { build_csr(Exec(), herd::test::edge_list<Exec>(3, {0}, {1}, {-1e-9f})); },
+               "edge 0 (0 -> 1) has weight -1e-09; weights must be finite and non-negative");
 }
 
 // Regions a Kokkos tool sees, by depth: a region left open by an error misnests every later one.

@@ -150,12 +150,8 @@ class Simulation {
   /// the steps index them by agent.
   template <class Property>
   void check_size(Property const& property) const {
-    if (property.size() == num_agents()) return;
-    auto const name = property.name();
-    throw Error(
-        (name.empty() ? std::string("a property without a name (default-constructed?)") : "property '" + name + "'") +
-        " holds " + std::to_string(property.size()) + " values for the " + std::to_string(num_agents()) +
-        " agents the simulation stores (a model's properties hold one per agent, num_agents())");
+    auto const failure = size_failure(property);
+    if (!failure.empty()) throw Error(failure);
   }
   /// On a rank, throws a CollectiveError on every rank unless they all give the same `values`
   /// (mpi::require_same), named in the message; nothing on one process. What the ranks must agree
@@ -175,16 +171,24 @@ class Simulation {
     else if (!failure.empty())
       throw Error(failure);
   }
-  /// check_size of every property `model` lists (for_each_property); nothing for a model that
-  /// lists none.
+  /// check_size of every property `model` lists (for_each_property), on every rank at once: a rank
+  /// whose sizes differ (its ghosts) fails them all, rather than leaving them waiting in the steps.
+  /// Nothing for a model that lists none. Collective on a rank.
   template <class Model>
   void check_sizes(Model const& model) const {
-    if constexpr (lists_properties_v<Model>) model.for_each_property([&](auto const& p) { check_size(p); });
+    std::string failure;
+    if constexpr (lists_properties_v<Model>)
+      model.for_each_property([&](auto const& p) {
+        if (failure.empty()) failure = size_failure(p);
+      });
+    require_everywhere(failure);
   }
   std::uint64_t seed() const { return rng_.seed; }
   CounterRng rng() const { return rng_; }
   /// The plan of the agents that read no ghosts: every agent on one process.
   StepPlan<memory_space> const& plan() const { return interior_; }
+  /// Each stored agent's global id, on a rank; empty on one process, whose agent i is global agent
+  /// i (id_map() gives both).
   Kokkos::View<global_id*, memory_space> const& global_ids() const { return where_.global_ids(); }
   /// Device-side map from local index to global id.
   Details::IdMap<memory_space> id_map() const { return {global_ids()}; }
@@ -318,6 +322,7 @@ class Simulation {
   template <class Phase, class... Written>
   void apply(Phase const& phase, Written&... written) {
     (check_size(written), ...);  // on the host, a comparison each: a model that lists no properties
+    check_distinct(written...);
     if (!verified_.empty()) (check_verified(written), ...);
     std::vector<std::size_t> left_out;  // Stepping::verify's: listed properties this apply() leaves out
     if (left_out_) left_out_(true, {static_cast<void const*>(written.current().data())...}, left_out);
@@ -489,6 +494,13 @@ class Simulation {
   /// the steps (collective on a rank; nothing to do on one process).
   template <class... Properties>
   void update_ghosts(Properties&... properties) {
+    if constexpr (Distribution::has_ghosts) {
+      // The ghosts are written past the owned values: a property of another size on any rank
+      // fails every rank before anything is written.
+      std::string failure;
+      ((failure = failure.empty() ? size_failure(properties) : failure), ...);
+      require_everywhere(failure);
+    }
     where_.update_ghosts(properties...);
   }
   /// Completes the exchange of ghosts in flight, if any; the next phase would otherwise do it.
@@ -583,6 +595,33 @@ class Simulation {
   }
 
  private:
+  // check_size's message for `property`, empty where it holds one value for each stored agent.
+  template <class Property>
+  std::string size_failure(Property const& property) const {
+    if (property.size() == num_agents()) return {};
+    auto const name = property.name();
+    return (name.empty() ? std::string("a property without a name (default-constructed?)")
+                         : "property '" + name + "'") +
+           " holds " + std::to_string(property.size()) + " values for the " + std::to_string(num_agents()) +
+           " agents the simulation stores (a model's properties hold one per agent, num_agents())";
+  }
+
+  // Refuses a property given twice to one apply(): its buffers would swap twice, and the phase's
+  // writes be lost. Compares addresses; the names are made only for the message.
+  template <class... Written>
+  static void check_distinct(Written const&... written) {
+    if constexpr (sizeof...(Written) > 1) {
+      void const* const data[] = {static_cast<void const*>(written.current().data())...};
+      for (std::size_t a = 0; a < sizeof...(Written); ++a)
+        for (std::size_t b = a + 1; b < sizeof...(Written); ++b)
+          if (data[a] == data[b] && data[a] != nullptr) {
+            std::string const names[] = {written.name()...};
+            throw Error("apply: property '" + names[a] +
+                        "' is given twice among the properties a phase writes: its buffers would swap twice, and "
+                        "the phase's writes be lost");
+          }
+    }
+  }
   // Rows [0, interior) read no ghosts and step while the ghosts are in flight; the boundary rows
   // after them once the ghosts arrived. On one process every row is interior.
   void make_plans(Schedule schedule) {
