@@ -147,10 +147,12 @@ long long to_duration(std::string const& option, std::string const& text) {
     }
     if (magnitude >= std::ldexp(1.0, 62) && magnitude == std::floor(magnitude))
       throw UsageError{option + ": '" + text + "' is longer than 2^62, the longest window"};
-    // A fraction of a unit that makes whole seconds: the same duration in seconds is the remedy.
-    if (scale > 1 && magnitude >= 1.0 && magnitude < std::ldexp(1.0, 62) && magnitude == std::floor(magnitude))
+    // A fraction of a unit that makes whole seconds (0.07h: 252.00000000000003 in binary): the
+    // same duration in seconds is the remedy.
+    double const seconds = std::round(magnitude);
+    if (scale > 1 && seconds >= 1.0 && seconds < std::ldexp(1.0, 62) && std::abs(magnitude - seconds) <= 1e-9 * seconds)
       throw UsageError{option + ": '" + text + "': a duration is a whole number of its unit; say " +
-                       std::to_string(static_cast<long long>(magnitude)) + "s"};
+                       std::to_string(static_cast<long long>(seconds)) + "s"};
     throw bad;
   }
   if (value < 1) throw bad;
@@ -499,6 +501,20 @@ void check_graph_file(Options const& o, bool population_file) {
     throw UsageError{"--attributes: " + o.graph + " is a population file, which holds its attributes"};
 }
 
+void check_active_step_options(Options const& o, std::map<std::string, std::string> const& given) {
+  // Accepted, they would do nothing, and verify would check nothing.
+  bool const by_model = !model_steps_active(o.model);
+  if (!by_model && o.window == 0) return;
+  std::string const to = by_model ? "--model " + o.model +
+                                        ", which visits every agent each step (sir, seir and covid may step only "
+                                        "the agents that can change)"
+                                  : "a temporal network (--window), which is stepped by pull";
+  if (given.count("--stepping") && (o.stepping == "active" || o.stepping == "verify"))
+    throw UsageError{"--stepping " + o.stepping + " does not apply to " + to};
+  for (char const* active : {"--active-threshold", "--binned-push"})
+    if (given.count(active)) throw UsageError{std::string(active) + " tunes active steps: it does not apply to " + to};
+}
+
 void check_contradictions(std::map<std::string, std::string> const& given) {
   if (given.count("--gpu-aware-mpi") && given.count("--staged-mpi"))
     throw UsageError{"--gpu-aware-mpi and --staged-mpi contradict each other: give one"};
@@ -680,20 +696,7 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
         throw UsageError{"--" + p + " does not apply to --model " + o.model +
                          (list.empty() ? std::string(", which has no parameters") : " (its parameters: " + list + ")")};
       }
-    // The options of steps on the active agents, for a run that visits every agent each step:
-    // accepted, they would do nothing (and verify would check nothing).
-    bool const by_model = !model_steps_active(o.model);
-    if (by_model || o.window > 0) {
-      std::string const to = by_model ? "--model " + o.model +
-                                            ", which visits every agent each step (sir, seir and covid may step only "
-                                            "the agents that can change)"
-                                      : "a temporal network (--window), which is stepped by pull";
-      if (o.stepping == "active" || o.stepping == "verify")
-        throw UsageError{"--stepping " + o.stepping + " does not apply to " + to};
-      for (char const* active : {"--active-threshold", "--binned-push"})
-        if (given.count(active))
-          throw UsageError{std::string(active) + " tunes active steps: it does not apply to " + to};
-    }
+    check_active_step_options(o, given);
   }
   if (o.command != "partition")
     for (char const* only : {"--parts", "--network-bandwidth", "--network-latency", "--memory-bandwidth"})

@@ -162,6 +162,11 @@ bool graph_is_population_file(Options const& o);
 /// --attributes), where --graph is a population file, which holds its graph as it is used.
 void check_graph_file(Options const& o, bool population_file);
 
+/// Throws UsageError for the options of active steps among `given` (--stepping active or verify,
+/// --active-threshold, --binned-push) where the run visits every agent each step: a model that
+/// does not step active sets, or a temporal network (--window).
+void check_active_step_options(Options const& o, std::map<std::string, std::string> const& given);
+
 /// Refuses options given together that ask for opposite things (--gpu-aware-mpi, --staged-mpi).
 void check_contradictions(std::map<std::string, std::string> const& given);
 

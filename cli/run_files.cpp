@@ -76,6 +76,33 @@ bool same_input(std::string const& option, std::string const& stored, std::strin
   return !failed && same;
 }
 
+// Why the input `option` at `path`, which the checkpoint knows by its bytes, cannot be read for
+// them (empty where it can): gone from the path the checkpoint's run read it by (`anew`: a path
+// given to resume), or not a regular file (a pipe gives its bytes once, to the run).
+std::string input_problem(std::string const& option, std::string const& path, bool anew) {
+  std::error_code failed;
+  auto const status = std::filesystem::status(path, failed);
+  if (!std::filesystem::exists(status))
+    return anew ? "resume: " + option + " " + path + ": no such file"
+                : "resume: " + path + ", the " + option +
+                      " file the checkpoint's run read, is gone: give it anew with " + option +
+                      " FILE (any path; the file must hold the same bytes)";
+  if (!std::filesystem::is_regular_file(status))
+    return "resume: " + option + " " + path +
+           " is not a regular file: the checkpoint knows the file its run read by its bytes, which resume reads "
+           "again (a pipe gives them once)";
+  return {};
+}
+
+// Throws a UsageError on every rank where any rank gives a `failure`, with the lowest such rank's:
+// ranks may see other files, and one that stopped alone would leave the others waiting.
+void agree_on_usage(std::string const& failure) {
+  int const size = mpi::size_of(MPI_COMM_WORLD);
+  int first = failure.empty() ? size : mpi::rank_of(MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first < size) throw UsageError{mpi::broadcast_text(MPI_COMM_WORLD, failure, first)};
+}
+
 }  // namespace
 
 Options resume_options(std::string const& checkpoint, std::vector<std::string> const& extra) {
@@ -136,16 +163,16 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
   }
   args.insert(args.end(), extra.begin(), extra.end());
   Options merged = parse(args, true);  // a UsageError here is the user's
-  // An input moved since, which the checkpoint knows by its bytes: where to name its new place.
-  for (auto const& [option, path, hash] :
-       {std::tuple{"--graph", merged.graph, record.graph_file_hash},
-        std::tuple{"--attributes", merged.attributes, record.attributes_file_hash}}) {
-    std::error_code failed;
-    if (hash != 0 && given_anew.count(option) == 0 && !std::filesystem::exists(path, failed))
-      throw UsageError{"resume: " + path + ", the " + option +
-                       " file the checkpoint's run read, is gone: give it anew with " + option +
-                       " FILE (any path; the file must hold the same bytes)"};
-  }
+  // The options of active steps given anew to a run that visits every agent: they would do nothing
+  // (the checkpoint's own, taken when it was written, stay readable).
+  check_active_step_options(merged, given_anew);
+  // The inputs the checkpoint knows by their bytes, which are read again below: a regular file
+  // each, where to give one moved since, as every rank sees them.
+  std::string unreadable;
+  for (auto const& [option, path, hash] : {std::tuple{"--graph", merged.graph, record.graph_file_hash},
+                                           std::tuple{"--attributes", merged.attributes, record.attributes_file_hash}})
+    if (hash != 0 && unreadable.empty()) unreadable = input_problem(option, path, given_anew.count(option) != 0);
+  agree_on_usage(unreadable);
 
   // A resumed run writes the files its own command line names, and no other: the checkpoint's run
   // named its outputs relative to another folder, and its --checkpoint is the file resumed, kept
@@ -190,9 +217,13 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
        {std::tuple{"--graph", merged.graph, record.graph_file_hash, merged.graph_file_hash},
         std::tuple{"--attributes", merged.attributes, record.attributes_file_hash, merged.attributes_file_hash}})
     if (saved != 0 && saved != now)
-      throw Error(checkpoint + ": written by a run that read another " + option + " file: " + path +
-                  " is not the file it read, or changed since (the contacts or attributes from the checkpoint on "
-                  "would differ)");
+      throw Error(std::string(checkpoint)
+                      .append(": written by a run that read another ")
+                      .append(option)
+                      .append(" file: ")
+                      .append(path)
+                      .append(" is not the file it read, or changed since (the contacts or attributes from the "
+                              "checkpoint on would differ)"));
   merged.command = "run";
   merged.resume = checkpoint;
   return merged;

@@ -144,6 +144,15 @@ class Resume(Case):
         directed = self.path("directed.h5")
         self.ok(0, "run", "--model", "sir", "--graph", edges, "--directed", "--steps", "6", "--quiet",
                 "--checkpoint", directed)
+        # The options of active steps, given anew to a model that visits every agent each step.
+        voter = self.path("voter.h5")
+        self.ok(0, "run", "--model", "voter", "--graph", edges, "--steps", "6", "--quiet", "--checkpoint", voter)
+        for option in [["--stepping", "verify"], ["--binned-push", "on"]]:
+            with self.subTest(option=option):
+                result = herd(0, "resume", voter, "--steps", "8", *option)
+                self.assertEqual(result.returncode, 2, result.stderr)
+                self.assertIn(f"{option[0]} ", result.stderr)
+                self.assertIn("does not apply to --model voter", result.stderr)
         for ckpt, option in [(covid, ["--transmission-rate", "9"]), (covid, ["--mortality", "0.3"]),
                              (covid, ["--age-reading", "agenttorch"]), (directed, ["--directed", "--transpose"]),
                              (directed, ["--transpose"])]:
@@ -179,6 +188,13 @@ class Resume(Case):
         self.assertEqual(result.returncode, 2, result.stderr)
         self.assertIn(f"resume: {self.path('e.txt')}, the --graph file the checkpoint's run read, is gone: "
                       "give it anew with --graph FILE", result.stderr)
+        # A path given anew that names no file, or no regular file, is said to be so.
+        os.mkdir(os.path.join(moved, "folder"))
+        for given, said in [("nosuch.txt", "resume: --graph nosuch.txt: no such file"),
+                            ("folder", "resume: --graph folder is not a regular file")]:
+            result = herd(0, "resume", "c.h5", "--graph", given, "--steps", "30", cwd=moved)
+            self.assertEqual(result.returncode, 2, result.stderr)
+            self.assertIn(said, result.stderr)
         for ranks in [1, 3]:
             with self.subTest(moved_to_ranks=ranks):
                 self.ok(ranks, "resume", "c.h5", "--graph", "contacts.txt", "--steps", "30", "--csv", "moved.csv",

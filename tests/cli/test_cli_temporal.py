@@ -339,8 +339,9 @@ class Temporal(hf.Case):
         self.assertIn("not a positive duration", self.fails("--graph", path, "--window", "5 min", status=2))
         self.assertIn("not a positive duration", self.fails("--graph", path, "--window", "0x14", status=2))
         # A fraction of a unit is no positive whole duration: the same time in seconds is.
-        self.assertIn("--window: '1.5min': a duration is a whole number of its unit; say 90s",
-                      self.fails("--graph", path, "--window", "1.5min", status=2))
+        for fraction, seconds in [("1.5min", 90), ("0.07h", 252), ("0.1d", 8640)]:
+            self.assertIn(f"--window: '{fraction}': a duration is a whole number of its unit; say {seconds}s",
+                          self.fails("--graph", path, "--window", fraction, status=2))
         self.assertIn("--after-last needs --window", self.fails("--graph", path, "--after-last", "stop", status=2))
         self.assertIn("--window-weights needs --window",
                       self.fails("--graph", path, "--window-weights", "contacts", status=2))

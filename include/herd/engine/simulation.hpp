@@ -503,6 +503,15 @@ class Simulation {
     }
     where_.update_ghosts(properties...);
   }
+  /// update_ghosts of properties whose sizes every rank has agreed on already (check_sizes before
+  /// the steps, or sized by Herd itself), without agreeing again: for what changes between steps
+  /// (a scenario's events), where another exchange over every rank would wait each step. A size
+  /// found wrong here still throws, on this rank, before any ghost is written. Collective on a rank.
+  template <class... Properties>
+  void update_agreed_ghosts(Properties&... properties) {
+    (check_size(properties), ...);
+    where_.update_ghosts(properties...);
+  }
   /// Completes the exchange of ghosts in flight, if any; the next phase would otherwise do it.
   void wait_for_ghosts() { where_.wait(); }
 

@@ -277,7 +277,7 @@ class Interventions {
     if constexpr (lists_properties_v<Model>)
       if (changed)
         model.for_each_property([&](auto const& property) {
-          if (property.visibility() == Visibility::neighbours) sim.update_ghosts(property);
+          if (property.visibility() == Visibility::neighbours) sim.update_agreed_ghosts(property);
         });
     // Isolation changes weights, not states: the active set need not forget the agents.
     if constexpr (declares_activity_v<Model>)
@@ -681,7 +681,7 @@ class Interventions {
     }
     if constexpr (Simulation::distribution_type::has_ghosts) {
       // A ghost's byte says whether its owner's detections changed it.
-      sim.update_ghosts(flags_);
+      sim.update_agreed_ghosts(flags_);
       sim.wait_for_ghosts();
       if (detect.lists)
         Kokkos::parallel_for(
