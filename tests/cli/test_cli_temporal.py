@@ -145,13 +145,20 @@ class Temporal(hf.Case):
         self.seir(path, 170, "--checkpoint", ckpt)
         self.ok(0, "resume", ckpt, "--steps", "300", "--csv", self.path("resumed.csv"))
         self.assertEqual(hf.read(self.path("resumed.csv")), full)
-        # The checkpoint's fingerprint covers the windows: the same pairs met at other times are refused.
+        # The same pairs met at other times are refused: by the file's fingerprint, and without it
+        # (an older checkpoint's) by the graph's, which covers the windows.
         with open(path) as f:
             lines = f.read().splitlines()
         moved = [lines[0]] + [line if k % 2 else str(int(line.split()[0]) + 600) + " " + " ".join(line.split()[1:])
                               for k, line in enumerate(lines[1:])]
         with open(path, "w") as f:
             f.write("\n".join(moved) + "\n")
+        result = hf.herd(0, "resume", ckpt, "--steps", "300")
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertIn("written by a run that read another --graph file", result.stderr)
+        import h5py
+        with h5py.File(ckpt, "a") as f:
+            del f["run"].attrs["graph_file_hash"]
         result = hf.herd(0, "resume", ckpt, "--steps", "300")
         self.assertEqual(result.returncode, 1, result.stderr)
         self.assertIn("written for another graph with the same counts", result.stderr)
