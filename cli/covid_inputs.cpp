@@ -36,31 +36,33 @@ std::optional<AttributeColumn> column_of(Options const& o, AttributeTable const&
   return std::nullopt;
 }
 
-std::vector<std::uint8_t> age_groups_of(AttributeColumn const& column, std::string const& source) {
+// A column's age groups, with the problem of the lowest agent whose label is not an age group
+// (empty when none): `ids` gives the agent of each value, when not the value's position.
+std::vector<std::uint8_t> age_groups_of(AttributeColumn const& column, std::string const& source, std::string& failure,
+                                        global_id& failing_agent, std::vector<global_id> const& ids = {}) {
   require(column.kind == AttributeColumn::Kind::category,
           source + ": column " + column.name + " must hold age labels (U19, 20t29, ...), not numbers");
   auto const& labels = astoria_age_labels();
-  auto const is_label = [&](std::string const& text) {
-    return std::find(labels.begin(), labels.end(), text) != labels.end();
-  };
-  auto const unknown = std::find_if_not(column.categories.begin(), column.categories.end(), is_label);
-  if (unknown != column.categories.end()) {
-    std::string known;
-    for (auto const& l : labels) {
-      if (!known.empty()) known += ", ";
-      known += l;
-    }
-    throw Error(source + ": column " + column.name + ": unknown age group " + io::quoted_field(*unknown) +
-                " (expected " + known + ")");
-  }
-  // Category code -> age group, through the label.
+  // Category code -> age group, through the label; a label that names none maps past the groups.
+  auto const unknown = static_cast<std::uint8_t>(labels.size());
   std::vector<std::uint8_t> group_of_code;
   for (auto const& category : column.categories)
     group_of_code.push_back(
         static_cast<std::uint8_t>(std::find(labels.begin(), labels.end(), category) - labels.begin()));
   std::vector<std::uint8_t> groups(column.integers.size());
-  for (std::size_t i = 0; i < groups.size(); ++i)
-    groups[i] = group_of_code[static_cast<std::size_t>(column.integers[i])];
+  failure.clear();
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    auto const code = static_cast<std::size_t>(column.integers[i]);
+    groups[i] = group_of_code[code];
+    global_id const agent = ids.empty() ? static_cast<global_id>(i) : ids[i];
+    if (groups[i] == unknown && (failure.empty() || agent < failing_agent)) {
+      std::string known;
+      for (auto const& l : labels) known.append(known.empty() ? "" : ", ").append(l);
+      failing_agent = agent;
+      failure = source + ": column " + column.name + ": agent " + std::to_string(agent) + " has age group " +
+                io::quoted_field(column.categories[code]) + " (expected " + known + ")";
+    }
+  }
   return groups;
 }
 
@@ -125,11 +127,12 @@ CovidPopulation covid_population(Options const& o, AttributeTable const& attribu
   std::string const source = attributes.columns.empty() ? o.graph : o.attributes;
   CovidPopulation population;
   auto const ages = column_of(o, attributes, age_column, comm);
-  if (ages) population.age_group = age_groups_of(*ages, source);
+  std::string failure;
+  global_id agent = 0;
+  if (ages) population.age_group = age_groups_of(*ages, source, failure, agent);
+  require(failure.empty(), failure);
   auto const stages = column_of(o, attributes, stage_column, comm);
   if (stages) {
-    std::string failure;
-    global_id agent = 0;
     population.stage = stages_of(*stages, source, failure, agent);
     require(failure.empty(), failure);
   }
@@ -171,9 +174,10 @@ CovidPopulation covid_population_of_owned(Options const& o, std::vector<global_i
   }
   // A bad value is named as one process names it: by the lowest agent at fault, on every rank;
   // then a missing age column (every rank has the table's columns).
-  if (ages) population.age_group = age_groups_of(*ages, source);
   std::string failure;
   global_id agent = 0;
+  if (ages) population.age_group = age_groups_of(*ages, source, failure, agent, owned);
+  mpi::raise_first_failure(comm, static_cast<std::uint64_t>(agent), failure);
   if (stages) population.stage = stages_of(*stages, source, failure, agent, owned);
   mpi::raise_first_failure(comm, static_cast<std::uint64_t>(agent), failure);
   require(ages || (table ? attributes.columns.empty() : !stages),

@@ -1104,11 +1104,25 @@ void check_scenario(Options const& o) {
       throw Error(o.scenario + ": " + event_name(scenario, k) +
                   ": isolation closes contacts by their layer, and the graph has no layers");
   }
-  auto model = Entry::template make<float>(o, 0, std::numeric_limits<global_id>::max(), typename Entry::Inputs{});
-  try {
-    herd::check(scenario, model);
-  } catch (Error const& e) {
-    throw Error(o.scenario + ": " + e.what());
+  // Each point of a sweep runs the events with its own parameters (a swept gamma makes the
+  // period geometric, which a fixed default would refuse to set).
+  Options const base = o.sweep.empty() ? o : member_base(o);
+  for (long long point = 0; point < sweep_points(o); ++point) {
+    Options const p = o.sweep.empty() ? o : member_options(o, base, point * o.replicates);
+    auto model = Entry::template make<float>(p, 0, std::numeric_limits<global_id>::max(), typename Entry::Inputs{});
+    try {
+      herd::check(scenario, model);
+    } catch (Error const& e) {
+      std::string where;
+      if (!o.sweep.empty()) {
+        auto const values = point_values(o, point);
+        where = " (--sweep point ";
+        for (std::size_t a = 0; a < o.sweep.size(); ++a)
+          where.append(a == 0 ? "" : ", ").append(o.sweep[a].name).append("=").append(values[a]);
+        where += ")";
+      }
+      throw Error(o.scenario + ": " + e.what() + where);
+    }
   }
 }
 

@@ -78,7 +78,8 @@ bool same_input(std::string const& option, std::string const& stored, std::strin
 
 // Why the input `option` at `path`, which the checkpoint knows by its bytes, cannot be read for
 // them (empty where it can): gone from the path the checkpoint's run read it by (`anew`: a path
-// given to resume), or not a regular file (a pipe gives its bytes once, to the run).
+// given to resume), or, but for a scenario, not a regular file (a pipe gives its bytes once, to
+// the run).
 std::string input_problem(std::string const& option, std::string const& path, bool anew) {
   std::error_code failed;
   auto const status = std::filesystem::status(path, failed);
@@ -87,7 +88,8 @@ std::string input_problem(std::string const& option, std::string const& path, bo
                 : "resume: " + path + ", the " + option +
                       " file the checkpoint's run read, is gone: give it anew with " + option +
                       " FILE (any path; the file must hold the same bytes)";
-  if (!std::filesystem::is_regular_file(status))
+  // A scenario is read once, by rank 0, which hands its bytes on: a pipe serves.
+  if (option != std::string("--scenario") && !std::filesystem::is_regular_file(status))
     return "resume: " + option + " " + path +
            " is not a regular file: the checkpoint knows the file its run read by its bytes, which resume reads "
            "again (a pipe gives them once)";
@@ -172,6 +174,9 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
   for (auto const& [option, path, hash] : {std::tuple{"--graph", merged.graph, record.graph_file_hash},
                                            std::tuple{"--attributes", merged.attributes, record.attributes_file_hash}})
     if (hash != 0 && unreadable.empty()) unreadable = input_problem(option, path, given_anew.count(option) != 0);
+  // The scenario is rank 0's to read: the others may not see its path.
+  if (unreadable.empty() && record.scenario_hash != 0 && !merged.scenario.empty() && mpi::rank_of(MPI_COMM_WORLD) == 0)
+    unreadable = input_problem("--scenario", merged.scenario, given_anew.count("--scenario") != 0);
   agree_on_usage(unreadable);
 
   // A resumed run writes the files its own command line names, and no other: the checkpoint's run

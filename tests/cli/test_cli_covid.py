@@ -103,6 +103,13 @@ class CovidRun(hf.Case):
     def test_bad_tables_are_refused_with_the_file_named(self):
         self.write_population(agents=50, contacts=100, exposed=2)
         good = read(self.path("agents.csv")).splitlines()
+
+        def relabel(line, label):
+            fields = line.split(",")
+            return ",".join([fields[0], label] + fields[2:])
+
+        # Of two bad labels, the lowest agent's is named, whatever its line.
+        first_bad = min((int(good[30].split(",")[0]), "old"), (int(good[-1].split(",")[0]), "young"))
         cases = {
             "no age column": ["agent_id,initial_disease_stage"] + [",".join(l.split(",")[::2]) for l in good[1:]],
             "unknown label": [good[0], good[1].split(",")[0] + ",adult,0"] + good[2:],
@@ -114,14 +121,16 @@ class CovidRun(hf.Case):
             "short line": good[:40] + ["7,30t39"] + good[40:],
             "bad stages": good[:30] + [",".join(good[30].split(",")[:2]) + ",9"] + good[31:-1]
             + [",".join(good[-1].split(",")[:2]) + ",8"],
+            "unknown labels": good[:30] + [relabel(good[30], "old")] + good[31:-1] + [relabel(good[-1], "young")],
             # Saved with a carriage return alone at each line's end: one line, not a header and rows.
             "carriage returns": "\r".join(good) + "\r",
         }
-        expected = {"no age column": "no column age_group", "unknown label": "unknown age group 'adult'",
+        expected = {"no age column": "no column age_group", "unknown label": "agent " + good[1].split(",")[0] + " has age group 'adult'",
                     "bad stage": "stage 7", "text stage": "agent " + good[1].split(",")[0] + " has stage 'sick'",
                     "empty stage": "agent " + good[20].split(",")[0] + " has stage ''", "missing agent": "no row for agent",
                     "repeated id": "bad.csv:52: agent id", "short line": "bad.csv:41: expected 3 fields",
                     "bad stages": "has stage",
+                    "unknown labels": "agent %d has age group '%s'" % first_bad,
                     "carriage returns": "bad.csv:1: a carriage return inside the line"}
         # Under mpiexec each rank reads its part of the table: the message is one process's.
         for name, lines in cases.items():

@@ -127,6 +127,30 @@ class Scenario(hf.Case):
             self.assertEqual([int(r["S"]) for r in mine], [r["S"] for r in one], f"member {member}")
             self.assertEqual([int(r["I"]) for r in mine], [r["I"] for r in one], f"member {member}")
 
+    def test_each_point_of_a_swept_period_takes_the_events_that_set_it(self):
+        # A swept gamma makes every point's period geometric: an event may set gamma, not a fixed
+        # period, and each member is the single run with its point's value.
+        cut = BASE.index("--infectious-steps")
+        base = BASE[:cut] + BASE[cut + 2:] + ["--seed", "5"]
+        geometric = self.scenario([{"step": 10, "set": {"gamma": 0.5}}], "geometric.json")
+        self.ok(0, "run", *base, "--sweep", "gamma=0.1:0.2:2", "--scenario", geometric, "--csv",
+                self.path("members.csv"))
+        with open(self.path("members.csv")) as f:
+            rows = list(csv.DictReader(f))
+        for member, gamma in [(0, "0.1"), (1, "0.2")]:
+            self.ok(0, "run", *base, "--gamma", gamma, "--scenario", geometric, "--csv", self.path("one.csv"))
+            one = counts(self.path("one.csv"))
+            mine = [r for r in rows if int(r["member"]) == member]
+            self.assertEqual([(int(r["S"]), int(r["I"])) for r in mine], [(r["S"], r["I"]) for r in one],
+                             f"member {member}")
+        fixed = self.scenario([{"step": 10, "set": {"infectious-steps": 3}}], "fixed.json")
+        result = hf.herd(0, "run", *base, "--sweep", "gamma=0.1:0.2:2", "--scenario", fixed, "--csv",
+                         self.path("refused.csv"))
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertIn("the period is geometric", result.stderr)
+        self.assertIn("(--sweep point gamma=0.1)", result.stderr)
+        self.assertFalse(os.path.exists(self.path("refused.csv")))
+
     def test_covid_vaccinates_the_oldest_first_the_same_in_every_mode(self):
         scenario = self.scenario([
             {"steps": [5, 9], "set": {"transmission-rate": 0.5}},
@@ -223,6 +247,28 @@ class Scenario(hf.Case):
             self.ok(3, "resume", self.path("c2.h5"), "--scenario", os.path.join(moved, "s.json"), "--steps", "30",
                     "--csv", self.path("resumed2.csv"))
             self.assertEqual(hf.read(self.path("resumed2.csv")), full)
+        # Gone from the path its run read it by, it is named with the option that gives it anew; a
+        # path given anew that names nothing is refused; a pipe given anew serves.
+        os.remove(self.path("events0.fifo"))
+        for anew, says in [([], self.path("events0.fifo") + ", the --scenario file the checkpoint's run read, is "
+                             "gone: give it anew with --scenario FILE"),
+                           (["--scenario", "none.json"], "resume: --scenario none.json: no such file")]:
+            for ranks in (0, 2) if hf.MPIEXEC else (0,):
+                with self.subTest(anew=anew, ranks=ranks):
+                    result = hf.herd(ranks, "resume", "c.h5", *anew, "--steps", "30", "--csv", "gone.csv",
+                                     cwd=moved)
+                    self.assertEqual(result.returncode, 2, result.stderr)
+                    errors = [line for line in result.stderr.splitlines() if line.startswith("herd:")]
+                    self.assertEqual(len(errors), 1, result.stderr)
+                    self.assertIn(says, errors[0])
+                    self.assertFalse(os.path.exists(os.path.join(moved, "gone.csv")))
+        fifo = self.path("anew.fifo")
+        os.mkfifo(fifo)
+        writer = threading.Thread(target=lambda: open(fifo, "w").write(text))
+        writer.start()
+        self.ok(0, "resume", "c.h5", "--scenario", fifo, "--steps", "30", "--csv", "piped.csv", cwd=moved)
+        writer.join()
+        self.assertEqual(hf.read(os.path.join(moved, "piped.csv")), full)
         # Other bytes, under any name, are refused; so is a scenario given to a run that had none.
         other = self.scenario(EVENTS[:-1], "other.json")
         result = hf.herd(0, "resume", os.path.join(moved, "c.h5"), "--scenario", other, "--steps", "30")
