@@ -36,6 +36,17 @@ std::optional<AttributeColumn> column_of(Options const& o, AttributeTable const&
   return std::nullopt;
 }
 
+// Whether the population file (no table given) holds attributes of its agents: a file that
+// describes them, as a table does, must say how old they are.
+bool file_describes_agents(Options const& o, bool table, Comm comm) {
+#if HERD_ENABLE_HDF5
+  if (!table && io::is_hdf5_file(o.graph)) return !io::population_attribute_names(o.graph, comm).empty();
+#else
+  (void)o, (void)table, (void)comm;
+#endif
+  return false;
+}
+
 // A column's age groups, with the problem of the lowest agent whose label is not an age group
 // (empty when none): `ids` gives the agent of each value, when not the value's position.
 std::vector<std::uint8_t> age_groups_of(AttributeColumn const& column, std::string const& source, std::string& failure,
@@ -59,8 +70,8 @@ std::vector<std::uint8_t> age_groups_of(AttributeColumn const& column, std::stri
       std::string known;
       for (auto const& l : labels) known.append(known.empty() ? "" : ", ").append(l);
       failing_agent = agent;
-      failure = source + ": column " + column.name + ": agent " + std::to_string(agent) + " has age group " +
-                io::quoted_field(column.categories[code]) + " (expected " + known + ")";
+      failure = source + ": column " + column.name + ": agent " + std::to_string(agent) + " has age group ";
+      failure.append(io::quoted_field(column.categories[code])).append(" (expected ").append(known).append(")");
     }
   }
   return groups;
@@ -139,8 +150,9 @@ CovidPopulation covid_population(Options const& o, AttributeTable const& attribu
   // A table or a file that describes the agents must say how old they are: a missing column is
   // more likely a misnamed one than a wish for random ages.
   bool const table = !attributes.columns.empty();
-  require(ages || (!table && !stages), source + ": no " + (table ? "column " : "attribute ") + age_column +
-                                           " (the agents' age labels, which --model covid reads)");
+  require(ages || (!table && !stages && !file_describes_agents(o, table, comm)),
+          source + ": no " + (table ? "column " : "attribute ") + age_column +
+              " (the agents' age labels, which --model covid reads)");
   check_initial_infected(o, stages.has_value(), agents, source);
   for (auto const* values : {&population.age_group, &population.stage})
     require(
@@ -180,7 +192,7 @@ CovidPopulation covid_population_of_owned(Options const& o, std::vector<global_i
   mpi::raise_first_failure(comm, static_cast<std::uint64_t>(agent), failure);
   if (stages) population.stage = stages_of(*stages, source, failure, agent, owned);
   mpi::raise_first_failure(comm, static_cast<std::uint64_t>(agent), failure);
-  require(ages || (table ? attributes.columns.empty() : !stages),
+  require(ages || (table ? attributes.columns.empty() : !stages && !file_describes_agents(o, table, comm)),
           source + ": no " + (table ? "column " : "attribute ") + age_column +
               " (the agents' age labels, which --model covid reads)");
   check_initial_infected(o, stages.has_value(), agents, source);

@@ -36,6 +36,8 @@
 
 #include <Kokkos_Timer.hpp>
 
+#include <algorithm>
+#include <iterator>
 #include <limits>
 #include <optional>
 
@@ -1104,26 +1106,50 @@ void check_scenario(Options const& o) {
       throw Error(o.scenario + ": " + event_name(scenario, k) +
                   ": isolation closes contacts by their layer, and the graph has no layers");
   }
-  // Each point of a sweep runs the events with its own parameters (a swept gamma makes the
-  // period geometric, which a fixed default would refuse to set).
+  // Each point of a sweep runs the events with its own parameters: a swept gamma makes the period
+  // geometric, which a fixed default would refuse to set. Only the sets depend on the point (the
+  // other events on the model alone, and they change no parameter), so the first point checks
+  // every event and the others the sets alone.
   Options const base = o.sweep.empty() ? o : member_base(o);
-  for (long long point = 0; point < sweep_points(o); ++point) {
+  Scenario sets;
+  sets.layer_names = scenario.layer_names;
+  std::copy_if(scenario.events.begin(), scenario.events.end(), std::back_inserter(sets.events),
+               [](ScenarioEvent const& e) { return e.kind == ScenarioEvent::Kind::set; });
+  auto const failure = [&](long long point, Scenario const& events) -> std::optional<std::string> {
+    // The point's model, made as its run makes it: an error of its own is not the scenario's.
     Options const p = o.sweep.empty() ? o : member_options(o, base, point * o.replicates);
     auto model = Entry::template make<float>(p, 0, std::numeric_limits<global_id>::max(), typename Entry::Inputs{});
     try {
-      herd::check(scenario, model);
+      herd::check(events, model);
     } catch (Error const& e) {
-      std::string where;
-      if (!o.sweep.empty()) {
-        auto const values = point_values(o, point);
-        where = " (--sweep point ";
-        for (std::size_t a = 0; a < o.sweep.size(); ++a)
-          where.append(a == 0 ? "" : ", ").append(o.sweep[a].name).append("=").append(values[a]);
-        where += ")";
-      }
-      throw Error(o.scenario + ": " + e.what() + where);
+      return std::string(e.what());
     }
+    return std::nullopt;
+  };
+  auto const refuse = [&](std::string const& what, std::optional<long long> point) {
+    std::string where;
+    if (point) {
+      auto const values = point_values(o, *point);
+      where = " (--sweep point ";
+      for (std::size_t a = 0; a < o.sweep.size(); ++a)
+        where.append(a == 0 ? "" : ", ").append(o.sweep[a].name).append("=").append(values[a]);
+      where += ")";
+    }
+    throw Error(o.scenario + ": " + what + where);
+  };
+  long long const points = sweep_points(o);
+  if (auto const first = failure(0, scenario)) {
+    // Named as the point's where the point is at fault: a set that another point takes.
+    bool const by_point = failure(0, sets).has_value() && [&] {
+      for (long long point = 1; point < points; ++point)
+        if (!failure(point, sets)) return true;
+      return false;
+    }();
+    refuse(*first, by_point ? std::optional<long long>(0) : std::nullopt);
   }
+  if (sets.empty()) return;
+  for (long long point = 1; point < points; ++point)
+    if (failure(point, sets)) refuse(failure(point, scenario).value_or("a set event failed"), point);
 }
 
 }  // namespace detail

@@ -990,8 +990,8 @@ Convert (herd convert):
   --attributes CSV         agent attributes: a header line, then one line per agent; a column
                            'id' or 'agent_id' names the agent (else line i is agent i); columns
                            of integers, of numbers, or of text (stored as category codes)
-  --relabel                number the agents of an edge list 0..n-1 in order of their ids (any
-                           64-bit ids), storing the ids as /agents/original_id
+  --relabel                number the agents of an edge list 0..n-1 in order of their ids (up to
+                           2^63 - 2), storing the ids as /agents/original_id
 
 Distributed (under mpiexec):
   --partition METHOD       contiguous (default), metis, ptscotch or parmetis: which rank owns

@@ -78,8 +78,8 @@ bool same_input(std::string const& option, std::string const& stored, std::strin
 
 // Why the input `option` at `path`, which the checkpoint knows by its bytes, cannot be read for
 // them (empty where it can): gone from the path the checkpoint's run read it by (`anew`: a path
-// given to resume), or, but for a scenario, not a regular file (a pipe gives its bytes once, to
-// the run).
+// given to resume), or not a regular file (a pipe gives its bytes once, to the run). A scenario
+// given anew may be a pipe: rank 0 reads it once and hands its bytes on.
 std::string input_problem(std::string const& option, std::string const& path, bool anew) {
   std::error_code failed;
   auto const status = std::filesystem::status(path, failed);
@@ -88,12 +88,17 @@ std::string input_problem(std::string const& option, std::string const& path, bo
                 : "resume: " + path + ", the " + option +
                       " file the checkpoint's run read, is gone: give it anew with " + option +
                       " FILE (any path; the file must hold the same bytes)";
-  // A scenario is read once, by rank 0, which hands its bytes on: a pipe serves.
-  if (option != std::string("--scenario") && !std::filesystem::is_regular_file(status))
-    return "resume: " + option + " " + path +
-           " is not a regular file: the checkpoint knows the file its run read by its bytes, which resume reads "
-           "again (a pipe gives them once)";
-  return {};
+  if (std::filesystem::is_regular_file(status)) return {};
+  bool const scenario = option == std::string("--scenario");
+  if (scenario && anew && std::filesystem::is_fifo(status)) return {};
+  if (!anew)
+    return "resume: " + path + ", the " + option +
+           " file the checkpoint's run read, is not a regular file (a pipe gave its bytes once): give it anew with " +
+           option + " FILE";
+  return "resume: " + option + " " + path + " is not a regular file" +
+         (scenario ? std::string(" or a pipe") : std::string()) +
+         ": the checkpoint knows the file its run read by its bytes, which resume reads again" +
+         (scenario ? std::string() : std::string(" (a pipe gives them once)"));
 }
 
 // Throws a UsageError on every rank where any rank gives a `failure`, with the lowest such rank's:

@@ -46,7 +46,7 @@ void check_edges(ExecutionSpace const& exec, EdgeList<typename ExecutionSpace::m
       "herd::build_csr::check_edges", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, edges.size()),
       KOKKOS_LAMBDA(std::size_t e, std::size_t & bad) {
         bool const ok = sources(e) >= 0 && sources(e) < n && targets(e) >= 0 && targets(e) < n &&
-                        (!weighted || (weights(e) >= 0.0f && weights(e) <= 3.4e38f)) &&
+                        (!weighted || (weights(e) >= 0.0f && weights(e) <= largest_float)) &&
                         (!layered || layers(e) < max_layers);
         if (!ok && e < bad) bad = e;
       },
@@ -339,7 +339,7 @@ void validate(ExecutionSpace const& exec, CsrGraph<typename ExecutionSpace::memo
       "herd::validate::neighbours", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, nnz),
       KOKKOS_LAMBDA(std::size_t e, std::size_t & bad) {
         float const w = weighted ? storage_traits<WeightStorage>::load(weights(e)) : 1.0f;
-        bool const ok = neighbours(e) >= 0 && neighbours(e) < limit && w >= 0.0f && w <= 3.4e38f &&
+        bool const ok = neighbours(e) >= 0 && neighbours(e) < limit && w >= 0.0f && w <= largest_float &&
                         (!layered || layers(e) < max_layers);
         if (!ok && e < bad) bad = e;
       },

@@ -182,19 +182,23 @@ class CovidRun(hf.Case):
                 self.assertIn(f"agents.csv:{line}: agent id ", errors[0])
                 self.assertIn("is not an agent of the graph (40 agents)", errors[0])
         if os.environ.get("HERD_HAS_HDF5") == "1":
-            # The table converted into a population file is refused as the table is.
-            with open(self.path("noage.csv"), "w") as f:
-                f.write("\n".join(cases["no age column"]) + "\n")
-            self.ok(0, "convert", self.path("edges.csv"), "--directed", "--transpose", "--attributes",
-                    self.path("noage.csv"), "-o", self.path("noage.h5"))
-            for ranks in [0] + ([3] if len(sys.argv) > 2 else []):
-                with self.subTest(case="converted without ages", ranks=ranks):
-                    result = hf.herd(ranks, "run", "--model", "covid", "--graph", self.path("noage.h5"), "--steps",
-                                     "2", "--quiet")
-                    self.assertEqual(result.returncode, 1, result.stderr)
-                    errors = [line for line in result.stderr.splitlines() if line.startswith("herd:")]
-                    self.assertEqual(len(errors), 1, result.stderr)
-                    self.assertIn("noage.h5: no attribute age_group", errors[0])
+            # The table converted into a population file is refused as the table is: with stages,
+            # or with attributes that are neither ages nor stages.
+            income = ["agent_id,income"] + [line.split(",")[0] + ",%d" % k for k, line in enumerate(good[1:])]
+            for name, lines in [("noage", cases["no age column"]), ("income", income)]:
+                with open(self.path(name + ".csv"), "w") as f:
+                    f.write("\n".join(lines) + "\n")
+                self.ok(0, "convert", self.path("edges.csv"), "--directed", "--transpose", "--attributes",
+                        self.path(name + ".csv"), "-o", self.path(name + ".h5"))
+                for ranks in [0] + ([3] if len(sys.argv) > 2 else []):
+                    with self.subTest(case="converted without ages", table=name, ranks=ranks):
+                        result = hf.herd(ranks, "run", "--model", "covid", "--graph", self.path(name + ".h5"),
+                                         "--steps", "2", "--quiet", "--csv", self.path("refused.csv"))
+                        self.assertEqual(result.returncode, 1, result.stderr)
+                        errors = [line for line in result.stderr.splitlines() if line.startswith("herd:")]
+                        self.assertEqual(len(errors), 1, result.stderr)
+                        self.assertIn(name + ".h5: no attribute age_group", errors[0])
+                        self.assertFalse(os.path.exists(self.path("refused.csv")))
 
     def test_usage_errors(self):
         self.write_population(agents=50, contacts=100, exposed=2)

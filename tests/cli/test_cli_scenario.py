@@ -147,9 +147,15 @@ class Scenario(hf.Case):
         result = hf.herd(0, "run", *base, "--sweep", "gamma=0.1:0.2:2", "--scenario", fixed, "--csv",
                          self.path("refused.csv"))
         self.assertEqual(result.returncode, 1, result.stderr)
-        self.assertIn("the period is geometric", result.stderr)
-        self.assertIn("(--sweep point gamma=0.1)", result.stderr)
+        self.assertIn("events[0].set.infectious-steps: the period is geometric", result.stderr)
         self.assertFalse(os.path.exists(self.path("refused.csv")))
+        # An event that no point takes is not named by a point.
+        self.assertNotIn("--sweep point", result.stderr)
+        result = hf.herd(0, "run", "--model", "voter", "--graph", "erdos-renyi", "--agents", "500", "--steps", "12",
+                         "--quiet", "--sweep", "initial-share=0.1:0.2:2", "--scenario", fixed)
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertIn("the model has no parameters to set", result.stderr)
+        self.assertNotIn("--sweep point", result.stderr)
 
     def test_covid_vaccinates_the_oldest_first_the_same_in_every_mode(self):
         scenario = self.scenario([
@@ -231,7 +237,7 @@ class Scenario(hf.Case):
                     with open(fifo, "w") as f:
                         f.write(text)
 
-                writer = threading.Thread(target=write)
+                writer = threading.Thread(target=write, daemon=True)
                 writer.start()
                 self.ok(ranks, "run", *args, "--scenario", fifo, "--checkpoint", self.path(f"c{ranks}.h5"))
                 writer.join()
@@ -264,7 +270,7 @@ class Scenario(hf.Case):
                     self.assertFalse(os.path.exists(os.path.join(moved, "gone.csv")))
         fifo = self.path("anew.fifo")
         os.mkfifo(fifo)
-        writer = threading.Thread(target=lambda: open(fifo, "w").write(text))
+        writer = threading.Thread(target=lambda: open(fifo, "w").write(text), daemon=True)
         writer.start()
         self.ok(0, "resume", "c.h5", "--scenario", fifo, "--steps", "30", "--csv", "piped.csv", cwd=moved)
         writer.join()

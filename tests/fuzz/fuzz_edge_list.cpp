@@ -18,7 +18,7 @@ void check(herd::HostEdgeList const& edges) {
         edges.targets[e] >= edges.num_agents)
       std::abort();
   for (float w : edges.weights)
-    if (!(w >= 0.0f && w <= 3.4e38f)) std::abort();
+    if (!(w >= 0.0f && w <= herd::largest_float)) std::abort();
   // Layers come with weights, one per edge, numbered by the sorted names, which are valid.
   if (!edges.layers.empty() && (edges.layers.size() != edges.sources.size() || edges.weights.empty())) std::abort();
   auto const& names = edges.layer_names;

@@ -177,6 +177,11 @@ TYPED_TEST(Graph, RejectsBadEdgesNamingThem) {
   // The weight as it reads back, not six decimals that show a tiny one as -0.000000.
   expect_error([] { build_csr(Exec(), herd::test::edge_list<Exec>(3, {0}, {1}, {-1e-9f})); },
                "edge 0 (0 -> 1) has weight -1e-09; weights must be finite and non-negative");
+  // The largest float is finite: a weight like any other.
+  auto const heaviest = build_csr(Exec(), herd::test::edge_list<Exec>(3, {0}, {1}, {herd::largest_float}));
+  auto const weights = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), heaviest.weights);
+  ASSERT_EQ(weights.extent(0), 2u);
+  EXPECT_EQ(weights(0), herd::largest_float);
 }
 
 // Regions a Kokkos tool sees, by depth: a region left open by an error misnests every later one.
@@ -682,6 +687,7 @@ TEST(EdgeListReader, NamesFileLineAndProblem) {
   EXPECT_EQ(error_of("0 1 -0.5\n"), ":1: '-0.5' is not a non-negative weight");
   EXPECT_EQ(error_of("0 1 1e-50\n"), ":1: '1e-50' lies beyond a 32-bit float's range of weights");
   EXPECT_EQ(error_of("0 1 1e39\n"), ":1: '1e39' lies beyond a 32-bit float's range of weights");
+  EXPECT_EQ(error_of("0 1 3.4028235e38\n"), "no error");
   // Lines ended by a carriage return alone: the next line's ids would read as a weight.
   EXPECT_EQ(error_of("0 1\r5\r"), ":1: a carriage return inside the line (lines end with a line feed, or CR LF)");
   EXPECT_EQ(error_of("# ids\r0 1\r"), ":1: a carriage return inside the line (lines end with a line feed, or CR LF)");

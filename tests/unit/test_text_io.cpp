@@ -96,6 +96,12 @@ TEST(AttributeTable, NamesLineAndProblem) {
   EXPECT_EQ(error("id,age\n0,1\n1\n"), "a.csv:3: expected 2 fields as in the header, found 1");
   EXPECT_EQ(error("id,age\n0,1\n0,2\n"), "a.csv:3: agent id 0 appears twice");
   EXPECT_EQ(error("id,age\n-4,1\n"), "a.csv:2: id '-4' is not a non-negative integer agent id");
+  // Ids as an edge list takes them: up to 2^63 - 2, a larger one named as such.
+  EXPECT_EQ(error("id,age\n9223372036854775807,1\n"),
+            "a.csv:2: id '9223372036854775807' exceeds the largest supported agent id 9223372036854775806");
+  EXPECT_EQ(error("id,age\n18446744073709551616,1\n"),
+            "a.csv:2: id '18446744073709551616' exceeds the largest supported agent id 9223372036854775806");
+  EXPECT_EQ(error("id,age\n1.5,1\n"), "a.csv:2: id '1.5' is not a non-negative integer agent id");
   EXPECT_EQ(error("age,age\n1,2\n"), "a.csv:1: the header names column 'age' twice");
   EXPECT_EQ(error("age,\n1,2\n"), "a.csv:1: the header has an empty column name");
   EXPECT_EQ(error("name\n\"open\n"), "a.csv:2: unterminated or misplaced double quote");

@@ -18,6 +18,8 @@ using layer_index = std::uint8_t;
 inline constexpr int max_layers = 128;
 /// The bit of a stored layer byte that closes its entry: its weight reads 0 until it reopens.
 inline constexpr layer_index closed_layer = 0x80;
+/// The largest finite 32-bit float (FLT_MAX): a weight or factor up to it is finite, one above is not.
+inline constexpr float largest_float = 3.40282347e38f;
 /// Entries of a simulation's factor table: one per layer byte, those of closed entries 0.
 inline constexpr int layer_factor_slots = 2 * max_layers;
 

@@ -227,8 +227,8 @@ class Simulation {
                                                                         std::to_string(max_layers) + " layers");
     for (std::size_t l = 0; l < host_factors_.extent(0); ++l) {
       float const f = l < factors.size() ? factors[l] : 1.0f;
-      require(f >= 0.0f && f <= 3.4e38f, "layer factors: layer " + std::to_string(l) + "'s factor " + number_text(f) +
-                                             " is negative or not finite");
+      require(f >= 0.0f && f <= largest_float, "layer factors: layer " + std::to_string(l) + "'s factor " +
+                                                   number_text(f) + " is negative or not finite");
       host_factors_(l) = f;
     }
     // The slots of closed entries, past max_layers, stay 0.

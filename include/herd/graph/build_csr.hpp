@@ -44,7 +44,7 @@ void check_weights_fit(ExecutionSpace const& exec,
         "herd::graph::check_weights_fit", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, graph.num_edges()),
         KOKKOS_LAMBDA(std::size_t e, std::size_t & count) {
           float const w = storage_traits<WeightStorage>::load(weights(e));
-          if (!(w <= 3.4e38f)) ++count;
+          if (!(w <= largest_float)) ++count;
         },
         overflowed);
     require(overflowed == 0, what +

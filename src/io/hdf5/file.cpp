@@ -338,6 +338,25 @@ bool File::exists(std::string const& object) const {
   return object == "/" || H5Lexists(id_, object.c_str(), H5P_DEFAULT) > 0;
 }
 
+std::vector<std::string> File::members(std::string const& group) const {
+  std::vector<std::string> names;
+  if (!exists(group)) return names;
+  // By index rather than H5Literate, whose callback's types differ between HDF5 1.10 and 1.12.
+  H5G_info_t info;
+  if (H5Gget_info_by_name(id_, group.c_str(), &info, H5P_DEFAULT) < 0) fail(group, "cannot list the group's members");
+  for (hsize_t k = 0; k < info.nlinks; ++k) {
+    ssize_t const size = H5Lget_name_by_idx(id_, group.c_str(), H5_INDEX_NAME, H5_ITER_INC, k, nullptr, 0, H5P_DEFAULT);
+    if (size < 0) fail(group, "cannot list the group's members");
+    std::string name(static_cast<std::size_t>(size) + 1, '\0');
+    if (H5Lget_name_by_idx(id_, group.c_str(), H5_INDEX_NAME, H5_ITER_INC, k, name.data(), name.size(), H5P_DEFAULT) <
+        0)
+      fail(group, "cannot list the group's members");
+    name.resize(static_cast<std::size_t>(size));
+    names.push_back(std::move(name));
+  }
+  return names;
+}
+
 bool File::has_attribute(std::string const& object, std::string const& name) const {
   return exists(object) && H5Aexists_by_name(id_, object.c_str(), name.c_str(), H5P_DEFAULT) > 0;
 }

@@ -518,6 +518,15 @@ std::optional<AttributeColumn> read_population_attribute(std::string const& path
   return column;
 }
 
+std::vector<std::string> population_attribute_names(std::string const& path, MPI_Comm comm) {
+  auto file = h5::File::open(path, comm);
+  check_format(file, kind);
+  auto names = file.members("/agents");
+  names.erase(std::remove(names.begin(), names.end(), std::string("original_id")), names.end());
+  file.close();
+  return names;
+}
+
 std::vector<std::optional<AttributeColumn>> read_population_attributes(std::string const& path,
                                                                        std::vector<std::string> const& names,
                                                                        MPI_Comm comm,

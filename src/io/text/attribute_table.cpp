@@ -172,12 +172,17 @@ bool is_id_column(std::string const& name) { return name == "id" || name == "age
 
 std::optional<global_id> agent_id_of(std::string const& text) {
   std::int64_t id = 0;
-  if (!parse_integer(text, id) || id < 0) return std::nullopt;
+  if (!parse_integer(text, id) || id < 0 || id > largest_agent_id) return std::nullopt;
   return static_cast<global_id>(id);
 }
 
 std::string bad_agent_id(std::string const& column, std::string const& text) {
-  return column + " " + io::quoted_field(text) + " is not a non-negative integer agent id";
+  // Digits alone are an id too large (beyond 64 bits, or the one id kept back), not a malformed one.
+  bool const digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+  std::string const shown =
+      text.size() <= 80 ? io::quoted_field(text) : "of " + std::to_string(text.size()) + " digits";
+  return digits ? column + " " + shown + " exceeds the largest supported agent id " + std::to_string(largest_agent_id)
+                : column + " " + io::quoted_field(text) + " is not a non-negative integer agent id";
 }
 
 std::string repeated_agent_id(global_id id) { return "agent id " + std::to_string(id) + " appears twice"; }

@@ -95,6 +95,8 @@ class File {
   MPI_Comm communicator() const { return comm_; }
 
   bool exists(std::string const& object) const;
+  /// The names of the links in `group`, by name; none where there is no such group.
+  std::vector<std::string> members(std::string const& group) const;
   void create_group(std::string const& group);
 
   void set_attribute(std::string const& object, std::string const& name, std::string const& value);

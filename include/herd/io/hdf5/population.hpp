@@ -63,6 +63,10 @@ HostRows read_population_rows(std::string const& path, MPI_Comm comm);
 std::optional<AttributeColumn> read_population_attribute(std::string const& path, std::string const& name,
                                                          MPI_Comm comm);
 
+/// The names of a population file's agent attributes (/agents/<name>), by name, but original_id,
+/// which numbers the agents rather than describing them. Collective.
+std::vector<std::string> population_attribute_names(std::string const& path, MPI_Comm comm);
+
 /// The attributes `names` of the agents `ids` alone, in that order (each in [0, agents)): a
 /// rank's own agents. Each rank reads its contiguous block of the file and the values travel to
 /// the ranks that asked for them (h5::AgentBlocks, one plan for every name), so no rank holds a

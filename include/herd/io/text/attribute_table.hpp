@@ -7,6 +7,7 @@
 #include <herd/core/types.hpp>
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -81,7 +82,9 @@ AttributeColumn typed_column(std::string name, std::vector<std::string> const& v
 /// Whether `name` is a column that names each row's agent: "id" or "agent_id".
 bool is_id_column(std::string const& name);
 
-/// The agent id `text` gives: a non-negative integer; nothing otherwise.
+/// The largest id a table may give an agent: 2^63 - 2, as an edge list's ids (2^63 - 1 is kept back).
+inline constexpr global_id largest_agent_id = std::numeric_limits<global_id>::max() - 1;
+/// The agent id `text` gives: an integer in [0, largest_agent_id]; nothing otherwise.
 std::optional<global_id> agent_id_of(std::string const& text);
 /// What is wrong with an id that agent_id_of refuses, in the column `column`.
 std::string bad_agent_id(std::string const& column, std::string const& text);
