@@ -504,7 +504,14 @@ void check_graph_file(Options const& o, bool population_file) {
 void check_active_step_options(Options const& o, std::map<std::string, std::string> const& given) {
   // Accepted, they would do nothing, and verify would check nothing.
   bool const by_model = !model_steps_active(o.model);
-  if (!by_model && o.window == 0) return;
+  if (!by_model && o.window == 0) {
+    // Pulled steps list no agents: the options that tune listed steps would do nothing.
+    if (o.stepping == "pull")
+      for (char const* active : {"--active-threshold", "--binned-push"})
+        if (given.count(active))
+          throw UsageError{std::string(active) + " tunes active steps: it does not apply to --stepping pull"};
+    return;
+  }
   std::string const to = by_model ? "--model " + o.model +
                                         ", which visits every agent each step (sir, seir and covid may step only "
                                         "the agents that can change)"

@@ -232,6 +232,11 @@ class BadInput(unittest.TestCase):
          "--binned-push tunes active steps: it does not apply to --model bounded-confidence"),
         (["run", "--model", "majority", "--active-threshold", "0.3"], 2,
          "--active-threshold tunes active steps: it does not apply to --model majority"),
+        # Nor do they to steps that are all pulled.
+        (["run", "--stepping", "pull", "--active-threshold", "0.3"], 2,
+         "--active-threshold tunes active steps: it does not apply to --stepping pull"),
+        (["run", "--model", "covid", "--binned-push", "off", "--stepping", "pull"], 2,
+         "--binned-push tunes active steps: it does not apply to --stepping pull"),
         (["run", "--beta"], 2, "--beta needs a value"),
         (["run", "--beta", "1e400"], 2, "--beta: '1e400' lies beyond the range of a 64-bit float"),
         (["run", "--beta", "1e-400"], 2, "--beta: '1e-400' lies below the smallest magnitude of a 64-bit float"),
