@@ -554,16 +554,13 @@ void check_points(Options const& o, Options const& base, global_id agents, typen
     } catch (Error const& e) {
       // A message naming an option the sweep sets names the point the user gave through --sweep.
       std::string const what = e.what();
-      std::string point;
       bool swept = false;
-      auto const values = point_values(o, m / o.replicates);
-      for (std::size_t a = 0; a < o.sweep.size(); ++a) {
-        point.append(a == 0 ? "" : ", ").append(o.sweep[a].name).append("=").append(values[a]);
-        std::string const option = "--" + o.sweep[a].name;
+      for (auto const& axis : o.sweep) {
+        std::string const option = "--" + axis.name;
         swept = swept || what.find(option + " ") != std::string::npos || what.find(option + ":") != std::string::npos;
       }
       if (!swept) throw;
-      throw Error(std::string("--sweep point ").append(point).append(": ").append(what));
+      throw Error(std::string("--sweep point ").append(point_text(o, m / o.replicates)).append(": ").append(what));
     }
   }
 }
@@ -1127,15 +1124,7 @@ void check_scenario(Options const& o) {
     return std::nullopt;
   };
   auto const refuse = [&](std::string const& what, std::optional<long long> point) {
-    std::string where;
-    if (point) {
-      auto const values = point_values(o, *point);
-      where = " (--sweep point ";
-      for (std::size_t a = 0; a < o.sweep.size(); ++a)
-        where.append(a == 0 ? "" : ", ").append(o.sweep[a].name).append("=").append(values[a]);
-      where += ")";
-    }
-    throw Error(o.scenario + ": " + what + where);
+    throw Error(o.scenario + ": " + what + (point ? " (--sweep point " + point_text(o, *point) + ")" : std::string()));
   };
   long long const points = sweep_points(o);
   if (auto const first = failure(0, scenario)) {

@@ -832,6 +832,14 @@ std::vector<std::string> point_values(Options const& o, long long point) {
   return values;
 }
 
+std::string point_text(Options const& o, long long point) {
+  auto const values = point_values(o, point);
+  std::string text;
+  for (std::size_t a = 0; a < o.sweep.size(); ++a)
+    text.append(a == 0 ? "" : ", ").append(o.sweep[a].name).append("=").append(values[a]);
+  return text;
+}
+
 void check_members_per_checkpoint(Options const& o) {
   // K members or more would put the file in place only at the end: most likely steps were meant.
   if (auto const members = sweep_points(o) * o.replicates; is_ensemble(o) && o.checkpoint_every >= members)

@@ -138,6 +138,9 @@ long long sweep_points(Options const& o);
 /// The values of sweep point `point`, one per parameter in --sweep order (the last varies fastest).
 std::vector<std::string> point_values(Options const& o, long long point);
 
+/// Sweep point `point` as a message names it: "beta=0.1, gamma=0.2", in --sweep order.
+std::string point_text(Options const& o, long long point);
+
 /// The options of ensemble member `member` of `o` (point member / replicates, replicate member %
 /// replicates): `base` (member_base(o), made once: a member copies none of the sweep's values)
 /// with herd::replicate_seed and the point's parameter values.
