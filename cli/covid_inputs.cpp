@@ -36,13 +36,13 @@ std::optional<AttributeColumn> column_of(Options const& o, AttributeTable const&
   return std::nullopt;
 }
 
-// Whether the population file (no table given) holds attributes of its agents: a file that
-// describes them, as a table does, must say how old they are.
-bool file_describes_agents(Options const& o, bool table, Comm comm) {
+// Whether the graph is a population file that holds attributes of its agents (asked where no
+// table is given): a file that describes them, as a table does, must say how old they are.
+bool file_describes_agents(Options const& o, Comm comm) {
 #if HERD_ENABLE_HDF5
-  if (!table && io::is_hdf5_file(o.graph)) return !io::population_attribute_names(o.graph, comm).empty();
+  if (io::is_hdf5_file(o.graph)) return !io::population_attribute_names(o.graph, comm).empty();
 #else
-  (void)o, (void)table, (void)comm;
+  (void)o, (void)comm;
 #endif
   return false;
 }
@@ -150,7 +150,7 @@ CovidPopulation covid_population(Options const& o, AttributeTable const& attribu
   // A table or a file that describes the agents must say how old they are: a missing column is
   // more likely a misnamed one than a wish for random ages.
   bool const table = !attributes.columns.empty();
-  require(ages || (!table && !stages && !file_describes_agents(o, table, comm)),
+  require(ages || (!table && !stages && !file_describes_agents(o, comm)),
           source + ": no " + (table ? "column " : "attribute ") + age_column +
               " (the agents' age labels, which --model covid reads)");
   check_initial_infected(o, stages.has_value(), agents, source);
@@ -192,7 +192,7 @@ CovidPopulation covid_population_of_owned(Options const& o, std::vector<global_i
   mpi::raise_first_failure(comm, static_cast<std::uint64_t>(agent), failure);
   if (stages) population.stage = stages_of(*stages, source, failure, agent, owned);
   mpi::raise_first_failure(comm, static_cast<std::uint64_t>(agent), failure);
-  require(ages || (table ? attributes.columns.empty() : !stages && !file_describes_agents(o, table, comm)),
+  require(ages || (table ? attributes.columns.empty() : !stages && !file_describes_agents(o, comm)),
           source + ": no " + (table ? "column " : "attribute ") + age_column +
               " (the agents' age labels, which --model covid reads)");
   check_initial_infected(o, stages.has_value(), agents, source);
