@@ -37,6 +37,10 @@ Converted build(Options const& o, Comm comm) {
     out.info.source =
         o.graph + " generator, " + std::to_string(o.agents) + " agents, seed " + std::to_string(o.graph_seed);
   } else {
+    // Read as text, its bytes would be called a broken edge list.
+    require(!io::is_hdf5_file(o.graph), o.graph +
+                                            ": an HDF5 file, not an edge list: herd convert writes a population "
+                                            "file from an edge list or a generator, and herd run reads one as it is");
     auto edges = read_edge_list(o.graph, o.relabel ? EdgeIds::any : EdgeIds::dense);
     bool table_ids = false;
     if (o.relabel) {

@@ -134,8 +134,13 @@ CovidParameters covid_parameters(Options const& o) {
   return p;
 }
 
+bool ids_alone_resumed(Options const& o, AttributeTable const& attributes) {
+  return !o.resume.empty() && !o.attributes.empty() && attributes.columns.empty();
+}
+
 CovidPopulation covid_population(Options const& o, AttributeTable const& attributes, global_id agents, Comm comm) {
-  std::string const source = attributes.columns.empty() ? o.graph : o.attributes;
+  bool const table = !o.attributes.empty() && !ids_alone_resumed(o, attributes);
+  std::string const source = table ? o.attributes : o.graph;
   CovidPopulation population;
   auto const ages = column_of(o, attributes, age_column, comm);
   std::string failure;
@@ -147,9 +152,8 @@ CovidPopulation covid_population(Options const& o, AttributeTable const& attribu
     population.stage = stages_of(*stages, source, failure, agent);
     require(failure.empty(), failure);
   }
-  // A table or a file that describes the agents must say how old they are: a missing column is
-  // more likely a misnamed one than a wish for random ages.
-  bool const table = !attributes.columns.empty();
+  // A table (even of ids alone) or a file that describes the agents must say how old they are: a
+  // missing column is more likely a misnamed one than a wish for random ages.
   require(ages || (!table && !stages && !file_describes_agents(o, comm)),
           source + ": no " + (table ? "column " : "attribute ") + age_column +
               " (the agents' age labels, which --model covid reads)");
@@ -192,7 +196,7 @@ CovidPopulation covid_population_of_owned(Options const& o, std::vector<global_i
   mpi::raise_first_failure(comm, static_cast<std::uint64_t>(agent), failure);
   if (stages) population.stage = stages_of(*stages, source, failure, agent, owned);
   mpi::raise_first_failure(comm, static_cast<std::uint64_t>(agent), failure);
-  require(ages || (table ? attributes.columns.empty() : !stages && !file_describes_agents(o, comm)),
+  require(ages || (!table && !stages && !file_describes_agents(o, comm)),
           source + ": no " + (table ? "column " : "attribute ") + age_column +
               " (the agents' age labels, which --model covid reads)");
   check_initial_infected(o, stages.has_value(), agents, source);

@@ -18,6 +18,10 @@ namespace herd::cli {
 
 CovidParameters covid_parameters(Options const& options);
 
+/// Whether `attributes`, the --attributes table of a resumed run, holds ids alone: a table that
+/// earlier versions took for none (ages drawn), whose checkpoints resume as they were written.
+bool ids_alone_resumed(Options const& options, AttributeTable const& attributes);
+
 /// Each agent's age group and initial stage, by global id: from `attributes` (--attributes, in
 /// agent order) or the population file's /agents; empty where the population does not give them.
 /// Columns: age_group (the labels above) and initial_disease_stage (0 to 4); without stages,

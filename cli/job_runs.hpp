@@ -467,8 +467,11 @@ void record_stepping(JobResult& result, Options const& o, Sim const& sim, bool d
 #else
   (void)distributed;
 #endif
-  result.stepping = o.stepping;
-  result.active_threshold = sim.active_threshold();
+  // What the steps did: a temporal network's are pulled whatever --stepping asked, and pulled
+  // steps have no threshold.
+  bool const pulled = sim.options().stepping == Stepping::pull;
+  result.stepping = pulled ? "pull" : o.stepping;
+  result.active_threshold = pulled ? 0.0 : sim.active_threshold();
   result.binned_push = sums[3] > 0;
   result.spreader_bits = sums[4] > 0;
   result.weight_codes = sums[5] > 0;
@@ -852,12 +855,14 @@ DistributedInput<WeightStorage, Entry> distributed_input(Options const& o, Exec 
   // A temporal share is partitioned as it is built, with its snapshots.
   if (partitions_shares(o) && size > 1 && !reads_timed)
     in.local = repartition(o, exec, comm, std::move(in.local), symmetric, in.partition_seconds, in.local_graph_seconds);
-  // A table of ids alone describes no agent, as for one process (it only adds agents).
+  // A table of ids alone has no rows to hand on; the model refuses it as one process does (but
+  // where a checkpoint of an earlier version's run resumes).
+  bool const given_table = table.has_value() && !(table->table.columns.empty() && !o.resume.empty());
   if (table && table->table.columns.empty()) table.reset();
   if constexpr (Entry::reads_attributes) {
     // Each rank takes its owned agents' attributes alone, wherever the partition put them: part
     // of reading the files.
-    if (reads_rows || table) {
+    if (reads_rows || given_table) {
       Kokkos::Timer read;
       auto const owned =
           Details::copy_from<global_id>(Kokkos::subview(in.local.ids, std::make_pair(agent_index{0}, in.local.owned)));

@@ -66,6 +66,12 @@ struct MpiSession {
   int size = 1;
   MpiSession(int& argc, char**& argv) {
 #if HERD_ENABLE_MPI
+    // Open MPI 4's I/O chooses a shared-file-pointer component as it opens a file, and
+    // lockedfile's choice prints the file's path into a 256-byte buffer: a path of 230-odd
+    // characters aborted herd. HDF5 uses no shared file pointer; the others (sm, in Open MPI's
+    // session folder, or individual) serve. A setting in the environment wins (one in Open MPI's
+    // parameter files does not); other MPIs ignore the variable.
+    setenv("OMPI_MCA_sharedfp", "^lockedfile", 0);
     int provided = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -412,6 +412,7 @@ bool same_value(std::string const& option, std::string const& a, std::string con
   if (files.count(option) != 0) return false;
   try {
     if (option == "--window") return to_duration(option, a) == to_duration(option, b);
+    if (option == "--max-memory") return to_bytes(option, a) == to_bytes(option, b);
     // Digits are compared exactly (seeds above 2^53), other notations as the doubles they read as:
     // a count beyond 2^53 in another notation is refused when parsed.
     auto const digits = [](std::string const& t) {
@@ -520,6 +521,16 @@ void check_active_step_options(Options const& o, std::map<std::string, std::stri
     throw UsageError{"--stepping " + o.stepping + " does not apply to " + to};
   for (char const* active : {"--active-threshold", "--binned-push"})
     if (given.count(active)) throw UsageError{std::string(active) + " tunes active steps: it does not apply to " + to};
+}
+
+void check_graph_seed(Options const& o, std::map<std::string, std::string> const& given) {
+  if (!given.count("--graph-seed") || is_generator(o.graph) || o.reorder == "random") return;
+  // --reorder is herd run's, and a temporal network's agents keep their order.
+  bool const reorders = o.command == "run" && o.window == 0;
+  throw UsageError{std::string("--graph-seed seeds a generated graph (--graph population, erdos-renyi, power-law, "
+                               "watts-strogatz)") +
+                   (reorders ? " or --reorder random" : "") + "; the file " + o.graph +
+                   " gives its own agents and contacts"};
 }
 
 void check_contradictions(std::map<std::string, std::string> const& given) {
@@ -731,6 +742,7 @@ Options parse(std::vector<std::string> const& args, bool later_wins) {
           message.append("the file ").append(o.graph).append(" gives its own agents and contacts");
         throw UsageError{message};
       }
+    check_graph_seed(o, given);
   }
   if (o.agents == 0) throw UsageError{"--agents must be positive"};
   // A generator's mean degree counts neighbours among the other agents.

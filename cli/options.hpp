@@ -170,6 +170,10 @@ void check_graph_file(Options const& o, bool population_file);
 /// does not step active sets, or a temporal network (--window).
 void check_active_step_options(Options const& o, std::map<std::string, std::string> const& given);
 
+/// Throws UsageError for --graph-seed among `given` where nothing reads it: a graph file that is
+/// not reordered at random (--reorder random).
+void check_graph_seed(Options const& o, std::map<std::string, std::string> const& given);
+
 /// Refuses options given together that ask for opposite things (--gpu-aware-mpi, --staged-mpi).
 void check_contradictions(std::map<std::string, std::string> const& given);
 

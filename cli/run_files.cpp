@@ -150,7 +150,8 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
                                            "--staged-mpi"};
   std::vector<std::string> resume = {"resume", checkpoint};  // parsed as given, checked below
   resume.insert(resume.end(), extra.begin(), extra.end());
-  auto const given_anew = parse(resume).given;
+  auto const anew = parse(resume);
+  auto const& given_anew = anew.given;
   check_contradictions(given_anew);
   for (auto const& given : given_anew) {
     if (std::find(std::begin(may_change), std::end(may_change), given.first) != std::end(may_change)) continue;
@@ -158,6 +159,12 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
     // The same text, file or setting (a sweep's points are compared, not how they were written).
     if ((kept != stored.end() && same_input(given.first, kept->second, given.second, record)) || as_run_had(given))
       continue;
+    // Another graph seed for a graph it does not seed is refused as the run refuses it.
+    if (given.first == "--graph-seed") {
+      Options seeded = run_had;
+      if (given_anew.count("--reorder")) seeded.reorder = anew.reorder;
+      check_graph_seed(seeded, given_anew);
+    }
     std::string message = "resume: " + given.first;
     if (!given.second.empty()) message.append(" ").append(given.second);
     message.append(" would change the results: the checkpoint's run ");

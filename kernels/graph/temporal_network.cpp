@@ -152,6 +152,14 @@ void check_contacts(TimedContacts const& contacts) {
 
 std::vector<std::uint64_t> busy_windows(TimedContacts const& contacts, std::int64_t window, std::int64_t start) {
   auto windows = Details::window_indices(contacts, window, start);
+  // A window whose only contacts are of agents with themselves makes no contacts: it reads the
+  // empty snapshot.
+  // (Agents missing for a time are refused by check_contacts, collectively, once the frame is known.)
+  std::size_t kept = 0;
+  for (std::size_t k = 0; k < windows.size(); ++k)
+    if (k >= contacts.first.size() || k >= contacts.second.size() || contacts.first[k] != contacts.second[k])
+      windows[kept++] = windows[k];
+  windows.resize(kept);
   std::sort(windows.begin(), windows.end());
   windows.erase(std::unique(windows.begin(), windows.end()), windows.end());
   return windows;
@@ -197,32 +205,43 @@ TemporalNetwork<typename ExecutionSpace::memory_space, WeightStorage> build_temp
                                                                static_cast<std::size_t>(contacts.num_agents) + 1);
   empty.symmetric = true;
   network.graphs.push_back(empty);
+  // The windows run from the earliest contact's to the latest's, busy or not. The last window's
+  // index, not the count, is checked: the count of 2^64 windows wraps to 0.
+  std::uint64_t last = 0;
+  if (frame.latest >= frame.start) {
+    network.start = frame.start;
+    last = (static_cast<std::uint64_t>(frame.latest) - static_cast<std::uint64_t>(frame.start)) /
+           static_cast<std::uint64_t>(window);
+    require(last < std::uint64_t{1} << 31,
+            "temporal network: " +
+                (last == std::numeric_limits<std::uint64_t>::max() ? std::string("18446744073709551616")
+                                                                   : std::to_string(last + 1)) +
+                " windows of " + std::to_string(window) + " from " + std::to_string(frame.start) + " to " +
+                std::to_string(frame.latest) + " are more than 2^31; choose a longer window");
+    network.windows = last + 1;
+  }
+  // A contact of an agent with itself is dropped: its window need not be busy.
+  auto const dropped = [&](std::size_t c) { return contacts.first[c] == contacts.second[c]; };
   if (frame.busy.empty()) {
-    require(count == 0, "temporal network: contacts outside the frame's windows");
+    for (std::size_t c = 0; c < count; ++c)
+      require(dropped(c), "temporal network: contacts outside the frame's windows");
     return network;
   }
-  network.start = frame.start;
-  // The last window's index, not the count, is checked: the count of 2^64 windows wraps to 0.
-  auto const last = frame.busy.back();
-  require(last < std::uint64_t{1} << 31,
-          "temporal network: " +
-              (last == std::numeric_limits<std::uint64_t>::max() ? std::string("18446744073709551616")
-                                                                 : std::to_string(last + 1)) +
-              " windows of " + std::to_string(window) + " from " + std::to_string(frame.start) + " to " +
-              std::to_string(frame.latest) + " are more than 2^31; choose a longer window");
+  require(network.windows > frame.busy.back(), "temporal network: the frame's busy windows pass its latest contact");
   // Busy windows are numbered (slots) in time order; the others read the empty snapshot.
-  network.windows = last + 1;
   network.busy = frame.busy;
-  std::vector<std::int64_t> slot_of(count);
+  std::vector<std::int64_t> slot_of(count, -1);
+  std::vector<std::size_t> order;
+  order.reserve(count);
   for (std::size_t c = 0; c < count; ++c) {
+    if (dropped(c)) continue;
+    order.push_back(c);
     auto const at = std::lower_bound(frame.busy.begin(), frame.busy.end(), window_of[c]);
     require(at != frame.busy.end() && *at == window_of[c],
             "temporal network: contact " + std::to_string(c) + " lies in a window the frame does not list");
     slot_of[c] = at - frame.busy.begin();
   }
   // The contacts in window order (stable: the CSR does not depend on it, but the batches do).
-  std::vector<std::size_t> order(count);
-  std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return slot_of[a] < slot_of[b]; });
   auto const slots = static_cast<std::int64_t>(frame.busy.size());
   // Batches of whole windows, each fewer rows than an agent index holds.
@@ -232,7 +251,7 @@ TemporalNetwork<typename ExecutionSpace::memory_space, WeightStorage> build_temp
   for (std::int64_t first = 0; first < slots; first += per_batch) {
     std::int64_t const batch_slots = std::min(per_batch, slots - first);
     std::size_t end = begin;
-    while (end < count && slot_of[order[end]] < first + batch_slots) ++end;
+    while (end < order.size() && slot_of[order[end]] < first + batch_slots) ++end;
     Details::build_batch(exec, contacts, order, slot_of, begin, end, first, batch_slots, weights, network);
     begin = end;
   }

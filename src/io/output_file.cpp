@@ -173,16 +173,18 @@ std::string replaced_file(std::string const& path, std::string const& named) {
 
 std::string temporary_beside(std::string const& target, std::string const& named) {
   // A name the folder takes, whose own name may be as long as it allows: its temporary's is then
-  // cut (before a UTF-8 character) to leave room for the suffix.
+  // cut (before a UTF-8 character) to leave room for the suffix, and for what MPI-IO adds to it to
+  // name files of its own (Open MPI's sm: "_cid-N-PID.sm", up to 29 characters).
   std::string const suffix = ".partial-XXXXXX";
+  std::size_t const mpi_io_names = 32;
   auto const slash = target.rfind('/');
   std::string const folder = slash == std::string::npos ? "." : target.substr(0, slash + 1);
   std::size_t const first = slash == std::string::npos ? 0 : slash + 1;
   long const most = ::pathconf(folder.c_str(), _PC_NAME_MAX);
-  std::size_t const longest = most > static_cast<long>(suffix.size()) ? static_cast<std::size_t>(most) : NAME_MAX;
+  std::size_t const room = suffix.size() + mpi_io_names;
+  std::size_t const longest = most > static_cast<long>(room) ? static_cast<std::size_t>(most) : NAME_MAX;
   std::size_t keep = target.size() - first;
-  if (keep + suffix.size() > longest)
-    keep = std::max(character_start(target, first + longest - suffix.size()), first) - first;
+  if (keep + room > longest) keep = std::max(character_start(target, first + longest - room), first) - first;
   std::string name = target.substr(0, first + keep) + suffix;
   int const fd = ::mkstemp(name.data());
   require(fd >= 0, (named.empty() ? target : named) + ": cannot write the file (" + std::strerror(errno) + ")");

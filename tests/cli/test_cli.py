@@ -281,6 +281,13 @@ class BadInput(unittest.TestCase):
          "the file edges.txt gives its own agents and contacts"),
         (["run", "--graph", "contacts.tij", "--window", "20", "--mean-degree", "3"], 2,
          "the file contacts.tij gives its own agents and contacts"),
+        # So would a generated graph's seed, which a file's contacts do not read.
+        (["run", "--graph", "edges.txt", "--graph-seed", "7"], 2,
+         "--graph-seed seeds a generated graph (--graph population, erdos-renyi, power-law, watts-strogatz) or "
+         "--reorder random; the file edges.txt gives its own agents and contacts"),
+        (["convert", "--graph", "pop.h5", "--graph-seed", "7", "-o", "x.h5"], 2, "--graph-seed seeds a generated graph"),
+        (["run", "--graph", "/no/such/graph.txt", "--graph-seed", "7", "--reorder", "random"], 1,
+         "/no/such/graph.txt: cannot open the file"),
         (["run", "--graph", "erdos-renyi", "--exponent", "3"], 2,
          "--exponent shapes a generated graph (--graph power-law); --graph erdos-renyi does not read it"),
         (["run", "--graph", "power-law", "--rewire", "0.5"], 2, "--graph power-law does not read it"),
@@ -337,7 +344,8 @@ class BadInput(unittest.TestCase):
 
     def test_one_value_given_twice_in_two_spellings_is_the_same_value(self):
         for args in [["--agents", "1e3", "--agents", "1000", "--steps", "5"],
-                     ["--agents", "1000", "--steps", "5", "--steps", "5.0"]]:
+                     ["--agents", "1000", "--steps", "5", "--steps", "5.0"],
+                     ["--agents", "1000", "--steps", "5", "--max-memory", "1G", "--max-memory", "1073741824"]]:
             with self.subTest(args=args):
                 result = herd("run", "--model", "sir", *args, "--quiet")
                 self.assertEqual(result.returncode, 0, result.stderr)
@@ -572,8 +580,8 @@ class Profile(unittest.TestCase):
 
     def run_json(self, *args):
         js = os.path.join(self.dir.name, "run.json")
-        result = herd("run", "--model", "sir", "--graph", "erdos-renyi", "--agents", "50000", "--steps", "40",
-                      "--json", js, *args)
+        result = herd("run", "--graph", "erdos-renyi", "--agents", "50000", "--steps", "40", "--json", js,
+                      *(args if "--model" in args else ("--model", "sir", *args)))
         self.assertEqual(result.returncode, 0, result.stderr)
         return result.stdout, json.loads(read(js))
 
@@ -591,6 +599,21 @@ class Profile(unittest.TestCase):
         self.assertEqual(profile["deep_copies"], 0)
         self.assertIn("profile of the step loop", table)
         self.assertIn("0 allocations", table)
+
+    def test_no_model_allocates_in_its_loop_on_one_thread(self):
+        # One thread's reductions are sized when first made: the first made its space inside the loop.
+        for model in ["sir", "seir", "covid", "voter", "majority", "degroot", "bounded-confidence"]:
+            with self.subTest(model=model):
+                _, summary = self.run_json("--model", model, "--profile", "--threads", "1")
+                self.assertEqual(summary["profile"]["allocations"], 0)
+                self.assertEqual(summary["profile"]["deep_copies"], 0)
+
+    def test_pulled_steps_report_no_threshold(self):
+        _, summary = self.run_json("--stepping", "pull")
+        self.assertEqual(summary["stepping"]["mode"], "pull")
+        self.assertEqual(summary["stepping"]["threshold"], 0)
+        _, summary = self.run_json("--stepping", "auto")
+        self.assertGreater(summary["stepping"]["threshold"], 0)
 
     def test_active_steps_allocate_and_copy_nothing(self):
         _, summary = self.run_json("--profile", "--stepping", "auto")

@@ -170,6 +170,14 @@ class Resume(Case):
         # Relative paths the run was given are the checkpoint's: resumed from elsewhere, it finds them.
         self.ok(0, "resume", self.path("c.h5"), "--steps", "30", "--csv", self.path("resumed.csv"), cwd="/")
         self.assertEqual(read(self.path("resumed.csv")), read(self.path("full.csv")))
+        # A generated graph's seed does not apply to a file's graph: refused as the run refuses it,
+        # not as a change of results.
+        result = herd(0, "resume", self.path("c.h5"), "--graph-seed", "2", "--steps", "30")
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("--graph-seed seeds a generated graph", result.stderr)
+        # The setting the run took without it (--seed's) is no change.
+        self.ok(0, "resume", self.path("c.h5"), "--graph-seed", "42", "--steps", "30", "--csv", self.path("seed.csv"))
+        self.assertEqual(read(self.path("seed.csv")), read(self.path("full.csv")))
         # Named again, by a path relative to the folder resume runs in or through a link, it is the same file.
         os.symlink("e.txt", self.path("link.txt"))
         for name, cwd in [("e.txt", self.dir.name), ("./sub/../e.txt", self.dir.name), (self.path("link.txt"), "/")]:
@@ -267,6 +275,31 @@ class Resume(Case):
             events = json.load(f)["events"]
         self.assertEqual(events[0]["agents"], [])  # step 3, before the resume
         self.assertEqual(len(events[1]["agents"]), 3)  # steps 10 to 12
+
+
+class LongPaths(Case):
+    def test_files_deep_in_folders_are_written_and_read(self):
+        # Open MPI's I/O printed a path of 230-odd characters into a fixed buffer as each file
+        # opened, and herd aborted, leaving its partial file.
+        deep = os.path.join(self.dir.name, "d" * 120, "e" * 120)
+        os.makedirs(deep)
+        for ranks in [0, 2]:
+            with self.subTest(ranks=ranks):
+                out, ckpt = os.path.join(deep, f"o{ranks}.h5"), os.path.join(deep, f"c{ranks}.h5")
+                self.ok(ranks, "run", "--agents", "20000", "--steps", "10", "--quiet", "--output", out, "--checkpoint", ckpt)
+                self.ok(ranks, "resume", ckpt, "--steps", "20", "--csv", self.path(f"r{ranks}.csv"))
+                self.ok(ranks, "convert", "erdos-renyi", "--agents", "1000", "-o", os.path.join(deep, "p.h5"))
+                self.ok(ranks, "run", "--graph", os.path.join(deep, "p.h5"), "--steps", "2", "--quiet")
+                self.assertEqual([f for f in os.listdir(deep) if ".partial" in f], [])
+        self.assertEqual(read(self.path("r0.csv")), read(self.path("r2.csv")))
+        # A name as long as the folder takes: Open MPI named a file of its own after the temporary's.
+        long_name = self.path("o" * 240 + ".h5")
+        for ranks in [0, 2]:
+            with self.subTest(long_name_on_ranks=ranks):
+                self.ok(ranks, "run", "--agents", "2000", "--steps", "3", "--quiet", "--output", long_name)
+                with h5py.File(long_name) as f:
+                    self.assertEqual(f.attrs["herd_format"], b"herd-output")
+                os.remove(long_name)
 
 
 class KilledWhileWriting(Case):

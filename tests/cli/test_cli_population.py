@@ -381,6 +381,11 @@ class BadInput(Case):
                     self.assertIn(message, error)
                     self.assertFalse(os.path.exists(out))
                     self.assertEqual([f for f in os.listdir(self.dir.name) if ".partial" in f], [])
+        # A population file is not converted again: it was read as a broken edge list.
+        self.ok(0, "convert", edges, "-o", self.path("pop.h5"))
+        error = self.fails(0, "convert", self.path("pop.h5"), "-o", self.path("out.h5"))
+        self.assertIn("pop.h5: an HDF5 file, not an edge list", error)
+        self.assertFalse(os.path.exists(self.path("out.h5")))
 
     def test_agents_too_many_for_memory_are_blamed_on_the_table_that_named_them(self):
         # Two agents in the edge list, 10^8 named by the attribute table's last id.

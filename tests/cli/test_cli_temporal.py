@@ -123,12 +123,25 @@ class Temporal(hf.Case):
             profile = json.load(f)["profile"]
         self.assertEqual(profile["allocations"], 0)
         self.assertEqual(profile["deep_copies"], 0)
+        # The steps are pulled, whatever --stepping's default asks for.
+        with open(out) as f:
+            stepping = json.load(f)["stepping"]
+        self.assertEqual((stepping["mode"], stepping["threshold"], stepping["active_steps"]), ("pull", 0, 0))
 
     def test_the_report_counts_the_windows(self):
         path = self.generated()
         result = self.ok(0, "run", "--model", "seir", "--graph", path, "--window", "2min", "--steps", "10")
         self.assertIn("windows of 120", result.stdout)
         self.assertIn("then loop", result.stdout)
+        self.assertNotIn("stepping auto", result.stdout)
+        # A window whose only contact is of an agent with itself holds no contacts.
+        with open(self.path("self.tij"), "w") as f:
+            f.write("0 5 5\n7 1 2\n12 2 3\n13 3 6\n25 6 7\n39 7 7\n")
+        for ranks in [0, 2]:
+            with self.subTest(ranks=ranks):
+                result = self.ok(ranks, "run", "--model", "sir", "--graph", self.path("self.tij"), "--window", "10", "--initial-infected", "1",
+                                 "--steps", "6")
+                self.assertIn("4 windows of 10 (3 with contacts)", result.stdout)
 
     def seir(self, path, steps, *extra):
         """SEIR on the generated contacts in windows of 2 min, looping: the time series as CSV."""

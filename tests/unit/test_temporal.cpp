@@ -335,6 +335,35 @@ TEST(TemporalNetworkWindows, EmptyWindowsBetweenContactsHoldNothing) {
   EXPECT_EQ(graph_hash(exec, network), expected);
 }
 
+// A window whose only contacts are of agents with themselves makes no contacts: it is not busy
+// and reads the empty snapshot, while the windows still run to the latest contact's, a self-contact.
+TEST(TemporalNetworkWindows, WindowsOfSelfContactsAloneAreEmpty) {
+  using Exec = Kokkos::DefaultHostExecutionSpace;
+  Exec exec;
+  TimedContacts contacts;
+  contacts.num_agents = 8;
+  contacts.times = {0, 7, 12, 13, 25, 39};
+  contacts.first = {5, 1, 2, 3, 6, 7};
+  contacts.second = {5, 2, 3, 6, 7, 7};
+  EXPECT_EQ(herd::windows_with_contacts(contacts, 10), 3u);
+  auto const network = build_temporal_network(exec, contacts, 10);
+  EXPECT_EQ(network.num_windows(), 4u);
+  EXPECT_EQ(network.busy, (std::vector<std::uint64_t>{0, 1, 2}));
+  ASSERT_EQ(network.graphs.size(), 4u);
+  EXPECT_EQ(network.graph_of_step(4), 0u);
+  EXPECT_EQ(network.graph_of_step(5), 1u) << "the four windows loop";
+  // Self-contacts alone: windows, none busy.
+  TimedContacts alone;
+  alone.num_agents = 2;
+  alone.times = {3, 30};
+  alone.first = {0, 1};
+  alone.second = {0, 1};
+  auto const empty = build_temporal_network(exec, alone, 10);
+  EXPECT_EQ(empty.num_windows(), 3u);
+  EXPECT_TRUE(empty.busy.empty());
+  EXPECT_EQ(empty.graphs.size(), 1u);
+}
+
 TEST(TimedContactsFile, ReadsSocioPatternsLines) {
   auto const c = parse_timed_contacts("# t i j\n31220\t1558\t1567\n31240 1560 1570 1B 1B\n\n31220,1567,1558\n", "tij");
   EXPECT_EQ(c.num_agents, 4);

@@ -143,9 +143,11 @@ History<typename Simulation::memory_space> run_loop(Simulation& sim, Model& mode
   Kokkos::View<std::int64_t*, typename Simulation::memory_space> before("herd::observed_before",
                                                                         model.num_observables());
   sim.prepare(model);
+  // Before the loop's clock and counters start: a backend may size its reduction space on the
+  // first reduction of the observables' size (Kokkos' OpenMP on one thread allocates then).
+  sim.observe(model, Kokkos::subview(history, 0, Kokkos::ALL()));
   if (telemetry) telemetry->reserve_steps(steps);
   Details::LoopTimer<Simulation> timer(sim, telemetry);
-  sim.observe(model, Kokkos::subview(history, 0, Kokkos::ALL()));
   timer.begin_steps();
   for (int t = 1; t <= steps; ++t) {
     bool changed = false;

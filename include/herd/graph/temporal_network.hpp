@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -75,15 +76,16 @@ struct TemporalNetwork {
 };
 
 /// The windows of a network whose contacts several parts hold (ranks reading parts of one file):
-/// the earliest and latest times of all, and the windows from the earliest that hold any part's
-/// contacts, ascending.
+/// the earliest and latest times of all (the latest before the earliest: none), and the windows
+/// from the earliest that hold any part's contacts of two agents, ascending.
 struct WindowFrame {
   std::int64_t start = 0;
-  std::int64_t latest = 0;
+  std::int64_t latest = std::numeric_limits<std::int64_t>::min();
   std::vector<std::uint64_t> busy;
 };
 
-/// How many windows of `window` time units from the earliest contact hold contacts: the snapshots
+/// How many windows of `window` time units from the earliest contact hold contacts of two agents
+/// (a contact of an agent with itself is dropped): the snapshots
 /// build_temporal_network makes besides the empty one, each (agents + 1) row offsets. Throws
 /// herd::Error for a window that is not positive.
 std::size_t windows_with_contacts(TimedContacts const& contacts, std::int64_t window);
@@ -93,7 +95,7 @@ std::size_t windows_with_contacts(TimedContacts const& contacts, std::int64_t wi
 void check_contacts(TimedContacts const& contacts);
 
 /// The windows of `window` time units from `start` (no later than any contact) that hold
-/// contacts, ascending, each once: a WindowFrame's `busy` for `contacts`. Throws herd::Error for
+/// contacts of two agents, ascending, each once: a WindowFrame's `busy` for `contacts`. Throws herd::Error for
 /// a window that is not positive.
 std::vector<std::uint64_t> busy_windows(TimedContacts const& contacts, std::int64_t window, std::int64_t start);
 
@@ -117,7 +119,8 @@ CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> met_graph(Executi
                                                                          TimedContacts const& contacts);
 
 /// build_temporal_network of a part of some contacts, in the windows of `frame` (every window of a
-/// contact of the part must be among frame.busy): one snapshot per busy window, in order, empty
+/// contact of two agents of the part must be among frame.busy, and the windows run to
+/// frame.latest's): one snapshot per busy window, in order, empty
 /// where the part has none of its contacts, so that every part numbers its snapshots alike. Each
 /// agent's row of a snapshot is the whole network's where the part holds all of the agent's
 /// contacts.
