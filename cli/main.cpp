@@ -125,6 +125,24 @@ struct MpiSession {
 #endif
     return {local, ranks};
   }
+  // A check each rank makes of what it alone sees (its files, its environment) ends every rank
+  // together: the lowest failing rank's `status` and `message` (one line), printed once.
+  // Returns that status, 0 where no rank failed. Collective.
+  int agreed_failure(int status, std::string const& message) const {
+#if HERD_ENABLE_MPI
+    if (size > 1) {
+      int first = status != 0 ? rank : size;
+      MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+      if (first == size) return 0;
+      MPI_Bcast(&status, 1, MPI_INT, first, MPI_COMM_WORLD);
+      auto const text = herd::mpi::broadcast_text(MPI_COMM_WORLD, message, first);
+      if (rank == 0) std::fprintf(stderr, "%s\n", text.c_str());
+      return status;
+    }
+#endif
+    if (status != 0) std::fprintf(stderr, "%s\n", message.c_str());
+    return status;
+  }
 };
 
 // An error's message on one line. Herd's are; Kokkos' own (a failed allocation, say) span lines
@@ -221,21 +239,34 @@ int main(int argc, char* argv[]) {
   }
 #endif
   // As any rank sees the file: the ranks then refuse it together, or go on together.
-  int population_file = graph_is_population_file(options) ? 1 : 0;
+  bool const sees_population_file = graph_is_population_file(options);
+  int population_file = sees_population_file ? 1 : 0;
 #if HERD_ENABLE_MPI
   if (mpi.size > 1) MPI_Allreduce(MPI_IN_PLACE, &population_file, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 #endif
+  // A rank that does not see the population file the others see would read another graph.
+  if (int const status = mpi.agreed_failure(
+          population_file != 0 && !sees_population_file ? 1 : 0,
+          "herd: " + options.graph + ": rank " + std::to_string(mpi.rank) +
+              " sees no HDF5 file there, where another rank sees a population file: the ranks must see the same "
+              "files");
+      status != 0)
+    return status;
+  int status = 0;
+  std::string failure;
   try {
     check_for_ranks(options, mpi.size);
     check_graph_file(options, population_file != 0);
+    // Paths resolve on each rank's own file system: one may see an output that is an input.
     check_distinct_files(options);
   } catch (UsageError const& e) {
-    if (speaks) std::fprintf(stderr, "herd: %s (see herd --help)\n", e.message.c_str());
-    return 2;
+    status = 2;
+    failure = "herd: " + e.message + " (see herd --help)";
   } catch (std::exception const& e) {  // a path that cannot be resolved (a symlink loop)
-    if (speaks) std::fprintf(stderr, "herd: %s\n", one_line(e).c_str());
-    return 1;
+    status = 1;
+    failure = "herd: " + one_line(e);
   }
+  if ((status = mpi.agreed_failure(status, failure)) != 0) return status;
   if (options.command == "help") {
     if (speaks) std::cout << usage();
     return 0;
@@ -251,14 +282,12 @@ int main(int argc, char* argv[]) {
   // Thread binding Kokkos recommends; a user's own setting wins.
   setenv("OMP_PROC_BIND", "spread", 0);
   setenv("OMP_PLACES", "threads", 0);
-  // OpenMP's thread count from the environment, where --threads does not set it.
+  // OpenMP's thread count from the environment, where --threads does not set it: each rank's own.
   if (char const* omp = std::getenv("OMP_NUM_THREADS");
-      options.threads == 0 && omp != nullptr && std::strtol(omp, nullptr, 10) > max_host_threads) {
-    if (speaks)
-      std::fprintf(stderr, "herd: OMP_NUM_THREADS=%s exceeds the %d threads a process may start (see herd --help)\n",
-                   omp, max_host_threads);
-    return 2;
-  }
+      options.threads == 0 && omp != nullptr && std::strtol(omp, nullptr, 10) > max_host_threads)
+    failure = "herd: OMP_NUM_THREADS=" + std::string(omp) + " exceeds the " + std::to_string(max_host_threads) +
+              " threads a process may start (see herd --help)";
+  if ((status = mpi.agreed_failure(failure.empty() ? 0 : 2, failure)) != 0) return status;
   auto const [node_rank, ranks_on_node] = mpi.on_node();
   // Kokkos' warnings (oversubscribed cores) and the summary table would go into a --json - or
   // --csv - on standard output: the table then goes to standard error, and --quiet prints nothing
@@ -277,7 +306,7 @@ int main(int argc, char* argv[]) {
   }
   // The default memory budget: the node's available memory, shared by its ranks.
   options.max_memory = memory_budget(options, ranks_on_node);
-  int status = 0;
+  status = 0;
   try {
     auto const check = [&] {
       if (options.command == "run") check_history_fits(options.steps, options.max_memory);

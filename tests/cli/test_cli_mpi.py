@@ -471,6 +471,38 @@ class BadInput(unittest.TestCase):
                 self.assertEqual(len(lines), 1, result.stderr)
                 self.assertIn("the ranks were given different arguments", lines[0])
 
+    def test_ranks_that_see_different_files_or_settings_all_stop(self):
+        # Each rank checks what it alone sees; one that stopped alone left the others waiting in
+        # their next collective (a hang), or crashed MPI where the graph's kind differed.
+        with tempfile.TemporaryDirectory() as d:
+            folders = [os.path.join(d, "r0"), os.path.join(d, "r1")]
+            for folder in folders:
+                os.mkdir(folder)
+                with open(os.path.join(folder, "e.txt"), "w") as f:
+                    f.write("".join(f"{i} {(i * 7 + 1) % 500}\n" for i in range(500)))
+            os.symlink("e.txt", os.path.join(folders[1], "out.csv"))  # rank 1's output is its input
+            run = ["run", "--steps", "3", "--initial-infected", "2", "--quiet"]
+            cases = [([], [], ["--graph", "e.txt", "--csv", "out.csv"], 2, "--csv out.csv: is the input --graph e.txt"),
+                     (["-x", "OMP_NUM_THREADS=1"], ["-x", "OMP_NUM_THREADS=600"], ["--graph", "e.txt"], 2,
+                      "OMP_NUM_THREADS=600 exceeds the 512 threads")]
+            if os.environ.get("HERD_HAS_HDF5") == "1":
+                self.assertEqual(mpi_herd(1, "convert", os.path.join(folders[0], "e.txt"), "-o",
+                                          os.path.join(folders[0], "pop.h5"), "--quiet").returncode, 0)
+                with open(os.path.join(folders[1], "pop.h5"), "w") as f:
+                    f.write("0 1\n")
+                cases.append(([], [], ["--graph", "pop.h5"], 1,
+                              "pop.h5: rank 1 sees no HDF5 file there, where another rank sees a population file"))
+            for first, second, extra, status, said in cases:
+                with self.subTest(said=said):
+                    args = [*run, *extra]
+                    command = [*MPIEXEC, "-n", "1", "-wdir", folders[0], *first, HERD, *args, ":", "-n", "1", "-wdir",
+                               folders[1], *second, HERD, *args]
+                    result = subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=60)
+                    self.assertEqual(result.returncode, status, result.stderr)
+                    lines = herd_lines(result.stderr)
+                    self.assertEqual(len(lines), 1, result.stderr)
+                    self.assertIn(said, lines[0])
+
 
 def processes_naming(text):
     """The processes whose command line holds `text`."""
