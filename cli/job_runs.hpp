@@ -857,7 +857,7 @@ DistributedInput<WeightStorage, Entry> distributed_input(Options const& o, Exec 
     in.local = repartition(o, exec, comm, std::move(in.local), symmetric, in.partition_seconds, in.local_graph_seconds);
   // A table of ids alone has no rows to hand on; the model refuses it as one process does (but
   // where a checkpoint of an earlier version's run resumes).
-  bool const given_table = table.has_value() && !(table->table.columns.empty() && !o.resume.empty());
+  bool const given_table = table.has_value() && !ids_alone_resumed(o, table->table);
   if (table && table->table.columns.empty()) table.reset();
   if constexpr (Entry::reads_attributes) {
     // Each rank takes its owned agents' attributes alone, wherever the partition put them: part

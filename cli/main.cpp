@@ -306,7 +306,6 @@ int main(int argc, char* argv[]) {
   }
   // The default memory budget: the node's available memory, shared by its ranks.
   options.max_memory = memory_budget(options, ranks_on_node);
-  status = 0;
   try {
     auto const check = [&] {
       if (options.command == "run") check_history_fits(options.steps, options.max_memory);

@@ -153,8 +153,8 @@ void check_contacts(TimedContacts const& contacts) {
 std::vector<std::uint64_t> busy_windows(TimedContacts const& contacts, std::int64_t window, std::int64_t start) {
   auto windows = Details::window_indices(contacts, window, start);
   // A window whose only contacts are of agents with themselves makes no contacts: it reads the
-  // empty snapshot.
-  // (Agents missing for a time are refused by check_contacts, collectively, once the frame is known.)
+  // empty snapshot. (Agents missing for a time are refused by check_contacts, collectively, once
+  // the frame is known.)
   std::size_t kept = 0;
   for (std::size_t k = 0; k < windows.size(); ++k)
     if (k >= contacts.first.size() || k >= contacts.second.size() || contacts.first[k] != contacts.second[k])
