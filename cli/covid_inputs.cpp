@@ -123,6 +123,16 @@ void check_initial_infected(Options const& o, bool stages, global_id agents, std
               std::to_string(agents));
 }
 
+// A table (even of ids alone) or a file that describes the agents must say how old they are: a
+// missing column is more likely a misnamed one than a wish for random ages. Then the seeds.
+void check_described(Options const& o, bool table, bool ages, bool stages, global_id agents, std::string const& source,
+                     Comm comm) {
+  require(ages || (!table && !stages && !file_describes_agents(o, comm)),
+          source + ": no " + (table ? "column " : "attribute ") + age_column +
+              " (the agents' age labels, which --model covid reads)");
+  check_initial_infected(o, stages, agents, source);
+}
+
 }  // namespace
 
 CovidParameters covid_parameters(Options const& o) {
@@ -152,12 +162,7 @@ CovidPopulation covid_population(Options const& o, AttributeTable const& attribu
     population.stage = stages_of(*stages, source, failure, agent);
     require(failure.empty(), failure);
   }
-  // A table (even of ids alone) or a file that describes the agents must say how old they are: a
-  // missing column is more likely a misnamed one than a wish for random ages.
-  require(ages || (!table && !stages && !file_describes_agents(o, comm)),
-          source + ": no " + (table ? "column " : "attribute ") + age_column +
-              " (the agents' age labels, which --model covid reads)");
-  check_initial_infected(o, stages.has_value(), agents, source);
+  check_described(o, table, ages.has_value(), stages.has_value(), agents, source, comm);
   for (auto const* values : {&population.age_group, &population.stage})
     require(
         values->empty() || static_cast<global_id>(values->size()) == agents,
@@ -196,10 +201,7 @@ CovidPopulation covid_population_of_owned(Options const& o, std::vector<global_i
   mpi::raise_first_failure(comm, static_cast<std::uint64_t>(agent), failure);
   if (stages) population.stage = stages_of(*stages, source, failure, agent, owned);
   mpi::raise_first_failure(comm, static_cast<std::uint64_t>(agent), failure);
-  require(ages || (!table && !stages && !file_describes_agents(o, comm)),
-          source + ": no " + (table ? "column " : "attribute ") + age_column +
-              " (the agents' age labels, which --model covid reads)");
-  check_initial_infected(o, stages.has_value(), agents, source);
+  check_described(o, table, ages.has_value(), stages.has_value(), agents, source, comm);
   // Checks the values against the parameters here, where every rank sees the same error.
   Covid<Kokkos::HostSpace> const checked(0, covid_parameters(o), population);
   (void)checked;

@@ -504,19 +504,16 @@ void check_graph_file(Options const& o, bool population_file) {
 
 void check_active_step_options(Options const& o, std::map<std::string, std::string> const& given) {
   // Accepted, they would do nothing, and verify would check nothing.
-  bool const by_model = !model_steps_active(o.model);
-  if (!by_model && o.window == 0) {
-    // Pulled steps list no agents: the options that tune listed steps would do nothing.
-    if (o.stepping == "pull")
-      for (char const* active : {"--active-threshold", "--binned-push"})
-        if (given.count(active))
-          throw UsageError{std::string(active) + " tunes active steps: it does not apply to --stepping pull"};
+  std::string to;
+  if (!model_steps_active(o.model))
+    to = "--model " + o.model +
+         ", which visits every agent each step (sir, seir and covid may step only the agents that can change)";
+  else if (o.window > 0)
+    to = "a temporal network (--window), which is stepped by pull";
+  else if (o.stepping == "pull")
+    to = "--stepping pull";  // pulled steps list no agents
+  else
     return;
-  }
-  std::string const to = by_model ? "--model " + o.model +
-                                        ", which visits every agent each step (sir, seir and covid may step only "
-                                        "the agents that can change)"
-                                  : "a temporal network (--window), which is stepped by pull";
   if (given.count("--stepping") && (o.stepping == "active" || o.stepping == "verify"))
     throw UsageError{"--stepping " + o.stepping + " does not apply to " + to};
   for (char const* active : {"--active-threshold", "--binned-push"})
