@@ -125,6 +125,32 @@ struct MpiSession {
 #endif
     return {local, ranks};
   }
+  // Where this rank sees one of `files` otherwise than rank 0, a message naming the first such file
+  // and what each of the two sees there; empty where it sees them as rank 0 does. Collective.
+  std::string first_file_seen_otherwise(std::vector<herd::cli::SeenFile> const& files) const {
+#if HERD_ENABLE_MPI
+    if (size == 1) return {};
+    std::string mine;
+    for (auto const& f : files) mine += f.description + '\0';
+    auto const theirs = herd::mpi::broadcast_text(MPI_COMM_WORLD, mine, 0);
+    if (theirs == mine) return {};
+    std::size_t at = 0;
+    for (auto const& f : files) {
+      auto const end = theirs.find('\0', at);
+      if (end == std::string::npos) break;
+      if (std::string_view(theirs).substr(at, end - at) != f.description)
+        return "herd: " + f.name + ": rank " + std::to_string(rank) + " sees " + f.description +
+               ", where rank 0 sees " + theirs.substr(at, end - at) +
+               ": the ranks must see the same files at the same paths";
+      at = end + 1;
+    }
+    return "herd: rank " + std::to_string(rank) +
+           " has other files to open than rank 0: the ranks must see the same files at the same paths";
+#else
+    (void)files;
+    return {};
+#endif
+  }
   // A check each rank makes of what it alone sees (its files, its environment) ends every rank
   // together: the lowest failing rank's `status` and `message` (one line), printed once.
   // Returns that status, 0 where no rank failed. Collective.
@@ -223,19 +249,31 @@ int main(int argc, char* argv[]) {
     if (speaks) std::fprintf(stderr, "herd: %s (see herd --help)\n", e.message.c_str());
     return 2;
   }
+  // Ranks that see other files under one name would read other graphs, or wait in a collective
+  // open of files that differ.
+  auto const seen_alike = [&] {
+    if (mpi.size == 1) return true;
+    auto const seen_otherwise = mpi.first_file_seen_otherwise(files_as_seen(options));
+    return mpi.agreed_failure(seen_otherwise.empty() ? 0 : 1, seen_otherwise) == 0;
+  };
 #if HERD_ENABLE_HDF5
   if (options.command == "resume") {
-    // The run's own arguments come from the checkpoint, before Kokkos starts with its threads.
+    // The run's own arguments come from the checkpoint, before Kokkos starts with its threads:
+    // the same checkpoint on every rank, or ranks would take other paths through its checks.
+    if (!seen_alike()) return 1;
+    int status = 0;
+    std::string failure;
     try {
       auto const extra = options.arguments;
       options = resume_options(options.resume, extra);
     } catch (UsageError const& e) {
-      if (speaks) std::fprintf(stderr, "herd: %s (see herd --help)\n", e.message.c_str());
-      return 2;
+      status = 2;
+      failure = "herd: " + e.message + " (see herd --help)";
     } catch (std::exception const& e) {
-      if (speaks) std::fprintf(stderr, "herd: %s\n", one_line(e).c_str());
-      return 1;
+      status = 1;
+      failure = "herd: " + one_line(e);
     }
+    if ((status = mpi.agreed_failure(status, failure)) != 0) return status;
   }
 #endif
   // As any rank sees the file: the ranks then refuse it together, or go on together.
@@ -288,6 +326,7 @@ int main(int argc, char* argv[]) {
     failure = "herd: OMP_NUM_THREADS=" + std::string(omp) + " exceeds the " + std::to_string(max_host_threads) +
               " threads a process may start (see herd --help)";
   if ((status = mpi.agreed_failure(failure.empty() ? 0 : 2, failure)) != 0) return status;
+  if (!seen_alike()) return 1;
   auto const [node_rank, ranks_on_node] = mpi.on_node();
   // Kokkos' warnings (oversubscribed cores) and the summary table would go into a --json - or
   // --csv - on standard output: the table then goes to standard error, and --quiet prints nothing

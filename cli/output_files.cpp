@@ -2,11 +2,18 @@
 #include "input.hpp"
 
 #include <herd/core/error.hpp>
+#include <herd/core/fnv1a.hpp>
 #include <herd/io/output_file.hpp>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <vector>
 
@@ -43,7 +50,79 @@ std::vector<NamedFile> inputs_of(Options const& o) {
 
 std::string spelt(NamedFile const& f) { return std::string(f.option) + " " + *f.path; }
 
+// `path` made absolute against this process's working folder; as given where that fails.
+std::string absolute_path(std::string const& path) {
+  std::error_code failed;
+  auto const absolute = std::filesystem::absolute(path, failed);
+  return failed ? path : absolute.lexically_normal().string();
+}
+
+// The HDF5 file signature, where the library puts it for a file without a user block.
+constexpr std::string_view hdf5_signature("\x89HDF\r\n\x1a\n", 8);
+
+// What the input `path` holds, as this process sees it: its size and a hash of its bytes (all of
+// them up to 16 MiB, else 64 blocks of 64 KiB, the last ending with the file), and for an HDF5
+// file its path made absolute. Opened without blocking and measured by its descriptor: a path
+// that is (or became) a FIFO is never waited on.
+std::string seen_in(std::string const& path) {
+  int const fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return errno == ENOENT || errno == ENOTDIR ? "no file" : "a file it cannot open";
+  struct stat status {};
+  if (::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode)) {
+    ::close(fd);
+    return "no regular file";
+  }
+  constexpr std::uint64_t whole = std::uint64_t{1} << 24, block = std::uint64_t{1} << 16, blocks = 64;
+  static_assert(whole >= block * blocks);
+  auto const size = static_cast<std::uint64_t>(status.st_size);
+  std::vector<char> buffer(static_cast<std::size_t>(size <= whole ? size : block));
+  std::uint64_t hash = fnv1a_basis;
+  bool hdf5 = false;
+  auto const take = [&](std::uint64_t at, std::uint64_t length) {
+    std::uint64_t got = 0;
+    while (got < length) {
+      auto const n = ::pread(fd, buffer.data() + got, length - got, static_cast<off_t>(at + got));
+      if (n <= 0) return false;  // an error, or a file that shrank
+      got += static_cast<std::uint64_t>(n);
+    }
+    if (at == 0) hdf5 = std::string_view(buffer.data(), std::min<std::uint64_t>(length, 8)) == hdf5_signature;
+    hash = fnv1a(std::string_view(buffer.data(), length), hash);
+    return true;
+  };
+  bool read = true;
+  if (size <= whole)
+    read = take(0, size);
+  else
+    for (std::uint64_t k = 0; k < blocks && read; ++k)
+      read = take(k + 1 == blocks ? size - block : (size - block) / (blocks - 1) * k, block);
+  ::close(fd);
+  if (!read) return std::to_string(size) + " bytes it cannot read";
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  // Every rank opens an HDF5 input together through MPI-IO, which needs one file: copies in each
+  // rank's folder serve only for text.
+  return (hdf5 ? "the file " + absolute_path(path) + " of " : std::string()) + std::to_string(size) +
+         " bytes of hash " + text;
+}
+
 }  // namespace
+
+std::vector<SeenFile> files_as_seen(Options const& o) {
+  std::vector<SeenFile> seen;
+  if (o.command == "partition") return seen;  // rank 0 models the partitions alone
+  auto inputs = inputs_of(o);
+  // The checkpoint first: its arguments name the other files.
+  std::stable_partition(inputs.begin(), inputs.end(),
+                        [](NamedFile const& f) { return std::string(f.option) == "resume"; });
+  for (auto const& f : inputs)
+    // Rank 0 reads the scenario alone and hands it on: the others need not see it.
+    if (!f.path->empty() && *f.path != "-" && std::string(f.option) != "--scenario")
+      seen.push_back({std::string(f.option) == "resume" ? *f.path : spelt(f), seen_in(*f.path)});
+  // The ranks write an HDF5 output together: one file, not one in each rank's folder.
+  for (auto const& f : outputs_of(o))
+    if (f.hdf5 && !f.path->empty()) seen.push_back({spelt(f), "a file named " + absolute_path(*f.path)});
+  return seen;
+}
 
 void check_distinct_files(Options const& o) {
   auto const outputs = outputs_of(o);

@@ -18,6 +18,21 @@ namespace herd::cli {
 /// resolved path), not by spelling. Devices, FIFOs and standard output may take several outputs.
 void check_distinct_files(Options const& options);
 
+/// A file the ranks of a run open together, as this rank sees it.
+struct SeenFile {
+  std::string name;         ///< the option and the path given, as messages spell them
+  std::string description;  ///< what is there: compared between ranks, quoted in messages
+};
+
+/// The files every rank opens (the checkpoint resumed, the --graph and --attributes files, the
+/// HDF5 outputs), as this rank sees them: an input's size and a hash of its bytes (all of them up
+/// to 16 MiB, else 64 blocks of 64 KiB spread over the file), with its path made absolute where it
+/// is an HDF5 file; an HDF5 output's path made absolute. Ranks whose descriptions differ would read
+/// other inputs, or open other files where MPI-IO needs one. Not the scenario, which rank 0 reads
+/// alone, nor anything of `herd partition`, whose model rank 0 makes alone. Reads no FIFO or
+/// device (an input there is read once). Throws only std::bad_alloc.
+std::vector<SeenFile> files_as_seen(Options const& options);
+
 /// Throws herd::Error naming the option and path unless every output can be written: a mistyped
 /// path fails at once, not after the run. Leaves no file behind.
 void check_outputs(Options const& options);

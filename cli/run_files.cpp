@@ -153,28 +153,35 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
   auto const anew = parse(resume);
   auto const& given_anew = anew.given;
   check_contradictions(given_anew);
-  for (auto const& given : given_anew) {
-    if (std::find(std::begin(may_change), std::end(may_change), given.first) != std::end(may_change)) continue;
-    auto const kept = stored.find(given.first);
-    // The same text, file or setting (a sweep's points are compared, not how they were written).
-    if ((kept != stored.end() && same_input(given.first, kept->second, given.second, record)) || as_run_had(given))
-      continue;
-    // Another graph seed for a graph it does not seed is refused as the run refuses it.
-    if (given.first == "--graph-seed") {
-      Options seeded = run_had;
-      if (given_anew.count("--reorder")) seeded.reorder = anew.reorder;
-      check_graph_seed(seeded, given_anew);
+  // Each rank compares the files given anew as it sees them: the ranks agree on a refusal.
+  std::string changed;
+  try {
+    for (auto const& given : given_anew) {
+      if (std::find(std::begin(may_change), std::end(may_change), given.first) != std::end(may_change)) continue;
+      auto const kept = stored.find(given.first);
+      // The same text, file or setting (a sweep's points are compared, not how they were written).
+      if ((kept != stored.end() && same_input(given.first, kept->second, given.second, record)) || as_run_had(given))
+        continue;
+      // Another graph seed for a graph it does not seed is refused as the run refuses it.
+      if (given.first == "--graph-seed") {
+        Options seeded = run_had;
+        if (given_anew.count("--reorder")) seeded.reorder = anew.reorder;
+        check_graph_seed(seeded, given_anew);
+      }
+      std::string message = "resume: " + given.first;
+      if (!given.second.empty()) message.append(" ").append(given.second);
+      message.append(" would change the results: the checkpoint's run ");
+      if (kept == stored.end())
+        message.append("was not given it");
+      else
+        message.append(kept->second.empty() ? "was given it" : "was given ").append(kept->second);
+      message.append(" (outputs, --steps, --threads and how steps run may be given anew)");
+      throw UsageError{message};
     }
-    std::string message = "resume: " + given.first;
-    if (!given.second.empty()) message.append(" ").append(given.second);
-    message.append(" would change the results: the checkpoint's run ");
-    if (kept == stored.end())
-      message.append("was not given it");
-    else
-      message.append(kept->second.empty() ? "was given it" : "was given ").append(kept->second);
-    message.append(" (outputs, --steps, --threads and how steps run may be given anew)");
-    throw UsageError{message};
+  } catch (UsageError const& e) {
+    changed = e.message;
   }
+  agree_on_usage(changed);
   args.insert(args.end(), extra.begin(), extra.end());
   Options merged = parse(args, true);  // a UsageError here is the user's
   // The options of active steps given anew to a run that visits every agent: they would do nothing
@@ -217,11 +224,13 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
     throw UsageError{"--snapshot-every needs --output FILE: a resumed run writes only the files it names"};
   // An ensemble over the ranks' members each read the file resumed anew: one put in place under its
   // name on the way would hide the members it held.
-  if (is_ensemble(merged) && merged.graph_over_ranks && ranks && merged.checkpoint_every > 0 &&
-      io::identity_of(checkpoint) == io::identity_of(merged.checkpoint))
-    throw UsageError{"--checkpoint " + merged.checkpoint +
-                     " --checkpoint-every: with the graph over the ranks (--partition), an ensemble resumed puts "
-                     "its progress in place under another name than the file it resumes"};
+  // As each rank sees the two files: agreed on.
+  bool const over_itself = is_ensemble(merged) && merged.graph_over_ranks && ranks && merged.checkpoint_every > 0 &&
+                           io::identity_of(checkpoint) == io::identity_of(merged.checkpoint);
+  agree_on_usage(over_itself ? "--checkpoint " + merged.checkpoint +
+                                   " --checkpoint-every: with the graph over the ranks (--partition), an ensemble "
+                                   "resumed puts its progress in place under another name than the file it resumes"
+                             : "");
   // The arguments and /run's attributes are stored apart: a file where they disagree was damaged.
   if (merged.seed != record.seed || merged.model != record.model)
     throw Error(checkpoint + ": its stored arguments give --model " + merged.model + " --seed " +

@@ -6,6 +6,7 @@ Usage: test_cli_mpi.py HERD MPIEXEC [MPIEXEC FLAGS...]"""
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -502,6 +503,61 @@ class BadInput(unittest.TestCase):
                     lines = herd_lines(result.stderr)
                     self.assertEqual(len(lines), 1, result.stderr)
                     self.assertIn(said, lines[0])
+
+    def test_ranks_that_see_other_files_under_one_name_all_stop(self):
+        # An edge list of the same size but other contents gave other counts without a word, and an
+        # HDF5 output named relative to other folders left the ranks waiting in MPI-IO.
+        with tempfile.TemporaryDirectory() as d:
+            d = os.path.realpath(d)  # as herd makes a path absolute
+            folders = [os.path.join(d, "r0"), os.path.join(d, "r1")]
+            big_lines = "".join(f"{i:07d} {i + 1:07d}\n" for i in range(17 * 65536 - 1))
+            for k, folder in enumerate(folders):
+                os.mkdir(folder)
+                with open(os.path.join(folder, "e.txt"), "w") as f:  # one size, other contacts
+                    f.write("".join(f"{i:03d} {(i * (7 + 4 * k) + 1) % 500:03d}\n" for i in range(500)))
+                # 17 MiB, compared by blocks: they differ in their last line alone.
+                with open(os.path.join(folder, "big.txt"), "w") as f:
+                    f.write(big_lines + f"0000000 000000{k + 2}\n")
+            with open(os.path.join(folders[0], "same.txt"), "w") as f:
+                f.write("".join(f"{i} {(i * 7 + 1) % 500}\n" for i in range(500)))
+            shutil.copy(os.path.join(folders[0], "same.txt"), folders[1])
+            run = ["run", "--steps", "3", "--initial-infected", "2", "--quiet"]
+            cases = [(run + ["--graph", "e.txt"], "--graph e.txt: rank 1 sees 4000 bytes of hash ",
+                      ", where rank 0 sees 4000 bytes of hash "),
+                     (run + ["--graph", "big.txt"], "--graph big.txt: rank 1 sees 17825792 bytes of hash ",
+                      ", where rank 0 sees 17825792 bytes of hash ")]
+            if os.environ.get("HERD_HAS_HDF5") == "1":
+                for k, folder in enumerate(folders):  # another run's checkpoint on each rank
+                    self.assertEqual(mpi_herd(1, "run", "--graph", os.path.join(folder, "same.txt"), "--steps", "2",
+                                              "--seed", str(k + 1), "--quiet", "--checkpoint",
+                                              os.path.join(folder, "ck.h5")).returncode, 0)
+                    if k == 1:
+                        shutil.copy(os.path.join(folder, "ck.h5"), os.path.join(folder, "only-here.h5"))
+                cases += [(run + ["--graph", "same.txt", "--output", "out.h5"],
+                           f"--output out.h5: rank 1 sees a file named {folders[1]}/out.h5",
+                           f", where rank 0 sees a file named {folders[0]}/out.h5"),
+                          (["resume", "ck.h5", "--steps", "4"], f"ck.h5: rank 1 sees the file {folders[1]}/ck.h5 of ",
+                           f", where rank 0 sees the file {folders[0]}/ck.h5 of "),
+                          (["resume", "only-here.h5"], f"only-here.h5: rank 1 sees the file {folders[1]}/only-here.h5",
+                           ", where rank 0 sees no file")]
+            for args, said, rank_0_said in cases:
+                with self.subTest(args=args):
+                    command = [*MPIEXEC, "-n", "1", "-wdir", folders[0], HERD, *args, ":", "-n", "1", "-wdir",
+                               folders[1], HERD, *args]
+                    result = subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=60)
+                    self.assertEqual(result.returncode, 1, result.stderr)
+                    lines = herd_lines(result.stderr)
+                    self.assertEqual(len(lines), 1, result.stderr)
+                    self.assertIn(said, lines[0])
+                    self.assertIn(rank_0_said, lines[0])
+                    self.assertIn("the ranks must see the same files at the same paths", lines[0])
+                    self.assertEqual(sorted(os.listdir(folders[0])), ["big.txt", "ck.h5", "e.txt", "same.txt"]
+                                     if os.environ.get("HERD_HAS_HDF5") == "1" else ["big.txt", "e.txt", "same.txt"])
+            # Copies of one file in each rank's folder hold the same bytes: the run goes on.
+            command = [*MPIEXEC, "-n", "1", "-wdir", folders[0], HERD, *run, "--graph", "same.txt", ":", "-n", "1",
+                       "-wdir", folders[1], HERD, *run, "--graph", "same.txt"]
+            result = subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=60)
+            self.assertEqual(result.returncode, 0, result.stderr)
 
 
 def processes_naming(text):
