@@ -62,12 +62,16 @@ constexpr std::string_view hdf5_signature("\x89HDF\r\n\x1a\n", 8);
 
 // What the input `path` holds, as this process sees it: its size and a hash of its bytes (all of
 // them up to 16 MiB, else 64 blocks of 64 KiB, the last ending with the file), and for an HDF5
-// file its path made absolute. Opened without blocking and measured by its descriptor: a path
-// that is (or became) a FIFO is never waited on.
+// file its path made absolute. A FIFO is not opened: a reader that came and went would let its
+// writer start, then break its pipe. A regular file is opened without blocking and measured by its
+// descriptor, should the path have changed in between.
 std::string seen_in(std::string const& path) {
-  int const fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return errno == ENOENT || errno == ENOTDIR ? "no file" : "a file it cannot open";
   struct stat status {};
+  if (::stat(path.c_str(), &status) != 0)
+    return errno == ENOENT || errno == ENOTDIR ? "no file" : "a file it cannot open";
+  if (!S_ISREG(status.st_mode)) return "no regular file";
+  int const fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return "a file it cannot open";
   if (::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode)) {
     ::close(fd);
     return "no regular file";
