@@ -49,7 +49,10 @@ Row model_row(std::vector<PartStats> const& stats, Options const& o) {
   for (auto const& s : stats) {
     double const sent = static_cast<double>(s.sends) * ghost_bytes;
     double const received = static_cast<double>(s.ghosts) * ghost_bytes;
-    double const halo = s.neighbours * o.latency_us * 1e-6 + std::max(sent, received) / (o.network_gbps * 1e9);
+    // A rank posts a message to each part it sends to and from each it receives from, at once: on
+    // a directed graph the hub's owner sends to many parts and may receive from none.
+    double const messages = std::max(s.neighbours, s.send_parts);
+    double const halo = messages * o.latency_us * 1e-6 + std::max(sent, received) / (o.network_gbps * 1e9);
     double const compute = (static_cast<double>(s.owned) * agent_bytes + static_cast<double>(s.edges) * edge_bytes) /
                            (o.memory_gbps * 1e9);
     row.memory_max =
@@ -59,13 +62,13 @@ Row model_row(std::vector<PartStats> const& stats, Options const& o) {
     row.build_seconds = std::max(row.build_seconds, static_cast<double>(s.edges) / share_entries_per_second);
     row.owned_max = std::max(row.owned_max, static_cast<double>(s.owned));
     row.ghosts_max = std::max(row.ghosts_max, static_cast<double>(s.ghosts));
-    row.messages_max = std::max(row.messages_max, static_cast<double>(s.neighbours));
+    row.messages_max = std::max(row.messages_max, messages);
     row.bytes_max = std::max(row.bytes_max, sent);
     row.halo_seconds = std::max(row.halo_seconds, halo);
     row.compute_seconds = std::max(row.compute_seconds, compute);
     row.owned_mean += static_cast<double>(s.owned) / row.parts;
     row.ghosts_mean += static_cast<double>(s.ghosts) / row.parts;
-    row.messages_mean += static_cast<double>(s.neighbours) / row.parts;
+    row.messages_mean += messages / row.parts;
     row.bytes_mean += sent / row.parts;
     cut += static_cast<double>(s.cut_edges);
     edges += static_cast<double>(s.edges);
@@ -103,7 +106,7 @@ PartitionModel partition_model(Options const& o) {
   if (defaults)
     counts.erase(std::remove_if(counts.begin(), counts.end(), [&](int p) { return p > input.graph.num_agents(); }),
                  counts.end());
-  require(!counts.empty(), "herd partition: " + std::to_string(input.graph.num_agents()) +
+  require(!counts.empty(), std::to_string(input.graph.num_agents()) +
                                " agents split into none of the default part counts (2 to 1024): give --parts");
   std::string stopped;
   int const most = *std::max_element(counts.begin(), counts.end());
@@ -126,16 +129,18 @@ PartitionModel partition_model(Options const& o) {
     }
     // The first default count already fails: no --parts was given to name.
     require(empty == stats.end(),
-            defaults ? "herd partition: the default part counts start at " + std::to_string(parts) + ", and " +
-                           refused + " (another partition)"
+            defaults ? "the default part counts start at " + std::to_string(parts) + ", and " + refused +
+                           " (another partition)"
                      : "--parts " + std::to_string(parts) + ": " + refused + " (fewer parts, or another partition)");
     rows.push_back(model_row(stats, o));
     rows.back().partition_seconds = seconds;
     // A subnormal bandwidth, or a latency near the largest double, predicts no time a file can hold.
-    require(std::isfinite(rows.back().halo_seconds) && std::isfinite(rows.back().compute_seconds),
+    // A memory bandwidth near the largest double predicts no compute time, and no ratio.
+    require(std::isfinite(rows.back().halo_seconds) && std::isfinite(rows.back().compute_seconds) &&
+                rows.back().compute_seconds > 0,
             "--parts " + std::to_string(parts) +
-                ": the bandwidths and latency given predict times beyond a 64-bit float (--network-bandwidth, "
-                "--network-latency, --memory-bandwidth)");
+                ": the bandwidths and latency given predict times beyond a 64-bit float, or no compute time "
+                "(--network-bandwidth, --network-latency, --memory-bandwidth)");
   }
 
   std::ostringstream text, csv;
@@ -154,8 +159,8 @@ PartitionModel partition_model(Options const& o) {
          "bytes_sent_mean,cut_fraction,halo_seconds,compute_seconds,halo_compute_ratio,partition_seconds,"
          "build_seconds_max,memory_bytes_max\n";
   for (auto const& r : rows) {
-    double const ratio = r.compute_seconds > 0 ? r.halo_seconds / r.compute_seconds : 0.0;
-    text << format("%6d %11.0f %11.0f %11.0f %9.0f %9.1f %11.1f %7.2f %10.2f %10.2f %8.3f %8.3f %8.3f\n", r.parts,
+    double const ratio = r.halo_seconds / r.compute_seconds;
+    text << format("%6d %11.0f %11.0f %11.1f %9.0f %9.1f %11.1f %7.2f %10.2f %10.2f %8.3f %8.3f %8.3f\n", r.parts,
                    r.owned_max, r.ghosts_max, r.ghosts_mean, r.messages_max, r.messages_mean, r.bytes_max / 1e3,
                    100 * r.cut_fraction, r.halo_seconds * 1e6, r.compute_seconds * 1e6, ratio, r.build_seconds,
                    r.memory_max / 1e9);

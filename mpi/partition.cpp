@@ -178,21 +178,25 @@ std::vector<PartStats> partition_stats(ExecutionSpace const& exec,
         pair_keys(k) = reader * parts + from;
       });
   auto const pairs = sorted_unique(exec, pair_keys);
-  Counts neighbour_parts("herd::stats::neighbours", parts);
+  Counts neighbour_parts("herd::stats::neighbours", parts), send_parts("herd::stats::send_parts", parts);
   Kokkos::parallel_for(
       "herd::stats::neighbours", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, pairs.extent(0)),
-      KOKKOS_LAMBDA(std::size_t k) { Kokkos::atomic_add(&neighbour_parts(pairs(k) / parts), std::uint64_t{1}); });
+      KOKKOS_LAMBDA(std::size_t k) {
+        Kokkos::atomic_add(&neighbour_parts(pairs(k) / parts), std::uint64_t{1});
+        Kokkos::atomic_add(&send_parts(pairs(k) % parts), std::uint64_t{1});
+      });
   exec.fence();
 
   auto host = [](Counts const& v) { return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v); };
   auto const h_owned = host(owned), h_edges = host(edges), h_cut = host(cut), h_ghosts = host(ghosts),
-             h_sends = host(sends), h_neighbours = host(neighbour_parts);
+             h_sends = host(sends), h_neighbours = host(neighbour_parts), h_send_parts = host(send_parts);
   std::vector<PartStats> stats(parts);
   for (std::size_t p = 0; p < parts; ++p) {
     stats[p].owned = static_cast<global_id>(h_owned(p));
     stats[p].ghosts = static_cast<global_id>(h_ghosts(p));
     stats[p].sends = static_cast<global_id>(h_sends(p));
     stats[p].neighbours = static_cast<int>(h_neighbours(p));
+    stats[p].send_parts = static_cast<int>(h_send_parts(p));
     stats[p].edges = h_edges(p);
     stats[p].cut_edges = h_cut(p);
   }

@@ -18,6 +18,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from plot_output import checked_output, read_text, save  # noqa: E402
 
+QUANTILES = ["q05", "q25", "q50", "q75", "q95"]
+
 
 def read_summary(path):
     try:
@@ -26,7 +28,31 @@ def read_summary(path):
         sys.exit(f"{path}: not JSON ({error.msg}, line {error.lineno})")
     if not isinstance(summary, dict) or "points" not in summary or "observables" not in summary:
         sys.exit(f"{path}: not a herd ensemble summary (no 'points' and 'observables'; run with --replicates or --sweep)")
+    observables, points = summary["observables"], summary["points"]
+    if not isinstance(observables, list) or not observables or not all(isinstance(o, str) for o in observables):
+        sys.exit(f"{path}: not a herd ensemble summary ('observables' is no list of names)")
+    if not isinstance(points, list) or not points or not all(isinstance(p, dict) for p in points):
+        sys.exit(f"{path}: not a herd ensemble summary ('points' is no list of sweep points)")
     return summary
+
+
+def checked_series(path, point, n, observable):
+    """The quantiles of `observable` over point n's members: five lists of numbers of one length."""
+    series = point.get("series")
+    series = series.get(observable) if isinstance(series, dict) else None
+    quantiles = [series.get(key) if isinstance(series, dict) else None for key in QUANTILES]
+    if not all(isinstance(q, list) and all(is_number(v) for v in q) for q in quantiles) or \
+            len({len(q) for q in quantiles}) != 1:
+        sys.exit(f"{path}: point {n} has no series of {observable} ({', '.join(QUANTILES)}, lists of numbers of one "
+                 "length)")
+    if not isinstance(point.get("members"), list) or not isinstance(point.get("parameters", {}), dict) or \
+            not all(is_number(v) for v in point.get("parameters", {}).values()):
+        sys.exit(f"{path}: point {n} has no list of members, or parameters that are not numbers")
+    return dict(zip(QUANTILES, quantiles))
+
+
+def is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def label_of(point):
@@ -54,7 +80,10 @@ def main():
     observable = args.observable or ("I" if "I" in observables else observables[0])
     if observable not in observables:
         sys.exit(f"{args.json}: no observable '{observable}' (it has {', '.join(observables)})")
-    scale = 1.0 / summary["agents"] if args.fraction else 1.0
+    agents = summary.get("agents")
+    if args.fraction and not (is_number(agents) and agents > 0):
+        sys.exit(f"{args.json}: --fraction: the summary gives no agent count")
+    scale = 1.0 / agents if args.fraction else 1.0
 
     points = summary["points"]
     # Beyond the colours of the cycle (10 by default), one colour map gives every point its own;
@@ -65,7 +94,7 @@ def main():
     if many:
         colours = [plt.get_cmap("viridis")(n / (len(points) - 1)) for n in range(len(points))]
     for n, point in enumerate(points):
-        series = point["series"][observable]
+        series = checked_series(args.json, point, n, observable)
         steps = range(len(series["q50"]))
         colour = colours[n]
         band = lambda key: [v * scale for v in series[key]]  # noqa: E731
@@ -74,7 +103,7 @@ def main():
         ax.plot(steps, band("q50"), color=colour, label=f"{label_of(point)} ({members_of(point)})")
     ax.set_xlabel("step")
     ax.set_ylabel(f"{observable}, fraction of agents" if args.fraction else f"{observable}, agents")
-    ax.set_title(args.title or f"{summary['model']}: median, 50 % and 90 % bands")
+    ax.set_title(args.title or f"{summary.get('model', 'ensemble')}: median, 50 % and 90 % bands")
     ax.grid(alpha=0.3)
     if many:
         ax.legend(frameon=False, fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0),

@@ -22,15 +22,21 @@ from plot_output import checked_output, read_text, save  # noqa: E402
 
 
 def read_series(path):
-    rows = list(csv.reader(io.StringIO(read_text(path, "a herd time series"), newline="")))
-    if len(rows) < 2 or rows[0][0] != "step":
+    reader = csv.reader(io.StringIO(read_text(path, "a herd time series"), newline=""))
+    rows = [(reader.line_num, row) for row in reader if row]  # blank lines hold nothing
+    if len(rows) < 2 or rows[0][1][0] != "step":
         sys.exit(f"{path}: not a herd time series (expected a header 'step,<state>,...' and rows)")
-    header, body = rows[0], rows[1:]
-    try:
-        columns = list(zip(*[[int(v) for v in row] for row in body]))
-    except ValueError as error:
-        sys.exit(f"{path}: {error}")
-    return {name: list(values) for name, values in zip(header, columns)}
+    header = rows[0][1]
+    body = []
+    for number, row in rows[1:]:
+        # A short row (a file cut off) would shift every column after it.
+        if len(row) != len(header):
+            sys.exit(f"{path}:{number}: {len(row)} values where the header names {len(header)}")
+        try:
+            body.append([int(v) for v in row])
+        except ValueError as error:
+            sys.exit(f"{path}:{number}: {error}")
+    return {name: list(values) for name, values in zip(header, zip(*body))}
 
 
 def main():
@@ -49,6 +55,8 @@ def main():
         series = read_series(path)
         steps = series.pop("step")
         total = sum(values[0] for values in series.values())
+        if args.fraction and total <= 0:
+            sys.exit(f"{path}: --fraction: its first row counts no agents")
         for name, values in series.items():
             y = [v / total for v in values] if args.fraction else values
             label = name if len(args.csv) == 1 else f"{name} ({os.path.basename(path)})"

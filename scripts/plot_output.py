@@ -5,6 +5,7 @@ image written."""
 
 import os
 import sys
+import tempfile
 
 from matplotlib.backend_bases import FigureCanvasBase
 
@@ -39,7 +40,26 @@ def read_text(path, what):
 
 
 def save(figure, path, **options):
+    """Writes the image beside `path` under a temporary name and renames it into place: a write that
+    fails (a full disk) leaves an earlier image of that name as it was, and no partial file."""
+    target = os.path.realpath(path)  # a link's file, not the link
+    extension = os.path.splitext(path)[1].lstrip(".").lower()
     try:
-        figure.savefig(path, **options)
+        handle, temporary = tempfile.mkstemp(dir=os.path.dirname(target), prefix=f".{os.path.basename(target)}.",
+                                             suffix=f".{extension}")
     except OSError as error:
         sys.exit(f"{path}: {error.strerror}")
+    try:
+        with os.fdopen(handle, "wb") as f:
+            figure.savefig(f, format=extension, **options)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(temporary, 0o666 & ~mask)  # as a file made by open(), not mkstemp's 0600
+        os.replace(temporary, target)
+    except Exception as error:  # noqa: BLE001 - matplotlib's writers fail on a full disk with errors of their own
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error) or type(error).__name__
+        sys.exit(f"{path}: cannot write the image ({reason})")

@@ -12,6 +12,7 @@ same label and rank count are averaged.
 import argparse
 import collections
 import json
+import math
 import sys
 
 import matplotlib
@@ -26,6 +27,17 @@ PARTS = [("compute_seconds_per_step", "compute"), ("pack_seconds_per_step", "pac
 NEEDED = ["ranks", "agents", "seconds_per_step"] + [key for key, _ in PARTS]
 
 
+def field_problem(key, value):
+    """Why `value` cannot be a record's `key` (a hand-edited or foreign line), or None."""
+    if key == "ranks":
+        return None if isinstance(value, int) and not isinstance(value, bool) and value >= 1 else "not a rank count"
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+        return "not a number"
+    if key in ("agents", "seconds_per_step"):
+        return None if value > 0 else "not positive"
+    return None if value >= 0 else "negative"
+
+
 def read_records(path):
     records = []
     for number, line in enumerate(read_text(path, "herd records (JSON lines)").splitlines(), 1):
@@ -35,6 +47,8 @@ def read_records(path):
             record = json.loads(line)
         except json.JSONDecodeError as error:
             sys.exit(f"{path}:{number}: not a JSON record ({error})")
+        if not isinstance(record, dict):
+            sys.exit(f"{path}:{number}: not a herd record (a JSON object per line)")
         missing = [key for key in NEEDED if key not in record]
         if missing:
             sys.exit(f"{path}:{number}: not a herd record (missing {', '.join(missing)})")
@@ -42,6 +56,10 @@ def read_records(path):
         if record["seconds_per_step"] is None:
             print(f"{path}:{number}: a run of no steps, left out", file=sys.stderr)
             continue
+        for key in NEEDED:
+            problem = field_problem(key, record[key])
+            if problem:
+                sys.exit(f"{path}:{number}: {key} is {json.dumps(record[key])}: {problem}")
         records.append(record)
     if not records:
         sys.exit(f"{path}: no records of runs that made steps")

@@ -391,7 +391,7 @@ class BadInput(unittest.TestCase):
                     f.write("0 1\n")
                 result = herd("partition", "--graph", os.path.join(d, "one.txt"), "--partition", "metis")
                 self.assertEqual(result.returncode, 1, result.stderr)
-                self.assertRegex(result.stderr, r"^herd: herd partition: the default part counts start at 2, and metis "
+                self.assertRegex(result.stderr, r"^herd: the default part counts start at 2, and metis "
                                                 r"left part [01] of 2 without agents")
         # Extreme bandwidths print each part count on its own line, however long its figures.
         result = herd("partition", "--graph", "erdos-renyi", "--agents", "1000", "--mean-degree", "8", "--parts", "2,4",
@@ -399,11 +399,13 @@ class BadInput(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
         rows = [line for line in result.stdout.splitlines() if line.split()[:1] in (["2"], ["4"])]
         self.assertEqual(len(rows), 2, result.stdout)
-        # A subnormal bandwidth predicts times no double holds: refused, not written as inf.
+        # A subnormal bandwidth predicts times no double holds: refused, not written as inf; and a
+        # memory bandwidth near the largest double no compute time, whose ratio was printed as 0.
         with tempfile.TemporaryDirectory() as tmp:
-            for option in ["--network-bandwidth", "--memory-bandwidth"]:
+            for option, value in [("--network-bandwidth", "1e-320"), ("--memory-bandwidth", "1e-320"),
+                                  ("--memory-bandwidth", "1e308")]:
                 result = herd("partition", "--graph", "erdos-renyi", "--agents", "1000", "--mean-degree", "8",
-                              "--parts", "2", option, "1e-320", "--csv", os.path.join(tmp, "inf.csv"))
+                              "--parts", "2", option, value, "--csv", os.path.join(tmp, "inf.csv"))
                 self.assertEqual(result.returncode, 1, result.stderr)
                 self.assertIn("predict times beyond a 64-bit float", result.stderr)
                 self.assertEqual(os.listdir(tmp), [])

@@ -618,6 +618,30 @@ class PartitionModel(unittest.TestCase):
             for parts, row in zip([2, 4, 8], table):
                 self.assertGreater(float(row["memory_bytes_max"]), 64e6 + 4 * 20000 * 16 / parts)
 
+    def test_messages_of_a_directed_hub_are_those_of_a_run(self):
+        # Agent 0 and 1999 others, one way: read by all of them, or reading all of them. The rank
+        # that owns the hub sends to every other rank, or receives from every one, each step; the
+        # model counted only the parts a rank receives from.
+        with tempfile.TemporaryDirectory() as d:
+            star = os.path.join(d, "star.txt")
+            with open(star, "w") as f:
+                f.write("".join(f"0 {v}\n" for v in range(1, 2000)))
+            for way in [[], ["--transpose"]]:
+                with self.subTest(way=way):
+                    model = mpi_herd(1, "partition", "--graph", star, "--directed", *way, "--parts", "4", "--csv", "-")
+                    self.assertEqual(model.returncode, 0, model.stderr)
+                    header, row = model.stdout.splitlines()
+                    predicted = float(dict(zip(header.split(","), row.split(",")))["messages_max"])
+                    summary = os.path.join(d, "run.json")
+                    run = mpi_herd(4, "run", "--graph", star, "--directed", *way, "--model", "sir", "--steps", "3",
+                                   "--quiet", "--json", summary)
+                    self.assertEqual(run.returncode, 0, run.stderr)
+                    with open(summary) as f:
+                        ranks = json.load(f)["ranks"]
+                    posted = max(max(r["neighbour_ranks"], r["messages_sent"] / 3) for r in ranks)
+                    self.assertEqual(posted, 3)
+                    self.assertEqual(predicted, posted)
+
 
 if __name__ == "__main__":
     HERD = sys.argv[1]

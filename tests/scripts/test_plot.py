@@ -5,6 +5,8 @@ that is not one, or is missing, with a message naming it.
 """
 
 import os
+import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -40,4 +42,37 @@ with tempfile.TemporaryDirectory() as tmp:
     result = subprocess.run([sys.executable, script, series, "-o", nowhere], capture_output=True, text=True)
     if result.returncode != 1 or result.stderr.strip() != f"{nowhere}: no folder {os.path.dirname(nowhere)}":
         sys.exit(f"an image in a missing folder was not refused in one line: {result.returncode} {result.stderr!r}")
+    # A file cut off in a row: refused by its line, where the columns would have shifted. A blank
+    # line at the end holds nothing.
+    with open(series) as f:
+        text = f.read()
+    cut = os.path.join(tmp, "cut.csv")
+    with open(cut, "w") as f:
+        f.write(text[:text.index("\n", text.index("\n") + 1) + 4])
+    result = subprocess.run([sys.executable, script, cut, "-o", image], capture_output=True, text=True)
+    if result.returncode != 1 or result.stderr.strip() != f"{cut}:3: 2 values where the header names 5":
+        sys.exit(f"a row cut short was not refused by its line: {result.returncode} {result.stderr!r}")
+    blank = os.path.join(tmp, "blank.csv")
+    with open(blank, "w") as f:
+        f.write(text + "\n")
+    subprocess.run([sys.executable, script, blank, "-o", image], check=True, capture_output=True)
+    # A write that fails part way (here a file-size limit, as a full disk would) leaves the image
+    # there before, and no partial file.
+    with open(image, "rb") as f:
+        before = f.read()
+
+    def small_files():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails rather than kills
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+    result = subprocess.run([sys.executable, script, series, "-o", image, "--title", "another"], capture_output=True,
+                            text=True, preexec_fn=small_files)
+    if result.returncode != 1 or not result.stderr.startswith(f"{image}: cannot write the image ("):
+        sys.exit(f"a failed write was not reported in one line: {result.returncode} {result.stderr!r}")
+    with open(image, "rb") as f:
+        if f.read() != before:
+            sys.exit("a failed write changed the image there before")
+    left = sorted(name for name in os.listdir(tmp) if name.startswith("."))
+    if left:
+        sys.exit(f"a failed write left {left}")
 print("plot_epidemic.py: ok")

@@ -6,6 +6,7 @@ line naming it.
     test_plot_ensemble.py HERD_EXE PLOT_SCRIPT
 """
 
+import json
 import os
 import subprocess
 import sys
@@ -37,9 +38,26 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(text, "w") as f:
         f.write("step,S\n0,1\n")
     missing = os.path.join(tmp, "missing.json")
-    for args, expected in [([single], "single.json: not a herd ensemble summary"), ([text], "text.json: not JSON"),
-                           ([summary, "--observable", "Q"], "no observable 'Q'"),
-                           ([missing], f"{missing}: No such file or directory")]:
+    # Summaries cut short or edited by hand: one line each, not a traceback.
+    with open(summary) as f:
+        whole = json.load(f)
+
+    def broken_summary(change, n):
+        edited = json.loads(json.dumps(whole))
+        change(edited)
+        broken = os.path.join(tmp, f"broken{n}.json")
+        with open(broken, "w") as f:
+            json.dump(edited, f)
+        return broken
+
+    edits = [(lambda s: s.update(observables=[]), "broken0.json: not a herd ensemble summary ('observables'"),
+             (lambda s: s["points"][0].pop("series"), "broken1.json: point 0 has no series of I"),
+             (lambda s: s["points"][0]["parameters"].update(beta="high"), "point 0 has no list of members, or param"),
+             (lambda s: s.pop("agents"), "broken3.json: --fraction: the summary gives no agent count")]
+    cases = [([single], "single.json: not a herd ensemble summary"), ([text], "text.json: not JSON"),
+             ([summary, "--observable", "Q"], "no observable 'Q'"), ([missing], f"{missing}: No such file or directory")]
+    cases += [([broken_summary(change, n), "--fraction"], expected) for n, (change, expected) in enumerate(edits)]
+    for args, expected in cases:
         result = plot(*args, "-o", os.path.join(tmp, "x.png"))
         lines = result.stderr.strip().splitlines()
         if result.returncode == 0 or len(lines) != 1 or expected not in lines[0]:
@@ -53,6 +71,7 @@ with tempfile.TemporaryDirectory() as tmp:
         lines = result.stderr.strip().splitlines()
         if result.returncode != 1 or len(lines) != 1 or expected not in lines[0]:
             sys.exit(f"-o {output}: not refused in one line naming it: {result.returncode} {result.stderr!r}")
-    if sorted(os.listdir(tmp)) != ["bands.png", "ensemble.json", "single.json", "text.json"]:
+    if sorted(os.listdir(tmp)) != ["bands.png", *[f"broken{n}.json" for n in range(len(edits))], "ensemble.json",
+                                   "single.json", "text.json"]:
         sys.exit(f"files left behind: {sorted(os.listdir(tmp))}")
 print("plot_ensemble.py: ok")

@@ -47,4 +47,21 @@ with tempfile.TemporaryDirectory() as tmp:
                             capture_output=True, text=True)
     if result.returncode == 0 or "bad.jsonl:1" not in result.stderr:
         sys.exit(f"a malformed file was not rejected by name: {result.returncode} {result.stderr!r}")
+    # Lines that are JSON but not records, or records with values no run gives: one line each, not
+    # a traceback.
+    good = lines[0]
+    for line, expected in [("1", "not a herd record (a JSON object per line)"),
+                           ('"text"', "not a herd record (a JSON object per line)"),
+                           (json.dumps({**good, "ranks": 0}), "ranks is 0: not a rank count"),
+                           (json.dumps({**good, "ranks": "2"}), 'ranks is "2": not a rank count'),
+                           (json.dumps({**good, "seconds_per_step": 0}), "seconds_per_step is 0: not positive"),
+                           (json.dumps({**good, "agents": None}), "agents is null: not a number"),
+                           (json.dumps({**good, "wait_seconds_per_step": float("nan")}),
+                            "wait_seconds_per_step is NaN: not a number")]:
+        with open(bad, "w") as f:
+            f.write(json.dumps(good) + "\n" + line + "\n")
+        result = subprocess.run([python, os.path.join(source, "scripts", "plot_scaling.py"), bad, "-o", image],
+                                capture_output=True, text=True)
+        if result.returncode != 1 or result.stderr.strip() != f"{bad}:2: {expected}":
+            sys.exit(f"{line}: not refused in one line: {result.returncode} {result.stderr!r}")
 print("plot_scaling.py: ok")

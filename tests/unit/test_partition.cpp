@@ -115,6 +115,32 @@ TYPED_TEST(Partitioning, LocalGraphOfAPathHasTheKnownGhostsAndBoundary) {
   EXPECT_EQ(stats[1].cut_edges, 2u);
 }
 
+// A directed star: every agent of blocks 1 to 3 reads agent 0, which reads no one. Block 0 sends
+// to three parts and receives from none: its messages are the parts it sends to.
+TYPED_TEST(Partitioning, ADirectedHubSendsToPartsItReceivesNothingFrom) {
+  using Exec = TypeParam;
+  Exec exec;
+  std::vector<global_id> from, to;
+  for (global_id i = 3; i < 12; ++i) {
+    from.push_back(i);
+    to.push_back(0);
+  }
+  BuildOptions directed;
+  directed.symmetrise = false;
+  auto graph = build_csr(exec, herd::test::edge_list<Exec>(12, from, to), directed);
+  auto const stats = partition_stats(exec, graph, partition_contiguous(exec, 12, 4));
+  ASSERT_EQ(stats.size(), 4u);
+  EXPECT_EQ(stats[0].ghosts, 0);
+  EXPECT_EQ(stats[0].neighbours, 0);
+  EXPECT_EQ(stats[0].sends, 3);
+  EXPECT_EQ(stats[0].send_parts, 3);
+  for (int p = 1; p < 4; ++p) {
+    EXPECT_EQ(stats[p].ghosts, 1);
+    EXPECT_EQ(stats[p].neighbours, 1);
+    EXPECT_EQ(stats[p].send_parts, 0);
+  }
+}
+
 // On any graph and partition: every agent owned by exactly one share, every ghost owned by the
 // rank it is listed under, and local rows equal global rows.
 TYPED_TEST(Partitioning, SharesOfAPowerLawGraphReassembleTheGraph) {

@@ -14,6 +14,7 @@ struct PartStats {
   global_id ghosts = 0;       ///< distinct agents of other parts that this part's agents read
   global_id sends = 0;        ///< (part, agent) pairs this part sends per exchange: its agents others read
   int neighbours = 0;         ///< parts this part receives ghosts from
+  int send_parts = 0;         ///< parts this part sends ghosts to: on a directed graph, not the same
   edge_offset edges = 0;      ///< stored entries of this part's rows
   edge_offset cut_edges = 0;  ///< of which point to another part
 };
