@@ -38,6 +38,10 @@ fail() { echo "scaling.sh: $*" >&2; exit 2; }
 positive='^[1-9][0-9]*$'
 given=$agents
 if [[ $agents =~ ^([1-9][0-9]*)e([0-9]+)$ ]]; then  # bash arithmetic has no 1e6
+  # Digits beyond a run's 10 would wrap bash's 64-bit arithmetic: refused below by their count.
+  if ((${#BASH_REMATCH[1]} + 10#${BASH_REMATCH[2]} > 10)); then
+    fail "-n $given: more agents than a run holds (2147483647)"
+  fi
   agents=$((BASH_REMATCH[1] * 10 ** 10#${BASH_REMATCH[2]}))
 fi
 [[ $agents =~ $positive ]] || fail "-n $given: not a positive agent count (1000000 or 1e6)"
@@ -56,6 +60,7 @@ source "$root/scripts/huge_pages.sh"
 herd=${HERD:-$root/build/bin/herd}
 [[ -x $herd ]] || { echo "scaling.sh: $herd not found: run scripts/build.sh first" >&2; exit 1; }
 mpiexec=${MPIEXEC:-mpiexec}
+command -v "$mpiexec" >/dev/null || { echo "scaling.sh: $mpiexec not found: install MPI or set MPIEXEC" >&2; exit 1; }
 read -r -a flags <<<"${MPIEXEC_FLAGS---oversubscribe}"
 # Open MPI refuses to run as root without these.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 KOKKOS_DISABLE_WARNINGS=1

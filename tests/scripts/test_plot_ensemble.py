@@ -55,7 +55,8 @@ with tempfile.TemporaryDirectory() as tmp:
              (lambda s: s["points"][0]["parameters"].update(beta="high"), "point 0 has no list of members, or param"),
              (lambda s: s.pop("agents"), "broken3.json: --fraction: the summary gives no agent count")]
     cases = [([single], "single.json: not a herd ensemble summary"), ([text], "text.json: not JSON"),
-             ([summary, "--observable", "Q"], "no observable 'Q'"), ([missing], f"{missing}: No such file or directory")]
+             ([summary, "--observable", "Q"], "no observable 'Q'"),
+             ([missing], f"{missing}: No such file or directory")]
     cases += [([broken_summary(change, n), "--fraction"], expected) for n, (change, expected) in enumerate(edits)]
     for args, expected in cases:
         result = plot(*args, "-o", os.path.join(tmp, "x.png"))

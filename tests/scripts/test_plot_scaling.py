@@ -35,11 +35,17 @@ with tempfile.TemporaryDirectory() as tmp:
                             capture_output=True, text=True)
     if result.returncode != 0 or result.stderr.strip() != f"{idle}:5: a run of no steps, left out":
         sys.exit(f"a record of no steps was not left out: {result.returncode} {result.stderr!r}")
-    for mistake in (["-n", "1e4x"], ["-r", "1 two"], ["-s", "0"]):
+    # 1e19 wrapped bash's arithmetic, and was called no agent count at all.
+    for mistake in (["-n", "1e4x"], ["-r", "1 two"], ["-s", "0"], ["-n", "1e19"]):
         result = subprocess.run([os.path.join(source, "scripts", "scaling.sh"), *mistake], capture_output=True,
                                 text=True, cwd=tmp)
         if result.returncode != 2 or not result.stderr.startswith(f"scaling.sh: {mistake[0]} "):
             sys.exit(f"scaling.sh {mistake} was not refused: {result.returncode} {result.stderr!r}")
+    result = subprocess.run([os.path.join(source, "scripts", "scaling.sh"), "-r", "1"], capture_output=True, text=True,
+                            cwd=tmp, env=dict(os.environ, MPIEXEC="no-such-mpiexec"))
+    expected = "scaling.sh: no-such-mpiexec not found: install MPI or set MPIEXEC"
+    if result.returncode != 1 or result.stderr.strip() != expected:
+        sys.exit(f"a missing launcher was not named: {result.returncode} {result.stderr!r}")
     bad = os.path.join(tmp, "bad.jsonl")
     with open(bad, "w") as f:
         f.write('{"ranks": 1}\n')
