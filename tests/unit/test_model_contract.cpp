@@ -49,6 +49,17 @@ struct AddressNotPointer {
   std::size_t contribution_address(agent_index) const { return 0; }
 };
 
+// A model may be final, though the check of a named member derives from the model: a final one is
+// checked through its members' addresses (a final model failed to compile at all).
+struct FinalPlain final {};
+struct FinalComplete final : Complete {};
+struct FinalWideActivity final {
+  int activity(agent_index) const { return 0; }
+};
+static_assert(model_hook_errors<FinalPlain>() == 0);
+static_assert(model_hook_errors<FinalComplete>() == 0);
+static_assert(model_hook_errors<FinalWideActivity>() == hook_error::activity_type);
+
 static_assert(model_hook_errors<Plain>() == 0);
 static_assert(model_hook_errors<Complete>() == 0);
 static_assert(model_hook_errors<MutableActivity>() == hook_error::activity_signature);

@@ -145,6 +145,15 @@ class Agent {
   KOKKOS_INLINE_FUNCTION bool bernoulli(std::uint32_t draw, probability_threshold threshold) const {
     return happens(random(draw), threshold);
   }
+  /// A probability given as a floating-point number would convert to a threshold of 0 (never)
+  /// without a word: refused, with the conversion to use.
+  template <class Probability, std::enable_if_t<std::is_floating_point_v<Probability>, int> = 0>
+  KOKKOS_INLINE_FUNCTION bool bernoulli(std::uint32_t, Probability) const {
+    static_assert(!std::is_floating_point_v<Probability>,
+                  "herd: bernoulli(draw, threshold) takes a herd::probability_threshold: convert the probability "
+                  "once, on the host, with herd::to_threshold(p)");
+    return false;
+  }
 
   /// Sets this agent's next value of `property`.
   template <class Property, class Value>

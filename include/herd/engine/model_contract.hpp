@@ -18,17 +18,25 @@ namespace herd {
 namespace Details {
 
 // Whether Model declares a member of this name, whatever it is: a name that both Model and the
-// probe declare is ambiguous in a class that derives from both.
-#define HERD_IMPL_NAMES_MEMBER(NAME)                                    \
-  struct names_##NAME##_probe {                                         \
-    int NAME;                                                           \
-  };                                                                    \
-  template <class Model>                                                \
-  struct names_##NAME##_both : Model, names_##NAME##_probe {};          \
-  template <class Model, class = void>                                  \
-  struct names_##NAME : std::bool_constant<!std::is_final_v<Model>> {}; \
-  template <class Model>                                                \
-  struct names_##NAME<Model, std::void_t<decltype(&names_##NAME##_both<Model>::NAME)>> : std::false_type {};
+// probe declare is ambiguous in a class that derives from both. A final model cannot be derived
+// from: it is asked for the member's address instead, which finds a member that is neither
+// overloaded nor a template (those are found by the hook's call, declares_*_v, alone).
+#define HERD_IMPL_NAMES_MEMBER(NAME)                                                                                \
+  struct names_##NAME##_probe {                                                                                     \
+    int NAME;                                                                                                       \
+  };                                                                                                                \
+  template <class Model>                                                                                            \
+  struct names_##NAME##_both : Model, names_##NAME##_probe {};                                                      \
+  template <class Model, class = void>                                                                              \
+  struct names_##NAME##_by_address : std::false_type {};                                                            \
+  template <class Model>                                                                                            \
+  struct names_##NAME##_by_address<Model, std::void_t<decltype(&Model::NAME)>> : std::true_type {};                 \
+  template <class Model, bool Final = std::is_final_v<Model>, class = void>                                         \
+  struct names_##NAME : std::true_type {};                                                                          \
+  template <class Model>                                                                                            \
+  struct names_##NAME<Model, false, std::void_t<decltype(&names_##NAME##_both<Model>::NAME)>> : std::false_type {}; \
+  template <class Model, class Unused>                                                                              \
+  struct names_##NAME<Model, true, Unused> : names_##NAME##_by_address<Model> {};
 HERD_IMPL_NAMES_MEMBER(activity)
 HERD_IMPL_NAMES_MEMBER(contribution)
 HERD_IMPL_NAMES_MEMBER(spreader_contribution)
