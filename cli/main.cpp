@@ -272,6 +272,13 @@ int main(int argc, char* argv[]) {
     } catch (std::exception const& e) {
       status = 1;
       failure = "herd: " + one_line(e);
+#if HERD_ENABLE_MPI
+      // A rank that left the others inside HDF5's collective steps cannot agree with them.
+      if (mpi.size > 1 && herd::mpi::stranded()) {
+        std::fprintf(stderr, "herd: rank %d of %d: %s\n", mpi.rank, mpi.size, one_line(e).c_str());
+        mpi.abort_job();
+      }
+#endif
     }
     if ((status = mpi.agreed_failure(status, failure)) != 0) return status;
   }
