@@ -50,13 +50,6 @@ std::vector<NamedFile> inputs_of(Options const& o) {
 
 std::string spelt(NamedFile const& f) { return std::string(f.option) + " " + *f.path; }
 
-// `path` made absolute against this process's working folder; as given where that fails.
-std::string absolute_path(std::string const& path) {
-  std::error_code failed;
-  auto const absolute = std::filesystem::absolute(path, failed);
-  return failed ? path : absolute.lexically_normal().string();
-}
-
 // The HDF5 file signature, where the library puts it for a file without a user block.
 constexpr std::string_view hdf5_signature("\x89HDF\r\n\x1a\n", 8);
 
@@ -110,6 +103,12 @@ std::string seen_in(std::string const& path) {
 }
 
 }  // namespace
+
+std::string absolute_path(std::string const& path) {
+  std::error_code failed;
+  auto const absolute = std::filesystem::absolute(path, failed);
+  return failed ? path : absolute.lexically_normal().string();
+}
 
 std::vector<SeenFile> files_as_seen(Options const& o) {
   std::vector<SeenFile> seen;

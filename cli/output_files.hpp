@@ -18,6 +18,9 @@ namespace herd::cli {
 /// resolved path), not by spelling. Devices, FIFOs and standard output may take several outputs.
 void check_distinct_files(Options const& options);
 
+/// `path` made absolute against this process's working folder; as given where that fails.
+std::string absolute_path(std::string const& path);
+
 /// A file the ranks of a run open together, as this rank sees it.
 struct SeenFile {
   std::string name;         ///< the option and the path given, as messages spell them

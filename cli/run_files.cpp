@@ -1,6 +1,7 @@
 #include "run_files.hpp"
 #include "input.hpp"
 #include "input_fingerprint.hpp"
+#include "output_files.hpp"
 
 #include <herd/core/fnv1a.hpp>
 #include <herd/io/output_file.hpp>
@@ -17,10 +18,7 @@ namespace herd::cli {
 
 std::vector<std::string> with_absolute_inputs(std::vector<std::string> const& arguments) {
   auto absolute = [](std::string const& path) {
-    if (path.empty() || path[0] == '/' || is_generator(path)) return path;
-    std::error_code failed;
-    auto const resolved = std::filesystem::absolute(path, failed);
-    return failed ? path : resolved.lexically_normal().string();
+    return path.empty() || path[0] == '/' || is_generator(path) ? path : absolute_path(path);
   };
   std::vector<std::string> out = arguments;
   for (std::size_t i = 0; i < out.size(); ++i) {
