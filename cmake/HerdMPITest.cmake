@@ -6,12 +6,24 @@
 # After a rank exits with an error, Open MPI waits 2 s by default before it kills the job's other
 # ranks, even those that already exited: the tests of bad input run hundreds of such jobs, so it
 # kills at once.
+#
+# Open MPI's UCX messaging layer looks for network fabrics in every process it starts: 0.2 s each,
+# a third of the command suites' time on one machine. The tests take its shared-memory layer
+# (ob1, copying through a shared segment, which containers allow) unless
+# HERD_TEST_MPI_ENVIRONMENT says otherwise ("" keeps the MPI's own choice).
+execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE herd_mpiexec_version ERROR_QUIET)
 if(NOT DEFINED HERD_MPIEXEC_PREFLAGS)
-  execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE herd_mpiexec_version ERROR_QUIET)
   if(herd_mpiexec_version MATCHES "Open MPI|OpenRTE")
     set(herd_default_preflags --oversubscribe --mca odls_base_sigkill_timeout 0)
   endif()
   set(HERD_MPIEXEC_PREFLAGS "${herd_default_preflags}" CACHE STRING "Flags for mpiexec in Herd's MPI tests")
+endif()
+if(NOT DEFINED HERD_TEST_MPI_ENVIRONMENT)
+  if(herd_mpiexec_version MATCHES "Open MPI|OpenRTE")
+    set(herd_default_environment "OMPI_MCA_pml=ob1;OMPI_MCA_btl_vader_single_copy_mechanism=none")
+  endif()
+  set(HERD_TEST_MPI_ENVIRONMENT "${herd_default_environment}" CACHE STRING
+      "Environment variables (NAME=VALUE;...) for the MPI library in every Herd test")
 endif()
 
 function(herd_add_mpi_test name)
