@@ -167,6 +167,9 @@ std::vector<int> to_list(std::string const& option, std::string const& text) {
     auto const comma = std::min(text.find(',', start), text.size());
     auto const value = to_count(option, text.substr(start, comma - start), std::numeric_limits<int>::max());
     if (value < 1) throw UsageError{option + ": part counts must be positive"};
+    // Each count is one row of the model's table: a repeat is a typing slip.
+    if (std::find(values.begin(), values.end(), value) != values.end())
+      throw UsageError{option + ": " + std::to_string(value) + " is given twice"};
     values.push_back(static_cast<int>(value));
     start = comma + 1;
   }
@@ -1034,8 +1037,8 @@ Distributed (under mpiexec):
                            (the default unless built with Herd_MPI_DEVICE_BUFFERS)
 
 Partition model (herd partition; graph options as above, --partition for the method):
-  --parts LIST             part counts, comma-separated (2,4,8,...,1024, up to the agents and
-                           the first count that leaves a part empty)
+  --parts LIST             part counts, comma-separated, each once (2,4,8,...,1024, up to the
+                           agents and the first count that leaves a part empty)
   --network-bandwidth GB   per-rank network bandwidth in GB/s (25)
   --network-latency US     per-message latency in microseconds (2)
   --memory-bandwidth GB    per-rank memory bandwidth in GB/s (3350, one H100)

@@ -268,6 +268,7 @@ class BadInput(unittest.TestCase):
         (["run", "--frobnicate", "--beta", "2"], 2, "unknown option '--frobnicate'"),
         (["run", "--parts", "2,4"], 2, "--parts belongs to herd partition"),
         (["run", "--network-bandwidth", "10"], 2, "--network-bandwidth belongs to herd partition"),
+        (["partition", "--graph", "erdos-renyi", "--parts", "2,4,2"], 2, "--parts: 2 is given twice"),
         (["partition", "--network-latency", "-5"], 2, "--network-latency: '-5' must lie in [0, "),
         (["run", "--graph", "watts-strogatz", "--mean-degree", "3"], 2, "even whole number 2k, not 3"),
         (["run", "--kokkos-threads=2"], 2, "unknown option '--kokkos-threads': herd sets Kokkos' threads with"),
