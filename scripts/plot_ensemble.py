@@ -11,12 +11,9 @@ import argparse
 import json
 import sys
 
-import matplotlib
+from plot_output import checked_output, pyplot, read_text, save
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from plot_output import checked_output, read_text, save  # noqa: E402
+plt = pyplot()
 
 QUANTILES = ["q05", "q25", "q50", "q75", "q95"]
 

@@ -13,12 +13,9 @@ import io
 import os
 import sys
 
-import matplotlib
+from plot_output import checked_output, pyplot, read_text, save
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from plot_output import checked_output, read_text, save  # noqa: E402
+plt = pyplot()
 
 
 def read_series(path):

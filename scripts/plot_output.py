@@ -1,16 +1,30 @@
 """What the plotting scripts share, so that a mistake costs one line and an exit status of 1
-rather than a traceback or an image under another name: the image's name, checked before any work
-(matplotlib appends .png to a name without an extension), the text of herd's outputs, and the
-image written."""
+rather than a traceback or an image under another name: matplotlib itself, the image's name,
+checked before any work (matplotlib appends .png to a name without an extension), the text of
+herd's outputs, and the image written."""
 
 import os
 import sys
 import tempfile
 
-from matplotlib.backend_bases import FigureCanvasBase
+
+def pyplot():
+    """matplotlib.pyplot, drawing to files (no display needed); a Python without matplotlib ends
+    the script with a line saying what to install."""
+    try:
+        import matplotlib
+    except ImportError:
+        sys.exit(f"{os.path.basename(sys.argv[0])}: {sys.executable} has no matplotlib: run the script with a Python "
+                 f"that has it (Debian: apt install python3-matplotlib, then /usr/bin/python3 {sys.argv[0]} ...)")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
 
 
 def checked_output(path):
+    from matplotlib.backend_bases import FigureCanvasBase  # after pyplot(), which checked for it
+
     if os.path.isdir(path):
         sys.exit(f"{path}: a folder, not an image file")
     folder = os.path.dirname(path) or "."

@@ -15,12 +15,9 @@ import io
 import os
 import sys
 
-import matplotlib
+from plot_output import checked_output, pyplot, read_text, save
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from plot_output import checked_output, read_text, save  # noqa: E402
+plt = pyplot()
 
 FIXED = ["step", "listed_ranks", "stepped_agents"]
 COLOURS = {"step": "tab:blue", "reduce": "tab:orange", "active_set": "tab:green", "halo_pack": "tab:purple",

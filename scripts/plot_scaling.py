@@ -5,8 +5,10 @@
 
 Two panels per study (label) found in the file, strong and weak alike: time per step against
 ranks, split into compute, pack, MPI wait and unpack of the slowest rank; and parallel efficiency
-against the smallest rank count of the study (strong: T1 / (P T_P), weak: T1 / T_P). Runs with the
-same label and rank count are averaged.
+against the smallest rank count of the study (strong: T1 / (P T_P), weak: T1 / T_P). A study is a
+label's runs of one model on one graph with one thread count per rank: one label given to runs of
+two graphs (scripts/scaling.sh run twice into one file) makes two studies. Runs of a study at the
+same rank count are averaged, and must be the same problem: two agent counts there are refused.
 """
 
 import argparse
@@ -15,12 +17,9 @@ import json
 import math
 import sys
 
-import matplotlib
+from plot_output import checked_output, pyplot, read_text, save
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from plot_output import checked_output, read_text, save  # noqa: E402
+plt = pyplot()
 
 PARTS = [("compute_seconds_per_step", "compute"), ("pack_seconds_per_step", "pack"),
          ("wait_seconds_per_step", "MPI wait"), ("unpack_seconds_per_step", "unpack")]
@@ -60,21 +59,34 @@ def read_records(path):
             problem = field_problem(key, record[key])
             if problem:
                 sys.exit(f"{path}:{number}: {key} is {json.dumps(record[key])}: {problem}")
+        record["line"] = number
         records.append(record)
     if not records:
         sys.exit(f"{path}: no records of runs that made steps")
     return records
 
 
-def studies(records):
-    """{label: {ranks: mean record}}, each study sorted by ranks."""
+def studies(path, records):
+    """{study name: (label, {ranks: mean record})}, each study sorted by ranks."""
     grouped = collections.defaultdict(lambda: collections.defaultdict(list))
     for r in records:
-        grouped[r.get("label") or "runs"][r["ranks"]].append(r)
+        problem = tuple(r.get(key) if isinstance(r.get(key), (str, int, type(None))) else json.dumps(r.get(key))
+                        for key in ("model", "graph", "threads"))
+        grouped[r.get("label") or "runs", problem][r["ranks"]].append(r)
+    shared = collections.Counter(label for label, _ in grouped)
     out = {}
-    for label, by_ranks in grouped.items():
-        out[label] = {p: {key: sum(r[key] for r in runs) / len(runs) for key in NEEDED}
-                      for p, runs in sorted(by_ranks.items())}
+    for (label, (model, graph, threads)), by_ranks in grouped.items():
+        name = label
+        if shared[label] > 1:
+            name = f"{label} ({model} on {graph}, {threads} thread{'s' if threads != 1 else ''} a rank)"
+        for p, runs in by_ranks.items():
+            odd = next((r for r in runs if r["agents"] != runs[0]["agents"]), None)
+            if odd:
+                sys.exit(f"{path}:{runs[0]['line']} and {odd['line']}: study {name} at {p} rank(s) holds runs of "
+                         f"{runs[0]['agents']:,} and {odd['agents']:,} agents, which averaging would mix: give each "
+                         "problem its own --label")
+        out[name] = (label, {p: {key: sum(r[key] for r in runs) / len(runs) for key in NEEDED}
+                             for p, runs in sorted(by_ranks.items())})
     return out
 
 
@@ -97,10 +109,10 @@ def main():
     parser.add_argument("--title", default=None)
     args = parser.parse_args()
     checked_output(args.output)
-    groups = studies(read_records(args.records))
+    groups = studies(args.records, read_records(args.records))
 
     figure, axes = plt.subplots(len(groups), 2, figsize=(11, 4 * len(groups)), squeeze=False)
-    for row, (label, series) in enumerate(sorted(groups.items())):
+    for row, (name, (label, series)) in enumerate(sorted(groups.items())):
         ranks = list(series)
         positions = range(len(ranks))
         bottom = [0.0] * len(ranks)
@@ -114,7 +126,7 @@ def main():
         axes[row][0].set_ylabel("ms per step (slowest rank)")
         agents = sorted({int(series[p]["agents"]) for p in ranks})
         sizes = f"{agents[0]:,} agents" if len(agents) == 1 else f"{agents[0]:,} to {agents[-1]:,} agents"
-        axes[row][0].set_title(f"{label}: time per step, {sizes}")
+        axes[row][0].set_title(f"{name}: time per step, {sizes}")
         axes[row][0].legend(fontsize="small")
         eff_ranks, eff = efficiency(label, series)
         axes[row][1].plot(eff_ranks, eff, "o-", label="measured")
@@ -124,7 +136,7 @@ def main():
         axes[row][1].set_ylim(0, max(1.1, max(eff) * 1.1))
         axes[row][1].set_xlabel("MPI ranks")
         axes[row][1].set_ylabel("parallel efficiency")
-        axes[row][1].set_title(f"{label}: efficiency")
+        axes[row][1].set_title(f"{name}: efficiency")
         axes[row][1].legend(fontsize="small")
     if args.title:
         figure.suptitle(args.title)

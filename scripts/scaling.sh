@@ -15,7 +15,11 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 usage() { sed -n '2,13p' "$0"; exit "$1"; }
-[[ ${1:-} == --help ]] && usage 0
+# --help wherever it comes among the script's own options (getopts would call it an unknown one).
+for arg in "$@"; do
+  [[ $arg == -- ]] && break
+  [[ $arg == --help ]] && usage 0
+done
 records=scaling.jsonl
 ranks="1 2 4"
 threads=1

@@ -1,5 +1,6 @@
 """scripts/plot_epidemic.py draws a PNG from a real `herd --csv` time series, and rejects a file
-that is not one, or is missing, with a message naming it.
+that is not one, or is missing, with a message naming it; every plotting script names a Python
+without matplotlib in one line.
 
     test_plot.py HERD_EXE PLOT_SCRIPT
 """
@@ -75,4 +76,17 @@ with tempfile.TemporaryDirectory() as tmp:
     left = sorted(name for name in os.listdir(tmp) if name.startswith("."))
     if left:
         sys.exit(f"a failed write left {left}")
+    # A Python without matplotlib (another python3 first on the PATH): every plotting script says
+    # so in one line, naming that Python, rather than with a traceback.
+    hidden = os.path.join(tmp, "no-matplotlib", "matplotlib")
+    os.makedirs(hidden)
+    with open(os.path.join(hidden, "__init__.py"), "w") as f:
+        f.write('raise ImportError("No module named \'matplotlib\'")\n')
+    for name in ("plot_epidemic.py", "plot_ensemble.py", "plot_profile.py", "plot_scaling.py"):
+        path = os.path.join(os.path.dirname(script), name)
+        result = subprocess.run([sys.executable, path, series, "-o", image], capture_output=True, text=True,
+                                env=dict(os.environ, PYTHONPATH=os.path.dirname(hidden)))
+        expected = f"{name}: {sys.executable} has no matplotlib: run the script with a Python that has it"
+        if result.returncode != 1 or len(result.stderr.splitlines()) != 1 or not result.stderr.startswith(expected):
+            sys.exit(f"{name} without matplotlib: not one line: {result.returncode} {result.stderr!r}")
 print("plot_epidemic.py: ok")

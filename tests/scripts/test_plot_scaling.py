@@ -26,6 +26,29 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(image, "rb") as f:
         if f.read(8) != b"\x89PNG\r\n\x1a\n":
             sys.exit("plot_scaling.py did not write a PNG")
+    # One label given to two graphs' runs (scaling.sh run twice into one file) makes two studies,
+    # each drawn in its own panels, rather than an average of both; a label's runs of two sizes at
+    # one rank count are refused by their lines.
+    def image_height(path):
+        with open(path, "rb") as f:
+            return int.from_bytes(f.read(24)[20:24], "big")  # the PNG header's height
+
+    twice = os.path.join(tmp, "twice.jsonl")
+    with open(twice, "w") as f:
+        f.writelines(open(records).readlines())
+        f.writelines(json.dumps(dict(r, graph="power-law")) + "\n" for r in lines)
+    subprocess.run([python, os.path.join(source, "scripts", "plot_scaling.py"), twice, "-o", image], check=True)
+    if image_height(image) != 4 * 4 * 120:
+        sys.exit(f"two graphs under one label did not make four studies: {image_height(image)} pixels high")
+    with open(twice, "w") as f:
+        f.writelines(open(records).readlines())
+        f.write(json.dumps(dict(lines[0], agents=40000)) + "\n")
+    result = subprocess.run([python, os.path.join(source, "scripts", "plot_scaling.py"), twice, "-o", image],
+                            capture_output=True, text=True)
+    expected = (f"{twice}:1 and 5: study strong at 1 rank(s) holds runs of 20,000 and 40,000 agents, which "
+                "averaging would mix: give each problem its own --label")
+    if result.returncode != 1 or result.stderr.strip() != expected:
+        sys.exit(f"two sizes at one rank count were averaged: {result.returncode} {result.stderr!r}")
     # A resume that made no step records no time per step: left out, with a note, not a traceback.
     idle = os.path.join(tmp, "idle.jsonl")
     with open(idle, "w") as f:
@@ -41,6 +64,11 @@ with tempfile.TemporaryDirectory() as tmp:
                                 text=True, cwd=tmp)
         if result.returncode != 2 or not result.stderr.startswith(f"scaling.sh: {mistake[0]} "):
             sys.exit(f"scaling.sh {mistake} was not refused: {result.returncode} {result.stderr!r}")
+    # --help after other options shows the usage, as it does first; after -- it is herd's.
+    result = subprocess.run([os.path.join(source, "scripts", "scaling.sh"), "-o", "x.jsonl", "--help"],
+                            capture_output=True, text=True, cwd=tmp)
+    if result.returncode != 0 or not result.stdout.startswith("# Strong- and weak-scaling sweeps") or result.stderr:
+        sys.exit(f"scaling.sh -o x.jsonl --help did not show the usage: {result.returncode} {result.stderr!r}")
     result = subprocess.run([os.path.join(source, "scripts", "scaling.sh"), "-r", "1"], capture_output=True, text=True,
                             cwd=tmp, env=dict(os.environ, MPIEXEC="no-such-mpiexec"))
     expected = "scaling.sh: no-such-mpiexec not found: install MPI or set MPIEXEC"
