@@ -1,5 +1,6 @@
 #pragma once
 
+#include <herd/core/device_pass.hpp>
 #include <herd/core/error.hpp>
 #include <herd/core/types.hpp>
 #include <herd/detail/invert_rows.hpp>
@@ -67,42 +68,78 @@ CsrGraph<typename ExecutionSpace::memory_space, WeightStorage> transpose(
 
 namespace Details {
 
+// How many entries ahead the mirrored transpose asks for a ghost's counter on a CPU, and half as
+// many for the slot that counter points to. Each entry that names a ghost costs two cache misses
+// at random (its counter, then its slot), which the hardware prefetcher cannot foresee; asked for
+// ahead, they overlap: the count and the fill take about 40 % less time on a rank of one thread.
+inline constexpr edge_offset mirrored_ahead = 64;
+
+// transpose_mirrored's count: a row counts its own entries that name rows into its offset; the
+// ghosts' counts are shared between rows.
+template <bool Shared, class Graph>
+struct MirroredCount {
+  Graph graph;
+  Kokkos::View<edge_offset*, typename Graph::memory_space> out_offsets;
+  KOKKOS_INLINE_FUNCTION void operator()(agent_index a) const {
+    agent_index const rows = graph.num_agents();
+    edge_offset own = 0;
+    for (edge_offset e = graph.row_offsets(a); e < graph.row_offsets(a + 1); ++e) {
+#if !HERD_DEVICE_PASS && (defined(__GNUC__) || defined(__clang__))
+      if (e + mirrored_ahead < static_cast<edge_offset>(graph.neighbours.extent(0))) {
+        agent_index const coming = graph.neighbours(e + mirrored_ahead);
+        if (coming >= rows) __builtin_prefetch(out_offsets.data() + coming + 1, 1);
+      }
+#endif
+      agent_index const j = graph.neighbours(e);
+      if (j < rows)
+        ++own;
+      else
+        fetch_add<Shared>(out_offsets(j + 1), edge_offset{1});
+    }
+    out_offsets(a + 1) = own;
+  }
+};
+
+// transpose_mirrored's fill: an entry that names a row lists that row as a reader of the row's
+// agent, in order; one that names a ghost lists the row's agent as the ghost's reader.
+template <bool Shared, class Graph>
+struct MirroredFill {
+  Graph graph, t;
+  Kokkos::View<edge_offset*, typename Graph::memory_space> cursor;
+  KOKKOS_INLINE_FUNCTION void operator()(agent_index a) const {
+    agent_index const rows = graph.num_agents();
+    TransposedEntry<Graph> const place{graph, t};
+    edge_offset at = t.row_offsets(a);
+    for (edge_offset e = graph.row_offsets(a); e < graph.row_offsets(a + 1); ++e) {
+#if !HERD_DEVICE_PASS && (defined(__GNUC__) || defined(__clang__))
+      auto const entries = static_cast<edge_offset>(graph.neighbours.extent(0));
+      if (e + mirrored_ahead < entries) {
+        agent_index const coming = graph.neighbours(e + mirrored_ahead);
+        if (coming >= rows) __builtin_prefetch(cursor.data() + coming, 1);
+      }
+      // Read where no other thread moves the counters.
+      if (!Shared && e + mirrored_ahead / 2 < entries) {
+        agent_index const coming = graph.neighbours(e + mirrored_ahead / 2);
+        if (coming >= rows) __builtin_prefetch(t.neighbours.data() + cursor(coming), 1);
+      }
+#endif
+      agent_index const j = graph.neighbours(e);
+      if (j < rows)
+        place(at++, j, e);
+      else
+        place(fetch_add<Shared>(cursor(j), edge_offset{1}), a, e);
+    }
+  }
+};
+
 // The count and fill of transpose_mirrored into `t` (its offsets zero, its entries allocated), with
 // the ghosts' counters shared between threads or not (counters.hpp).
 template <bool Shared, class ExecutionSpace, class Graph>
 void fill_mirrored_transpose(ExecutionSpace const& exec, Graph const& graph, Graph const& t) {
-  agent_index const rows = graph.num_agents();
-  auto const offsets = graph.row_offsets;
-  auto const neighbours = graph.neighbours;
-  auto const out_offsets = t.row_offsets;
-  TransposedEntry<Graph> const place{graph, t};
-  // A row counts its own entries that name rows; the ghosts' counts are shared between rows.
-  Kokkos::parallel_for(
-      "herd::transpose::count", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, rows), KOKKOS_LAMBDA(agent_index a) {
-        edge_offset own = 0;
-        for (edge_offset e = offsets(a); e < offsets(a + 1); ++e) {
-          agent_index const j = neighbours(e);
-          if (j < rows)
-            ++own;
-          else
-            fetch_add<Shared>(out_offsets(j + 1), edge_offset{1});
-        }
-        out_offsets(a + 1) = own;
-      });
-  auto const cursor = counts_to_offsets(exec, out_offsets, "herd::transpose::cursor");
-  Kokkos::parallel_for(
-      "herd::transpose::fill", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, rows), KOKKOS_LAMBDA(agent_index a) {
-        edge_offset at = out_offsets(a);
-        for (edge_offset e = offsets(a); e < offsets(a + 1); ++e) {
-          agent_index const j = neighbours(e);
-          // An entry that names a row lists that row as a reader of a; one that names a ghost
-          // lists a as the ghost's reader.
-          if (j < rows)
-            place(at++, j, e);
-          else
-            place(fetch_add<Shared>(cursor(j), edge_offset{1}), a, e);
-        }
-      });
+  Kokkos::RangePolicy<ExecutionSpace> const rows(exec, 0, graph.num_agents());
+  Kokkos::parallel_for("herd::transpose::count", rows, MirroredCount<Shared, Graph>{graph, t.row_offsets});
+  auto const cursor = counts_to_offsets(exec, t.row_offsets, "herd::transpose::cursor");
+  Kokkos::parallel_for("herd::transpose::fill", rows, MirroredFill<Shared, Graph>{graph, t, cursor});
 }
 
 }  // namespace Details
