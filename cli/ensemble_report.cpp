@@ -288,7 +288,7 @@ std::string ensemble_json(Options const& o, JobResult const& r, std::string cons
   d["graph_over_ranks"] = r.graph_ranks > 1;
   d["kokkos_version"] = KOKKOS_VERSION;
   d["kokkos_configuration"] = kokkos_configuration;
-  return d.dump(2) + "\n";
+  return json_text(d, 2) + "\n";
 }
 
 }  // namespace herd::cli

@@ -44,7 +44,8 @@ agent_index agents_described(bool named, global_id largest, std::uint64_t rows, 
   if (!named) return static_cast<agent_index>(std::min<std::uint64_t>(rows, std::numeric_limits<agent_index>::max()));
   require(largest < std::numeric_limits<agent_index>::max(),
           name + ": agent id " + std::to_string(largest) + " exceeds the largest supported id " +
-              std::to_string(std::numeric_limits<agent_index>::max() - 1) + " (try --relabel)");
+              std::to_string(std::numeric_limits<agent_index>::max() - 1) +
+              " (herd convert --relabel numbers sparse ids densely into a population file)");
   return static_cast<agent_index>(largest + 1);
 }
 

@@ -140,13 +140,18 @@ long long to_duration(std::string const& option, std::string const& text) {
     value = to_count(option, number, (1ll << 62) / scale);
   } catch (UsageError const&) {
     // A whole number too large says so; anything else is no duration.
-    double magnitude = 0.0;
+    double count = 0.0;
     try {
-      magnitude = to_number(option, number) * static_cast<double>(scale);
+      count = to_number(option, number);
     } catch (UsageError const&) {
     }
+    double const magnitude = count * static_cast<double>(scale);
     if (magnitude >= std::ldexp(1.0, 62) && magnitude == std::floor(magnitude))
       throw UsageError{option + ": '" + text + "' is longer than 2^62, the longest window"};
+    // A whole count within the range that the notation does not hold exactly (1e16).
+    if (count >= 9007199254740992.0 && count == std::floor(count))
+      throw UsageError{option + ": '" + text +
+                       "' is beyond the integers this notation holds exactly: write its digits"};
     // A fraction of a unit that makes whole seconds (0.07h: 252.00000000000003 in binary): the
     // same duration in seconds is the remedy.
     double const seconds = std::round(magnitude);

@@ -184,12 +184,6 @@ Json profile_json(LoopProfile const& p) {
           {"bytes_sent", p.bytes_sent}};
 }
 
-// The text of a document: a number that is not finite (no steps run) becomes null, and bytes that
-// are not UTF-8 (a file name) become U+FFFD, so that every reader can parse it.
-std::string text_of(Json const& document, int indent) {
-  return document.dump(indent, ' ', false, Json::error_handler_t::replace);
-}
-
 }  // namespace
 
 void Progress::operator()(int step, int steps) {
@@ -425,7 +419,7 @@ std::string json(Options const& o, JobResult const& r, std::string const& kokkos
   for (auto const& q : r.ranks) d["ranks"].push_back(rank_json(q));
   d["kokkos_version"] = KOKKOS_VERSION;
   d["kokkos_configuration"] = kokkos_configuration;
-  return text_of(d, 2) + "\n";
+  return json_text(d, 2) + "\n";
 }
 
 std::string record(Options const& o, JobResult const& r) {
@@ -464,7 +458,7 @@ std::string record(Options const& o, JobResult const& r) {
   d["peak_memory_bytes"] = static_cast<long long>(most_over_ranks(r, &RankStats::peak_memory_bytes));
   d["final"] = final_counts_of(r);
   d["herd_version"] = HERD_VERSION_STRING;
-  return text_of(d, -1);
+  return json_text(d, -1);
 }
 
 std::string profile_steps_csv(JobResult const& r) {
@@ -479,6 +473,10 @@ std::string profile_steps_csv(JobResult const& r) {
     s << "," << step.slowest_total << "\n";
   }
   return s.str();
+}
+
+std::string json_text(nlohmann::ordered_json const& document, int indent) {
+  return document.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 }  // namespace herd::cli

@@ -46,6 +46,9 @@ std::string summary_table(Options const& options, JobResult const& result);
 std::string csv(JobResult const& result);
 /// The machine-readable summary.
 std::string json(Options const& options, JobResult const& result, std::string const& kokkos_configuration);
+/// The text of a JSON document: a number that is not finite (no steps run) becomes null, and
+/// bytes that are not UTF-8 (a label, a file name) become U+FFFD, so that every reader can parse it.
+std::string json_text(nlohmann::ordered_json const& document, int indent);
 
 /// Every step of the loop (--profile-steps): the slowest rank's seconds per phase and in all,
 /// the ranks that stepped their active list and the agents stepped.

@@ -99,6 +99,15 @@ std::string input_problem(std::string const& option, std::string const& path, bo
          (scenario ? std::string() : std::string(" (a pipe gives them once)"));
 }
 
+// Why the checkpoint keeps no fingerprint of the `option` file at `path` its run read, or empty
+// where it keeps one (or the input is no file): that file is then taken at its path alone.
+std::string no_fingerprint(std::string const& option, std::string const& path, io::RunRecord const& record) {
+  if (option != "--graph" && option != "--attributes") return {};
+  if (path.empty() || is_generator(path)) return {};
+  if ((option == "--graph" ? record.graph_file_hash : record.attributes_file_hash) != 0) return {};
+  return "the checkpoint keeps no fingerprint of its bytes (its run read a pipe, or was of an older version)";
+}
+
 // Throws a UsageError on every rank where any rank gives a `failure`, with the lowest such rank's:
 // ranks may see other files, and one that stopped alone would leave the others waiting.
 void agree_on_usage(std::string const& failure) {
@@ -173,7 +182,10 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
         message.append("was not given it");
       else
         message.append(kept->second.empty() ? "was given it" : "was given ").append(kept->second);
-      message.append(" (outputs, --steps, --threads and how steps run may be given anew)");
+      if (auto const why = kept != stored.end() ? no_fingerprint(given.first, kept->second, record) : ""; !why.empty())
+        message.append(": ").append(why).append(", so only that path serves");
+      else
+        message.append(" (outputs, --steps, --threads and how steps run may be given anew)");
       throw UsageError{message};
     }
   } catch (UsageError const& e) {
@@ -186,11 +198,26 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
   // (the checkpoint's own, taken when it was written, stay readable).
   check_active_step_options(merged, given_anew);
   // The inputs the checkpoint knows by their bytes, which are read again below: a regular file
-  // each, where to give one moved since, as every rank sees them.
+  // each, where to give one moved since, as every rank sees them. One it keeps no fingerprint of is
+  // read at its path again: gone from there, it is named.
   std::string unreadable;
-  for (auto const& [option, path, hash] : {std::tuple{"--graph", merged.graph, record.graph_file_hash},
-                                           std::tuple{"--attributes", merged.attributes, record.attributes_file_hash}})
-    if (hash != 0 && unreadable.empty()) unreadable = input_problem(option, path, given_anew.count(option) != 0);
+  for (auto const& [option, path, hash] :
+       {std::tuple{"--graph", merged.graph, record.graph_file_hash},
+        std::tuple{"--attributes", merged.attributes, record.attributes_file_hash}}) {
+    std::error_code failed;
+    if (!unreadable.empty()) break;
+    if (hash != 0)
+      unreadable = input_problem(option, path, given_anew.count(option) != 0);
+    else if (auto const why = no_fingerprint(option, path, record);
+             !why.empty() && !std::filesystem::exists(path, failed))
+      unreadable.append("resume: ")
+          .append(path)
+          .append(", the ")
+          .append(option)
+          .append(" file the checkpoint's run read, is gone, and ")
+          .append(why)
+          .append(": resume reads that path again; give it the same bytes there");
+  }
   // The scenario is rank 0's to read: the others may not see its path.
   if (unreadable.empty() && record.scenario_hash != 0 && !merged.scenario.empty() && mpi::rank_of(MPI_COMM_WORLD) == 0)
     unreadable = input_problem("--scenario", merged.scenario, given_anew.count("--scenario") != 0);

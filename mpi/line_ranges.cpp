@@ -25,7 +25,13 @@ std::uint64_t open_together(MPI_Comm comm, std::string const& path, std::ifstrea
   together(comm, [&] {
     // A folder opens as a stream that reads nothing, which would pass for an empty file.
     std::error_code ignored;
-    require(!std::filesystem::is_directory(path, ignored), path + ": is a directory, not a file");
+    auto const status = std::filesystem::status(path, ignored);
+    require(!std::filesystem::is_directory(status), path + ": is a directory, not a file");
+    // Before opening: a pipe's open waits for a writer, which one rank's read would leave behind.
+    require(!std::filesystem::exists(status) || std::filesystem::is_regular_file(status),
+            path +
+                ": not a regular file (a pipe or a device): ranks read a file by parts, which needs a regular "
+                "file (one process reads a pipe)");
     errno = 0;
     file.open(path, std::ios::binary);
     if (!file) {

@@ -135,6 +135,15 @@ class Summaries(hf.Case):
             self.assertEqual(outbreak["major_outbreaks"], int((ever > 0.2 * agents).sum()))
 
 
+    def test_a_label_that_is_not_utf8_reaches_the_json_as_a_single_run_writes_it(self):
+        # Bytes that are not UTF-8 (a label, a file name) become U+FFFD, as in a single run's JSON.
+        for replicates in ("1", "2"):
+            out = self.path(f"label{replicates}.json")
+            self.ok(0, "run", "--model", "sir", *GRAPH, "--replicates", replicates, "--label", "a\udcffb",
+                    "--json", out)
+            with open(out, encoding="utf-8") as f:
+                self.assertEqual(json.load(f)["label"], "a\ufffdb")
+
     def test_a_member_at_the_major_outbreak_share_does_not_exceed_it(self):
         # 100 agents: a member of point 1 infects 58, exactly the share 0.58, which 0.58 * 100 in
         # doubles (57.999...) would count as exceeding.

@@ -226,7 +226,14 @@ class Resume(Case):
             del f["run"].attrs["graph_file_hash"]
         result = herd(0, "resume", "c.h5", "--steps", "30", "--graph", self.path("moved/contacts.txt"), cwd=moved)
         self.assertEqual(result.returncode, 2, result.stderr)
-        self.assertIn(" would change the results", result.stderr)
+        self.assertIn(" would change the results: the checkpoint's run was given " + self.path("e.txt") + ": the "
+                      "checkpoint keeps no fingerprint of its bytes (its run read a pipe, or was of an older "
+                      "version), so only that path serves", result.stderr)
+        # Gone from that path, it is named, as a file with a fingerprint is.
+        result = herd(0, "resume", "c.h5", "--steps", "30", cwd=moved)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn(f"resume: {self.path('e.txt')}, the --graph file the checkpoint's run read, is gone, and the "
+                      "checkpoint keeps no fingerprint of its bytes", result.stderr)
 
     def test_resume_keeps_the_checkpoint_it_started_from(self):
         ckpt = self.path("c.h5")

@@ -367,6 +367,21 @@ class BadInput(unittest.TestCase):
         self.addCleanup(os.remove, bad)
         self.fails_once(2, "herd_bad_graph.txt:3", "--graph", bad)
 
+    def test_a_pipe_is_refused_before_a_rank_waits_on_it(self):
+        # Ranks read a file by parts: a FIFO no one writes is refused before any rank opens it.
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        fifo = os.path.join(folder.name, "contacts.fifo")
+        os.mkfifo(fifo)
+        contacts = os.path.join(folder.name, "contacts.txt")
+        with open(contacts, "w") as f:
+            f.writelines(f"{i} {(i + 1) % 100}\n" for i in range(100))
+        for option in ("--graph", "--attributes"):
+            with self.subTest(option=option):
+                given = [option, fifo] if option == "--graph" else ["--model", "covid", "--graph", contacts, option, fifo]
+                self.fails_once(2, fifo + ": not a regular file (a pipe or a device): ranks read a file by parts",
+                                *given)
+
     def test_a_bad_line_read_by_one_rank(self):
         # Only the last rank reads the bad line; every rank reports it, and it is named once.
         bad = os.path.join(tempfile.gettempdir(), "herd_bad_late_graph.txt")

@@ -355,6 +355,9 @@ class Temporal(hf.Case):
                              self.fails("--graph", spread, "--window", "20"))
         self.assertIn("'9223372036854775807' is longer than 2^62",
                       self.fails("--graph", path, "--window", "9223372036854775807", status=2))
+        # Within the range, but past the integers a float holds exactly: the digits are the remedy.
+        self.assertIn("--window: '1e16' is beyond the integers this notation holds exactly: write its digits",
+                      self.fails("--graph", path, "--window", "1e16", status=2))
         self.assertIn("not a positive duration", self.fails("--graph", path, "--window", "0", status=2))
         self.assertIn("not a positive duration", self.fails("--graph", path, "--window", "5 min", status=2))
         self.assertIn("not a positive duration", self.fails("--graph", path, "--window", "0x14", status=2))
