@@ -25,7 +25,7 @@ std::string sized_by(Options const& o, bool table_ids) {
 void check_edge_list_fits(Options const& o, HostEdgeList const& edges, bool table_ids) {
   double const lines = static_cast<double>(edges.sources.size());
   check_fits(sized_by(o, table_ids), static_cast<double>(edges.num_agents),
-             o.directed || edges.directed ? lines : 2 * lines, o.max_memory);
+             o.directed || edges.directed ? lines : 2 * lines, o.max_memory, peak_agent_bytes, peak_entry_bytes, true);
 }
 
 template <class WeightStorage>
@@ -125,7 +125,7 @@ void check_share_fits(Options const& o, int ranks, double agents, double entries
   double const peak =
       held_bytes + share_peak_bytes(share, share_entries, ghosts, agents, o.graph == "power-law", o.stepping == "pull");
   check_fits("--graph " + sized_by(o, table_ids) + " on " + std::to_string(ranks) + " ranks", share, share_entries,
-             o.max_memory, peak / share, 0.0);
+             o.max_memory, peak / share, 0.0, is_edge_list_file(o));
 }
 
 bool is_edge_list_file(Options const& o) {

@@ -55,13 +55,13 @@ std::uint64_t memory_budget(Options const& o, int ranks_on_node) {
 }
 
 void check_fits(std::string const& what, double agents, double entries, std::uint64_t budget, double bytes_per_agent,
-                double bytes_per_entry) {
+                double bytes_per_entry, bool edge_list) {
   double const estimate = agents * bytes_per_agent + entries * bytes_per_entry;
   if (fits(estimate, budget)) return;
   std::string message = what + ": " + std::to_string(static_cast<long long>(agents)) + " agents and " +
                         std::to_string(static_cast<long long>(entries)) + " entries need" + beyond(estimate, budget);
   // Ids that reach far beyond the contacts: most agents would have none.
-  if (agents > 16.0 * (entries + 1.0))
+  if (edge_list && agents > 16.0 * (entries + 1.0))
     message += "; its ids are sparse: number them densely with herd convert --relabel";
   throw Error(message);
 }

@@ -27,8 +27,11 @@ inline constexpr double peak_contact_bytes = 80.0;
 /// an agent holds besides its entries (the built-in population's generator holds more);
 /// `bytes_per_entry`: what an entry holds at the peak of construction and run (by default the peak
 /// resident size measured for generated graphs built by one process, 15.5 B, and a quarter more).
+/// `edge_list`: the graph comes from an edge-list file, whose sparse ids herd convert --relabel
+/// numbers densely (the message suggests it where the ids reach far beyond the contacts).
 void check_fits(std::string const& what, double agents, double entries, std::uint64_t budget,
-                double bytes_per_agent = peak_agent_bytes, double bytes_per_entry = peak_entry_bytes);
+                double bytes_per_agent = peak_agent_bytes, double bytes_per_entry = peak_entry_bytes,
+                bool edge_list = false);
 
 /// The same for a temporal network of `agents` agents whose `contacts` fall in `windows` windows
 /// (those with contacts): a row per agent and such window (peak_agent_bytes), and

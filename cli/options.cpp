@@ -347,6 +347,8 @@ Mistake first_mistake(std::vector<std::string>& arguments, std::map<std::string,
     } else if (key.rfind("--kokkos-", 0) == 0) {
       return {i, "unknown option '" + key +
                      "': herd sets Kokkos' threads with --threads and gives each rank of a node its own GPU"};
+    } else if (key.empty() || key[0] != '-') {
+      return {i, "unexpected argument '" + key + "': not an option, nor the value of one"};
     } else {
       return {i, "unknown option '" + key + "'"};
     }

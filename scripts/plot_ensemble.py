@@ -70,7 +70,7 @@ def main():
     parser.add_argument("--title", default=None)
     parser.add_argument("--fraction", action="store_true", help="plot fractions of the agents")
     args = parser.parse_args()
-    checked_output(args.output)
+    checked_output(args.output, [args.json])
 
     summary = read_summary(args.json)
     observables = summary["observables"]

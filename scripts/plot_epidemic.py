@@ -21,6 +21,9 @@ plt = pyplot()
 def read_series(path):
     reader = csv.reader(io.StringIO(read_text(path, "a herd time series"), newline=""))
     rows = [(reader.line_num, row) for row in reader if row]  # blank lines hold nothing
+    if len(rows) >= 1 and rows[0][1][0] == "member":
+        sys.exit(f"{path}: an ensemble's series, one per member: draw its summary (herd run --replicates ... --json) "
+                 "with scripts/plot_ensemble.py")
     if len(rows) < 2 or rows[0][1][0] != "step":
         sys.exit(f"{path}: not a herd time series (expected a header 'step,<state>,...' and rows)")
     header = rows[0][1]
@@ -43,7 +46,7 @@ def main():
     parser.add_argument("--title", default=None)
     parser.add_argument("--fraction", action="store_true", help="plot fractions of the population")
     args = parser.parse_args()
-    checked_output(args.output)
+    checked_output(args.output, args.csv)
 
     fig, ax = plt.subplots(figsize=(7, 4), dpi=120)
     styles = ["-", "--", ":", "-."]

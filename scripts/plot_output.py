@@ -22,11 +22,21 @@ def pyplot():
     return plt
 
 
-def checked_output(path):
+def checked_output(path, inputs):
+    """`path`, the image to write, once checked: a folder, a missing folder, a name matplotlib
+    writes no image under, or one of the script's `inputs` (by any name: its data would be lost)
+    end the script."""
     from matplotlib.backend_bases import FigureCanvasBase  # after pyplot(), which checked for it
 
     if os.path.isdir(path):
         sys.exit(f"{path}: a folder, not an image file")
+    for given in inputs:
+        try:
+            same = os.path.samefile(given, path)
+        except OSError:  # either missing: the input's own check names it
+            same = False
+        if same:
+            sys.exit(f"{path}: is the input {given}: the image would replace it")
     folder = os.path.dirname(path) or "."
     if not os.path.isdir(folder):
         sys.exit(f"{path}: no folder {folder}")

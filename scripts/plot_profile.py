@@ -46,7 +46,7 @@ def main():
     parser.add_argument("--title", default=None)
     parser.add_argument("--labels", default=None, help="comma-separated names of the files in the legend")
     args = parser.parse_args()
-    checked_output(args.output)
+    checked_output(args.output, args.csv)
     labels = args.labels.split(",") if args.labels else [os.path.basename(p) for p in args.csv]
     if len(labels) != len(args.csv):
         sys.exit(f"--labels names {len(labels)} runs for {len(args.csv)} files")

@@ -108,7 +108,7 @@ def main():
     parser.add_argument("-o", "--output", required=True, help="image to write (PNG, SVG, PDF)")
     parser.add_argument("--title", default=None)
     args = parser.parse_args()
-    checked_output(args.output)
+    checked_output(args.output, [args.records])
     groups = studies(args.records, read_records(args.records))
 
     figure, axes = plt.subplots(len(groups), 2, figsize=(11, 4 * len(groups)), squeeze=False)

@@ -145,6 +145,12 @@ class Outputs(unittest.TestCase):
         piped = subprocess.run([*LAUNCHER, HERD, *args, "/dev/stdin"], input=text, capture_output=True, text=True,
                                env=env, timeout=120)
         self.assertEqual((piped.returncode, piped.stdout), (0, expected.stdout), piped.stderr)
+        # An HDF5 file through a pipe is read as text, and named as what it is, not by its NUL bytes.
+        hdf5 = subprocess.run([*LAUNCHER, HERD, *args, "/dev/stdin"], input=b"\x89HDF\r\n\x1a\n" + bytes(64),
+                              capture_output=True, env=env, timeout=120)
+        self.assertEqual(hdf5.returncode, 1, hdf5.stderr)
+        self.assertEqual(hdf5.stderr.decode(), "herd: /dev/stdin: an HDF5 file, not a text file (HDF5 reads a regular "
+                                               "file, not a pipe or a device)\n")
         fifo = self.path("g.fifo")
         os.mkfifo(fifo)
         process = subprocess.Popen([*LAUNCHER, HERD, *args, fifo], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -261,7 +267,7 @@ class BadInput(unittest.TestCase):
         (["run", "--output", "a.h5", "-o", "b.h5"], 2, "--output is given twice, as a.h5 and b.h5"),
         (["run", "--steps="], 2, "--steps needs a value"),
         (["run", "--profile=yes"], 2, "--profile takes no value"),
-        (["run", "--steps", "5", "stray", "--beta", "2"], 2, "unknown option 'stray'"),
+        (["run", "--steps", "5", "stray", "--beta", "2"], 2, "unexpected argument 'stray': not an option, nor the value of one"),
         (["run", "--label", "-x", "--steps", "0"], 2, "--steps must be positive"),
         (["run", "--label=--strong", "--steps", "0"], 2, "--steps must be positive"),
         (["run", "-ofile.h5"], 2, "unknown option '-ofile.h5'"),
@@ -458,6 +464,13 @@ class BadInput(unittest.TestCase):
                     lines = result.stderr.strip().splitlines()
                     self.assertEqual(len(lines), 1, result.stderr)
                     self.assertIn(message, lines[0])
+            # A generator's ids are no edge list's: herd convert --relabel, which reads edge lists, is
+            # not offered (nor for a population file).
+            result = herd("run", "--steps", "2", "--quiet", "--graph", "erdos-renyi", "--agents", "1e9",
+                          "--mean-degree", "0.01", "--max-memory", "1G")
+            self.assertEqual(result.returncode, 1, result.stderr)
+            self.assertIn("1000000000 agents and 10000000 entries need", result.stderr)
+            self.assertNotIn("relabel", result.stderr)
         # Within the limit the run goes ahead.
         self.assertEqual(herd("run", "--agents", "10000", "--steps", "2", "--quiet", "--max-memory", "1G").returncode, 0)
 

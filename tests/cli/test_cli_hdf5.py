@@ -674,6 +674,7 @@ class BadFiles(Case):
             (self.damaged(lambda f: f.attrs.__setitem__("format_version", 2)), "format version 2 is newer"),
             (self.damaged(lambda f: f.attrs.__setitem__("herd_format", "herd-output")), "not a herd-checkpoint"),
             (self.damaged(lambda f: f.attrs.__delitem__("herd_format")), "no herd_format attribute"),
+            (self.damaged(lambda f: f.attrs.__setitem__("herd_format", 7)), "its herd_format attribute is not text"),
             (self.damaged(lambda f: f.__delitem__("agents/timer")), "/agents/timer is missing"),
             (self.damaged(replace("agents/state", state().astype(np.float32))), "holds float32 values"),
             (self.damaged(replace("agents/state", state()[:-1])), "does not hold one value for each"),

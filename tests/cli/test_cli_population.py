@@ -291,7 +291,10 @@ class Damaged(Case):
         layered = self.path("layered.h5")
         self.ok(0, "convert", edges, "-o", layered)
         for names, message in [("home\nhome\nwork", "the names attribute of /graph/layers names layer 'home' twice"),
-                               ("home", "but its names attribute names only layers 0 to 0")]:
+                               ("home", "but its names attribute names only layers 0 to 0"),
+                               # Named as an edge list names them: a scenario's key could be empty.
+                               ("home\n\nwork", "layer 1's name '' is not a layer name (a letter, then"),
+                               ("home\nschool\n3rd", "layer 2's name '3rd' is not a layer name")]:
             with self.subTest(names=names):
                 path = self.path("renamed.h5")
                 shutil.copy(layered, path)

@@ -43,6 +43,31 @@ with tempfile.TemporaryDirectory() as tmp:
     result = subprocess.run([sys.executable, script, series, "-o", nowhere], capture_output=True, text=True)
     if result.returncode != 1 or result.stderr.strip() != f"{nowhere}: no folder {os.path.dirname(nowhere)}":
         sys.exit(f"an image in a missing folder was not refused in one line: {result.returncode} {result.stderr!r}")
+    # An ensemble's CSV, a series per member: its summary is what plot_ensemble.py draws.
+    members = os.path.join(tmp, "members.csv")
+    subprocess.run([herd, "run", "--agents", "2000", "--steps", "3", "--replicates", "2", "--csv", members, "--quiet"],
+                   env=env, check=True)
+    result = subprocess.run([sys.executable, script, members, "-o", image], capture_output=True, text=True)
+    if result.returncode != 1 or not result.stderr.strip().startswith(f"{members}: an ensemble's series, one per "
+                                                                       "member: draw its summary"):
+        sys.exit(f"an ensemble's CSV was not named as one: {result.returncode} {result.stderr!r}")
+    # The image named as one of the inputs, by another name too: refused, the input kept.
+    with open(series, "rb") as f:
+        kept = f.read()
+    os.symlink(series, os.path.join(tmp, "link.png"))
+    for given in (series, os.path.join(tmp, "link.png")):
+        copy = os.path.join(tmp, "as-image.png")
+        with open(copy, "wb") as f:
+            f.write(kept)
+        for inputs, output in (([copy], copy), ([series, series], given)):
+            result = subprocess.run([sys.executable, script, *inputs, "-o", output], capture_output=True, text=True)
+            if result.returncode != 1 or result.stderr.strip() != f"{output}: is the input {inputs[0]}: the image " \
+                                                                  "would replace it":
+                sys.exit(f"an image over its input was not refused: {result.returncode} {result.stderr!r}")
+    for path in (series, copy):
+        with open(path, "rb") as f:
+            if f.read() != kept:
+                sys.exit(f"{path}, an input, was changed")
     # A file cut off in a row: refused by its line, where the columns would have shifted. A blank
     # line at the end holds nothing.
     with open(series) as f:

@@ -695,6 +695,9 @@ TEST(EdgeListReader, NamesFileLineAndProblem) {
   EXPECT_EQ(error_of("0 1 0.5\n1 2\n"), ":2: this line has no weight but earlier lines do");
   EXPECT_EQ(error_of("# nothing\n"), ": the file holds no edges");
   EXPECT_EQ(error_of("3,1,u,graph\n1,4\n"), ":2: agent id 4 exceeds the header's agent count 3");
+  EXPECT_EQ(error_of("0,1,u,graph\n"), ":1: the header's agent count '0' is not a positive agent count");
+  EXPECT_EQ(error_of("99999999999,1,u,graph\n1,2\n"),
+            ":1: the header's agent count '99999999999' exceeds the largest supported count 2147483647");
   // The header's edge count is the file's edge lines: a file cut short, or lines added, is refused.
   EXPECT_EQ(error_of("3,3,u,graph\n1,2\n# a comment\n2,3\n"),
             ": the header declares 3 edges but the file holds 2 edge lines (a truncated or altered file?)");

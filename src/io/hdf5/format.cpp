@@ -155,7 +155,10 @@ void check_format(h5::File const& file, std::string const& kind) {
   try {
     found = file.string_attribute("/", "herd_format");
   } catch (Error const&) {
-    throw Error(path + ": not a Herd file (no herd_format attribute)");
+    throw Error(path + ": not a Herd file (" +
+                (file.has_attribute("/", "herd_format") ? "its herd_format attribute is not text"
+                                                        : "no herd_format attribute") +
+                ")");
   }
   require(found == kind, path + ": a " + found + " file, not a " + kind);
   auto const version = file.int_attribute("/", "format_version");

@@ -1,6 +1,7 @@
 #include <herd/io/hdf5/agent_io.hpp>
 #include <herd/io/hdf5/format.hpp>
 #include <herd/io/hdf5/population.hpp>
+#include <herd/io/text/edge_list_parser.hpp>
 #include <herd/io/text/shown_field.hpp>
 #include <herd/mpi/collective.hpp>
 
@@ -47,6 +48,11 @@ std::vector<std::string> layer_names_in(h5::File const& file) {
     require(names.size() <= static_cast<std::size_t>(max_layers), where + " names " + std::to_string(names.size()) +
                                                                       " layers, more than the " +
                                                                       std::to_string(max_layers) + " a graph may have");
+    // Named as an edge list names them, so that a scenario's key and a message can show each.
+    for (std::size_t l = 0; l < names.size(); ++l)
+      if (!herd::Details::is_layer_name(names[l]))
+        throw Error(where + ": layer " + std::to_string(l) + "'s name " + quoted_field(names[l]) +
+                    " is not a layer name (" + herd::Details::layer_name_rule + ")");
     // A scenario names layers: a name given twice would close one of them and leave the other open.
     auto sorted = names;
     std::sort(sorted.begin(), sorted.end());

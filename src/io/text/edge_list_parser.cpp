@@ -57,7 +57,6 @@ bool beyond_float(std::string_view text) {
 constexpr std::size_t longest_layer_name = 64;
 // What spreadsheets put before the text of a CSV they save as UTF-8.
 constexpr std::string_view byte_order_mark = "\xEF\xBB\xBF";
-constexpr char const* layer_name_rule = "a letter, then letters, digits, '_', '-' or '.', at most 64 bytes";
 
 // Layer names numbered by first appearance. Lines of one layer tend to come together, so the
 // last name found is tried first.
@@ -110,6 +109,17 @@ std::string read_text_file(std::string const& path, TextLimits const& limits) {
         ++line;
         line_start = text.size() + k + 1;
       } else if (c == '\0') {
+        // An HDF5 file where text was asked for: through a pipe, a population file too, which HDF5
+        // reads only from a regular file (it seeks).
+        if ((text.empty() ? std::string_view(buffer.data(), got) : std::string_view(text)).substr(0, 8) ==
+            std::string_view("\x89HDF\r\n\x1a\n", 8)) {
+          std::error_code ignored;
+          std::string message = path;
+          message.append(": an HDF5 file, not a text ").append(what);
+          if (!std::filesystem::is_regular_file(path, ignored))
+            message.append(" (HDF5 reads a regular file, not a pipe or a device)");
+          throw Error(message);
+        }
         throw Error(path + ":" + std::to_string(line) + ": " + Details::nul_byte);
       }
     }
@@ -152,10 +162,12 @@ EdgeListFormat edge_list_format(std::string_view text, std::string const& name) 
     if (count == 0 || fields[0][0] == '#' || fields[0][0] == '%') continue;
     if (count == 4 && (fields[2] == "u" || fields[2] == "d")) {  // .lg header: nv,ne,u|d,name
       constexpr long long max_agents = std::numeric_limits<agent_index>::max();
-      if (!parse_id(fields[0], format.declared_agents) || format.declared_agents <= 0 ||
-          format.declared_agents > max_agents)
+      if (!parse_id(fields[0], format.declared_agents) || format.declared_agents <= 0)
         throw Error(name + ":" + std::to_string(line_number) + ": the header's agent count " +
                     io::quoted_field(fields[0]) + " is not a positive agent count");
+      if (format.declared_agents > max_agents)
+        throw Error(name + ":" + std::to_string(line_number) + ": the header's agent count " +
+                    io::quoted_field(fields[0]) + " exceeds the largest supported count " + std::to_string(max_agents));
       if (!parse_id(fields[1], format.declared_edges) || format.declared_edges < 0)
         throw Error(name + ":" + std::to_string(line_number) + ": the header's edge count " +
                     io::quoted_field(fields[1]) + " is not a count of edges");

@@ -93,6 +93,8 @@ enum EdgeLineKind { plain_line, weighted_line, layered_line, edge_line_kinds };
 
 /// A layer name: a letter, then letters, digits, '_', '-' or '.', at most 64 bytes.
 bool is_layer_name(std::string_view text);
+/// is_layer_name's rule, for messages.
+inline constexpr char const* layer_name_rule = "a letter, then letters, digits, '_', '-' or '.', at most 64 bytes";
 
 /// Whole lines of an edge list parsed under a format: their edges, and the first problem. The
 /// edges' layers are numbered by the first appearance of their names in these lines
