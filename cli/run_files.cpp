@@ -77,16 +77,21 @@ bool same_input(std::string const& option, std::string const& stored, std::strin
 // Why the input `option` at `path`, which the checkpoint knows by its bytes, cannot be read for
 // them (empty where it can): gone from the path the checkpoint's run read it by (`anew`: a path
 // given to resume), or not a regular file (a pipe gives its bytes once, to the run). A scenario
-// given anew may be a pipe: rank 0 reads it once and hands its bytes on.
-std::string input_problem(std::string const& option, std::string const& path, bool anew) {
+// given anew may be a pipe: rank 0 reads it once and hands its bytes on. An input the checkpoint
+// keeps no fingerprint of (`unknown`: why, see no_fingerprint) is read at its path again, a pipe
+// as well: only its being gone is a problem.
+std::string input_problem(std::string const& option, std::string const& path, bool anew,
+                          std::string const& unknown = {}) {
   std::error_code failed;
   auto const status = std::filesystem::status(path, failed);
-  if (!std::filesystem::exists(status))
-    return anew ? "resume: " + option + " " + path + ": no such file"
-                : "resume: " + path + ", the " + option +
-                      " file the checkpoint's run read, is gone: give it anew with " + option +
-                      " FILE (any path; the file must hold the same bytes)";
-  if (std::filesystem::is_regular_file(status)) return {};
+  if (!std::filesystem::exists(status)) {
+    if (anew) return "resume: " + option + " " + path + ": no such file";
+    std::string gone = "resume: " + path + ", the " + option + " file the checkpoint's run read, is gone";
+    return unknown.empty()
+               ? gone + ": give it anew with " + option + " FILE (any path; the file must hold the same bytes)"
+               : gone + ", and " + unknown + ": resume reads that path again; give it the same bytes there";
+  }
+  if (std::filesystem::is_regular_file(status) || !unknown.empty()) return {};
   bool const scenario = option == std::string("--scenario");
   if (scenario && anew && std::filesystem::is_fifo(status)) return {};
   if (!anew)
@@ -204,19 +209,9 @@ Options resume_options(std::string const& checkpoint, std::vector<std::string> c
   for (auto const& [option, path, hash] :
        {std::tuple{"--graph", merged.graph, record.graph_file_hash},
         std::tuple{"--attributes", merged.attributes, record.attributes_file_hash}}) {
-    std::error_code failed;
-    if (!unreadable.empty()) break;
-    if (hash != 0)
-      unreadable = input_problem(option, path, given_anew.count(option) != 0);
-    else if (auto const why = no_fingerprint(option, path, record);
-             !why.empty() && !std::filesystem::exists(path, failed))
-      unreadable.append("resume: ")
-          .append(path)
-          .append(", the ")
-          .append(option)
-          .append(" file the checkpoint's run read, is gone, and ")
-          .append(why)
-          .append(": resume reads that path again; give it the same bytes there");
+    auto const unknown = no_fingerprint(option, path, record);
+    if (unreadable.empty() && (hash != 0 || !unknown.empty()))
+      unreadable = input_problem(option, path, given_anew.count(option) != 0, unknown);
   }
   // The scenario is rank 0's to read: the others may not see its path.
   if (unreadable.empty() && record.scenario_hash != 0 && !merged.scenario.empty() && mpi::rank_of(MPI_COMM_WORLD) == 0)
